@@ -1,0 +1,64 @@
+//! `agent exec`: run one command through the runner, no policy (the user typed it).
+
+use std::io::Write as _;
+use std::process::ExitCode;
+
+use crate::cli::{ExecArgs, GlobalArgs};
+use crate::error::{Error, Result, Status};
+use crate::exec::{self, ErrorCode, ExecRequest, Stream};
+
+/// Runs `agent exec`.
+pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
+    let cwd = super::workspace(global.cwd.as_deref())?;
+    let mut request = ExecRequest::new(args.command.join(" "), cwd);
+    if let Some(timeout) = args.timeout {
+        request.timeout = timeout;
+    }
+    if let Some(max) = args.max_output_chars {
+        request.max_output_chars = max;
+    }
+    let json = global.json;
+    let mut sink = |chunk: exec::Chunk<'_>| {
+        if json {
+            return;
+        }
+        // Pass bytes through untouched; a closed pipe just stops the echo.
+        let _ = match chunk.stream {
+            Stream::Stdout => std::io::stdout().lock().write_all(chunk.bytes),
+            Stream::Stderr => std::io::stderr().lock().write_all(chunk.bytes),
+        };
+    };
+    let runtime = super::runtime()?;
+    let result = runtime.block_on(async {
+        tokio::select! {
+            result = exec::run(&request, &mut sink) => Some(result),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
+    let Some(result) = result else {
+        return Err(Error::Interrupted);
+    };
+    if json {
+        let line = serde_json::to_string(&result).map_err(|error| {
+            Error::Runtime(format!("cannot encode the result (a bug): {error}"))
+        })?;
+        super::print_stdout(&format!("{line}\n"))?;
+        return Ok(match result.error.as_ref().map(|error| error.code) {
+            Some(ErrorCode::Cwd) => Status::Usage.into(),
+            Some(ErrorCode::Io) if result.exit_code.is_none() => Status::Failure.into(),
+            _ => ExitCode::from((result.shell_status() & 0xff) as u8),
+        });
+    }
+    if let Some(error) = result.error.clone() {
+        match error.code {
+            ErrorCode::Cwd => return Err(Error::Usage(error.message)),
+            ErrorCode::Io if result.exit_code.is_none() => {
+                return Err(Error::Runtime(error.message));
+            }
+            _ => {
+                let _ = writeln!(std::io::stderr(), "agent: {}", error.message);
+            }
+        }
+    }
+    Ok(ExitCode::from((result.shell_status() & 0xff) as u8))
+}

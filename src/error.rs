@@ -1,0 +1,57 @@
+//! The top-level error and the exit-status table (DESIGN.md "Command line").
+//! Every module's error joins here; `main` prints it as one line and exits with
+//! its status. Nothing else decides exit codes.
+
+use std::process::ExitCode;
+
+/// Exit statuses, in one place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Done.
+    Success = 0,
+    /// Runtime failure: provider, network, I/O.
+    Failure = 1,
+    /// Usage or settings error.
+    Usage = 2,
+    /// `check`: the decision is ask.
+    Ask = 3,
+    /// `check`: the decision is deny.
+    Deny = 4,
+    /// Interrupted (Ctrl+C).
+    Interrupted = 130,
+}
+
+impl From<Status> for ExitCode {
+    fn from(status: Status) -> Self {
+        ExitCode::from(status as u8)
+    }
+}
+
+/// Anything that ends a command with an error line.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Bad arguments: `agent: <message>`, exit 2.
+    #[error("{0}")]
+    Usage(String),
+    /// Some other runtime failure; exit 1.
+    #[error("{0}")]
+    Runtime(String),
+    /// The person pressed Ctrl+C; exit 130.
+    #[error("interrupted")]
+    Interrupted,
+}
+
+impl Error {
+    /// The exit status this error ends the process with.
+    #[must_use]
+    pub fn status(&self) -> Status {
+        match self {
+            Error::Usage(_) => Status::Usage,
+            Error::Runtime(_) => Status::Failure,
+            Error::Interrupted => Status::Interrupted,
+        }
+    }
+}
+
+/// Result with the top-level error.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,511 @@
+//! The command runner: runs one shell command with a timeout and an output cap,
+//! streaming every chunk to a caller-supplied sink as it arrives.
+//!
+//! It owns process lifetime (own process group, group kill on timeout or when the
+//! caller drops the future) and output bounding. It knows nothing of policy,
+//! models or terminals: whoever calls it has already decided the command may run.
+
+mod cap;
+mod process;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use tokio::io::AsyncReadExt;
+
+pub use cap::Stream;
+pub use process::SCRUBBED_ENV;
+
+use cap::{OutputCap, Utf8Decoder};
+use process::Kill;
+
+/// Default per-command timeout — long enough for a build step, short enough that
+/// a hung command does not stall the agent for long.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default cap on stdout + stderr together, in characters.
+pub const DEFAULT_MAX_OUTPUT_CHARS: usize = 100_000;
+/// Time between SIGTERM and SIGKILL — long enough for a clean shutdown, short
+/// enough that a command ignoring TERM doesn't hang the agent.
+pub const GRACE_AFTER_TERM: Duration = Duration::from_secs(5);
+/// How long to keep reading the pipes after the shell has exited: output already
+/// written is collected, but a background grandchild holding the pipes open
+/// (`sleep 60 & echo hi`) cannot keep the call waiting.
+const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(100);
+/// How often to check whether a terminated group has gone.
+const KILL_POLL: Duration = Duration::from_millis(20);
+/// Size of one pipe read.
+const READ_CHUNK_BYTES: usize = 64 * 1024;
+
+/// Everything needed to run one command; built purely, then run.
+#[derive(Debug, Clone)]
+pub struct ExecRequest {
+    /// The command line, given to the shell as one string.
+    pub command: String,
+    /// Absolute, existing working directory.
+    pub cwd: PathBuf,
+    /// Kill the command after this long.
+    pub timeout: Duration,
+    /// Cap on stdout + stderr together, in characters.
+    pub max_output_chars: usize,
+    /// The shell program (`sh` on Unix, `cmd.exe` on Windows).
+    pub shell: String,
+    /// Extra environment variables to remove (e.g. a configured `api_key_env`).
+    pub env_remove: Vec<String>,
+}
+
+impl ExecRequest {
+    /// A request with the platform shell and default limits.
+    pub fn new(command: impl Into<String>, cwd: impl Into<PathBuf>) -> Self {
+        Self {
+            command: command.into(),
+            cwd: cwd.into(),
+            timeout: DEFAULT_TIMEOUT,
+            max_output_chars: DEFAULT_MAX_OUTPUT_CHARS,
+            shell: default_shell().to_owned(),
+            env_remove: Vec::new(),
+        }
+    }
+}
+
+/// The platform's shell: `sh` on Unix, `cmd.exe` on Windows.
+#[must_use]
+pub fn default_shell() -> &'static str {
+    if cfg!(windows) { "cmd.exe" } else { "sh" }
+}
+
+/// Error codes shared by every tool result (DESIGN.md "Running a command").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ErrorCode {
+    /// The command ran out of time.
+    #[serde(rename = "ETIMEDOUT")]
+    TimedOut,
+    /// The program was not found.
+    #[serde(rename = "ENOENT")]
+    NotFound,
+    /// The policy or the person denied the command.
+    #[serde(rename = "EDENIED")]
+    Denied,
+    /// The working directory is missing or outside the workspace.
+    #[serde(rename = "ECWD")]
+    Cwd,
+    /// The same call was repeated too often.
+    #[serde(rename = "ELOOP")]
+    Loop,
+    /// The shell tool is disabled.
+    #[serde(rename = "ETOOL_DISABLED")]
+    ToolDisabled,
+    /// Spawning or reading the command failed.
+    #[serde(rename = "EIO")]
+    Io,
+}
+
+/// An error in a tool result: a code and a message for people and models.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolError {
+    /// Machine-readable code.
+    pub code: ErrorCode,
+    /// What happened and what to do.
+    pub message: String,
+}
+
+impl ToolError {
+    /// A new error.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// The outcome of running a command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExecResult {
+    /// Exit code; `None` when the command was killed by a signal or never ran.
+    pub exit_code: Option<i32>,
+    /// Captured stdout (capped).
+    pub stdout: String,
+    /// Captured stderr (capped).
+    pub stderr: String,
+    /// Wall time from spawn to the end of the call.
+    pub duration_ms: u64,
+    /// The timeout fired.
+    pub timed_out: bool,
+    /// Output went over `max_output_chars` and was cut in the middle.
+    pub truncated: bool,
+    /// The signal that ended the command, if any (Unix).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// Set when the command could not run or did not finish normally.
+    pub error: Option<ToolError>,
+}
+
+impl ExecResult {
+    /// A result for a command that never ran.
+    #[must_use]
+    pub fn failed(error: ToolError) -> Self {
+        Self {
+            exit_code: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            duration_ms: 0,
+            timed_out: false,
+            truncated: false,
+            signal: None,
+            error: Some(error),
+        }
+    }
+
+    /// The status a shell would report: the exit code, 128 + signal, or 124 on timeout.
+    #[must_use]
+    pub fn shell_status(&self) -> i32 {
+        if self.timed_out {
+            return 124;
+        }
+        match (self.exit_code, self.signal) {
+            (Some(code), _) => code,
+            (None, Some(signal)) => 128 + signal,
+            (None, None) => 1,
+        }
+    }
+}
+
+/// One piece of output as it arrives.
+#[derive(Debug)]
+pub struct Chunk<'a> {
+    /// Which stream it came from.
+    pub stream: Stream,
+    /// The raw bytes read.
+    pub bytes: &'a [u8],
+    /// The bytes decoded so far (an incomplete trailing character is held back).
+    pub text: &'a str,
+}
+
+/// Checks that `cwd` is an absolute, existing directory.
+///
+/// # Errors
+/// `ECWD` naming the directory otherwise.
+pub fn check_cwd(cwd: &Path) -> Result<(), ToolError> {
+    if !cwd.is_absolute() {
+        return Err(ToolError::new(
+            ErrorCode::Cwd,
+            format!("working directory `{}` is not absolute", cwd.display()),
+        ));
+    }
+    if !cwd.is_dir() {
+        return Err(ToolError::new(
+            ErrorCode::Cwd,
+            format!(
+                "working directory `{}` does not exist or is not a directory",
+                cwd.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Resolves a model-supplied working directory: relative paths are taken from
+/// the workspace, symlinks are followed, and the result must lie inside it.
+///
+/// # Errors
+/// `ECWD` when it does not exist or resolves outside the workspace.
+pub fn resolve_working_directory(workspace: &Path, requested: &str) -> Result<PathBuf, ToolError> {
+    let joined = workspace.join(requested);
+    let resolved = joined.canonicalize().map_err(|error| {
+        ToolError::new(
+            ErrorCode::Cwd,
+            format!("working directory `{requested}`: {error}"),
+        )
+    })?;
+    let root = workspace
+        .canonicalize()
+        .unwrap_or_else(|_| workspace.to_path_buf());
+    if !resolved.starts_with(&root) {
+        return Err(ToolError::new(
+            ErrorCode::Cwd,
+            format!(
+                "working directory `{requested}` is outside the workspace `{}`",
+                root.display()
+            ),
+        ));
+    }
+    check_cwd(&resolved)?;
+    Ok(resolved)
+}
+
+/// Kills the command's group if the call is abandoned (future dropped, Ctrl+C).
+struct GroupGuard {
+    pid: Option<u32>,
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if let Some(pid) = self.pid {
+            process::kill_group(pid, Kill::Force);
+        }
+    }
+}
+
+/// Runs `request`, calling `sink` with every chunk of output as it arrives.
+/// Always returns a result; failures to start are reported in `error`.
+pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)) -> ExecResult {
+    if let Err(error) = check_cwd(&request.cwd) {
+        return ExecResult::failed(error);
+    }
+    let start = Instant::now();
+    let mut child = match process::command(request).spawn() {
+        Ok(child) => child,
+        Err(error) => {
+            return ExecResult::failed(ToolError::new(
+                ErrorCode::Io,
+                format!("cannot start `{}`: {error}", request.shell),
+            ));
+        }
+    };
+    let pid = child.id();
+    let mut guard = GroupGuard { pid };
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let mut out_buf = vec![0u8; READ_CHUNK_BYTES];
+    let mut err_buf = vec![0u8; READ_CHUNK_BYTES];
+    let mut decoders = [Utf8Decoder::default(), Utf8Decoder::default()];
+    let mut cap = OutputCap::new(request.max_output_chars);
+    let mut text = String::new();
+    let mut status = None;
+    let mut io_error = None;
+    let deadline = tokio::time::Instant::from_std(start + request.timeout);
+    let mut drain_deadline = None;
+    let mut timed_out = false;
+
+    let mut deliver = |stream: Stream, bytes: &[u8], cap: &mut OutputCap, text: &mut String| {
+        text.clear();
+        decoders[stream as usize].decode(bytes, text);
+        cap.push(stream, text);
+        sink(Chunk {
+            stream,
+            bytes,
+            text,
+        });
+    };
+
+    loop {
+        if stdout.is_none() && stderr.is_none() && status.is_some() {
+            break;
+        }
+        tokio::select! {
+            read = read_some(&mut stdout, &mut out_buf) => match read {
+                Ok(0) => stdout = None,
+                Ok(n) => deliver(Stream::Stdout, &out_buf[..n], &mut cap, &mut text),
+                Err(error) => { io_error = Some(error); stdout = None; }
+            },
+            read = read_some(&mut stderr, &mut err_buf) => match read {
+                Ok(0) => stderr = None,
+                Ok(n) => deliver(Stream::Stderr, &err_buf[..n], &mut cap, &mut text),
+                Err(error) => { io_error = Some(error); stderr = None; }
+            },
+            exit = child.wait(), if status.is_none() => {
+                status = Some(exit);
+                drain_deadline = Some(tokio::time::Instant::now() + DRAIN_AFTER_EXIT);
+            },
+            () = tokio::time::sleep_until(deadline), if !timed_out && status.is_none() => {
+                timed_out = true;
+                if let Some(pid) = pid {
+                    status = Some(terminate(&mut child, pid).await);
+                }
+                drain_deadline = Some(tokio::time::Instant::now() + DRAIN_AFTER_EXIT);
+            },
+            () = sleep_until_opt(drain_deadline) => break,
+        }
+    }
+    guard.pid = None;
+    for (stream, decoder) in [Stream::Stdout, Stream::Stderr]
+        .into_iter()
+        .zip(&mut decoders)
+    {
+        text.clear();
+        decoder.finish(&mut text);
+        cap.push(stream, &text);
+    }
+    let captured = cap.finish();
+    let duration_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let (exit_code, signal) = match &status {
+        Some(Ok(status)) => (status.code(), exit_signal(status)),
+        _ => (None, None),
+    };
+    let error = if timed_out {
+        Some(ToolError::new(
+            ErrorCode::TimedOut,
+            format!(
+                "command timed out after {}",
+                describe_duration(request.timeout)
+            ),
+        ))
+    } else if let Some(Err(error)) = &status {
+        Some(ToolError::new(
+            ErrorCode::Io,
+            format!("waiting for the command failed: {error}"),
+        ))
+    } else if let Some(error) = io_error {
+        Some(ToolError::new(
+            ErrorCode::Io,
+            format!("reading the command's output failed: {error}"),
+        ))
+    } else {
+        not_found(exit_code, &captured.stderr)
+    };
+    ExecResult {
+        exit_code,
+        stdout: captured.stdout,
+        stderr: captured.stderr,
+        duration_ms,
+        timed_out,
+        truncated: captured.truncated,
+        signal,
+        error,
+    }
+}
+
+/// SIGTERM to the group, then SIGKILL after the grace period if anything of the
+/// group survives; returns the shell's exit status.
+async fn terminate(
+    child: &mut tokio::process::Child,
+    pid: u32,
+) -> std::io::Result<std::process::ExitStatus> {
+    process::kill_group(pid, Kill::Term);
+    let grace_end = tokio::time::Instant::now() + GRACE_AFTER_TERM;
+    let mut status = None;
+    loop {
+        if status.is_none()
+            && let Ok(Some(exit)) = child.try_wait()
+        {
+            status = Some(exit);
+        }
+        if status.is_some() && !process::group_alive(pid) {
+            break;
+        }
+        if tokio::time::Instant::now() >= grace_end {
+            process::kill_group(pid, Kill::Force);
+            break;
+        }
+        tokio::time::sleep(KILL_POLL).await;
+    }
+    match status {
+        Some(status) => Ok(status),
+        None => child.wait().await,
+    }
+}
+
+async fn read_some<R: tokio::io::AsyncRead + Unpin>(
+    pipe: &mut Option<R>,
+    buf: &mut [u8],
+) -> std::io::Result<usize> {
+    match pipe {
+        Some(pipe) => pipe.read(buf).await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn sleep_until_opt(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(unix)]
+fn exit_signal(status: &std::process::ExitStatus) -> Option<i32> {
+    std::os::unix::process::ExitStatusExt::signal(status)
+}
+
+#[cfg(not(unix))]
+fn exit_signal(_status: &std::process::ExitStatus) -> Option<i32> {
+    None
+}
+
+/// Exit 127 with the shell's "not found" message is a missing program: say so plainly.
+fn not_found(exit_code: Option<i32>, stderr: &str) -> Option<ToolError> {
+    let missing = exit_code == Some(127) && stderr.contains("not found")
+        || exit_code == Some(9009) && cfg!(windows);
+    missing.then(|| {
+        ToolError::new(
+            ErrorCode::NotFound,
+            "command not found (exit 127): check the program name, or install it".to_owned(),
+        )
+    })
+}
+
+/// `30 s`, `1.5 s`, `250 ms`.
+#[must_use]
+pub fn describe_duration(duration: Duration) -> String {
+    let ms = duration.as_millis();
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{:.1} s", duration.as_secs_f64())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_status_follows_shell_conventions() {
+        let mut result = ExecResult::failed(ToolError::new(ErrorCode::Io, "x"));
+        assert_eq!(result.shell_status(), 1);
+        result.signal = Some(9);
+        assert_eq!(result.shell_status(), 137);
+        result.exit_code = Some(3);
+        assert_eq!(result.shell_status(), 3);
+        result.timed_out = true;
+        assert_eq!(result.shell_status(), 124);
+    }
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(describe_duration(Duration::from_secs(30)), "30 s");
+        assert_eq!(describe_duration(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(describe_duration(Duration::from_millis(250)), "250 ms");
+    }
+
+    #[test]
+    fn relative_cwd_is_rejected() {
+        let error = check_cwd(Path::new("relative/dir")).unwrap_err();
+        assert_eq!(error.code, ErrorCode::Cwd);
+    }
+
+    #[test]
+    fn model_cwd_must_stay_inside_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let inner = dir.path().join("inner");
+        std::fs::create_dir(&inner).unwrap();
+        let root = dir.path();
+        assert_eq!(
+            resolve_working_directory(root, "inner").unwrap(),
+            inner.canonicalize().unwrap()
+        );
+        assert_eq!(
+            resolve_working_directory(root, "..").unwrap_err().code,
+            ErrorCode::Cwd
+        );
+        assert_eq!(
+            resolve_working_directory(root, "/").unwrap_err().code,
+            ErrorCode::Cwd
+        );
+        assert_eq!(
+            resolve_working_directory(root, "missing").unwrap_err().code,
+            ErrorCode::Cwd
+        );
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("/", root.join("escape")).unwrap();
+            assert_eq!(
+                resolve_working_directory(root, "escape").unwrap_err().code,
+                ErrorCode::Cwd
+            );
+        }
+    }
+}

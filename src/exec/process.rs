@@ -1,0 +1,107 @@
+//! The platform edge of the runner: building the shell invocation and signalling
+//! a command's whole process group. Unix uses `sh -c` in a new process group;
+//! Windows uses `cmd.exe /d /s /c` in a new process group and `taskkill /T`.
+
+use std::process::Stdio;
+
+use super::ExecRequest;
+
+/// Environment variables never passed to a command: loader injection and the
+/// model API keys (a command must not be able to read the agent's credentials).
+pub const SCRUBBED_ENV: &[&str] = &[
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "DYLD_INSERT_LIBRARIES",
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+];
+
+/// Builds the child process for `request`: shell, working directory, scrubbed
+/// environment, null stdin, piped stdout/stderr, own process group.
+pub(crate) fn command(request: &ExecRequest) -> tokio::process::Command {
+    let mut command = shell_command(request);
+    command
+        .current_dir(&request.cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for name in SCRUBBED_ENV
+        .iter()
+        .copied()
+        .chain(request.env_remove.iter().map(String::as_str))
+    {
+        command.env_remove(name);
+    }
+    command
+}
+
+#[cfg(unix)]
+fn shell_command(request: &ExecRequest) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(&request.shell);
+    command.arg("-c").arg(&request.command).process_group(0);
+    command
+}
+
+#[cfg(windows)]
+fn shell_command(request: &ExecRequest) -> tokio::process::Command {
+    /// `CREATE_NEW_PROCESS_GROUP`: Ctrl+C in the agent's console does not reach the command.
+    const CREATE_NEW_PROCESS_GROUP: u32 = 0x0000_0200;
+    let mut command = tokio::process::Command::new(&request.shell);
+    // `/s /c` takes the rest of the line verbatim, so it must not be re-quoted.
+    command
+        .raw_arg("/d /s /c")
+        .raw_arg(format!("\"{}\"", request.command));
+    command.creation_flags(CREATE_NEW_PROCESS_GROUP);
+    command
+}
+
+/// The signal sent to a process group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kill {
+    /// Ask politely (SIGTERM).
+    Term,
+    /// Force (SIGKILL).
+    Force,
+}
+
+/// Signals the whole process group led by `pid`. Errors (the group is already
+/// gone) are ignored: the caller only needs the group to stop.
+#[cfg(unix)]
+pub(crate) fn kill_group(pid: u32, kill: Kill) {
+    use rustix::process::{Pid, Signal, kill_process_group};
+    let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
+        return;
+    };
+    let signal = match kill {
+        Kill::Term => Signal::TERM,
+        Kill::Force => Signal::KILL,
+    };
+    let _ = kill_process_group(pid, signal);
+}
+
+/// Whether any process of the group led by `pid` is still alive.
+#[cfg(unix)]
+pub(crate) fn group_alive(pid: u32) -> bool {
+    use rustix::process::{Pid, test_kill_process_group};
+    i32::try_from(pid)
+        .ok()
+        .and_then(Pid::from_raw)
+        .is_some_and(|pid| test_kill_process_group(pid).is_ok())
+}
+
+/// Ends the process tree rooted at `pid` (Windows has no group signals: `taskkill /T`).
+#[cfg(windows)]
+pub(crate) fn kill_group(pid: u32, kill: Kill) {
+    let mut command = std::process::Command::new("taskkill");
+    command.args(["/T", "/PID", &pid.to_string()]);
+    if kill == Kill::Force {
+        command.arg("/F");
+    }
+    let _ = command.stdout(Stdio::null()).stderr(Stdio::null()).status();
+}
+
+/// Windows: the tree is considered gone once the shell itself has exited.
+#[cfg(windows)]
+pub(crate) fn group_alive(_pid: u32) -> bool {
+    false
+}

@@ -1,0 +1,49 @@
+//! `agent`: a terminal coding agent that drives a model in a loop, lets it run
+//! shell commands only through a permission policy, and streams their output.
+//!
+//! Data flows one way: [`cli`] → settings → the agent loop → {model, policy,
+//! approve, exec} → events → {ui, transcript, `--json`}. Lower modules never
+//! import higher ones; [`exec`] knows nothing of models or terminals.
+
+pub mod cli;
+mod commands;
+pub mod error;
+pub mod exec;
+
+use std::ffi::OsString;
+use std::io::Write as _;
+use std::process::ExitCode;
+
+use clap::Parser as _;
+
+pub use error::{Error, Result, Status};
+
+/// The version, with the commit when the build knew it.
+pub const VERSION: &str = match option_env!("AGENT_VERSION_LONG") {
+    Some(version) => version,
+    None => env!("CARGO_PKG_VERSION"),
+};
+
+/// Parses `args`, runs the command and returns the process exit code. Errors
+/// are printed as one line `agent: <what happened>: <what to do>`.
+pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let cli = match cli::Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(error) => {
+            let status = if error.use_stderr() {
+                Status::Usage
+            } else {
+                Status::Success
+            };
+            let _ = error.print();
+            return status.into();
+        }
+    };
+    match commands::dispatch(cli) {
+        Ok(code) => code,
+        Err(error) => {
+            let _ = writeln!(std::io::stderr(), "agent: {error}");
+            error.status().into()
+        }
+    }
+}

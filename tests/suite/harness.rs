@@ -1,0 +1,89 @@
+//! The test harness: an `agent` command with a clean environment and private
+//! config/state directories, so no test ever reads the real home directory.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+/// A private sandbox for one test: config dir, state dir and a workspace.
+pub struct Sandbox {
+    pub root: tempfile::TempDir,
+}
+
+impl Sandbox {
+    pub fn new() -> Self {
+        let root = tempfile::tempdir().expect("tempdir");
+        for dir in ["config", "state", "work", "home"] {
+            std::fs::create_dir_all(root.path().join(dir)).expect("mkdir");
+        }
+        Self { root }
+    }
+
+    pub fn config_dir(&self) -> PathBuf {
+        self.root.path().join("config")
+    }
+
+    pub fn state_dir(&self) -> PathBuf {
+        self.root.path().join("state")
+    }
+
+    pub fn work(&self) -> PathBuf {
+        self.root.path().join("work")
+    }
+
+    /// Writes the user settings file.
+    pub fn settings(&self, toml: &str) -> &Self {
+        std::fs::write(self.config_dir().join("settings.toml"), toml).expect("write settings");
+        self
+    }
+
+    /// `agent` with a cleared environment pointing at this sandbox, run in `work/`.
+    pub fn agent(&self) -> Command {
+        let mut cmd = Command::cargo_bin("agent").expect("agent binary");
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.root.path().join("home"))
+            .env("AGENT_CONFIG_DIR", self.config_dir())
+            .env("XDG_CONFIG_HOME", self.root.path().join("home/.config"))
+            .env("XDG_STATE_HOME", self.state_dir())
+            .env("LANG", "C.UTF-8")
+            .current_dir(self.work());
+        cmd
+    }
+}
+
+/// Parses stdout as one JSON object.
+pub fn json(output: &std::process::Output) -> serde_json::Value {
+    let text = String::from_utf8_lossy(&output.stdout);
+    serde_json::from_str(text.trim())
+        .unwrap_or_else(|error| panic!("stdout is not one JSON object ({error}):\n{text}"))
+}
+
+/// Whether any live process has `pgid` as its process group (Linux /proc).
+pub fn group_alive(pgid: u32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // Fields after the parenthesised name: state ppid pgrp …
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            return false;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        fields.len() > 2 && fields[0] != "Z" && fields[2] == pgid.to_string()
+    })
+}
+
+/// Kills a process group left by a test (best effort).
+pub fn kill_group(pgid: u32) {
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .status();
+}
+
+pub fn path_str(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}

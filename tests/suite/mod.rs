@@ -1,0 +1,4 @@
+//! Integration suites, one file per feature, and the shared test harness.
+
+mod exec;
+mod harness;
