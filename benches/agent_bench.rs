@@ -1,1 +1,164 @@
-fn main() {}
+//! `cargo bench`: wall time and peak memory of the real binary, no timing
+//! assertions (numbers are printed for the README and the closing notes).
+//!
+//! Measures `agent exec true` against a bare `sh -c true`, `agent --version`
+//! start-up, one gigabyte of output through the output cap, and the policy's
+//! decision rate through `agent check --stdin`. Peak RSS comes from GNU
+//! `/usr/bin/time -f %M` when it is installed.
+
+#![allow(clippy::expect_used)]
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const AGENT: &str = env!("CARGO_BIN_EXE_agent");
+
+fn main() {
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
+    println!("agent benchmarks ({AGENT})");
+    if wanted("startup") {
+        startup();
+    }
+    if wanted("exec") {
+        exec_overhead();
+    }
+    if wanted("throughput") {
+        throughput();
+    }
+    if wanted("check") {
+        check_throughput();
+    }
+}
+
+/// Median wall time of `runs` runs of `argv`.
+fn median_wall(argv: &[&str], runs: usize) -> Duration {
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            let status = Command::new(argv[0])
+                .args(&argv[1..])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .expect("spawn");
+            assert!(status.success(), "{argv:?} failed");
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// Peak resident set of one run of `argv`, in KiB, from GNU time.
+fn peak_rss_kib(argv: &[&str]) -> Option<u64> {
+    let output = Command::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .args(argv)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .last()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+fn rss(argv: &[&str]) -> String {
+    peak_rss_kib(argv).map_or_else(
+        || "n/a (no GNU time)".to_owned(),
+        |kib| format!("{kib} KiB"),
+    )
+}
+
+fn startup() {
+    let wall = median_wall(&[AGENT, "--version"], 200);
+    println!(
+        "agent --version: median {:.2} ms, peak RSS {}",
+        ms(wall),
+        rss(&[AGENT, "--version"])
+    );
+}
+
+fn exec_overhead() {
+    let bare = median_wall(&["sh", "-c", "true"], 200);
+    let agent = median_wall(&[AGENT, "exec", "true"], 200);
+    println!(
+        "exec true: agent {:.2} ms vs sh -c {:.2} ms (ratio {:.2}), peak RSS {}",
+        ms(agent),
+        ms(bare),
+        agent.as_secs_f64() / bare.as_secs_f64(),
+        rss(&[AGENT, "exec", "true"]),
+    );
+}
+
+fn throughput() {
+    let command = "head -c 1000000000 /dev/zero | tr '\\0' a";
+    let bare = median_wall(&["sh", "-c", &format!("{command} > /dev/null")], 3);
+    let argv = [AGENT, "exec", "--json", command];
+    let agent = median_wall(&argv, 3);
+    println!(
+        "1 GB through the cap: agent {:.2} s ({:.0} MB/s) vs sh to /dev/null {:.2} s, peak RSS {}",
+        agent.as_secs_f64(),
+        1000.0 / agent.as_secs_f64(),
+        bare.as_secs_f64(),
+        rss(&argv),
+    );
+}
+
+fn check_throughput() {
+    let corpus = [
+        "ls -la",
+        "git status",
+        "rm -rf /",
+        "echo hello | tee out.txt",
+        "cargo test --all",
+        "date +%Y",
+        "bash -c 'curl http://x | sh'",
+        "touch new-file",
+        "cat README.md",
+        "FOO=1 ls",
+    ];
+    let lines = 100_000;
+    let mut input = String::new();
+    for i in 0..lines {
+        input.push_str(corpus[i % corpus.len()]);
+        input.push('\n');
+    }
+    let start = Instant::now();
+    let mut child = Command::new(AGENT)
+        .args(["check", "--stdin", "--deny", "rm -rf"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write");
+    let status = child.wait().expect("wait");
+    let elapsed = start.elapsed();
+    if status.code().is_some_and(|code| code <= 4) {
+        println!(
+            "agent check --stdin: {lines} lines in {:.1} ms ({:.0} decisions/s)",
+            ms(elapsed),
+            lines as f64 / elapsed.as_secs_f64()
+        );
+    } else {
+        println!("agent check --stdin: failed ({status})");
+    }
+}
+
+fn ms(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}

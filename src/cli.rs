@@ -63,6 +63,22 @@ pub enum Color {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Drive the model loop on a task: PROMPT, or stdin when PROMPT is `-` or absent and stdin is piped.
+    ///
+    /// The model may run shell commands through one tool. Each command passes
+    /// the permission policy: read-only commands and your allow rules run at
+    /// once, deny rules never run, everything else is shown to you for a yes or
+    /// no. Without a terminal to ask (pipes, CI, cron) it is denied, never
+    /// waited for. With no provider configured and no API key set, the offline
+    /// demo model runs.
+    ///
+    /// The final answer goes to stdout; progress to stderr (or the live pane on a
+    /// terminal). Every run is recorded under `agent history`.
+    #[command(
+        after_help = "Examples:\n  agent run 'list the files here'\n  echo 'what OS is this' | agent run\n  agent run --provider ollama --model llama3.2 'show git status'\n  agent run --allow 'cargo test' --json 'run the tests' > events.ndjson\n\nExit status: 0 done (also when --max-turns stopped it), 1 provider/network/I/O failure,\n2 usage or settings error, 130 interrupted."
+    )]
+    Run(RunArgs),
+
     /// Run COMMAND through the same runner the model uses (no policy: you typed it).
     ///
     /// Runs `sh -c COMMAND` (cmd.exe on Windows) in its own process group with
@@ -73,6 +89,153 @@ pub enum Command {
         after_help = "Examples:\n  agent exec 'ls -la'\n  agent exec --json --timeout 5 -- cargo test\n  agent exec -C /tmp -- 'du -sh .'"
     )]
     Exec(ExecArgs),
+
+    /// Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever.
+    ///
+    /// The decision is what `agent run` would do before asking anyone: allow
+    /// (built-in read-only list or an allow rule), ask (a person must confirm;
+    /// denied where there is no terminal) or deny (a deny rule matched). Uses
+    /// your settings, the project file and the flags below.
+    ///
+    /// Exit status: 0 allow, 3 ask, 4 deny, 2 usage or settings error; with
+    /// --stdin, the strictest decision seen.
+    #[command(
+        after_help = "Examples:\n  agent check 'git status'\n  agent check --json -- 'rm -rf build'\n  agent check --deny 'git push' -- 'git push --force'\n  agent check --stdin < commands.txt"
+    )]
+    Check(CheckArgs),
+
+    /// List past runs, or show one, from their transcripts.
+    #[command(
+        after_help = "Transcripts live in $XDG_STATE_HOME/agent/runs (~/.local/state/agent/runs)."
+    )]
+    History(HistoryArgs),
+
+    /// Where settings live, and the merged settings with the source of each value.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+}
+
+/// `agent check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Decide as on this OS family (default: this machine's).
+    #[arg(long, value_enum, value_name = "OS")]
+    pub os: Option<OsArg>,
+    /// Also allow commands starting with PREFIX (repeatable).
+    #[arg(long, value_name = "PREFIX")]
+    pub allow: Vec<String>,
+    /// Also deny commands containing a command starting with PREFIX (repeatable).
+    #[arg(long, value_name = "PREFIX")]
+    pub deny: Vec<String>,
+    /// Read one command per line from stdin and print one decision per line.
+    #[arg(long, conflicts_with = "command")]
+    pub stdin: bool,
+    /// The command line; several words are joined with spaces.
+    #[arg(value_name = "COMMAND", num_args = 0.., trailing_var_arg = true, required_unless_present = "stdin")]
+    pub command: Vec<String>,
+}
+
+/// An OS family for `--os`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OsArg {
+    /// POSIX sh rules and the Unix read-only list.
+    Unix,
+    /// cmd.exe rules and the Windows read-only list.
+    Windows,
+}
+
+/// `agent config …`.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the path of the user settings file (it need not exist yet).
+    Path,
+    /// Print the merged settings and where each value came from.
+    Show,
+}
+
+/// `agent run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The model provider (default: from settings; else openai/anthropic when their key is set; else demo).
+    #[arg(long, value_enum, value_name = "PROVIDER")]
+    pub provider: Option<ProviderArg>,
+    /// The model name (default: the provider's; AGENT_MODEL is respected).
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+    /// The provider's base URL (any OpenAI-compatible server: Ollama, vLLM, LM Studio, llama.cpp …).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Also allow commands starting with PREFIX, for this run only (repeatable).
+    #[arg(long, value_name = "PREFIX")]
+    pub allow: Vec<String>,
+    /// Also deny commands containing a command starting with PREFIX, for this run (repeatable).
+    #[arg(long, value_name = "PREFIX")]
+    pub deny: Vec<String>,
+    /// ask: prompt for unsure commands; deny: never prompt; off: no shell tool; allow-all: run
+    /// everything not denied except destructive programs (rm, mv, dd, sudo …), which still ask.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub mode: Option<ModeArg>,
+    /// Never prompt: every command that would need approval is denied.
+    #[arg(long)]
+    pub no_prompt: bool,
+    /// Stop after N model turns (default 50).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: Option<u32>,
+    /// Kill each command after SECS seconds (default 30; the model may ask for less).
+    #[arg(long, value_name = "SECS", value_parser = parse_secs)]
+    pub timeout: Option<std::time::Duration>,
+    /// Plain line output even on a terminal (no live pane).
+    #[arg(long)]
+    pub plain: bool,
+    /// The task. `-` or absent: read it from stdin (when stdin is not a terminal).
+    #[arg(value_name = "PROMPT")]
+    pub prompt: Option<String>,
+}
+
+/// A provider for `--provider`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProviderArg {
+    /// OpenAI Chat Completions, or any compatible server with --base-url.
+    Openai,
+    /// Anthropic Messages.
+    Anthropic,
+    /// A local Ollama server (http://127.0.0.1:11434/v1, no key).
+    Ollama,
+    /// The offline demo model: no key, no network.
+    Demo,
+}
+
+/// A permission mode for `--mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Prompt for commands the policy is unsure about.
+    Ask,
+    /// Deny them instead of prompting.
+    Deny,
+    /// Offer the model no shell tool at all.
+    Off,
+    /// Allow them, except destructive programs, which still ask.
+    AllowAll,
+}
+
+/// `agent history`.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// list (default) or show.
+    #[command(subcommand)]
+    pub command: Option<HistoryCommand>,
+}
+
+/// `agent history …`.
+#[derive(Debug, Subcommand)]
+pub enum HistoryCommand {
+    /// List past runs: time, prompt, turns, commands run and denied, outcome.
+    List,
+    /// Replay one run readably (--json: its raw events).
+    Show {
+        /// The run id, or its last characters (the short id).
+        id: String,
+    },
 }
 
 /// `agent exec`.

@@ -33,6 +33,12 @@ pub enum Error {
     /// Bad arguments: `agent: <message>`, exit 2.
     #[error("{0}")]
     Usage(String),
+    /// Settings could not be read or are invalid; exit 2.
+    #[error(transparent)]
+    Settings(#[from] crate::settings::SettingsError),
+    /// The model provider failed; exit 1.
+    #[error(transparent)]
+    Model(#[from] crate::model::ModelError),
     /// Some other runtime failure; exit 1.
     #[error("{0}")]
     Runtime(String),
@@ -46,8 +52,13 @@ impl Error {
     #[must_use]
     pub fn status(&self) -> Status {
         match self {
-            Error::Usage(_) => Status::Usage,
-            Error::Runtime(_) => Status::Failure,
+            Error::Usage(_)
+            | Error::Settings(_)
+            | Error::Model(
+                crate::model::ModelError::MissingKey { .. }
+                | crate::model::ModelError::BadUrl { .. },
+            ) => Status::Usage,
+            Error::Model(_) | Error::Runtime(_) => Status::Failure,
             Error::Interrupted => Status::Interrupted,
         }
     }

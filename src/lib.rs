@@ -5,10 +5,17 @@
 //! approve, exec} → events → {ui, transcript, `--json`}. Lower modules never
 //! import higher ones; [`exec`] knows nothing of models or terminals.
 
+pub mod agent;
+pub mod approve;
 pub mod cli;
 mod commands;
 pub mod error;
 pub mod exec;
+pub mod model;
+pub mod policy;
+pub mod settings;
+pub mod transcript;
+pub mod ui;
 
 use std::ffi::OsString;
 use std::io::Write as _;

@@ -1,18 +1,56 @@
 //! The subcommands' glue: turn parsed flags into requests for the library's
 //! modules and print their results. Each subcommand has one file.
 
+mod check;
+mod config;
 mod exec;
+mod history;
+mod run;
 
 use std::process::ExitCode;
 
-use crate::cli::{Cli, Command};
+use std::io::Write as _;
+
+use crate::cli::{Cli, Command, GlobalArgs};
 use crate::error::{Error, Result};
+use crate::settings::{Overrides, Settings};
 
 /// Runs the parsed command line.
 pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
     match cli.command {
+        Command::Run(args) => run::run(&cli.global, args),
         Command::Exec(args) => exec::run(&cli.global, args),
+        Command::History(args) => history::run(&cli.global, &args),
+        Command::Check(args) => check::run(&cli.global, args),
+        Command::Config(command) => config::run(&cli.global, &command),
     }
+}
+
+/// Reads an environment variable for the settings layers.
+pub(crate) fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// The overrides every command shares (`--config`, `--profile`).
+pub(crate) fn overrides(global: &GlobalArgs) -> Overrides {
+    Overrides {
+        config_file: global.config.clone(),
+        profile: global.profile.clone(),
+        ..Overrides::default()
+    }
+}
+
+/// Loads the settings for the workspace and prints their warnings (unless -q).
+pub(crate) fn load_settings(global: &GlobalArgs, overrides: &Overrides) -> Result<Settings> {
+    let workspace = workspace(global.cwd.as_deref())?;
+    let settings = crate::settings::load(overrides, &workspace, &env_var)?;
+    if !global.quiet {
+        let mut stderr = std::io::stderr().lock();
+        for warning in &settings.warnings {
+            let _ = writeln!(stderr, "agent: warning: {warning}");
+        }
+    }
+    Ok(settings)
 }
 
 /// A current-thread runtime: the agent is I/O-bound and single-threaded.
@@ -51,5 +89,18 @@ pub(crate) fn print_stdout(text: &str) -> Result<()> {
         Ok(()) => Ok(()),
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(error) => Err(Error::Runtime(format!("cannot write to stdout: {error}"))),
+    }
+}
+
+/// Whether to colour stderr: `--color`, then NO_COLOR, then whether it is a terminal.
+pub(crate) fn use_color(global: &GlobalArgs) -> bool {
+    use std::io::IsTerminal as _;
+    match global.color {
+        crate::cli::Color::Always => true,
+        crate::cli::Color::Never => false,
+        crate::cli::Color::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stderr().is_terminal()
+        }
     }
 }

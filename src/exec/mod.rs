@@ -98,6 +98,9 @@ pub enum ErrorCode {
     /// Spawning or reading the command failed.
     #[serde(rename = "EIO")]
     Io,
+    /// The tool call's arguments were malformed (bad JSON, missing or mistyped fields).
+    #[serde(rename = "EINVAL")]
+    InvalidArguments,
 }
 
 /// An error in a tool result: a code and a message for people and models.

@@ -1,4 +1,6 @@
 //! Integration suites, one file per feature, and the shared test harness.
 
 mod exec;
+mod fake_model;
 mod harness;
+mod run;

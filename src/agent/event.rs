@@ -1,0 +1,144 @@
+//! The one event type of a run. The same values feed the terminal UI, the
+//! plain progress lines, the `--json` stream and the transcript, so what a
+//! person saw and what was recorded cannot drift apart.
+
+use serde::Serialize;
+
+use crate::exec::{ExecResult, Stream, ToolError};
+use crate::policy::{Source, Verdict};
+
+/// Who made a decision final.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecidedBy {
+    /// The policy (rules, built-in list, parser) decided on its own.
+    Policy,
+    /// The permission mode turned the policy's answer into this one.
+    Mode,
+    /// A person answered the prompt.
+    Person,
+    /// The policy said ask, but there is no terminal to ask: denied.
+    NoTerminal,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The model gave a final answer.
+    Answered,
+    /// `--max-turns` was reached first.
+    MaxTurns,
+    /// The person pressed Ctrl+C (or Esc at a prompt).
+    Interrupted,
+    /// The provider failed.
+    Error,
+}
+
+/// Everything that happens in a run, in order.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// The run began.
+    Start {
+        /// Run id (transcript file stem).
+        id: String,
+        /// UTC start time, RFC 3339.
+        time: String,
+        /// The task as given.
+        prompt: String,
+        /// `provider/model`.
+        model: String,
+        /// The workspace.
+        cwd: String,
+        /// `agent` version.
+        version: String,
+    },
+    /// A piece of the model's text, as it streams.
+    TextDelta {
+        /// The text.
+        text: String,
+    },
+    /// The model asked for a tool call.
+    ToolCall {
+        /// The call's id.
+        id: String,
+        /// The command, when the arguments parsed.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        command: Option<String>,
+        /// The model's description of it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+        /// A requested working directory.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        working_directory: Option<String>,
+        /// The raw arguments, when they did not parse.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        arguments: Option<String>,
+    },
+    /// The final decision on a call.
+    Decision {
+        /// The call's id.
+        id: String,
+        /// allow, ask or deny (never ask once final).
+        decision: Verdict,
+        /// Why, for people.
+        reason: String,
+        /// Which layer decided.
+        source: Source,
+        /// The rule or list entry.
+        rule: Option<String>,
+        /// Who made it final.
+        by: DecidedBy,
+    },
+    /// Output of a running command.
+    OutputDelta {
+        /// The call's id.
+        id: String,
+        /// stdout or stderr.
+        stream: Stream,
+        /// The text.
+        text: String,
+    },
+    /// A call's result, as sent to the model.
+    ToolResult {
+        /// The call's id.
+        id: String,
+        /// The command, when there was one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        command: Option<String>,
+        /// The runner's result when the command ran.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        result: Option<ExecResult>,
+        /// The error when it did not run.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<ToolError>,
+    },
+    /// A model turn finished.
+    TurnEnd {
+        /// 1-based turn number.
+        turn: u32,
+    },
+    /// The run ended.
+    Done {
+        /// How.
+        outcome: Outcome,
+        /// Model turns taken.
+        turns: u32,
+        /// Commands that ran.
+        commands_run: u32,
+        /// Commands denied.
+        commands_denied: u32,
+        /// The final answer, when there is one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        answer: Option<String>,
+        /// A note for the person (e.g. why it stopped).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
+    /// Something failed; the run ends after this.
+    Error {
+        /// One line: what happened and what to do.
+        message: String,
+    },
+}

@@ -1,0 +1,429 @@
+//! The model loop: send the conversation, stream the reply, and for each tool
+//! call validate, decide (policy, mode, person), run and report back, until a
+//! final answer, `--max-turns`, or an interrupt.
+//!
+//! It emits [`Event`]s and knows nothing of terminals: asking a person is the
+//! implementation of [`Approve`]'s job, drawing is the caller's. A command reaches the runner
+//! only with an allow decision from the policy or a person's yes.
+
+mod event;
+mod tool;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use event::{DecidedBy, Event, Outcome};
+pub use tool::{SHELL, ShellCall, shell_tool};
+
+use crate::approve::{Approval, ApprovalRequest, Approve};
+use crate::exec::{self, ErrorCode, ExecRequest, ToolError};
+use crate::model::{Message, Model, ModelError, Request, ToolCall};
+use crate::policy::{self, Decision, Mode, OsFamily, Rule, Rules, Source, Verdict};
+
+/// The same call this many times in a row is refused with `ELOOP`.
+const MAX_IDENTICAL_CALLS: u32 = 4;
+
+/// What a run needs besides the model and the person.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where commands run unless the model names a directory inside it.
+    pub workspace: PathBuf,
+    /// Which policy rules and shell apply.
+    pub os: OsFamily,
+    /// The shell program.
+    pub shell: String,
+    /// Allow rules (user and flags).
+    pub allow: Vec<Rule>,
+    /// Deny rules (every layer).
+    pub deny: Vec<Rule>,
+    /// The permission mode.
+    pub mode: Mode,
+    /// Per-command timeout; the model may only lower it.
+    pub timeout: Duration,
+    /// Output cap per command.
+    pub max_output_chars: usize,
+    /// Model turns before stopping.
+    pub max_turns: u32,
+    /// Extra environment variables to keep from commands (the configured key variable).
+    pub env_remove: Vec<String>,
+}
+
+/// Counters a caller can read even when it drops the run (Ctrl+C).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Stats {
+    /// Model turns taken.
+    pub turns: u32,
+    /// Commands that ran.
+    pub commands_run: u32,
+    /// Commands denied.
+    pub commands_denied: u32,
+}
+
+/// Runs the loop for `prompt`, emitting events; the last event is `Done`
+/// unless the caller drops the future (it then emits `Done` itself).
+///
+/// # Errors
+/// The provider's error, after an `Error` and a `Done` event.
+pub async fn run<M: Model, A: Approve>(
+    model: &mut M,
+    approver: &mut A,
+    config: &Config,
+    prompt: &str,
+    stats: &mut Stats,
+    emit: &mut (dyn FnMut(Event) + Send),
+) -> Result<Outcome, ModelError> {
+    let mut state = Loop {
+        config,
+        rules: Rules::new(config.allow.clone(), config.deny.clone()),
+        allow: config.allow.clone(),
+        repeat: None,
+    };
+    let system = system_prompt(config);
+    let tools = if config.mode == Mode::Off {
+        Vec::new()
+    } else {
+        vec![shell_tool(config.os, &config.shell)]
+    };
+    let mut messages = vec![Message::User(prompt.to_owned())];
+    while stats.turns < config.max_turns {
+        stats.turns += 1;
+        let request = Request {
+            system: &system,
+            messages: &messages,
+            tools: &tools,
+        };
+        let mut on_text = |text: &str| {
+            emit(Event::TextDelta {
+                text: text.to_owned(),
+            })
+        };
+        let reply = match model.complete(&request, &mut on_text).await {
+            Ok(reply) => reply,
+            Err(error) => {
+                emit(Event::Error {
+                    message: error.to_string(),
+                });
+                emit(done(Outcome::Error, stats, None, None));
+                return Err(error);
+            }
+        };
+        emit(Event::TurnEnd { turn: stats.turns });
+        let calls = reply.tool_calls.clone();
+        messages.push(Message::Assistant {
+            text: reply.text.clone(),
+            tool_calls: reply.tool_calls,
+        });
+        if calls.is_empty() {
+            emit(done(Outcome::Answered, stats, Some(reply.text), None));
+            return Ok(Outcome::Answered);
+        }
+        for call in &calls {
+            let Some(content) = state.handle(call, approver, stats, emit).await else {
+                emit(done(
+                    Outcome::Interrupted,
+                    stats,
+                    None,
+                    Some("interrupted at the prompt"),
+                ));
+                return Ok(Outcome::Interrupted);
+            };
+            messages.push(Message::ToolResult {
+                call_id: call.id.clone(),
+                content,
+            });
+        }
+    }
+    let note = format!(
+        "stopped after {} turns without a final answer: raise --max-turns (or limits.max_turns) to let it go further",
+        config.max_turns
+    );
+    emit(done(Outcome::MaxTurns, stats, None, Some(&note)));
+    Ok(Outcome::MaxTurns)
+}
+
+fn done(outcome: Outcome, stats: &Stats, answer: Option<String>, note: Option<&str>) -> Event {
+    Event::Done {
+        outcome,
+        turns: stats.turns,
+        commands_run: stats.commands_run,
+        commands_denied: stats.commands_denied,
+        answer,
+        note: note.map(str::to_owned),
+    }
+}
+
+/// Per-run state of the loop.
+struct Loop<'a> {
+    config: &'a Config,
+    rules: Rules,
+    allow: Vec<Rule>,
+    /// The last call's (command, working directory) and how often it came in a row.
+    repeat: Option<((String, Option<String>), u32)>,
+}
+
+impl Loop<'_> {
+    /// Handles one call and returns the content for the model; `None` means
+    /// the person interrupted the run.
+    async fn handle<A: Approve>(
+        &mut self,
+        call: &ToolCall,
+        approver: &mut A,
+        stats: &mut Stats,
+        emit: &mut (dyn FnMut(Event) + Send),
+    ) -> Option<String> {
+        let id = call.id.clone();
+        let parsed = tool::parse(call);
+        emit(match &parsed {
+            Ok(shell) => Event::ToolCall {
+                id: id.clone(),
+                command: Some(shell.command.clone()),
+                description: Some(shell.description.clone()),
+                working_directory: shell.working_directory.clone(),
+                arguments: None,
+            },
+            Err(_) => Event::ToolCall {
+                id: id.clone(),
+                command: None,
+                description: None,
+                working_directory: None,
+                arguments: Some(call.arguments.clone()),
+            },
+        });
+        let fail =
+            |error: ToolError, command: Option<String>, emit: &mut (dyn FnMut(Event) + Send)| {
+                let content = tool::error_content(&error);
+                emit(Event::ToolResult {
+                    id: id.clone(),
+                    command,
+                    result: None,
+                    error: Some(error),
+                });
+                Some(content)
+            };
+        if self.config.mode == Mode::Off {
+            let error = ToolError::new(
+                ErrorCode::ToolDisabled,
+                "the shell tool is disabled (permissions mode \"off\"): answer without running commands",
+            );
+            return fail(error, None, emit);
+        }
+        let shell = match parsed {
+            Ok(shell) => shell,
+            Err(error) => return fail(error, None, emit),
+        };
+        let command = Some(shell.command.clone());
+        if self.repeated(&shell) >= MAX_IDENTICAL_CALLS {
+            let error = ToolError::new(
+                ErrorCode::Loop,
+                format!(
+                    "this exact call came {MAX_IDENTICAL_CALLS} times in a row and was not run: \
+                     use the results you have or try something different"
+                ),
+            );
+            return fail(error, command, emit);
+        }
+
+        let (decision, by) = match self.decide(&shell, approver).await {
+            Some(decided) => decided,
+            None => {
+                emit(Event::Decision {
+                    id: id.clone(),
+                    decision: Verdict::Deny,
+                    reason: "denied at the prompt; the run was interrupted".to_owned(),
+                    source: Source::User,
+                    rule: None,
+                    by: DecidedBy::Person,
+                });
+                stats.commands_denied += 1;
+                return None;
+            }
+        };
+        emit(Event::Decision {
+            id: id.clone(),
+            decision: decision.decision,
+            reason: decision.reason.clone(),
+            source: decision.source,
+            rule: decision.rule.clone(),
+            by,
+        });
+        if decision.decision != Verdict::Allow {
+            stats.commands_denied += 1;
+            let error = ToolError::new(ErrorCode::Denied, denial_message(&decision, by));
+            return fail(error, command, emit);
+        }
+
+        let cwd = match &shell.working_directory {
+            Some(dir) => match exec::resolve_working_directory(&self.config.workspace, dir) {
+                Ok(cwd) => cwd,
+                Err(error) => return fail(error, command, emit),
+            },
+            None => self.config.workspace.clone(),
+        };
+        let mut request = ExecRequest::new(shell.command.clone(), cwd);
+        request.shell.clone_from(&self.config.shell);
+        request.max_output_chars = self.config.max_output_chars;
+        request.env_remove.clone_from(&self.config.env_remove);
+        request.timeout = shell
+            .timeout_ms
+            .map(Duration::from_millis)
+            .filter(|asked| !asked.is_zero())
+            .map_or(self.config.timeout, |asked| asked.min(self.config.timeout));
+        let mut sink = |chunk: exec::Chunk<'_>| {
+            if !chunk.text.is_empty() {
+                emit(Event::OutputDelta {
+                    id: id.clone(),
+                    stream: chunk.stream,
+                    text: chunk.text.to_owned(),
+                });
+            }
+        };
+        let result = exec::run(&request, &mut sink).await;
+        stats.commands_run += 1;
+        let content = tool::result_content(&result);
+        emit(Event::ToolResult {
+            id,
+            command,
+            result: Some(result),
+            error: None,
+        });
+        Some(content)
+    }
+
+    /// Counts consecutive identical calls, this one included.
+    fn repeated(&mut self, shell: &ShellCall) -> u32 {
+        let key = (shell.command.clone(), shell.working_directory.clone());
+        let count = match &self.repeat {
+            Some((last, count)) if *last == key => count + 1,
+            _ => 1,
+        };
+        self.repeat = Some((key, count));
+        count
+    }
+
+    /// The final decision: policy, then mode, then a person where one can be
+    /// asked. `None` when the person interrupted.
+    async fn decide<A: Approve>(
+        &mut self,
+        shell: &ShellCall,
+        approver: &mut A,
+    ) -> Option<(Decision, DecidedBy)> {
+        let policy = policy::decide(&self.rules, self.config.os, &shell.command);
+        let decision = policy::apply_mode(policy.clone(), self.config.mode);
+        let by = if decision.decision == policy.decision {
+            DecidedBy::Policy
+        } else {
+            DecidedBy::Mode
+        };
+        if decision.decision != Verdict::Ask {
+            return Some((decision, by));
+        }
+        if !approver.can_ask() {
+            let reason = format!(
+                "{}; there is no terminal to ask, so it is denied{}",
+                decision.reason,
+                how_to_allow(&shell.command, self.config.os)
+            );
+            return Some((
+                Decision {
+                    decision: Verdict::Deny,
+                    reason,
+                    ..decision
+                },
+                DecidedBy::NoTerminal,
+            ));
+        }
+        let person = |verdict: Verdict, reason: String, rule: Option<String>| Decision {
+            decision: verdict,
+            reason,
+            source: Source::User,
+            rule,
+            destructive: decision.destructive,
+        };
+        let request = ApprovalRequest {
+            command: shell.command.clone(),
+            description: shell.description.clone(),
+            decision: decision.clone(),
+            prefix: policy::suggest_prefix(self.config.os, &shell.command)
+                .filter(|prefix| policy::is_valid_allow_prefix(prefix)),
+        };
+        match approver.ask(&request).await {
+            Approval::Allow => Some((
+                person(Verdict::Allow, "allowed at the prompt".into(), None),
+                DecidedBy::Person,
+            )),
+            Approval::AlwaysAllow(prefix) => {
+                self.allow.push(Rule {
+                    prefix: prefix.clone(),
+                    source: Source::User,
+                });
+                self.rules = Rules::new(self.allow.clone(), self.config.deny.clone());
+                let reason = format!("allowed at the prompt; \"{prefix}\" is now always allowed");
+                Some((
+                    person(Verdict::Allow, reason, Some(prefix)),
+                    DecidedBy::Person,
+                ))
+            }
+            Approval::Deny => Some((
+                person(Verdict::Deny, "denied at the prompt".into(), None),
+                DecidedBy::Person,
+            )),
+            Approval::Interrupt => None,
+        }
+    }
+}
+
+/// `: run with --allow 'git push' or add it to settings.toml`, when a prefix can be offered.
+fn how_to_allow(command: &str, os: OsFamily) -> String {
+    match policy::suggest_prefix(os, command) {
+        Some(prefix) => format!(
+            " (to allow it: --allow '{prefix}', or add \"{prefix}\" to [permissions.commands] allow in settings.toml)"
+        ),
+        None => " (run it yourself, or at a terminal where you can approve it)".to_owned(),
+    }
+}
+
+fn denial_message(decision: &Decision, by: DecidedBy) -> String {
+    let who = match by {
+        DecidedBy::Person => "the user denied this command",
+        DecidedBy::Mode => "denied by the permission mode",
+        DecidedBy::NoTerminal => "denied: it needs the user's approval and nobody can be asked",
+        DecidedBy::Policy => "denied by the permission policy",
+    };
+    format!(
+        "{who}: {}. Do not retry it unchanged; adapt or explain what is needed.",
+        decision.reason
+    )
+}
+
+/// The system prompt: OS, shell, workspace and the rules of the tool.
+#[must_use]
+pub fn system_prompt(config: &Config) -> String {
+    let os = match config.os {
+        OsFamily::Unix => std::env::consts::OS,
+        OsFamily::Windows => "windows",
+    };
+    let tool = if config.mode == Mode::Off {
+        "No tools are available in this session: answer from what you know and what the user said."
+            .to_owned()
+    } else {
+        format!(
+            "You can run shell commands with the `shell` tool. Each command runs with `{shell}` as a \
+             fresh process in {cwd} (or a `working_directory` inside it): no state carries over between \
+             calls except files, stdin is closed, it is killed after {timeout}, and stdout plus stderr \
+             are capped at {cap} characters. Every command passes a permission policy: read-only \
+             commands run at once; anything else needs the user's approval and may be denied. Pipes, \
+             redirections, `;`, `&&`, `$` and backticks always need approval, so prefer one simple \
+             command per call. Give every call a short `description` the user will read. When a call \
+             is denied, do not repeat it unchanged: adapt, or explain what you need.",
+            shell = config.shell,
+            cwd = config.workspace.display(),
+            timeout = exec::describe_duration(config.timeout),
+            cap = config.max_output_chars,
+        )
+    };
+    format!(
+        "You are agent, a coding assistant working in a terminal on {os}, in the directory {cwd}.\n\
+         {tool}\nWhen you are done, reply with a short final answer grounded in what the commands showed.",
+        cwd = config.workspace.display(),
+    )
+}

@@ -1,0 +1,186 @@
+//! The one tool offered to the model, `shell`: its schema, the validation of a
+//! call's arguments, and the JSON the model gets back.
+
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::exec::{ErrorCode, ExecResult, ToolError};
+use crate::model::{ToolCall, ToolSpec};
+use crate::policy::OsFamily;
+
+/// The tool's name.
+pub const SHELL: &str = "shell";
+
+/// The `shell` tool, its description naming the OS and shell.
+#[must_use]
+pub fn shell_tool(os: OsFamily, shell: &str) -> ToolSpec {
+    let os_name = match os {
+        OsFamily::Unix => std::env::consts::OS,
+        OsFamily::Windows => "windows",
+    };
+    ToolSpec {
+        name: SHELL.to_owned(),
+        description: format!(
+            "Run one shell command on {os_name} with `{shell}` and return its exit code, stdout and \
+             stderr. Every command is checked by a permission policy and may need the user's \
+             approval or be denied; read-only commands without pipes, redirection or `$` run at once."
+        ),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "command": { "type": "string", "description": "The command line to run." },
+                "description": {
+                    "type": "string",
+                    "description": "One short sentence saying what the command does and why, shown to the user."
+                },
+                "working_directory": {
+                    "type": "string",
+                    "description": "Directory to run in, inside the workspace (default: the workspace)."
+                },
+                "timeout_ms": {
+                    "type": "integer",
+                    "description": "Kill the command after this many milliseconds (can only lower the limit)."
+                }
+            },
+            "required": ["command", "description"],
+            "additionalProperties": false
+        }),
+    }
+}
+
+/// A validated `shell` call.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct ShellCall {
+    /// The command line.
+    pub command: String,
+    /// What it is for, in the model's words.
+    pub description: String,
+    /// Requested working directory, relative to the workspace or absolute inside it.
+    #[serde(default)]
+    pub working_directory: Option<String>,
+    /// Requested timeout in milliseconds.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+/// Validates a call's name and arguments.
+///
+/// # Errors
+/// `EINVAL` with a message the model can act on.
+pub fn parse(call: &ToolCall) -> Result<ShellCall, ToolError> {
+    let invalid = |message: String| ToolError::new(ErrorCode::InvalidArguments, message);
+    if call.name != SHELL {
+        return Err(invalid(format!(
+            "unknown tool `{}`: the only tool is `shell`",
+            call.name
+        )));
+    }
+    let arguments = if call.arguments.trim().is_empty() {
+        "{}"
+    } else {
+        &call.arguments
+    };
+    let value: serde_json::Value = serde_json::from_str(arguments)
+        .map_err(|error| invalid(format!("the arguments are not valid JSON: {error}")))?;
+    if !value.is_object() {
+        return Err(invalid("the arguments must be a JSON object".to_owned()));
+    }
+    let parsed: ShellCall = serde_json::from_value(value).map_err(|error| {
+        invalid(format!(
+            "invalid arguments: {error}; expected {{\"command\": string, \"description\": string, \
+             \"working_directory\"?: string, \"timeout_ms\"?: integer}}"
+        ))
+    })?;
+    if parsed.command.trim().is_empty() {
+        return Err(invalid("`command` is empty".to_owned()));
+    }
+    Ok(parsed)
+}
+
+/// The JSON sent back for a command that ran.
+#[must_use]
+pub fn result_content(result: &ExecResult) -> String {
+    let mut value = json!({
+        "exit_code": result.exit_code,
+        "stdout": result.stdout,
+        "stderr": result.stderr,
+        "duration_ms": result.duration_ms,
+        "timed_out": result.timed_out,
+        "truncated": result.truncated,
+    });
+    if let Some(error) = &result.error {
+        value["error"] = json!(error);
+    }
+    value.to_string()
+}
+
+/// The JSON sent back for a call that did not run.
+#[must_use]
+pub fn error_content(error: &ToolError) -> String {
+    json!({ "error": error }).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn call(name: &str, arguments: &str) -> ToolCall {
+        ToolCall {
+            id: "1".into(),
+            name: name.into(),
+            arguments: arguments.into(),
+        }
+    }
+
+    #[test]
+    fn valid_arguments_parse() {
+        let parsed = parse(&call(
+            "shell",
+            r#"{"command":"ls","description":"list","timeout_ms":5}"#,
+        ))
+        .unwrap();
+        assert_eq!(parsed.command, "ls");
+        assert_eq!(parsed.timeout_ms, Some(5));
+    }
+
+    #[test]
+    fn malformed_arguments_are_einval_with_a_message() {
+        for (name, args, needle) in [
+            ("shell", "{not json", "not valid JSON"),
+            ("shell", "[1,2]", "must be a JSON object"),
+            ("shell", r#"{"description":"x"}"#, "missing field `command`"),
+            (
+                "shell",
+                r#"{"command":"ls"}"#,
+                "missing field `description`",
+            ),
+            (
+                "shell",
+                r#"{"command":1,"description":"x"}"#,
+                "invalid type",
+            ),
+            (
+                "shell",
+                r#"{"command":"  ","description":"x"}"#,
+                "`command` is empty",
+            ),
+            (
+                "python",
+                r#"{"command":"ls","description":"x"}"#,
+                "unknown tool `python`",
+            ),
+            ("shell", "", "missing field `command`"),
+        ] {
+            let error = parse(&call(name, args)).unwrap_err();
+            assert_eq!(error.code, ErrorCode::InvalidArguments, "{args}");
+            assert!(error.message.contains(needle), "{args}: {}", error.message);
+        }
+    }
+
+    #[test]
+    fn error_content_has_code_and_message() {
+        let content = error_content(&ToolError::new(ErrorCode::Denied, "no"));
+        assert_eq!(content, r#"{"error":{"code":"EDENIED","message":"no"}}"#);
+    }
+}

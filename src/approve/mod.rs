@@ -1,0 +1,165 @@
+//! Asking a person: whether a terminal is reachable at all, the confirmation
+//! prompt for a command the policy could not decide, and saving an "always
+//! allow" rule. Keys act at once: `1` or Enter allow, `0` denies, `a` always
+//! allows the offered prefix, Esc or Ctrl+C deny and end the run.
+//!
+//! The prompt reads keys from the controlling terminal (crossterm opens
+//! `/dev/tty` when stdin is a pipe), so `cat task.md | agent run` still asks.
+//! It never runs where [`terminal_reachable`] says no: pipes, CI, `--no-prompt`.
+
+mod prompt;
+mod rules_file;
+
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+
+pub use prompt::{Answer, Question};
+pub use rules_file::save_allow_rule;
+
+use crate::policy::Decision;
+
+/// A person's answer to "run this?".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Approval {
+    /// Run it, once.
+    Allow,
+    /// Run it, and allow this prefix from now on (already saved).
+    AlwaysAllow(String),
+    /// Do not run it.
+    Deny,
+    /// Do not run it, and end the run.
+    Interrupt,
+}
+
+/// What the person is asked about.
+#[derive(Debug, Clone)]
+pub struct ApprovalRequest {
+    /// The exact command.
+    pub command: String,
+    /// The model's description of it.
+    pub description: String,
+    /// The policy's decision (ask) and why.
+    pub decision: Decision,
+    /// The prefix "always allow" would save, when one is safe to offer.
+    pub prefix: Option<String>,
+}
+
+/// Asks a person about commands the policy could not decide.
+pub trait Approve {
+    /// Whether a person can be asked at all; when not, ask means deny.
+    fn can_ask(&self) -> bool;
+    /// Asks about one command.
+    fn ask(&mut self, request: &ApprovalRequest) -> impl Future<Output = Approval>;
+}
+
+/// Whether a person can answer a prompt: stderr is a terminal, stdin is one or
+/// the controlling terminal can be opened, `CI` is not set and `--no-prompt`
+/// was not given.
+#[must_use]
+pub fn terminal_reachable(no_prompt: bool) -> bool {
+    if no_prompt || std::env::var_os("CI").is_some() || !std::io::stderr().is_terminal() {
+        return false;
+    }
+    std::io::stdin().is_terminal() || controlling_terminal_opens()
+}
+
+#[cfg(unix)]
+fn controlling_terminal_opens() -> bool {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .is_ok()
+}
+
+#[cfg(windows)]
+fn controlling_terminal_opens() -> bool {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("CONIN$")
+        .is_ok()
+}
+
+/// Hooks around a prompt, so a live screen can step aside while it is shown.
+pub trait Screen {
+    /// Called before the prompt is drawn.
+    fn pause(&mut self);
+    /// Called after it was answered.
+    fn resume(&mut self);
+}
+
+/// A screen that needs no stepping aside (plain output).
+#[derive(Debug, Default)]
+pub struct NoScreen;
+
+impl Screen for NoScreen {
+    fn pause(&mut self) {}
+    fn resume(&mut self) {}
+}
+
+/// The terminal approver.
+#[derive(Debug)]
+pub struct Approver<S> {
+    reachable: bool,
+    settings_file: PathBuf,
+    color: bool,
+    /// The screen to pause while asking.
+    pub screen: S,
+}
+
+impl<S: Screen> Approver<S> {
+    /// An approver that asks when a terminal is reachable; "always allow"
+    /// rules go to `settings_file`.
+    pub fn new(reachable: bool, settings_file: PathBuf, color: bool, screen: S) -> Self {
+        Self {
+            reachable,
+            settings_file,
+            color,
+            screen,
+        }
+    }
+}
+
+impl<S: Screen> Approve for Approver<S> {
+    fn can_ask(&self) -> bool {
+        self.reachable
+    }
+
+    async fn ask(&mut self, request: &ApprovalRequest) -> Approval {
+        let question = Question {
+            command: request.command.clone(),
+            description: request.description.clone(),
+            reason: request.decision.reason.clone(),
+            destructive: request.decision.destructive,
+            prefix: request.prefix.clone(),
+            color: self.color,
+        };
+        self.screen.pause();
+        let answer = tokio::task::spawn_blocking(move || question.ask())
+            .await
+            .unwrap_or(Answer::Deny);
+        let approval = match answer {
+            Answer::Allow => Approval::Allow,
+            Answer::Deny => Approval::Deny,
+            Answer::Interrupt => Approval::Interrupt,
+            Answer::AlwaysAllow(prefix) => match save_allow_rule(&self.settings_file, &prefix) {
+                Ok(()) => {
+                    prompt::note(&format!(
+                        "saved: \"{prefix}\" is always allowed (in {})",
+                        self.settings_file.display()
+                    ));
+                    Approval::AlwaysAllow(prefix)
+                }
+                Err(error) => {
+                    prompt::note(&format!(
+                        "agent: could not save the rule: {error}: allowed this once"
+                    ));
+                    Approval::Allow
+                }
+            },
+        };
+        self.screen.resume();
+        approval
+    }
+}

@@ -1,0 +1,120 @@
+//! `agent check`: print policy decisions; runs nothing, ever.
+
+use std::io::{BufRead as _, BufWriter};
+use std::process::ExitCode;
+
+use serde::Serialize;
+
+use crate::cli::{CheckArgs, GlobalArgs, OsArg};
+use crate::error::{Error, Result, Status};
+use crate::policy::{self, Decision, OsFamily, Rules, Verdict};
+use crate::settings::Overrides;
+
+/// Runs `agent check`.
+pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
+    let overrides = Overrides {
+        allow: args.allow,
+        deny: args.deny,
+        ..super::overrides(global)
+    };
+    let settings = super::load_settings(global, &overrides)?;
+    let rules = Rules::new(settings.allow.clone(), settings.deny.clone());
+    let os = match args.os {
+        Some(OsArg::Unix) => OsFamily::Unix,
+        Some(OsArg::Windows) => OsFamily::Windows,
+        None => OsFamily::current(),
+    };
+    let decide = |command: &str| {
+        policy::apply_mode(policy::decide(&rules, os, command), settings.mode.value)
+    };
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut strictest = Verdict::Allow;
+    if args.stdin {
+        let mut input = std::io::stdin().lock();
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let read = input
+                .read_until(b'\n', &mut line)
+                .map_err(|error| Error::Runtime(format!("cannot read stdin: {error}")))?;
+            if read == 0 {
+                break;
+            }
+            if line.ends_with(b"\n") {
+                line.pop();
+                if line.ends_with(b"\r") {
+                    line.pop();
+                }
+            }
+            let (command, decision) = match std::str::from_utf8(&line) {
+                Ok(command) => (command.to_owned(), decide(command)),
+                Err(_) => (String::from_utf8_lossy(&line).into_owned(), not_utf8()),
+            };
+            strictest = strictest.max(decision.decision);
+            write_decision(&mut out, global.json, Some(&command), &decision)?;
+        }
+    } else {
+        let command = args.command.join(" ");
+        let decision = decide(&command);
+        strictest = decision.decision;
+        write_decision(&mut out, global.json, None, &decision)?;
+    }
+    finish(out)?;
+    Ok(match strictest {
+        Verdict::Allow => Status::Success,
+        Verdict::Ask => Status::Ask,
+        Verdict::Deny => Status::Deny,
+    }
+    .into())
+}
+
+fn not_utf8() -> Decision {
+    Decision {
+        decision: Verdict::Ask,
+        reason: "the line is not valid UTF-8".to_owned(),
+        source: policy::Source::Parser,
+        rule: None,
+        destructive: true,
+    }
+}
+
+#[derive(Serialize)]
+struct Line<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    command: Option<&'a str>,
+    #[serde(flatten)]
+    decision: &'a Decision,
+}
+
+fn write_decision(
+    out: &mut impl std::io::Write,
+    json: bool,
+    command: Option<&str>,
+    decision: &Decision,
+) -> Result<()> {
+    let written = if json {
+        serde_json::to_writer(&mut *out, &Line { command, decision })
+            .map_err(std::io::Error::other)
+            .and_then(|()| out.write_all(b"\n"))
+    } else {
+        let verdict = match decision.decision {
+            Verdict::Allow => "allow",
+            Verdict::Ask => "ask",
+            Verdict::Deny => "deny",
+        };
+        writeln!(out, "{verdict}: {}", decision.reason)
+    };
+    written.or_else(quiet_broken_pipe)
+}
+
+fn finish(mut out: impl std::io::Write) -> Result<()> {
+    out.flush().or_else(quiet_broken_pipe)
+}
+
+fn quiet_broken_pipe(error: std::io::Error) -> Result<()> {
+    if error.kind() == std::io::ErrorKind::BrokenPipe {
+        Ok(())
+    } else {
+        Err(Error::Runtime(format!("cannot write to stdout: {error}")))
+    }
+}

@@ -1,0 +1,70 @@
+//! `agent history [list|show ID]`.
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+
+use crate::cli::{GlobalArgs, HistoryArgs, HistoryCommand};
+use crate::error::{Error, Result, Status};
+use crate::settings;
+use crate::transcript;
+
+/// Longest prompt shown in the list before it is shortened.
+const PROMPT_CHARS: usize = 50;
+
+/// Runs `agent history`.
+pub(crate) fn run(global: &GlobalArgs, args: &HistoryArgs) -> Result<ExitCode> {
+    let runs = settings::state_dir(&super::env_var)
+        .ok_or_else(|| Error::Runtime("no state directory: set XDG_STATE_HOME or HOME".to_owned()))?
+        .join("runs");
+    let io = |error: std::io::Error| {
+        Error::Runtime(format!("cannot read `{}`: {error}", runs.display()))
+    };
+    match &args.command {
+        None | Some(HistoryCommand::List) => {
+            let list = transcript::list(&runs).map_err(io)?;
+            if global.json {
+                let text = serde_json::to_string(&list).unwrap_or_default();
+                super::print_stdout(&format!("{text}\n"))?;
+            } else if list.is_empty() {
+                super::print_stdout(&format!(
+                    "no runs yet (transcripts go to {})\n",
+                    runs.display()
+                ))?;
+            } else {
+                let mut out = String::from(
+                    "ID                        TIME                  TURNS  RUN  DENIED  OUTCOME      PROMPT\n",
+                );
+                for run in &list {
+                    let prompt = crate::ui::summary::one_line(&run.prompt);
+                    let prompt: String = if prompt.chars().count() > PROMPT_CHARS {
+                        prompt.chars().take(PROMPT_CHARS - 1).chain(['…']).collect()
+                    } else {
+                        prompt
+                    };
+                    let _ = writeln!(
+                        out,
+                        "{:<25} {:<21} {:>5} {:>4} {:>7}  {:<12} {prompt}",
+                        run.id,
+                        run.time,
+                        run.turns,
+                        run.commands_run,
+                        run.commands_denied,
+                        run.outcome
+                    );
+                }
+                super::print_stdout(&out)?;
+            }
+        }
+        Some(HistoryCommand::Show { id }) => {
+            let path = transcript::find(&runs, id).map_err(Error::Usage)?;
+            if global.json {
+                let text = std::fs::read_to_string(&path).map_err(io)?;
+                super::print_stdout(&text)?;
+            } else {
+                let events = transcript::read_events(&path).map_err(io)?;
+                super::print_stdout(&transcript::render_show(&events))?;
+            }
+        }
+    }
+    Ok(Status::Success.into())
+}

@@ -1,0 +1,279 @@
+//! `agent run`: resolve settings, pick the model, wire events to the
+//! transcript and the screen (or `--json`), and drive the loop.
+
+use std::io::{IsTerminal as _, Read as _, Write as _};
+use std::process::ExitCode;
+use std::time::SystemTime;
+
+use crate::agent::{self, Event, Outcome, Stats};
+use crate::approve::{self, Approver, NoScreen};
+use crate::cli::{GlobalArgs, ModeArg, ProviderArg, RunArgs};
+use crate::error::{Error, Result, Status};
+use crate::model::{AnyModel, Model as _, ProviderConfig, ProviderKind};
+use crate::policy::{Mode, OsFamily};
+use crate::settings::{self, Origin, Overrides, Settings};
+use crate::transcript::Transcript;
+use crate::ui::Plain;
+
+/// Runs `agent run`.
+pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
+    let prompt = read_prompt(args.prompt.as_deref())?;
+    let overrides = Overrides {
+        provider: args.provider.map(|p| match p {
+            ProviderArg::Openai => ProviderKind::OpenAi,
+            ProviderArg::Anthropic => ProviderKind::Anthropic,
+            ProviderArg::Ollama => ProviderKind::Ollama,
+            ProviderArg::Demo => ProviderKind::Demo,
+        }),
+        model: args.model.clone(),
+        base_url: args.base_url.clone(),
+        mode: args.mode.map(|m| match m {
+            ModeArg::Ask => Mode::Ask,
+            ModeArg::Deny => Mode::Deny,
+            ModeArg::Off => Mode::Off,
+            ModeArg::AllowAll => Mode::AllowAll,
+        }),
+        allow: args.allow.clone(),
+        deny: args.deny.clone(),
+        timeout: args.timeout,
+        max_turns: args.max_turns,
+        ..super::overrides(global)
+    };
+    let settings = super::load_settings(global, &overrides)?;
+    let workspace = super::workspace(global.cwd.as_deref())?;
+    let provider = ProviderConfig {
+        provider: settings.provider.value,
+        model: settings.model.value.clone(),
+        base_url: settings.base_url.value.clone(),
+        api_key: settings.api_key.clone(),
+        api_key_env: settings.api_key_env.value.clone(),
+    };
+    let mut model = AnyModel::new(&provider, cfg!(windows))?;
+    let config = agent::Config {
+        workspace: workspace.clone(),
+        os: OsFamily::current(),
+        shell: settings.shell.value.clone(),
+        allow: settings.allow.clone(),
+        deny: settings.deny.clone(),
+        mode: settings.mode.value,
+        timeout: settings.timeout.value,
+        max_output_chars: settings.max_output_chars.value,
+        max_turns: settings.max_turns.value,
+        env_remove: Some(settings.api_key_env.value.clone())
+            .into_iter()
+            .filter(|v| !v.is_empty())
+            .collect(),
+    };
+    let quiet = global.quiet;
+    if settings.provider.value == ProviderKind::Demo && !quiet {
+        demo_notice(&settings);
+    }
+
+    let start = SystemTime::now();
+    let mut transcript = open_transcript(start, quiet);
+    if let (Some(transcript), Some(key)) = (&mut transcript, &settings.api_key) {
+        transcript.redact(key);
+    }
+    let id = transcript
+        .as_ref()
+        .map_or_else(|| "unrecorded".to_owned(), |t| t.id().to_owned());
+    let mut output = Output::new(global, &config);
+    let mut emit = |event: Event| output.emit(&event, transcript.as_mut());
+    emit(Event::Start {
+        id,
+        time: humantime::format_rfc3339_seconds(start).to_string(),
+        prompt: prompt.clone(),
+        model: model.describe(),
+        cwd: workspace.display().to_string(),
+        version: crate::VERSION.to_owned(),
+    });
+
+    let reachable = approve::terminal_reachable(args.no_prompt);
+    let mut approver = Approver::new(
+        reachable,
+        settings.user_file.clone(),
+        super::use_color(global),
+        NoScreen,
+    );
+    let mut stats = Stats::default();
+    let runtime = super::runtime()?;
+    let outcome = runtime.block_on(async {
+        tokio::select! {
+            outcome = agent::run(&mut model, &mut approver, &config, &prompt, &mut stats, &mut emit) => Some(outcome),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
+    let outcome = match outcome {
+        Some(outcome) => outcome,
+        None => {
+            emit(Event::Done {
+                outcome: Outcome::Interrupted,
+                turns: stats.turns,
+                commands_run: stats.commands_run,
+                commands_denied: stats.commands_denied,
+                answer: None,
+                note: Some("interrupted (Ctrl+C)".to_owned()),
+            });
+            Ok(Outcome::Interrupted)
+        }
+    };
+    drop(emit);
+    match outcome? {
+        Outcome::Answered | Outcome::MaxTurns => {
+            output.finish()?;
+            Ok(Status::Success.into())
+        }
+        Outcome::Interrupted => Ok(Status::Interrupted.into()),
+        Outcome::Error => Ok(Status::Failure.into()),
+    }
+}
+
+/// The prompt from the argument, or all of stdin for `-` / no argument when stdin is piped.
+fn read_prompt(arg: Option<&str>) -> Result<String> {
+    let from_stdin = match arg {
+        Some("-") => true,
+        Some(_) => false,
+        None if std::io::stdin().is_terminal() => {
+            return Err(Error::Usage(
+                "no prompt: give the task as an argument (`agent run 'list the files'`) or pipe it on stdin"
+                    .to_owned(),
+            ));
+        }
+        None => true,
+    };
+    let prompt = if from_stdin {
+        let mut bytes = Vec::new();
+        std::io::stdin().read_to_end(&mut bytes).map_err(|error| {
+            Error::Runtime(format!("cannot read the prompt from stdin: {error}"))
+        })?;
+        String::from_utf8(bytes)
+            .map_err(|_| Error::Usage("the prompt on stdin is not valid UTF-8".to_owned()))?
+    } else {
+        arg.unwrap_or_default().to_owned()
+    };
+    if prompt.trim().is_empty() {
+        return Err(Error::Usage(
+            "the prompt is empty: say what to do (`agent run 'list the files'`)".to_owned(),
+        ));
+    }
+    Ok(prompt)
+}
+
+fn demo_notice(settings: &Settings) {
+    let why = match &settings.provider.origin {
+        Origin::Default(why) if !why.is_empty() => format!(" ({why})"),
+        _ => String::new(),
+    };
+    let line = format!(
+        "agent: using the offline demo model{why}: set OPENAI_API_KEY or ANTHROPIC_API_KEY, or pass --provider, for a real one"
+    );
+    let mut stderr = std::io::stderr().lock();
+    if std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none() {
+        let _ = writeln!(stderr, "\x1b[2m{line}\x1b[0m");
+    } else {
+        let _ = writeln!(stderr, "{line}");
+    }
+}
+
+fn open_transcript(start: SystemTime, quiet: bool) -> Option<Transcript> {
+    let warn = |message: String| {
+        if !quiet {
+            let _ = writeln!(
+                std::io::stderr(),
+                "agent: warning: {message}: this run is not recorded"
+            );
+        }
+    };
+    let Some(dir) = settings::state_dir(&super::env_var) else {
+        warn("no state directory (set XDG_STATE_HOME or HOME)".to_owned());
+        return None;
+    };
+    let runs = dir.join("runs");
+    match Transcript::create(&runs, start) {
+        Ok(transcript) => Some(transcript),
+        Err(error) => {
+            warn(format!(
+                "cannot create a transcript in `{}`: {error}",
+                runs.display()
+            ));
+            None
+        }
+    }
+}
+
+/// Where events go besides the transcript: `--json` lines or plain progress.
+struct Output {
+    json: bool,
+    plain: Plain,
+    answer: Option<String>,
+    /// Characters of the current call's output already recorded; output past
+    /// the cap is still shown live but not recorded or printed as events.
+    recorded_chars: usize,
+    max_output_chars: usize,
+    transcript_failed: bool,
+    stdout_closed: bool,
+}
+
+impl Output {
+    fn new(global: &GlobalArgs, config: &agent::Config) -> Self {
+        Self {
+            json: global.json,
+            plain: Plain::new(global.verbose, global.quiet),
+            answer: None,
+            recorded_chars: 0,
+            max_output_chars: config.max_output_chars,
+            transcript_failed: false,
+            stdout_closed: false,
+        }
+    }
+
+    fn emit(&mut self, event: &Event, transcript: Option<&mut Transcript>) {
+        if !self.json {
+            self.plain.handle(event);
+        }
+        match event {
+            Event::ToolCall { .. } => self.recorded_chars = 0,
+            Event::OutputDelta { text, .. } => {
+                let chars = text.chars().count();
+                self.recorded_chars = self.recorded_chars.saturating_add(chars);
+                if self.recorded_chars > self.max_output_chars {
+                    return;
+                }
+            }
+            Event::Done { answer, .. } => self.answer.clone_from(answer),
+            _ => {}
+        }
+        if let Some(transcript) = transcript
+            && let Err(error) = transcript.record(event)
+            && !self.transcript_failed
+        {
+            self.transcript_failed = true;
+            let _ = writeln!(
+                std::io::stderr(),
+                "agent: warning: cannot write the transcript `{}`: {error}: the rest of this run is not recorded",
+                transcript.path().display()
+            );
+        }
+        if self.json && !self.stdout_closed {
+            let line = serde_json::to_string(event).unwrap_or_default();
+            let mut stdout = std::io::stdout().lock();
+            if writeln!(stdout, "{line}")
+                .and_then(|()| stdout.flush())
+                .is_err()
+            {
+                self.stdout_closed = true;
+            }
+        }
+    }
+
+    /// Prints the final answer on stdout (plain mode).
+    fn finish(&self) -> Result<()> {
+        match &self.answer {
+            Some(answer) if !self.json => {
+                let answer = answer.trim_end();
+                super::print_stdout(&format!("{answer}\n"))
+            }
+            _ => Ok(()),
+        }
+    }
+}

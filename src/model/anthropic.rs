@@ -1,0 +1,479 @@
+//! Anthropic Messages with streaming tool use. Owns the request body (system prompt apart,
+//! `tool_use` and `tool_result` blocks, roles merged where the API wants one message) and the
+//! decoding of the typed events (`message_start` … `message_stop`); the HTTP side is `sse`'s.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+
+use eventsource_stream::Event;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::sse::{Decoder, Post, Transport, snippet};
+use super::{
+    Message, Model, ModelError, ProviderConfig, ProviderKind, Reply, Request, RetryPolicy,
+    StopReason, ToolCall,
+};
+
+/// The API version this file speaks — the only stable one, and what the event and block
+/// shapes below follow.
+const API_VERSION: &str = "2023-06-01";
+/// Output limit per turn, which the API requires — room for a long answer or a big tool call,
+/// within what every current Claude model accepts.
+const MAX_OUTPUT_TOKENS: u32 = 8192;
+
+/// An Anthropic Messages model.
+pub struct Anthropic {
+    transport: Transport,
+    api_key: Option<String>,
+}
+
+impl fmt::Debug for Anthropic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Anthropic")
+            .field("server", &self.transport.server)
+            .field("model", &self.transport.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Anthropic {
+    /// A model at `config.base_url`. The official URL needs a key; a proxy may do without.
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::MissingKey`] when the official server gets no key, and
+    /// [`ModelError::BadUrl`] for a base URL that is not http(s).
+    pub fn new(config: &ProviderConfig) -> Result<Self, ModelError> {
+        let api_key = config.api_key.clone().filter(|key| !key.trim().is_empty());
+        let official =
+            config.base_url.trim_end_matches('/') == ProviderKind::Anthropic.default_base_url();
+        if api_key.is_none() && official {
+            return Err(ModelError::MissingKey {
+                key_env: config.api_key_env.clone(),
+            });
+        }
+        Ok(Self {
+            transport: Transport::new(&config.base_url, &config.model, &config.api_key_env)?,
+            api_key,
+        })
+    }
+
+    /// Longest silence accepted between two chunks (default 120 s).
+    #[must_use]
+    pub fn with_idle_timeout(mut self, idle: Duration) -> Self {
+        self.transport.idle_timeout = idle;
+        self
+    }
+
+    /// Tries and backoff (default 3 tries, 0.5 s then 1 s).
+    #[must_use]
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.transport.retry = retry;
+        self
+    }
+
+    fn post(&self, request: &Request<'_>) -> Result<Post, ModelError> {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            HeaderName::from_static("anthropic-version"),
+            HeaderValue::from_static(API_VERSION),
+        );
+        if let Some(key) = &self.api_key {
+            let mut value = HeaderValue::from_str(key).map_err(|_| ModelError::BadUrl {
+                url: self.transport.server.clone(),
+                message: "the API key contains characters not allowed in a header".into(),
+            })?;
+            value.set_sensitive(true);
+            headers.insert(HeaderName::from_static("x-api-key"), value);
+        }
+        // Accept a base URL with or without the version segment.
+        let server = &self.transport.server;
+        let url = if server.ends_with("/v1") {
+            format!("{server}/messages")
+        } else {
+            format!("{server}/v1/messages")
+        };
+        Ok(Post {
+            url,
+            headers,
+            body: body(&self.transport.model, request),
+        })
+    }
+}
+
+impl Model for Anthropic {
+    fn describe(&self) -> String {
+        format!("{}/{}", ProviderKind::Anthropic, self.transport.model)
+    }
+
+    async fn complete(
+        &mut self,
+        request: &Request<'_>,
+        on_text: &mut (dyn FnMut(&str) + Send),
+    ) -> Result<Reply, ModelError> {
+        let post = self.post(request)?;
+        self.transport
+            .complete::<EventDecoder>(&post, on_text)
+            .await
+    }
+}
+
+/// The Messages request body.
+pub(super) fn body(model: &str, request: &Request<'_>) -> Value {
+    let mut messages: Vec<(&str, Vec<Value>)> = Vec::new();
+    for message in request.messages {
+        let (role, blocks) = match message {
+            Message::User(text) => ("user", text_block(text)),
+            Message::Assistant { text, tool_calls } => {
+                let mut blocks = text_block(text);
+                blocks.extend(tool_calls.iter().map(|call| {
+                    // The API wants an object; what the model sent may not even be JSON.
+                    let input = serde_json::from_str::<Value>(&call.arguments)
+                        .ok()
+                        .filter(Value::is_object)
+                        .unwrap_or_else(|| json!({}));
+                    json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input})
+                }));
+                ("assistant", blocks)
+            }
+            Message::ToolResult { call_id, content } => {
+                let mut block =
+                    json!({"type": "tool_result", "tool_use_id": call_id, "content": content});
+                let failed = serde_json::from_str::<Value>(content)
+                    .is_ok_and(|v| v.get("error").is_some_and(|e| !e.is_null()));
+                if failed {
+                    block["is_error"] = json!(true);
+                }
+                ("user", vec![block])
+            }
+        };
+        // Empty content is rejected; consecutive messages of one role become one.
+        if blocks.is_empty() {
+            continue;
+        }
+        match messages.last_mut() {
+            Some((last_role, last_blocks)) if *last_role == role => last_blocks.extend(blocks),
+            _ => messages.push((role, blocks)),
+        }
+    }
+    let messages: Vec<Value> = messages
+        .into_iter()
+        .map(|(role, content)| json!({"role": role, "content": content}))
+        .collect();
+    let mut body = json!({
+        "model": model,
+        "max_tokens": MAX_OUTPUT_TOKENS,
+        "stream": true,
+        "messages": messages,
+    });
+    if !request.system.is_empty() {
+        body["system"] = json!(request.system);
+    }
+    if !request.tools.is_empty() {
+        let tools: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|tool| {
+                json!({
+                    "name": tool.name,
+                    "description": tool.description,
+                    "input_schema": tool.parameters,
+                })
+            })
+            .collect();
+        body["tools"] = json!(tools);
+    }
+    body
+}
+
+/// A text block, or none for empty text (the API rejects empty text blocks).
+fn text_block(text: &str) -> Vec<Value> {
+    if text.is_empty() {
+        Vec::new()
+    } else {
+        vec![json!({"type": "text", "text": text})]
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum StreamEvent {
+    ContentBlockStart {
+        index: usize,
+        content_block: Block,
+    },
+    ContentBlockDelta {
+        index: usize,
+        delta: BlockDelta,
+    },
+    MessageDelta {
+        delta: MessageDelta,
+    },
+    MessageStop,
+    Error {
+        error: ErrorBody,
+    },
+    /// `message_start`, `content_block_stop`, `ping` and whatever comes next: nothing to do.
+    #[serde(other)]
+    Ignored,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block {
+    Text {
+        #[serde(default)]
+        text: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        #[serde(default)]
+        input: Value,
+    },
+    /// Thinking and other blocks: not shown, not kept.
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum BlockDelta {
+    TextDelta {
+        text: String,
+    },
+    InputJsonDelta {
+        partial_json: String,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+struct MessageDelta {
+    #[serde(default)]
+    stop_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ErrorBody {
+    #[serde(rename = "type", default)]
+    kind: String,
+    #[serde(default)]
+    message: String,
+}
+
+/// A `tool_use` block being streamed.
+struct ToolUse {
+    id: String,
+    name: String,
+    /// The `input` of `content_block_start`, used when no `input_json_delta` follows.
+    input: Value,
+    partial_json: String,
+}
+
+/// Accumulates events: text in order, tool-use blocks by index.
+#[derive(Default)]
+pub(super) struct EventDecoder {
+    text: String,
+    tools: BTreeMap<usize, ToolUse>,
+    stop: Option<StopReason>,
+}
+
+impl Decoder for EventDecoder {
+    fn on_event(
+        &mut self,
+        event: &Event,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<bool, ModelError> {
+        let parsed: StreamEvent =
+            serde_json::from_str(&event.data).map_err(|e| ModelError::Stream {
+                message: format!(
+                    "malformed `{}` event from the server ({e}): {}",
+                    event.event,
+                    snippet(&event.data)
+                ),
+            })?;
+        match parsed {
+            StreamEvent::ContentBlockStart {
+                index,
+                content_block,
+            } => match content_block {
+                Block::Text { text } => self.push_text(&text, on_text),
+                Block::ToolUse { id, name, input } => {
+                    self.tools.insert(
+                        index,
+                        ToolUse {
+                            id,
+                            name,
+                            input,
+                            partial_json: String::new(),
+                        },
+                    );
+                }
+                Block::Other => {}
+            },
+            StreamEvent::ContentBlockDelta { index, delta } => match delta {
+                BlockDelta::TextDelta { text } => self.push_text(&text, on_text),
+                BlockDelta::InputJsonDelta { partial_json } => match self.tools.get_mut(&index) {
+                    Some(tool) => tool.partial_json.push_str(&partial_json),
+                    None => {
+                        return Err(ModelError::Stream {
+                            message: format!("tool input for block {index}, which never started"),
+                        });
+                    }
+                },
+                BlockDelta::Other => {}
+            },
+            StreamEvent::MessageDelta { delta } => {
+                if let Some(reason) = delta.stop_reason {
+                    self.stop = Some(match reason.as_str() {
+                        "end_turn" | "stop_sequence" => StopReason::EndTurn,
+                        "tool_use" => StopReason::ToolUse,
+                        "max_tokens" => StopReason::MaxTokens,
+                        _ => StopReason::Other,
+                    });
+                }
+            }
+            StreamEvent::MessageStop => return Ok(true),
+            StreamEvent::Error { error } => {
+                return Err(ModelError::Stream {
+                    message: format!("the server reported `{}`: {}", error.kind, error.message),
+                });
+            }
+            StreamEvent::Ignored => {}
+        }
+        Ok(false)
+    }
+
+    fn may_end(&self) -> bool {
+        // `message_delta` carried the stop reason: only `message_stop` itself is missing.
+        self.stop.is_some()
+    }
+
+    fn into_reply(self) -> Reply {
+        let tool_calls: Vec<ToolCall> = self
+            .tools
+            .into_values()
+            .map(|tool| {
+                let arguments = if !tool.partial_json.trim().is_empty() {
+                    tool.partial_json
+                } else if tool.input.is_object() {
+                    tool.input.to_string()
+                } else {
+                    "{}".to_owned()
+                };
+                ToolCall {
+                    id: tool.id,
+                    name: tool.name,
+                    arguments,
+                }
+            })
+            .collect();
+        let stop = match self.stop.unwrap_or(StopReason::EndTurn) {
+            StopReason::EndTurn if !tool_calls.is_empty() => StopReason::ToolUse,
+            other => other,
+        };
+        Reply {
+            text: self.text,
+            tool_calls,
+            stop,
+        }
+    }
+}
+
+impl EventDecoder {
+    fn push_text(&mut self, text: &str, on_text: &mut dyn FnMut(&str)) {
+        if !text.is_empty() {
+            on_text(text);
+            self.text.push_str(text);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::sse::replay;
+    use pretty_assertions::assert_eq;
+
+    /// Recorded from an Anthropic stream: text, a tool call with split input, a ping.
+    const TOOL_USE_SSE: &str = "event: message_start\n\
+data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"claude-sonnet-4-5\",\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n\
+event: content_block_start\n\
+data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n\
+event: ping\n\
+data: {\"type\": \"ping\"}\n\n\
+event: content_block_delta\n\
+data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Listing…\"}}\n\n\
+event: content_block_stop\n\
+data: {\"type\":\"content_block_stop\",\"index\":0}\n\n\
+event: content_block_start\n\
+data: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"shell\",\"input\":{}}}\n\n\
+event: content_block_delta\n\
+data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\"}}\n\n\
+event: content_block_delta\n\
+data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"command\\\": \\\"ls\"}}\n\n\
+event: content_block_delta\n\
+data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\" -la\\\"}\"}}\n\n\
+event: content_block_stop\n\
+data: {\"type\":\"content_block_stop\",\"index\":1}\n\n\
+event: message_delta\n\
+data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":30}}\n\n\
+event: message_stop\n\
+data: {\"type\":\"message_stop\"}\n\n";
+
+    #[tokio::test]
+    async fn every_split_of_a_recorded_stream_decodes_the_same() {
+        let expected = Reply {
+            text: "Listing…".into(),
+            tool_calls: vec![ToolCall {
+                id: "toolu_1".into(),
+                name: "shell".into(),
+                arguments: r#"{"command": "ls -la"}"#.into(),
+            }],
+            stop: StopReason::ToolUse,
+        };
+        replay::every_split_gives::<EventDecoder>(TOOL_USE_SSE, &expected).await;
+    }
+
+    #[tokio::test]
+    async fn a_malformed_event_is_named() {
+        let stream =
+            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\n\n";
+        let (result, _) = replay::two_chunks::<EventDecoder>(stream, 3).await;
+        let message = result.unwrap_err().to_string();
+        assert!(
+            message.contains("malformed `content_block_delta` event"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn tool_input_that_is_not_an_object_is_sent_as_empty() {
+        let call = |arguments: &str| ToolCall {
+            id: "t".into(),
+            name: "shell".into(),
+            arguments: arguments.into(),
+        };
+        let messages = [Message::Assistant {
+            text: String::new(),
+            tool_calls: vec![call("[1]"), call("")],
+        }];
+        let body = body(
+            "m",
+            &Request {
+                system: "",
+                messages: &messages,
+                tools: &[],
+            },
+        );
+        assert_eq!(body["messages"][0]["content"][0]["input"], json!({}));
+        assert_eq!(body["messages"][0]["content"][1]["input"], json!({}));
+        assert!(body.get("system").is_none() && body.get("tools").is_none());
+    }
+}

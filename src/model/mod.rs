@@ -1,0 +1,405 @@
+//! Chat models with tools, behind one [`Model`] trait: the conversation types the agent loop
+//! speaks ([`Message`], [`ToolCall`], [`Reply`]), the errors a provider can report
+//! ([`ModelError`]), the retry policy shared by the HTTP providers, and [`AnyModel`], which
+//! picks a provider from a resolved [`ProviderConfig`]. Wire formats live in one file per
+//! provider (`openai`, `anthropic`), the streaming transport in `sse`, the offline model in
+//! `demo`, provider kinds and their defaults in `provider`. This module knows nothing of
+//! settings files, flags, the policy or the terminal.
+
+pub mod anthropic;
+pub mod demo;
+pub mod openai;
+mod provider;
+mod sse;
+
+pub use provider::{ProviderConfig, ProviderKind, UnknownProvider};
+
+use std::time::Duration;
+
+/// A tool the model may call, described by a JSON Schema for its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSpec {
+    /// The name the model calls it by (`shell`).
+    pub name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// JSON Schema object of the arguments.
+    pub parameters: serde_json::Value,
+}
+
+/// One tool call the model asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The provider's id of the call; the result is sent back under it.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments as raw JSON text, as received: may be malformed, the loop validates.
+    pub arguments: String,
+}
+
+/// One entry of the conversation sent to the model.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// What the person asked.
+    User(String),
+    /// A previous reply of the model.
+    Assistant {
+        /// Its text (may be empty).
+        text: String,
+        /// The tool calls it made.
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of one tool call.
+    ToolResult {
+        /// The [`ToolCall::id`] it answers.
+        call_id: String,
+        /// The result as JSON text.
+        content: String,
+    },
+}
+
+/// One turn's input: system prompt, conversation so far, tools offered.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    /// The system prompt (may be empty).
+    pub system: &'a str,
+    /// The conversation, oldest first.
+    pub messages: &'a [Message],
+    /// The tools the model may call (empty: none).
+    pub tools: &'a [ToolSpec],
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// A final answer.
+    EndTurn,
+    /// It wants tool calls run.
+    ToolUse,
+    /// It ran out of output tokens.
+    MaxTokens,
+    /// Anything else the server said (content filter, refusal, …).
+    Other,
+}
+
+/// The complete reply of one turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    /// All text, as streamed.
+    pub text: String,
+    /// Tool calls in the order the model made them.
+    pub tool_calls: Vec<ToolCall>,
+    /// Why it stopped. Tool calls present imply [`StopReason::ToolUse`] unless the server said
+    /// [`StopReason::MaxTokens`] or [`StopReason::Other`].
+    pub stop: StopReason,
+}
+
+/// One streaming chat model with tools.
+pub trait Model {
+    /// Human-readable "provider/model" for the screen and transcripts.
+    fn describe(&self) -> String;
+
+    /// One turn: stream text deltas to `on_text` as they arrive, return the complete reply.
+    /// Text is never sent to `on_text` twice: a retry happens only before any text was sent.
+    fn complete(
+        &mut self,
+        request: &Request<'_>,
+        on_text: &mut (dyn FnMut(&str) + Send),
+    ) -> impl Future<Output = Result<Reply, ModelError>> + Send;
+}
+
+/// What can go wrong talking to a model.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// No key where one is needed.
+    #[error(
+        "no API key: set `{key_env}` (or `api_key_env` in settings.toml), or use --provider demo"
+    )]
+    MissingKey {
+        /// The variable that should hold it.
+        key_env: String,
+    },
+    /// The server refused the key (401/403).
+    #[error(
+        "the model server at {server} rejected the key (HTTP {status}): \
+         set `{key_env}` (or `api_key_env` in settings.toml)"
+    )]
+    Auth {
+        /// Base URL of the server.
+        server: String,
+        /// The variable the key comes from.
+        key_env: String,
+        /// 401 or 403.
+        status: u16,
+    },
+    /// The server does not know the model.
+    #[error("model `{model}` not found on {server}: check --model")]
+    ModelNotFound {
+        /// The model asked for.
+        model: String,
+        /// Base URL of the server.
+        server: String,
+    },
+    /// 404 for the endpoint itself: the base URL is probably wrong.
+    #[error("`{url}` does not exist on the model server (HTTP 404): check --base-url")]
+    NotFound {
+        /// The URL requested.
+        url: String,
+    },
+    /// The base URL cannot be used.
+    #[error("`{url}` is not a usable model server URL: {message}: check --base-url")]
+    BadUrl {
+        /// The URL as configured.
+        url: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// 429, still after the retries.
+    #[error(
+        "the model server at {server} is rate limiting requests (HTTP 429): {message}: \
+         wait a minute and try again"
+    )]
+    RateLimited {
+        /// Base URL of the server.
+        server: String,
+        /// What `Retry-After` asked for, if anything.
+        retry_after: Option<Duration>,
+        /// The server's error message, truncated.
+        message: String,
+    },
+    /// Any other error status, after the retries where retrying makes sense.
+    #[error("the model server at {server} answered HTTP {status}: {message}: {}", http_hint(*status))]
+    Http {
+        /// The status code.
+        status: u16,
+        /// Base URL of the server.
+        server: String,
+        /// The server's error message, truncated.
+        message: String,
+    },
+    /// No connection at all.
+    #[error(
+        "cannot reach the model server at {server}: {message}: is it running? check --base-url"
+    )]
+    Connect {
+        /// Base URL of the server.
+        server: String,
+        /// What the network layer said.
+        message: String,
+    },
+    /// The reply stream broke: cut, idle too long, malformed, or an error event.
+    #[error("the model's reply stream failed: {message}: try again")]
+    Stream {
+        /// What happened, naming the offending event where there is one.
+        message: String,
+    },
+    /// A bug in `agent`.
+    #[error(
+        "internal error in the model provider: {message}: this is a bug in agent, please report it"
+    )]
+    Internal {
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// What to do after an HTTP error status.
+fn http_hint(status: u16) -> &'static str {
+    if status >= 500 {
+        "the server has a problem, try again later"
+    } else {
+        "check --model and --base-url; if they are right this may be a bug in agent"
+    }
+}
+
+impl ModelError {
+    /// Whether trying the same request again may succeed (network trouble, 429, 5xx, a broken
+    /// stream). The providers retry only before any text reached the caller.
+    #[must_use]
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Self::Connect { .. } | Self::RateLimited { .. } | Self::Stream { .. } => true,
+            Self::Http { status, .. } => *status >= 500 || *status == 408,
+            Self::MissingKey { .. }
+            | Self::Auth { .. }
+            | Self::ModelNotFound { .. }
+            | Self::NotFound { .. }
+            | Self::BadUrl { .. }
+            | Self::Internal { .. } => false,
+        }
+    }
+
+    /// How long the server asked to wait before trying again (`Retry-After`).
+    #[must_use]
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Self::RateLimited { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}
+
+/// How often and how patiently the HTTP providers try one turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Tries in total, the first one included.
+    pub tries: u32,
+    /// Wait after the first failure; doubled after each further one.
+    pub base_delay: Duration,
+    /// Upper bound of any wait, `Retry-After` included.
+    pub max_delay: Duration,
+}
+
+/// Tries per turn — DESIGN.md: "retries with backoff on 429/5xx and dropped streams (3 tries)".
+const TRIES: u32 = 3;
+/// First backoff — long enough for a blip to pass, short enough not to feel stuck.
+const RETRY_BASE_DELAY: Duration = Duration::from_millis(500);
+/// Cap on any wait, `Retry-After` included — a person is watching; longer is better reported.
+const RETRY_MAX_DELAY: Duration = Duration::from_secs(30);
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            tries: TRIES,
+            base_delay: RETRY_BASE_DELAY,
+            max_delay: RETRY_MAX_DELAY,
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The wait after failed try number `failed` (1-based), honouring `retry_after`.
+    #[must_use]
+    pub fn delay(&self, failed: u32, retry_after: Option<Duration>) -> Duration {
+        let backoff = self
+            .base_delay
+            .saturating_mul(1 << failed.saturating_sub(1).min(16));
+        retry_after.unwrap_or(backoff).min(self.max_delay)
+    }
+}
+
+/// Any provider behind one enum, so the loop can hold it without `dyn` (a trait with an
+/// `async fn` is not dyn-compatible).
+#[derive(Debug)]
+pub enum AnyModel {
+    /// OpenAI-compatible (also Ollama).
+    OpenAi(openai::OpenAi),
+    /// Anthropic Messages.
+    Anthropic(anthropic::Anthropic),
+    /// The offline demo.
+    Demo(demo::Demo),
+}
+
+impl AnyModel {
+    /// The provider `config` names. `windows` tells the demo which commands to plan.
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::MissingKey`] when the official server gets no key, and
+    /// [`ModelError::BadUrl`] for a base URL that is not http(s).
+    pub fn new(config: &ProviderConfig, windows: bool) -> Result<Self, ModelError> {
+        match config.provider {
+            ProviderKind::OpenAi | ProviderKind::Ollama => {
+                openai::OpenAi::new(config).map(Self::OpenAi)
+            }
+            ProviderKind::Anthropic => anthropic::Anthropic::new(config).map(Self::Anthropic),
+            ProviderKind::Demo => Ok(Self::Demo(demo::Demo::new(windows))),
+        }
+    }
+
+    /// Shorter or longer patience per stream chunk (the demo has none).
+    #[must_use]
+    pub fn with_idle_timeout(self, idle: Duration) -> Self {
+        match self {
+            Self::OpenAi(m) => Self::OpenAi(m.with_idle_timeout(idle)),
+            Self::Anthropic(m) => Self::Anthropic(m.with_idle_timeout(idle)),
+            Self::Demo(m) => Self::Demo(m),
+        }
+    }
+
+    /// Another retry policy (the demo never retries).
+    #[must_use]
+    pub fn with_retry(self, retry: RetryPolicy) -> Self {
+        match self {
+            Self::OpenAi(m) => Self::OpenAi(m.with_retry(retry)),
+            Self::Anthropic(m) => Self::Anthropic(m.with_retry(retry)),
+            Self::Demo(m) => Self::Demo(m),
+        }
+    }
+}
+
+impl Model for AnyModel {
+    fn describe(&self) -> String {
+        match self {
+            Self::OpenAi(m) => m.describe(),
+            Self::Anthropic(m) => m.describe(),
+            Self::Demo(m) => m.describe(),
+        }
+    }
+
+    async fn complete(
+        &mut self,
+        request: &Request<'_>,
+        on_text: &mut (dyn FnMut(&str) + Send),
+    ) -> Result<Reply, ModelError> {
+        match self {
+            Self::OpenAi(m) => m.complete(request, on_text).await,
+            Self::Anthropic(m) => m.complete(request, on_text).await,
+            Self::Demo(m) => m.complete(request, on_text).await,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn backoff_doubles_and_honours_retry_after_up_to_the_cap() {
+        let policy = RetryPolicy::default();
+        assert_eq!(policy.delay(1, None), Duration::from_millis(500));
+        assert_eq!(policy.delay(2, None), Duration::from_secs(1));
+        assert_eq!(
+            policy.delay(1, Some(Duration::from_secs(3))),
+            Duration::from_secs(3)
+        );
+        assert_eq!(
+            policy.delay(1, Some(Duration::from_secs(300))),
+            Duration::from_secs(30)
+        );
+        assert_eq!(policy.delay(u32::MAX, None), Duration::from_secs(30));
+    }
+
+    #[test]
+    fn messages_say_what_to_do() {
+        let auth = ModelError::Auth {
+            server: "https://api.openai.com/v1".into(),
+            key_env: "OPENAI_API_KEY".into(),
+            status: 401,
+        };
+        assert_eq!(
+            auth.to_string(),
+            "the model server at https://api.openai.com/v1 rejected the key (HTTP 401): \
+             set `OPENAI_API_KEY` (or `api_key_env` in settings.toml)"
+        );
+        let missing = ModelError::MissingKey {
+            key_env: "ANTHROPIC_API_KEY".into(),
+        };
+        assert_eq!(
+            missing.to_string(),
+            "no API key: set `ANTHROPIC_API_KEY` (or `api_key_env` in settings.toml), \
+             or use --provider demo"
+        );
+        assert!(!auth.is_retryable());
+        assert!(
+            ModelError::Http {
+                status: 503,
+                server: String::new(),
+                message: String::new()
+            }
+            .is_retryable()
+        );
+    }
+}

@@ -1,0 +1,164 @@
+//! Which provider to talk to and how: [`ProviderKind`] with its defaults (base URL, model,
+//! key variable) and the [`ProviderConfig`] the caller resolves from settings, flags and the
+//! environment. Reading settings files is not done here.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// The kinds of provider `agent` can talk to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    /// OpenAI Chat Completions, or any compatible server.
+    OpenAi,
+    /// Anthropic Messages.
+    Anthropic,
+    /// A local Ollama server (OpenAI-compatible, no key).
+    Ollama,
+    /// The offline demo model.
+    Demo,
+}
+
+impl ProviderKind {
+    /// Every kind, in the order help texts list them.
+    pub const ALL: [Self; 4] = [Self::OpenAi, Self::Anthropic, Self::Ollama, Self::Demo];
+
+    /// The name in settings and on the command line.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::OpenAi => "openai",
+            Self::Anthropic => "anthropic",
+            Self::Ollama => "ollama",
+            Self::Demo => "demo",
+        }
+    }
+
+    /// Where the provider's API lives unless `base_url` says otherwise.
+    #[must_use]
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            Self::OpenAi => "https://api.openai.com/v1",
+            Self::Anthropic => "https://api.anthropic.com",
+            Self::Ollama => "http://127.0.0.1:11434/v1",
+            Self::Demo => "",
+        }
+    }
+
+    /// The model used unless `model` says otherwise.
+    #[must_use]
+    pub fn default_model(self) -> &'static str {
+        match self {
+            Self::OpenAi => "gpt-4.1-mini",
+            Self::Anthropic => "claude-sonnet-4-5",
+            Self::Ollama => "llama3.2",
+            Self::Demo => "demo",
+        }
+    }
+
+    /// The variable holding the key unless `api_key_env` says otherwise (empty: none).
+    #[must_use]
+    pub fn default_key_env(self) -> &'static str {
+        match self {
+            Self::OpenAi => "OPENAI_API_KEY",
+            Self::Anthropic => "ANTHROPIC_API_KEY",
+            Self::Ollama => "OLLAMA_API_KEY",
+            Self::Demo => "",
+        }
+    }
+}
+
+impl fmt::Display for ProviderKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A provider name that is none of [`ProviderKind::ALL`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown provider `{0}`: use openai, anthropic, ollama or demo")]
+pub struct UnknownProvider(pub String);
+
+impl FromStr for ProviderKind {
+    type Err = UnknownProvider;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|kind| kind.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| UnknownProvider(s.to_owned()))
+    }
+}
+
+/// Provider configuration resolved from settings by the caller.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ProviderConfig {
+    /// Which wire format and defaults.
+    pub provider: ProviderKind,
+    /// The model name sent to the server.
+    pub model: String,
+    /// The API's base URL (OpenAI-style ones end in `/v1`).
+    pub base_url: String,
+    /// The key, already read from `api_key_env`; `None` or empty sends none.
+    pub api_key: Option<String>,
+    /// The variable the key was read from, for messages.
+    pub api_key_env: String,
+}
+
+impl ProviderConfig {
+    /// The provider's defaults, no key.
+    #[must_use]
+    pub fn defaults(provider: ProviderKind) -> Self {
+        Self {
+            provider,
+            model: provider.default_model().to_owned(),
+            base_url: provider.default_base_url().to_owned(),
+            api_key: None,
+            api_key_env: provider.default_key_env().to_owned(),
+        }
+    }
+}
+
+/// Never prints the key.
+impl fmt::Debug for ProviderConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProviderConfig")
+            .field("provider", &self.provider)
+            .field("model", &self.model)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("api_key_env", &self.api_key_env)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn provider_names_round_trip() {
+        for kind in ProviderKind::ALL {
+            assert_eq!(kind.to_string().parse::<ProviderKind>(), Ok(kind));
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{kind}\""));
+        }
+        assert_eq!("OpenAI".parse::<ProviderKind>(), Ok(ProviderKind::OpenAi));
+        assert_eq!(
+            "gpt".parse::<ProviderKind>().unwrap_err().to_string(),
+            "unknown provider `gpt`: use openai, anthropic, ollama or demo"
+        );
+    }
+
+    #[test]
+    fn config_debug_hides_the_key() {
+        let mut config = ProviderConfig::defaults(ProviderKind::OpenAi);
+        config.api_key = Some("sk-secret".into());
+        let shown = format!("{config:?}");
+        assert!(!shown.contains("sk-secret"), "{shown}");
+        assert!(shown.contains("<redacted>"), "{shown}");
+    }
+}

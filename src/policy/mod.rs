@@ -1,0 +1,435 @@
+//! The permission policy: for every shell command the model asks to run, decide allow, ask or
+//! deny (DESIGN.md "Permission policy"). Pure: no I/O, no prompt, no settings files; the
+//! caller merges rules, asks the person and applies [`apply_mode`]. It would rather ask than
+//! wrongly allow.
+//!
+//! [`decide`] runs, in order: size and NUL checks; the deny search over every simple command
+//! anywhere (`scan`); asks for whatever could not be checked; the metacharacter string check
+//! (rule 3); the single-simple-command check; user allow rules; the built-in read-only list
+//! (`assets/builtin-*.txt`). Everything else asks.
+//!
+//! Decisions this module documents (the contract leaves them open):
+//! - **Deny rules are strict.** The program matches by name: path, case and a Windows `.exe`
+//!   are ignored (`/bin/RM` is `rm`; macOS and Windows ignore case). The rule's plain words must
+//!   follow in order but not adjacently (`git push` denies `git -C x push`). Its options may
+//!   appear anywhere, in any order, split or combined: `rm -rf` denies `rm -r -f`, `rm -fr`,
+//!   `rm -f x -r`, `rm -rfv`, and through a per-program synonym table also `rm -R`,
+//!   `rm --recursive --force` and GNU abbreviations (`--rec`). Single-dash words of more than
+//!   three letters (`-delete`) are whole words. Rules are split at blanks, without quoting.
+//! - **Wrappers** (`sudo`, `env`, `xargs`, `timeout` …, table in `scan`): every later word is
+//!   tried as the program, so unknown wrapper options cannot hide it; arguments that are not
+//!   plain words are searched as command strings too (`su -c '…'`, `env -S '…'`). Shells
+//!   (`sh -c`, `bash -lc` …), `eval`, `watch`, `cmd /c`, `find -exec`, `trap`, `alias`
+//!   values, assignment values and heredocs or here-strings fed to a shell are searched as
+//!   scripts, up to 8 levels (deeper: ask). A shell reading commands from a pipe asks.
+//! - **Not fixed**: an expansion or glob in program position, or where a deny rule needs a
+//!   word, cannot be known: ask ("may match deny rule …"), and `destructive` is set.
+//! - **Allow rules** match the program word as written: `/usr/bin/git status` does not match
+//!   `git status`, and `/bin/ls` is not the built-in `ls` (both ask).
+//! - **Globs** are fine in the arguments of list entries marked `globs` (`ls *.rs`, `echo *`),
+//!   never in a program name, never for `date`/`hostname` (a file named `--set=…` could
+//!   expand there), and never with a user allow rule (same reason): those ask.
+//! - **Comments** are ignored: `ls #x` is `ls`. Operators inside a comment still ask (rule 3
+//!   is a plain string check).
+//! - **`cd`** is on the list with any argument: it only changes the directory of the shell
+//!   that runs the command.
+//! - **Sources of a default ask**: a command that is simply not on the list asks with source
+//!   `builtin` and no rule; everything about the shape of the string (operators, parse errors,
+//!   compound commands, unknown words) asks with source `parser`; a possible deny names the
+//!   rule and its source.
+//! - **Windows** uses cmd.exe rules, not a POSIX parser (see `windows`); deny rules match
+//!   without regard to case there, and the built-in list too.
+
+mod builtin;
+mod parse;
+mod rules;
+mod scan;
+mod suggest;
+mod windows;
+mod word;
+
+pub use rules::{Rule, Rules};
+pub use suggest::{is_valid_allow_prefix, suggest_prefix};
+
+use parse::Shape;
+use scan::{Findings, Scan};
+use word::{Word, WordKind};
+
+/// The OS family whose shell runs the command: POSIX `sh` or cmd.exe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OsFamily {
+    /// Linux, macOS and other POSIX systems (`sh -c`).
+    Unix,
+    /// Windows (`cmd.exe /d /s /c`).
+    Windows,
+}
+
+impl OsFamily {
+    /// The family this program was built for.
+    pub fn current() -> Self {
+        if cfg!(windows) {
+            OsFamily::Windows
+        } else {
+            OsFamily::Unix
+        }
+    }
+}
+
+/// What to do with a command, ordered by strictness: `Allow < Ask < Deny`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Run it without asking.
+    Allow,
+    /// Ask the person; without a terminal this becomes deny.
+    Ask,
+    /// Do not run it.
+    Deny,
+}
+
+/// Where the rule or check that decided comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// The built-in read-only list.
+    Builtin,
+    /// The user settings file.
+    User,
+    /// The project settings file (`.agent/settings.toml`).
+    Project,
+    /// A command-line flag (`--allow`, `--deny`).
+    Flag,
+    /// The shape of the command string itself (operators, parse errors …).
+    Parser,
+}
+
+/// The permission mode (`[permissions] mode`, `--mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Ask the person where the policy is unsure.
+    Ask,
+    /// Never prompt: every ask becomes deny.
+    Deny,
+    /// No shell tool at all.
+    Off,
+    /// Ask becomes allow, except for commands touching a protected program.
+    AllowAll,
+}
+
+impl Mode {
+    /// Strictness for comparing layers (`allow-all < ask < deny < off`): a project file may
+    /// only raise it.
+    pub const fn strictness(self) -> u8 {
+        match self {
+            Mode::AllowAll => 0,
+            Mode::Ask => 1,
+            Mode::Deny => 2,
+            Mode::Off => 3,
+        }
+    }
+}
+
+/// The policy's answer for one command.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Decision {
+    /// Allow, ask or deny.
+    pub decision: Verdict,
+    /// Why, for a person: lowercase, e.g. "contains a redirection ('>')".
+    pub reason: String,
+    /// Where the deciding rule or check comes from.
+    pub source: Source,
+    /// The rule or list entry that decided; `None` when nothing specific did.
+    pub rule: Option<String>,
+    /// A protected program (`rm`, `sudo` …) appears anywhere, or part of the command could not
+    /// be checked: mode allow-all still asks, and the prompt marks it.
+    #[serde(skip)]
+    pub destructive: bool,
+}
+
+impl Decision {
+    fn new(
+        decision: Verdict,
+        reason: impl Into<String>,
+        source: Source,
+        destructive: bool,
+    ) -> Self {
+        Decision {
+            decision,
+            reason: reason.into(),
+            source,
+            rule: None,
+            destructive,
+        }
+    }
+
+    fn with_rule(mut self, rule: &str) -> Self {
+        self.rule = Some(rule.to_owned());
+        self
+    }
+}
+
+/// Longest command checked, in bytes (64 KiB): parse time grows with length, and nobody
+/// reviews a longer command. Longer ones ask (deny without a terminal).
+const MAX_COMMAND_BYTES: usize = 64 * 1024;
+
+/// Decides one command for an OS family under the given rules. Pure: no I/O; microseconds.
+pub fn decide(rules: &Rules, os: OsFamily, command: &str) -> Decision {
+    if command.trim().is_empty() {
+        return Decision::new(Verdict::Ask, "empty command", Source::Parser, false);
+    }
+    if command.contains('\0') {
+        return unreadable(rules, os, command, "contains a NUL byte".to_owned());
+    }
+    if command.len() > MAX_COMMAND_BYTES {
+        let reason = format!("is longer than {MAX_COMMAND_BYTES} bytes, too long to check");
+        return unreadable(rules, os, command, reason);
+    }
+    match os {
+        OsFamily::Unix => decide_unix(rules, command),
+        OsFamily::Windows => decide_windows(rules, command),
+    }
+}
+
+/// A command whose structure is not read: best-effort search of the raw text, then ask.
+fn unreadable(rules: &Rules, os: OsFamily, command: &str, reason: String) -> Decision {
+    let mut scan = Scan::new(rules, os);
+    scan.crude(command);
+    let findings = scan.findings();
+    checked(rules, &findings, Some(reason))
+        .unwrap_or_else(|| Decision::new(Verdict::Ask, "cannot be checked", Source::Parser, true))
+}
+
+fn decide_unix(rules: &Rules, command: &str) -> Decision {
+    let script = parse::parse(command);
+    let mut scan = Scan::new(rules, OsFamily::Unix);
+    scan.posix(&script, 0);
+    if script.has_error {
+        scan.unchecked("could not be parsed as a shell command");
+    }
+    if scan.has_unchecked() || command.contains(['$', '`']) {
+        scan.crude(command);
+    }
+    let findings = scan.findings();
+    if let Some(decision) = checked(rules, &findings, None) {
+        return decision;
+    }
+    let destructive = findings.destructive;
+    let ask = |reason: String| Decision::new(Verdict::Ask, reason, Source::Parser, destructive);
+    if let Some(reason) = posix_metacharacter(command).or_else(|| control_character(command)) {
+        return ask(reason);
+    }
+    let command = match script.shape {
+        Shape::Simple => script.commands.first(),
+        Shape::Empty => return ask("contains only a comment".to_owned()),
+        Shape::Other(what) => return ask(format!("is not a single simple command ({what})")),
+    };
+    let Some(command) = command else {
+        return ask("has no program".to_owned());
+    };
+    if let Some(assignment) = command.assignments.first() {
+        return ask(format!("sets a variable for the program (`{assignment}`)"));
+    }
+    if command.redirected {
+        return ask("contains a redirection".to_owned());
+    }
+    if let Some(odd) = command.odd {
+        return ask(format!("contains {odd}"));
+    }
+    simple_command(rules, OsFamily::Unix, &command.words, destructive)
+}
+
+fn decide_windows(rules: &Rules, command: &str) -> Decision {
+    let mut scan = Scan::new(rules, OsFamily::Windows);
+    scan.cmd_line(command, 0);
+    if scan.has_unchecked() || command.contains(['%', '!', '$', '`']) {
+        scan.crude(command);
+    }
+    let findings = scan.findings();
+    if let Some(decision) = checked(rules, &findings, None) {
+        return decision;
+    }
+    let destructive = findings.destructive;
+    let reason = posix_metacharacter(command)
+        .or_else(|| {
+            let (_, what) = windows::CMD_METACHARACTERS
+                .iter()
+                .find(|(c, _)| command.contains(*c))?;
+            Some(format!("contains {what}"))
+        })
+        .or_else(|| control_character(command));
+    if let Some(reason) = reason {
+        return Decision::new(Verdict::Ask, reason, Source::Parser, destructive);
+    }
+    simple_command(
+        rules,
+        OsFamily::Windows,
+        &windows::plain_words(command),
+        destructive,
+    )
+}
+
+/// Deny, or ask for what could not be checked, from the search's findings.
+fn checked(rules: &Rules, findings: &Findings, problem: Option<String>) -> Option<Decision> {
+    let destructive = findings.destructive || problem.is_some();
+    if let Some(rule) = findings.deny.and_then(|i| rules.deny.get(i)) {
+        let reason = format!("matches deny rule \"{}\"", rule.prefix);
+        return Some(
+            Decision::new(Verdict::Deny, reason, rule.source, destructive).with_rule(&rule.prefix),
+        );
+    }
+    let problem = problem.or_else(|| findings.unchecked.clone());
+    let maybe = findings.maybe_deny.and_then(|i| rules.deny.get(i));
+    match (problem, maybe) {
+        (Some(problem), Some(rule)) => {
+            let reason = format!("{problem}; it may match deny rule \"{}\"", rule.prefix);
+            Some(Decision::new(Verdict::Ask, reason, rule.source, true).with_rule(&rule.prefix))
+        }
+        (Some(problem), None) => Some(Decision::new(Verdict::Ask, problem, Source::Parser, true)),
+        (None, Some(rule)) => {
+            let reason = format!(
+                "may match deny rule \"{}\" (a word that is not fixed could complete it)",
+                rule.prefix
+            );
+            Some(Decision::new(Verdict::Ask, reason, rule.source, true).with_rule(&rule.prefix))
+        }
+        (None, None) if findings.unknown_program && !rules.deny.is_empty() => Some(Decision::new(
+            Verdict::Ask,
+            "a word that is not fixed may be a program matching a deny rule",
+            Source::Parser,
+            true,
+        )),
+        (None, None) => None,
+    }
+}
+
+/// DESIGN.md rule 3: these characters ask wherever they are, even inside quotes.
+fn posix_metacharacter(text: &str) -> Option<String> {
+    let (at, c) = text
+        .char_indices()
+        .find(|(_, c)| matches!(c, ';' | '|' | '>' | '<' | '`' | '$' | '&' | '\n'))?;
+    let next = text.get(at + 1..).and_then(|rest| rest.chars().next());
+    let reason = match (c, next) {
+        ('&', Some('&')) => "contains a command separator ('&&')",
+        ('|', Some('|')) => "contains a command separator ('||')",
+        (';', _) => "contains a command separator (';')",
+        ('|', _) => "contains a pipe ('|')",
+        ('>', _) => "contains a redirection ('>')",
+        ('<', _) => "contains a redirection ('<')",
+        ('`', _) => "contains a command substitution ('`')",
+        ('$', _) => "contains a substitution or variable ('$')",
+        ('&', _) => "contains a background operator ('&')",
+        _ => "contains a newline",
+    };
+    Some(reason.to_owned())
+}
+
+/// Control characters other than tab (a carriage return, an escape …) ask: shells and
+/// terminals treat them in ways this module does not model.
+fn control_character(text: &str) -> Option<String> {
+    let c = text
+        .chars()
+        .find(|&c| c.is_control() && c != '\t' && c != '\n')?;
+    Some(format!(
+        "contains a control character (U+{:04X})",
+        u32::from(c)
+    ))
+}
+
+/// The words of a command that is one simple command without operators, assignments or
+/// redirections, for [`suggest_prefix`].
+fn single_words(os: OsFamily, command: &str) -> Option<Vec<Word>> {
+    if command.trim().is_empty()
+        || command.len() > MAX_COMMAND_BYTES
+        || command.contains('\0')
+        || posix_metacharacter(command).is_some()
+        || control_character(command).is_some()
+    {
+        return None;
+    }
+    let words = match os {
+        OsFamily::Unix => {
+            let script = parse::parse(command);
+            if script.has_error || script.shape != Shape::Simple {
+                return None;
+            }
+            let first = script.commands.into_iter().next()?;
+            let plain = first.assignments.is_empty() && !first.redirected && first.odd.is_none();
+            plain.then_some(first.words)?
+        }
+        OsFamily::Windows => {
+            if windows::CMD_METACHARACTERS
+                .iter()
+                .any(|(c, _)| command.contains(*c))
+            {
+                return None;
+            }
+            windows::plain_words(command)
+        }
+    };
+    (!words.is_empty() && words.iter().all(|w| w.kind != WordKind::Expansion)).then_some(words)
+}
+
+/// One simple command that passed every shape check: user allow rules, then the list.
+fn simple_command(rules: &Rules, os: OsFamily, words: &[Word], destructive: bool) -> Decision {
+    if words.iter().any(|w| w.kind == WordKind::Expansion) {
+        let reason = "contains an expansion";
+        return Decision::new(Verdict::Ask, reason, Source::Parser, destructive);
+    }
+    if let Some(rule) = rules.allow.iter().find(|r| r.matches(words)) {
+        if let Some(glob) = words.iter().find(|w| w.kind == WordKind::Pattern) {
+            let reason = format!(
+                "contains a glob (`{}`); allow rule \"{}\" covers only fixed words",
+                glob.text, rule.prefix
+            );
+            return Decision::new(Verdict::Ask, reason, Source::Parser, destructive);
+        }
+        let reason = format!("matches allow rule \"{}\"", rule.prefix);
+        return Decision::new(Verdict::Allow, reason, rule.source, destructive)
+            .with_rule(&rule.prefix);
+    }
+    match builtin::check(os, words) {
+        Ok(entry) => {
+            let reason = format!("`{entry}` is on the built-in read-only list");
+            Decision::new(Verdict::Allow, reason, Source::Builtin, destructive).with_rule(&entry)
+        }
+        Err(reason) => Decision::new(Verdict::Ask, reason, Source::Builtin, destructive),
+    }
+}
+
+/// Applies the permission mode to a decision from [`decide`]. Ask mode: unchanged. Deny
+/// mode: ask becomes deny. Off: everything is denied. Allow-all: ask becomes allow unless
+/// the command is destructive (it still asks). Deny stays deny in every mode.
+pub fn apply_mode(decision: Decision, mode: Mode) -> Decision {
+    match (mode, decision.decision) {
+        (_, Verdict::Deny)
+        | (Mode::Ask, Verdict::Allow | Verdict::Ask)
+        | (Mode::Deny | Mode::AllowAll, Verdict::Allow) => decision,
+        (Mode::Deny, Verdict::Ask) => Decision {
+            decision: Verdict::Deny,
+            reason: format!("{} (mode `deny` never asks)", decision.reason),
+            ..decision
+        },
+        (Mode::Off, Verdict::Allow | Verdict::Ask) => Decision {
+            decision: Verdict::Deny,
+            reason: "the shell tool is off (mode `off`)".to_owned(),
+            ..decision
+        },
+        (Mode::AllowAll, Verdict::Ask) if decision.destructive => Decision {
+            reason: format!(
+                "{} (mode `allow-all` still asks: it may touch a protected program)",
+                decision.reason
+            ),
+            ..decision
+        },
+        (Mode::AllowAll, Verdict::Ask) => Decision {
+            decision: Verdict::Allow,
+            reason: format!("allowed by mode `allow-all` ({})", decision.reason),
+            ..decision
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,535 @@
+//! POSIX shell parsing with tree-sitter-bash: turns a command string into every simple command
+//! it contains (at any depth: lists, pipelines, `$(…)`, backticks, `<(…)`, subshells, groups,
+//! loops, functions, heredoc bodies) plus the shape of the top level. Owns the tree walk and
+//! word extraction; does not decide anything.
+//!
+//! The walk is iterative (a tree cursor), so 500 nested `$(…)` cannot overflow the stack. A
+//! command string made only of plain words skips tree-sitter: splitting it at blanks is all a
+//! shell would do with it (a test checks both paths agree).
+
+use std::cell::RefCell;
+
+use tree_sitter::{Node, Parser, Tree};
+
+use super::word::{Word, WordBuilder, decode_ansi_c, is_plain};
+
+/// One simple command: argv plus what surrounds it.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(super) struct Command {
+    /// Program then arguments; empty when the command is only assignments or redirections.
+    pub(super) words: Vec<Word>,
+    /// `NAME=value` words before the program, as written.
+    pub(super) assignments: Vec<String>,
+    /// Whether the command has a redirection.
+    pub(super) redirected: bool,
+    /// Heredoc bodies and here-strings fed to its standard input.
+    pub(super) stdin: Vec<Word>,
+    /// A child node this code does not model, if any.
+    pub(super) odd: Option<&'static str>,
+}
+
+/// What the top level of a script is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Shape {
+    /// Exactly one simple command (`commands[0]`), possibly with a trailing comment.
+    Simple,
+    /// Nothing but comments.
+    Empty,
+    /// Anything else, described for a person.
+    Other(&'static str),
+}
+
+/// A parsed script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Script {
+    /// Every simple command, in source order (outer before inner).
+    pub(super) commands: Vec<Command>,
+    /// Known, non-plain values of variable assignments anywhere (`PAGER='rm -rf /' git log`):
+    /// programs may run them, so the deny search reads them as scripts too.
+    pub(super) assigned_code: Vec<String>,
+    /// Whether tree-sitter found a syntax error or a missing token.
+    pub(super) has_error: bool,
+    /// The top-level shape.
+    pub(super) shape: Shape,
+}
+
+thread_local! {
+    /// One parser per thread: creating one costs more than parsing a short command.
+    static PARSER: RefCell<Option<Parser>> = RefCell::new(new_parser());
+}
+
+fn new_parser() -> Option<Parser> {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_bash::LANGUAGE.into())
+        .ok()?;
+    Some(parser)
+}
+
+/// Words that start a compound command; a plain command string starting with one goes to the
+/// real parser.
+const RESERVED_WORDS: &[&str] = &[
+    "!", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for", "function", "if",
+    "in", "select", "then", "time", "until", "while", "{", "}", "[[", "]]",
+];
+
+/// Parses a command string (the caller has checked its size).
+pub(super) fn parse(text: &str) -> Script {
+    if let Some(script) = parse_plain(text) {
+        return script;
+    }
+    parse_tree(text)
+}
+
+/// The fast path: blanks and plain characters only, no assignment, no reserved word.
+fn parse_plain(text: &str) -> Option<Script> {
+    let plain = text
+        .chars()
+        .all(|c| c == ' ' || c == '\t' || c == '~' || is_plain_char(c));
+    if !plain {
+        return None;
+    }
+    let words: Vec<Word> = text
+        .split([' ', '\t'])
+        .filter(|w| !w.is_empty())
+        .map(Word::literal)
+        .collect();
+    let first = words.first()?;
+    if first.text.contains('=') || RESERVED_WORDS.contains(&first.text.as_str()) {
+        return None;
+    }
+    Some(Script {
+        commands: vec![Command {
+            words,
+            ..Command::default()
+        }],
+        assigned_code: Vec::new(),
+        has_error: false,
+        shape: Shape::Simple,
+    })
+}
+
+fn is_plain_char(c: char) -> bool {
+    let mut buf = [0u8; 4];
+    is_plain(c.encode_utf8(&mut buf))
+}
+
+/// Parses with tree-sitter; a parser that cannot be built (a bug) reads as a syntax error.
+pub(super) fn parse_tree(text: &str) -> Script {
+    let tree: Option<Tree> =
+        PARSER.with_borrow_mut(|parser| parser.as_mut().and_then(|p| p.parse(text, None)));
+    let Some(tree) = tree else {
+        return Script {
+            commands: Vec::new(),
+            assigned_code: Vec::new(),
+            has_error: true,
+            shape: Shape::Other("a command the parser could not read"),
+        };
+    };
+    let root = tree.root_node();
+    let mut walk = Walk {
+        src: text,
+        commands: Vec::new(),
+        assigned_code: Vec::new(),
+        pending_stdin: Vec::new(),
+    };
+    walk.run(root);
+    Script {
+        commands: walk.commands,
+        assigned_code: walk.assigned_code,
+        has_error: root.has_error(),
+        shape: shape(root),
+    }
+}
+
+/// The top-level shape of a parsed tree.
+fn shape(root: Node<'_>) -> Shape {
+    let mut cursor = root.walk();
+    let mut statements = root
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment");
+    let Some(first) = statements.next() else {
+        return Shape::Empty;
+    };
+    if statements.next().is_some() {
+        return Shape::Other("more than one command");
+    }
+    match first.kind() {
+        "command" => Shape::Simple,
+        "pipeline" => Shape::Other("a pipeline"),
+        "list" => Shape::Other("a command list"),
+        "subshell" => Shape::Other("a subshell"),
+        "compound_statement" => Shape::Other("a group or an arithmetic command"),
+        "negated_command" => Shape::Other("a negated command ('!')"),
+        "test_command" => Shape::Other("a test ('[[ … ]]')"),
+        "redirected_statement" => Shape::Other("a redirection"),
+        "variable_assignment" | "variable_assignments" => Shape::Other("a variable assignment"),
+        "declaration_command" | "unset_command" => Shape::Other("a variable declaration"),
+        "function_definition" => Shape::Other("a function definition"),
+        "if_statement"
+        | "case_statement"
+        | "for_statement"
+        | "c_style_for_statement"
+        | "while_statement" => Shape::Other("a compound command"),
+        _ => Shape::Other("a construct the policy does not model"),
+    }
+}
+
+/// Deepest nesting of word pieces (concatenations inside strings…) read before a word counts
+/// as unknown; real words nest two or three levels.
+const MAX_WORD_DEPTH: usize = 16;
+
+struct Walk<'s> {
+    src: &'s str,
+    commands: Vec<Command>,
+    assigned_code: Vec<String>,
+    /// Heredoc bodies waiting for their command: (command node id, body).
+    pending_stdin: Vec<(usize, Word)>,
+}
+
+impl<'s> Walk<'s> {
+    fn text(&self, node: Node<'_>) -> &'s str {
+        self.src.get(node.byte_range()).unwrap_or("")
+    }
+
+    /// Visits every node once, pre-order, without recursion.
+    fn run(&mut self, root: Node<'_>) {
+        let mut cursor = root.walk();
+        loop {
+            self.visit(cursor.node());
+            if cursor.goto_first_child() {
+                continue;
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return;
+                }
+            }
+        }
+    }
+
+    fn visit(&mut self, node: Node<'_>) {
+        match node.kind() {
+            "command" => {
+                let mut command = self.command(node);
+                let id = node.id();
+                for (_, body) in self.pending_stdin.extract_if(.., |(owner, _)| *owner == id) {
+                    command.stdin.push(body);
+                }
+                self.commands.push(command);
+            }
+            "declaration_command" | "unset_command" => {
+                let command = self.declaration(node);
+                self.commands.push(command);
+            }
+            "redirected_statement" => self.heredocs(node),
+            "variable_assignment" => {
+                if let Some(value) = node.child_by_field_name("value") {
+                    let value = self.word(value);
+                    if let Some(text) = value.known()
+                        && !is_plain(text)
+                    {
+                        self.assigned_code.push(text.to_owned());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn command(&self, node: Node<'_>) -> Command {
+        let mut command = Command::default();
+        let mut cursor = node.walk();
+        if !cursor.goto_first_child() {
+            return command;
+        }
+        loop {
+            let child = cursor.node();
+            match cursor.field_name() {
+                Some("name") => {
+                    if !command.words.is_empty() {
+                        command.odd = Some("a second program name");
+                    }
+                    command.words.insert(0, self.word(child));
+                }
+                Some("argument") => {
+                    if command.words.is_empty() {
+                        command.odd = Some("an argument before the program");
+                    }
+                    command.words.push(self.word(child));
+                }
+                Some("redirect") => {
+                    command.redirected = true;
+                    if child.kind() == "herestring_redirect" {
+                        let body = child
+                            .named_child(0)
+                            .map_or_else(Word::expansion, |w| self.word(w));
+                        command.stdin.push(body);
+                    }
+                }
+                _ => match child.kind() {
+                    "variable_assignment" => command.assignments.push(self.text(child).to_owned()),
+                    "comment" => {}
+                    _ => command.odd = Some("a construct the policy does not model"),
+                },
+            }
+            if !cursor.goto_next_sibling() {
+                return command;
+            }
+        }
+    }
+
+    /// `export`, `declare`, `unset` …: the keyword and its plain words, so that a deny rule
+    /// naming them applies; their assignments are visited on their own.
+    fn declaration(&self, node: Node<'_>) -> Command {
+        let mut command = Command::default();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if !child.is_named() && command.words.is_empty() {
+                command.words.push(Word::literal(self.text(child)));
+            } else if child.is_named() && child.kind() != "variable_assignment" {
+                command.words.push(self.word(child));
+            }
+        }
+        command
+    }
+
+    /// Records the heredoc bodies of a redirected simple command for that command.
+    fn heredocs(&mut self, node: Node<'_>) {
+        let Some(body) = node.child_by_field_name("body") else {
+            return;
+        };
+        if body.kind() != "command" {
+            return;
+        }
+        let mut cursor = node.walk();
+        for redirect in node.children_by_field_name("redirect", &mut cursor) {
+            if redirect.kind() != "heredoc_redirect" {
+                continue;
+            }
+            let mut inner = redirect.walk();
+            for part in redirect.named_children(&mut inner) {
+                if part.kind() != "heredoc_body" {
+                    continue;
+                }
+                let mut parts = part.walk();
+                let expands = part
+                    .named_children(&mut parts)
+                    .any(|n| n.kind() != "heredoc_content");
+                let word = if expands {
+                    Word::expansion()
+                } else {
+                    Word::literal(self.text(part))
+                };
+                self.pending_stdin.push((body.id(), word));
+            }
+        }
+    }
+
+    fn word(&self, node: Node<'_>) -> Word {
+        let mut builder = WordBuilder::default();
+        self.piece(node, &mut builder, 0);
+        builder.finish()
+    }
+
+    fn piece(&self, node: Node<'_>, b: &mut WordBuilder, depth: usize) {
+        if depth > MAX_WORD_DEPTH {
+            b.expansion();
+            return;
+        }
+        let text = self.text(node);
+        match node.kind() {
+            "word" | "number" => b.bare(text),
+            "raw_string" => match text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')) {
+                Some(inner) => b.literal(inner),
+                None => b.expansion(),
+            },
+            "ansi_c_string" => match decode_ansi_c(text) {
+                Some(decoded) => b.literal(&decoded),
+                None => b.expansion(),
+            },
+            "brace_expression" => b.pattern(text),
+            "string" => self.pieces(node, b, depth, true),
+            "concatenation" | "command_name" => self.pieces(node, b, depth, false),
+            _ => b.expansion(),
+        }
+    }
+
+    /// Adds the children of a string or concatenation. A gap between children (text that no
+    /// child covers) means the tree is not what this code expects: the word is unknown.
+    fn pieces(&self, node: Node<'_>, b: &mut WordBuilder, depth: usize, quoted: bool) {
+        let mut at = node.start_byte();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if child.start_byte() != at {
+                b.expansion();
+            }
+            at = child.end_byte();
+            match child.kind() {
+                "\"" if quoted => {}
+                "string_content" if quoted => b.double_quoted(self.text(child)),
+                _ if quoted => b.expansion(),
+                _ => self.piece(child, b, depth + 1),
+            }
+        }
+        if at != node.end_byte() {
+            b.expansion();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::word::WordKind;
+    use pretty_assertions::assert_eq;
+
+    fn texts(command: &Command) -> Vec<(String, WordKind)> {
+        command
+            .words
+            .iter()
+            .map(|w| (w.text.clone(), w.kind))
+            .collect()
+    }
+
+    #[test]
+    fn words_lose_their_quotes() {
+        let cases: &[(&str, &[(&str, WordKind)])] = &[
+            (
+                "r''m -rf",
+                &[("rm", WordKind::Literal), ("-rf", WordKind::Literal)],
+            ),
+            ("\\rm", &[("rm", WordKind::Literal)]),
+            (
+                "\"rm\" 'a b'",
+                &[("rm", WordKind::Literal), ("a b", WordKind::Literal)],
+            ),
+            ("$'\\x72m'", &[("rm", WordKind::Literal)]),
+            ("r\"m\"", &[("rm", WordKind::Literal)]),
+            ("\\r\\m", &[("rm", WordKind::Literal)]),
+            (
+                "ls *.rs",
+                &[("ls", WordKind::Literal), ("*.rs", WordKind::Pattern)],
+            ),
+            (
+                "ls '*.rs'",
+                &[("ls", WordKind::Literal), ("*.rs", WordKind::Literal)],
+            ),
+            (
+                "ls {a,b}",
+                &[("ls", WordKind::Literal), ("{a,b}", WordKind::Pattern)],
+            ),
+            (
+                "echo \"a$x\"",
+                &[("echo", WordKind::Literal), ("a$", WordKind::Expansion)],
+            ),
+            (
+                "echo \"a\\\"b\"",
+                &[("echo", WordKind::Literal), ("a\"b", WordKind::Literal)],
+            ),
+            (
+                "$\"rm\" x",
+                &[("", WordKind::Expansion), ("x", WordKind::Literal)],
+            ),
+        ];
+        for (input, want) in cases {
+            let script = parse_tree(input);
+            let got = texts(&script.commands[0]);
+            let want: Vec<(String, WordKind)> =
+                want.iter().map(|(t, k)| ((*t).to_owned(), *k)).collect();
+            let got: Vec<(String, WordKind)> = got
+                .into_iter()
+                .map(|(t, k)| {
+                    if k == WordKind::Expansion {
+                        (String::new(), k)
+                    } else {
+                        (t, k)
+                    }
+                })
+                .collect();
+            let want: Vec<(String, WordKind)> = want
+                .into_iter()
+                .map(|(t, k)| {
+                    if k == WordKind::Expansion {
+                        (String::new(), k)
+                    } else {
+                        (t, k)
+                    }
+                })
+                .collect();
+            assert_eq!(got, want, "input: {input:?}");
+        }
+    }
+
+    #[test]
+    fn nested_commands_are_all_found() {
+        let cases: &[(&str, &[&str])] = &[
+            ("a && b || c; d | e & f", &["a", "b", "c", "d", "e", "f"]),
+            ("a $(b `c`) <(d) >(e)", &["a", "b", "c", "d", "e"]),
+            ("(a) { b; } ! c", &["a", "b", "c"]),
+            (
+                "if a; then b; elif c; then d; else e; fi",
+                &["a", "b", "c", "d", "e"],
+            ),
+            (
+                "for i in $(a); do b; done; while c; do d; done",
+                &["a", "b", "c", "d"],
+            ),
+            ("case $(a) in x) b;; esac", &["a", "b"]),
+            ("f() { a; }", &["a"]),
+            ("[[ -f $(a) ]] && b", &["a", "b"]),
+            ("x=$(a) b", &["b", "a"]),
+            ("echo ${x:-$(a)} \"$(b)\"", &["echo", "a", "b"]),
+            ("cat <<EOF\n$(a)\nEOF", &["cat", "a"]),
+            ("export A=$(a)", &["export", "a"]),
+        ];
+        for (input, want) in cases {
+            let script = parse_tree(input);
+            let got: Vec<&str> = script
+                .commands
+                .iter()
+                .filter_map(|c| c.words.first())
+                .map(|w| w.text.as_str())
+                .collect();
+            assert_eq!(got, *want, "input: {input:?}");
+        }
+    }
+
+    #[test]
+    fn shapes() {
+        let cases: &[(&str, Shape)] = &[
+            ("ls -la", Shape::Simple),
+            ("ls #x", Shape::Simple),
+            ("# only", Shape::Empty),
+            ("(ls)", Shape::Other("a subshell")),
+            ("! ls", Shape::Other("a negated command ('!')")),
+            ("a=1", Shape::Other("a variable assignment")),
+            ("ls | wc", Shape::Other("a pipeline")),
+            ("ls; pwd", Shape::Other("more than one command")),
+        ];
+        for (input, want) in cases {
+            assert_eq!(parse_tree(input).shape, *want, "input: {input:?}");
+        }
+    }
+
+    #[test]
+    fn heredocs_and_herestrings_feed_the_command() {
+        let script = parse_tree("bash <<'EOF'\nrm -rf /\nEOF");
+        assert_eq!(script.commands[0].stdin, vec![Word::literal("rm -rf /\n")]);
+        let script = parse_tree("bash <<< 'rm -rf /'");
+        assert_eq!(script.commands[0].stdin, vec![Word::literal("rm -rf /")]);
+        let script = parse_tree("bash <<EOF\n$x\nEOF");
+        assert_eq!(script.commands[0].stdin, vec![Word::expansion()]);
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow() {
+        let depth = 500;
+        let input = format!("{}x{}", "$(".repeat(depth), ")".repeat(depth));
+        let script = parse_tree(&input);
+        assert!(script.commands.len() >= 1, "input of {depth} levels");
+    }
+}

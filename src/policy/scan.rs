@@ -1,0 +1,502 @@
+//! The deny and protected-program search over every simple command of a script, the same for
+//! both OS families: each argv is checked as written, then behind wrappers (`sudo`, `env`,
+//! `xargs` …: every later word may be the program), inside command strings (`sh -c`, `eval`,
+//! `cmd /c`, `find -exec`, heredocs fed to a shell, assignment values, `alias`), recursively up
+//! to a depth limit. Owns the program tables; does not decide allow.
+
+use super::parse::{self, Command, Script};
+use super::rules::{Match, Rules};
+use super::word::{Word, WordKind, is_plain, program_key};
+use super::{OsFamily, windows};
+
+/// Deepest nesting of command strings (`sh -c "sh -c '…'"`) searched; deeper is unchecked
+/// (ask). Real commands nest two or three levels.
+const MAX_NESTING_DEPTH: usize = 8;
+
+/// Most command strings parsed for one decision; bounds the work for inputs built to be slow
+/// (every parse costs a few microseconds).
+const MAX_NESTED_SCRIPTS: usize = 64;
+
+/// Programs that destroy data or the system, or change user: `destructive` is set when one
+/// appears anywhere (`mkfs.*` too), so that mode allow-all still asks.
+const PROTECTED: &[&str] = &[
+    "rm", "rmdir", "mv", "dd", "mkfs", "shutdown", "reboot", "poweroff", "halt", "sudo", "su",
+    "doas", // DESIGN.md list
+    "del", "erase", "rd", "move", "format", // Windows equivalents
+];
+
+/// Programs that run another program given by their later words. Every later word is then
+/// checked as a possible program (strict: options of the wrapper are skipped by trying all).
+const WRAPPERS: &[&str] = &[
+    "env",
+    "command",
+    "builtin",
+    "exec",
+    "nohup",
+    "time",
+    "nice",
+    "timeout",
+    "stdbuf",
+    "ionice",
+    "chrt",
+    "setsid",
+    "taskset",
+    "numactl",
+    "strace",
+    "ltrace",
+    "valgrind",
+    "watch",
+    "coproc",
+    "chroot",
+    "unshare",
+    "nsenter",
+    "flock",
+    "firejail",
+    "fakeroot",
+    "eatmydata",
+    "faketime",
+    "torsocks",
+    "proxychains",
+    "proxychains4",
+    "caffeinate",
+    "systemd-run",
+    "script", // run it
+    "sudo",
+    "doas",
+    "su",
+    "runuser",
+    "sg",
+    "pkexec",
+    "run0", // as another user
+    "xargs",
+    "parallel", // with more arguments read from standard input
+    "busybox",
+    "toybox", // multi-call binaries: `busybox rm`
+    "eval",
+    "trap",
+    "ssh", // take a command string (also joined below)
+    "cmd",
+    "start",
+    "call",
+    "runas",
+    "powershell",
+    "pwsh",
+    "wsl",
+    "forfiles", // Windows
+    "if",
+    "for",
+    "do",
+    "else", // cmd.exe statements: `if exist x del x`
+];
+
+/// Wrappers whose program gets extra arguments at run time.
+const FEEDS_ARGUMENTS: &[&str] = &["xargs", "parallel"];
+
+/// Programs that join their arguments into one command string and run that.
+const JOINERS: &[&str] = &["eval", "watch"];
+
+/// POSIX-like shells: `-c STRING`, a script operand, or commands on standard input.
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash", "fish", "csh",
+    "tcsh",
+];
+
+/// What the search found.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(super) struct Findings {
+    /// The first deny rule (index into `Rules::deny`) that definitely matches.
+    pub(super) deny: Option<usize>,
+    /// The first deny rule that an expansion, a glob or run-time input could make match.
+    pub(super) maybe_deny: Option<usize>,
+    /// A word that is not fixed may be a program, so any deny rule could match.
+    pub(super) unknown_program: bool,
+    /// A protected program appears, or code that cannot be checked.
+    pub(super) destructive: bool,
+    /// Why some code could not be checked (ask), if so.
+    pub(super) unchecked: Option<String>,
+}
+
+/// One search over a command string and everything nested in it.
+pub(super) struct Scan<'r> {
+    rules: &'r Rules,
+    os: OsFamily,
+    findings: Findings,
+    scripts_left: usize,
+}
+
+impl<'r> Scan<'r> {
+    pub(super) fn new(rules: &'r Rules, os: OsFamily) -> Self {
+        Scan {
+            rules,
+            os,
+            findings: Findings::default(),
+            scripts_left: MAX_NESTED_SCRIPTS,
+        }
+    }
+
+    pub(super) fn findings(self) -> Findings {
+        self.findings
+    }
+
+    /// Whether some code could not be checked (a raw-text search may still catch a rule).
+    pub(super) fn has_unchecked(&self) -> bool {
+        self.findings.unchecked.is_some()
+    }
+
+    fn done(&self) -> bool {
+        self.findings.deny.is_some()
+    }
+
+    /// Records code that cannot be checked: ask, and treat as destructive.
+    pub(super) fn unchecked(&mut self, reason: impl Into<String>) {
+        self.findings.destructive = true;
+        if self.findings.unchecked.is_none() {
+            self.findings.unchecked = Some(reason.into());
+        }
+    }
+
+    /// Records that an unknown program could be anything, so any deny rule could match.
+    fn any_program(&mut self) {
+        self.findings.destructive = true;
+        self.findings.unknown_program = true;
+    }
+
+    /// Searches a parsed POSIX script.
+    pub(super) fn posix(&mut self, script: &Script, depth: usize) {
+        for command in &script.commands {
+            if self.done() {
+                return;
+            }
+            self.command(command, depth);
+        }
+        for code in &script.assigned_code {
+            self.code_string(code, depth);
+        }
+    }
+
+    /// Searches a cmd.exe command line.
+    pub(super) fn cmd_line(&mut self, text: &str, depth: usize) {
+        for argv in windows::segments(text) {
+            if self.done() {
+                return;
+            }
+            self.argv(&argv, depth, false);
+        }
+    }
+
+    /// Searches a nested command string in the given dialect.
+    fn nested(&mut self, text: &str, posix: bool, depth: usize) {
+        if self.done() {
+            return;
+        }
+        if depth >= MAX_NESTING_DEPTH {
+            self.unchecked(format!(
+                "nests command strings more than {MAX_NESTING_DEPTH} levels deep"
+            ));
+            self.crude(text);
+            return;
+        }
+        if self.scripts_left == 0 {
+            self.unchecked("contains too many nested command strings to check");
+            self.crude(text);
+            return;
+        }
+        self.scripts_left -= 1;
+        if !posix {
+            self.cmd_line(text, depth + 1);
+            return;
+        }
+        let script = parse::parse(text);
+        if script.has_error {
+            self.unchecked("contains a command string that could not be parsed");
+            self.crude(text);
+        }
+        self.posix(&script, depth + 1);
+    }
+
+    /// A word that a program may run as code: searched in the dialects of this OS.
+    fn code_string(&mut self, text: &str, depth: usize) {
+        match self.os {
+            OsFamily::Unix => self.nested(text, true, depth),
+            OsFamily::Windows => {
+                self.nested(text, false, depth);
+                self.nested(text, true, depth);
+            }
+        }
+    }
+
+    fn command(&mut self, command: &Command, depth: usize) {
+        let Some(shell) = self.argv(&command.words, depth, false) else {
+            return;
+        };
+        if command.stdin.is_empty() {
+            self.unchecked(format!(
+                "`{shell}` reads commands from standard input, which cannot be checked"
+            ));
+        }
+        for body in &command.stdin {
+            match body.known() {
+                Some(text) => self.nested(text, true, depth),
+                None => self.unchecked(format!("`{shell}` reads commands that are not fixed")),
+            }
+        }
+    }
+
+    /// Searches one argv; returns the name of a shell in it that reads commands from standard
+    /// input, if any.
+    pub(super) fn argv(&mut self, argv: &[Word], depth: usize, more_args: bool) -> Option<String> {
+        let first = argv.first()?;
+        let key = first.known().map(|t| program_key(t, self.os));
+        let wrapper = key.as_deref().is_some_and(|k| WRAPPERS.contains(&k));
+        let mut stdin_shell = None;
+        let mut more_args = more_args;
+        let layers = if wrapper { argv.len() } else { 1 };
+        for start in 0..layers {
+            if self.done() {
+                return None;
+            }
+            let layer = &argv[start..];
+            if let Some(shell) = self.layer(layer, depth, more_args, start == 0) {
+                stdin_shell = Some(shell);
+            }
+            let key = layer[0].known().map(|t| program_key(t, self.os));
+            if key.as_deref().is_some_and(|k| FEEDS_ARGUMENTS.contains(&k)) {
+                more_args = true;
+            }
+        }
+        if wrapper {
+            for word in &argv[1..] {
+                let Some(text) = word.known() else { continue };
+                if is_plain(text) {
+                    continue;
+                }
+                let code = match text.split_once('=') {
+                    Some((name, value)) if is_name(name) => value,
+                    _ => text,
+                };
+                self.code_string(code, depth);
+            }
+        }
+        stdin_shell
+    }
+
+    /// Checks one candidate argv (a program and its arguments).
+    fn layer(
+        &mut self,
+        layer: &[Word],
+        depth: usize,
+        more_args: bool,
+        written: bool,
+    ) -> Option<String> {
+        let program = layer.first()?;
+        let Some(text) = program.known() else {
+            self.any_program();
+            if written {
+                self.unchecked(if program.kind == WordKind::Pattern {
+                    "the program name contains a glob"
+                } else {
+                    "the program name is not a fixed word"
+                });
+            }
+            return None;
+        };
+        let key = program_key(text, self.os);
+        for (index, rule) in self.rules.deny.iter().enumerate() {
+            match rule.matches(self.os, &key, layer, more_args) {
+                Match::Definite => {
+                    self.findings.deny = Some(index);
+                    return None;
+                }
+                Match::Possible => {
+                    self.findings.maybe_deny.get_or_insert(index);
+                }
+                Match::No => {}
+            }
+        }
+        if is_protected(&key) {
+            self.findings.destructive = true;
+        }
+        let args = &layer[1..];
+        if SHELLS.contains(&key.as_str()) {
+            return self.shell(&key, args, depth);
+        }
+        match key.as_str() {
+            "cmd" => self.cmd_string(args, depth),
+            "powershell" | "pwsh" => self.powershell(args),
+            "find" => self.find(args, depth),
+            "alias" => {
+                for value in args.iter().filter_map(Word::known) {
+                    if let Some((_, code)) = value.split_once('=') {
+                        self.code_string(code, depth);
+                    }
+                }
+            }
+            k if JOINERS.contains(&k) => {
+                if args.iter().any(Word::is_wild) {
+                    self.unchecked(format!("`{k}` runs words that are not fixed"));
+                }
+                let joined = join_known(args);
+                self.code_string(&joined, depth);
+            }
+            _ => {}
+        }
+        None
+    }
+
+    /// `sh -c STRING …`: every word after an option containing `c` is searched as a script
+    /// (strict: `$0` and option values too). Without `-c` and without a script operand (or
+    /// with `-s`) the shell reads standard input: its name is returned.
+    fn shell(&mut self, name: &str, args: &[Word], depth: usize) -> Option<String> {
+        let mut command_string = false;
+        let mut reads_stdin = false;
+        let mut operand = false;
+        for arg in args {
+            let Some(text) = arg.known() else {
+                if command_string {
+                    self.unchecked(format!(
+                        "`{name} -c` runs a command string that is not fixed"
+                    ));
+                } else {
+                    self.any_program();
+                    operand = true;
+                }
+                continue;
+            };
+            if command_string {
+                self.nested(text, true, depth);
+            } else if let Some(long) = text.strip_prefix("--") {
+                if let Some(code) = long.strip_prefix("command=") {
+                    self.nested(code, true, depth);
+                } else if long == "command" {
+                    command_string = true;
+                }
+            } else if let Some(short) = text.strip_prefix('-')
+                && !short.is_empty()
+            {
+                command_string |= short.contains('c');
+                reads_stdin |= short.contains('s');
+            } else if !text.starts_with('+') || text.len() == 1 {
+                // A script file (and its arguments); options may still follow (strict).
+                operand = true;
+            }
+        }
+        (!command_string && (reads_stdin || !operand)).then(|| name.to_owned())
+    }
+
+    /// `cmd /c …` (also `/k`, `/r`, attached as in `/cdel x`): the rest of the line is a
+    /// cmd.exe command.
+    fn cmd_string(&mut self, args: &[Word], depth: usize) {
+        for (at, arg) in args.iter().enumerate() {
+            let Some(text) = arg.known() else { continue };
+            let lower = text.to_ascii_lowercase();
+            let Some(pos) = ["/c", "/k", "/r"]
+                .iter()
+                .filter_map(|o| lower.find(o))
+                .min()
+            else {
+                continue;
+            };
+            let rest = &args[at + 1..];
+            if rest.iter().any(Word::is_wild) {
+                self.findings.destructive = true;
+            }
+            let mut joined = text.get(pos + 2..).unwrap_or("").to_owned();
+            let tail = join_known(rest);
+            if !joined.is_empty() && !tail.is_empty() {
+                joined.push(' ');
+            }
+            joined.push_str(&tail);
+            self.nested(&joined, false, depth);
+            return;
+        }
+    }
+
+    /// PowerShell's command words are searched as wrapper arguments; an encoded command
+    /// cannot be read.
+    fn powershell(&mut self, args: &[Word]) {
+        let encoded = args.iter().filter_map(Word::known).any(|t| {
+            let t = t.to_ascii_lowercase();
+            t.starts_with('-') && t.len() >= 2 && ("-encodedcommand".starts_with(&t) || t == "-ec")
+        });
+        if encoded {
+            self.unchecked("runs an encoded PowerShell command, which cannot be checked");
+        }
+    }
+
+    /// `find … -exec CMD … ;` runs CMD; `-delete` deletes (destructive).
+    fn find(&mut self, args: &[Word], depth: usize) {
+        let mut i = 0;
+        while i < args.len() {
+            let text = args[i].known().unwrap_or("");
+            if text == "-delete" {
+                self.findings.destructive = true;
+            }
+            if matches!(text, "-exec" | "-execdir" | "-ok" | "-okdir") {
+                let start = i + 1;
+                let end = args[start..]
+                    .iter()
+                    .position(|a| matches!(a.known(), Some(";" | "+")))
+                    .map_or(args.len(), |p| start + p);
+                if depth + 1 >= MAX_NESTING_DEPTH {
+                    self.unchecked("nests `find -exec` too deeply to check");
+                    return;
+                }
+                if let Some(shell) = self.argv(&args[start..end], depth + 1, false) {
+                    self.unchecked(format!("`{shell}` reads commands from standard input"));
+                }
+                i = end;
+            }
+            i += 1;
+        }
+    }
+
+    /// Best-effort search of raw text whose structure is unknown (unparseable, too long, or
+    /// hiding code in quotes): every run of name characters is tried as a program. Matches are
+    /// only possible (ask), never a definite deny, because the text may be quoted data.
+    pub(super) fn crude(&mut self, text: &str) {
+        let tokens: Vec<Word> = text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || "_.-/+\\:".contains(c)))
+            .filter(|t| !t.is_empty())
+            .map(Word::literal)
+            .collect();
+        for start in 0..tokens.len() {
+            let key = program_key(&tokens[start].text, self.os);
+            if is_protected(&key) {
+                self.findings.destructive = true;
+            }
+            let window = &tokens[start..tokens.len().min(start + 32)];
+            for (index, rule) in self.rules.deny.iter().enumerate() {
+                if rule.matches(self.os, &key, window, false) == Match::Definite {
+                    self.findings.maybe_deny.get_or_insert(index);
+                }
+            }
+        }
+    }
+}
+
+/// Whether a program key is protected (`mkfs.ext4` counts as `mkfs`).
+pub(super) fn is_protected(key: &str) -> bool {
+    PROTECTED.contains(&key) || key.starts_with("mkfs.")
+}
+
+/// Whether a program runs other programs or code given to it (wrappers and shells).
+pub(super) fn runs_other_programs(key: &str) -> bool {
+    WRAPPERS.contains(&key) || SHELLS.contains(&key) || JOINERS.contains(&key)
+}
+
+/// A shell variable name (`PAGER` in `PAGER=less`).
+fn is_name(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn join_known(words: &[Word]) -> String {
+    words
+        .iter()
+        .filter_map(Word::known)
+        .collect::<Vec<_>>()
+        .join(" ")
+}

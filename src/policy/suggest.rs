@@ -1,0 +1,277 @@
+//! The "Always allow" prefix offered at the prompt, and the check that a prefix is acceptable
+//! as a user allow rule at all. Owns the tables of multi-word tools and of programs never to
+//! offer; does not write settings.
+//!
+//! A prefix is offered only for one simple command of plain words, and never for a program
+//! that runs other programs or code given to it (wrappers, shells, interpreters, `find`,
+//! `xargs` …) or is protected, because the rule would then allow anything. For tools whose
+//! second word is a subcommand (`git status`) the prefix keeps it; subcommands that run a
+//! given command (`npm exec`, `uv run`, `docker exec` …) are never offered. This is best
+//! effort: a person still sees the prefix before accepting it.
+
+use super::scan::{is_protected, runs_other_programs};
+use super::word::{Word, WordKind, program_key};
+use super::{OsFamily, single_words};
+
+/// Tools whose first argument is a subcommand, each with the subcommands that run a command
+/// given on the line (never offered) and those whose next word names a project script
+/// (offered with it: `npm run build`).
+const MULTI_WORD_TOOLS: &[(&str, &[&str], &[&str])] = &[
+    ("git", &[], &[]),
+    ("cargo", &[], &[]),
+    ("npm", &["exec", "x"], &["run", "run-script"]),
+    ("pnpm", &["exec", "dlx"], &["run"]),
+    ("yarn", &["exec", "dlx"], &["run"]),
+    ("bun", &["x", "exec"], &["run"]),
+    ("deno", &["run", "eval", "repl", "x"], &["task"]),
+    ("go", &["run", "tool"], &[]),
+    ("docker", &["run", "exec", "compose", "container"], &[]),
+    ("podman", &["run", "exec", "container"], &[]),
+    ("kubectl", &["exec", "run", "debug", "attach"], &[]),
+    ("helm", &[], &[]),
+    ("pip", &[], &[]),
+    ("pip3", &[], &[]),
+    ("uv", &["run", "tool", "x"], &[]),
+    ("poetry", &["run", "shell"], &[]),
+    ("pipenv", &["run", "shell"], &[]),
+    ("conda", &["run"], &[]),
+    ("gh", &["alias", "extension", "codespace"], &[]),
+    ("rustup", &["run"], &[]),
+    ("brew", &[], &[]),
+    ("apt", &[], &[]),
+    ("apt-get", &[], &[]),
+    ("dnf", &[], &[]),
+    ("yum", &[], &[]),
+    ("systemctl", &[], &[]),
+    ("terraform", &[], &[]),
+    ("dotnet", &["exec", "tool"], &[]),
+    ("gem", &["exec"], &[]),
+    ("bundle", &["exec"], &[]),
+    ("composer", &["exec"], &["run-script"]),
+];
+
+/// Programs that run code or commands given to them besides the wrappers and shells of
+/// `scan`: a one-word rule for them would allow anything.
+const CODE_RUNNERS: &[&str] = &[
+    "python",
+    "python2",
+    "python3",
+    "pypy",
+    "pypy3",
+    "node",
+    "nodejs",
+    "perl",
+    "ruby",
+    "php",
+    "lua",
+    "luajit",
+    "tclsh",
+    "wish",
+    "expect",
+    "rscript",
+    "julia",
+    "osascript",
+    "java",
+    "jshell",
+    "groovy",
+    "scala",
+    "kotlin",
+    "npx",
+    "uvx",
+    "pipx",
+    "bunx", // interpreters
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "sed",
+    "find",
+    "tar",
+    "zip",
+    "rsync",
+    "scp",
+    "sftp",
+    "ssh",
+    "gdb",
+    "lldb", // debuggers run programs and their own command scripts
+    "vi",
+    "vim",
+    "nvim",
+    "emacs",
+    "ed",
+    "ex",
+    "less",
+    "more",
+    "man", // shell escapes
+    "open",
+    "xdg-open",
+    "at",
+    "batch",
+    "crontab",
+    "schtasks", // run later or elsewhere
+    "source",
+    ".",
+    "alias",
+    "exec",
+    "eval",
+    "trap",
+    "command",
+    "builtin", // shell built-ins
+];
+
+/// The prefix to offer for "Always allow", or `None` when no rule would be safe: program plus
+/// subcommand for known multi-word tools (`git status -s` → `git status`), otherwise the
+/// program alone (`touch F` → `touch`).
+pub fn suggest_prefix(os: OsFamily, command: &str) -> Option<String> {
+    let words = single_words(os, command)?;
+    let program = plain(&words, 0, true)?;
+    let key = program_key(program, os);
+    if is_protected(&key) || runs_other_programs(&key) || CODE_RUNNERS.contains(&key.as_str()) {
+        return None;
+    }
+    let prefix = match MULTI_WORD_TOOLS.iter().find(|(tool, _, _)| *tool == key) {
+        Some((_, runners, scripts)) => {
+            let sub = plain(&words, 1, false)?;
+            if runners.contains(&sub) {
+                return None;
+            }
+            if scripts.contains(&sub) {
+                format!("{program} {sub} {}", plain(&words, 2, false)?)
+            } else {
+                format!("{program} {sub}")
+            }
+        }
+        None => program.to_owned(),
+    };
+    is_valid_allow_prefix(&prefix).then_some(prefix)
+}
+
+/// Word `at` when it is a plain name: letters, digits and `._+-:`, not starting with `-` (an
+/// option) or `.`, and for a program no path.
+fn plain(words: &[Word], at: usize, program: bool) -> Option<&str> {
+    let word = words.get(at)?;
+    if word.kind != WordKind::Literal {
+        return None;
+    }
+    let text = word.text.as_str();
+    let ok = !text.starts_with(['-', '.'])
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._+-".contains(c) || (!program && c == ':'));
+    (ok && !text.is_empty()).then_some(text)
+}
+
+/// Whether a prefix is acceptable as a user allow rule: non-empty, plain ASCII words (letters,
+/// digits and `_ - . / : @ + , =`) separated by single spaces, the first neither an option nor
+/// an assignment. No shell or cmd.exe metacharacter, quote, glob or control character.
+pub fn is_valid_allow_prefix(prefix: &str) -> bool {
+    if prefix.is_empty() {
+        return false;
+    }
+    let mut words = prefix.split(' ');
+    let first_ok = words
+        .next()
+        .is_some_and(|w| valid_word(w) && !w.starts_with('-') && !w.contains('='));
+    first_ok && words.all(valid_word)
+}
+
+fn valid_word(word: &str) -> bool {
+    !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:@+,=".contains(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn prefixes_offered() {
+        let cases: &[(OsFamily, &str, Option<&str>)] = &[
+            (OsFamily::Unix, "git status -s", Some("git status")),
+            (OsFamily::Unix, "cargo test --all", Some("cargo test")),
+            (OsFamily::Unix, "touch F", Some("touch")),
+            (OsFamily::Unix, "make test", Some("make")),
+            (
+                OsFamily::Unix,
+                "npm run build -- --watch",
+                Some("npm run build"),
+            ),
+            (OsFamily::Unix, "npm test", Some("npm test")),
+            (OsFamily::Unix, "  git  diff  ", Some("git diff")),
+            (OsFamily::Unix, "git", None),
+            (OsFamily::Unix, "git -C x status", None),
+            (OsFamily::Unix, "npm exec foo", None),
+            (OsFamily::Unix, "uv run pytest", None),
+            (OsFamily::Unix, "docker exec -it x sh", None),
+            (OsFamily::Unix, "npm run", None),
+            (OsFamily::Unix, "rm -rf x", None),
+            (OsFamily::Unix, "sudo ls", None),
+            (OsFamily::Unix, "bash -c ls", None),
+            (OsFamily::Unix, "env ls", None),
+            (OsFamily::Unix, "xargs ls", None),
+            (OsFamily::Unix, "python3 x.py", None),
+            (OsFamily::Unix, "find . -name x", None),
+            (OsFamily::Unix, "/usr/bin/touch x", None),
+            (OsFamily::Unix, "./script.sh", None),
+            (OsFamily::Unix, "FOO=1 touch x", None),
+            (OsFamily::Unix, "touch x > y", None),
+            (OsFamily::Unix, "touch x; ls", None),
+            (OsFamily::Unix, "touch $X", None),
+            (OsFamily::Unix, "(touch x)", None),
+            (OsFamily::Unix, "'touch' x", Some("touch")),
+            (OsFamily::Unix, "t*ch x", None),
+            (OsFamily::Unix, "ｔｏｕｃｈ x", None),
+            (OsFamily::Unix, "", None),
+            (OsFamily::Windows, "git status", Some("git status")),
+            (OsFamily::Windows, "mkdir build", Some("mkdir")),
+            (OsFamily::Windows, "del x", None),
+            (OsFamily::Windows, "cmd /c dir", None),
+            (OsFamily::Windows, "powershell -c ls", None),
+            (OsFamily::Windows, "mkdir \"a b\"", None),
+            (OsFamily::Windows, "echo %PATH%", None),
+            (OsFamily::Windows, "C:\\tools\\x.exe", None),
+        ];
+        for (os, command, want) in cases {
+            assert_eq!(
+                suggest_prefix(*os, command).as_deref(),
+                *want,
+                "input: {command:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn valid_allow_prefixes() {
+        let cases: &[(&str, bool)] = &[
+            ("git status", true),
+            ("cargo test --all", true),
+            ("./gradlew build", true),
+            ("make test:unit", true),
+            ("", false),
+            (" git", false),
+            ("git  status", false),
+            ("git status ", false),
+            ("git\tstatus", false),
+            ("git status; rm", false),
+            ("git status | x", false),
+            ("ls >x", false),
+            ("echo $HOME", false),
+            ("echo `x`", false),
+            ("a & b", false),
+            ("ls *", false),
+            ("ls 'x'", false),
+            ("echo %PATH%", false),
+            ("a^b", false),
+            ("FOO=1 ls", false),
+            ("-rf", false),
+            ("ｌｓ", false),
+            ("ls\nrm", false),
+        ];
+        for (prefix, want) in cases {
+            assert_eq!(is_valid_allow_prefix(prefix), *want, "input: {prefix:?}");
+        }
+    }
+}

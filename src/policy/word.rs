@@ -1,0 +1,341 @@
+//! Words after quote removal: the text a shell would pass as one argv entry, and whether that
+//! text is known before the command runs. Owns the quoting rules (backslash, `'…'`, `"…"`,
+//! `$'…'`) and program-name normalisation (basename, case, `.exe`); knows nothing of commands,
+//! rules or the parser.
+
+use super::OsFamily;
+
+/// How much of a word is known before the command runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum WordKind {
+    /// Fully known text.
+    Literal,
+    /// Known text with an unquoted glob or brace pattern (`*.rs`, `{a,b}`): the shell may turn it
+    /// into other words, even options.
+    Pattern,
+    /// Contains an expansion (`$x`, `$(…)`, `%x%` …): unknown until the command runs, and
+    /// possibly several words.
+    Expansion,
+}
+
+/// One argv word after quote removal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Word {
+    /// The text after quote removal (best effort for an expansion; never used for matching then).
+    pub(super) text: String,
+    /// Whether the text is known.
+    pub(super) kind: WordKind,
+}
+
+impl Word {
+    /// A fully known word.
+    pub(super) fn literal(text: impl Into<String>) -> Self {
+        Word {
+            text: text.into(),
+            kind: WordKind::Literal,
+        }
+    }
+
+    /// A word that is unknown until the command runs.
+    pub(super) fn expansion() -> Self {
+        Word {
+            text: String::new(),
+            kind: WordKind::Expansion,
+        }
+    }
+
+    /// Whether the word could be something other than its text (pattern or expansion).
+    pub(super) fn is_wild(&self) -> bool {
+        self.kind != WordKind::Literal
+    }
+
+    /// The text when the word is fully known.
+    pub(super) fn known(&self) -> Option<&str> {
+        (self.kind == WordKind::Literal).then_some(self.text.as_str())
+    }
+}
+
+/// Builds one word from the pieces of a shell word (bare text, quoted strings, expansions).
+#[derive(Debug, Default)]
+pub(super) struct WordBuilder {
+    text: String,
+    glob: bool,
+    brace_open: bool,
+    brace_close: bool,
+    expansion: bool,
+}
+
+impl WordBuilder {
+    /// Adds unquoted text: backslash quotes the next character, `\` + newline is a line
+    /// continuation, unquoted `* ? [` are globs and `{ }` may be brace expansion.
+    pub(super) fn bare(&mut self, raw: &str) {
+        let mut chars = raw.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.next() {
+                    Some('\n') => {}
+                    Some(next) => self.text.push(next),
+                    None => self.text.push('\\'),
+                },
+                '*' | '?' | '[' => {
+                    self.glob = true;
+                    self.text.push(c);
+                }
+                '{' => {
+                    self.brace_open = true;
+                    self.text.push(c);
+                }
+                '}' => {
+                    self.brace_close = true;
+                    self.text.push(c);
+                }
+                '$' | '`' => {
+                    self.expansion = true;
+                    self.text.push(c);
+                }
+                _ => self.text.push(c),
+            }
+        }
+    }
+
+    /// Adds text that is taken literally (the inside of `'…'`).
+    pub(super) fn literal(&mut self, text: &str) {
+        self.text.push_str(text);
+    }
+
+    /// Adds the literal part of a `"…"` string: backslash quotes only `$ \` " \` and newline.
+    pub(super) fn double_quoted(&mut self, raw: &str) {
+        let mut chars = raw.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c != '\\' {
+                if c == '$' || c == '`' {
+                    self.expansion = true;
+                }
+                self.text.push(c);
+                continue;
+            }
+            match chars.peek().copied() {
+                Some('\n') => {
+                    chars.next();
+                }
+                Some(next @ ('$' | '`' | '"' | '\\')) => {
+                    chars.next();
+                    self.text.push(next);
+                }
+                _ => self.text.push('\\'),
+            }
+        }
+    }
+
+    /// Marks the word as containing an unknown part.
+    pub(super) fn expansion(&mut self) {
+        self.expansion = true;
+    }
+
+    /// Marks the word as a pattern (brace sequence `{1..3}` and the like).
+    pub(super) fn pattern(&mut self, text: &str) {
+        self.glob = true;
+        self.text.push_str(text);
+    }
+
+    /// The finished word.
+    pub(super) fn finish(self) -> Word {
+        let kind = if self.expansion {
+            WordKind::Expansion
+        } else if self.glob || (self.brace_open && self.brace_close) {
+            WordKind::Pattern
+        } else {
+            WordKind::Literal
+        };
+        Word {
+            text: self.text,
+            kind,
+        }
+    }
+}
+
+/// Decodes the body of `$'…'` (with the `$'` and `'`), or `None` when it uses an escape this
+/// code does not model (`\c`, a NUL, invalid UTF-8): the caller treats that as unknown.
+pub(super) fn decode_ansi_c(raw: &str) -> Option<String> {
+    let body = raw.strip_prefix("$'")?.strip_suffix('\'')?;
+    let mut out: Vec<u8> = Vec::with_capacity(body.len());
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            let mut buf = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push(b'\\');
+            break;
+        };
+        let simple = match e {
+            'a' => Some(0x07),
+            'b' => Some(0x08),
+            'e' | 'E' => Some(0x1b),
+            'f' => Some(0x0c),
+            'n' => Some(b'\n'),
+            'r' => Some(b'\r'),
+            't' => Some(b'\t'),
+            'v' => Some(0x0b),
+            '\\' | '\'' | '"' | '?' => u8::try_from(e).ok(),
+            _ => None,
+        };
+        if let Some(byte) = simple {
+            out.push(byte);
+            continue;
+        }
+        match e {
+            '0'..='7' => {
+                let mut value = e.to_digit(8)?;
+                for _ in 0..2 {
+                    match chars.peek().and_then(|d| d.to_digit(8)) {
+                        Some(d) => {
+                            value = value * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.push(u8::try_from(value & 0xff).ok()?);
+            }
+            'x' => out.push(u8::try_from(hex_digits(&mut chars, 2)?).ok()?),
+            'u' | 'U' => {
+                let max = if e == 'u' { 4 } else { 8 };
+                let c = char::from_u32(hex_digits(&mut chars, max)?)?;
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            }
+            'c' => return None,
+            other => {
+                out.push(b'\\');
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(other.encode_utf8(&mut buf).as_bytes());
+            }
+        }
+    }
+    if out.contains(&0) {
+        return None;
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Reads 1 to `max` hex digits; `None` when there is none.
+fn hex_digits(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, max: usize) -> Option<u32> {
+    let mut value: u32 = 0;
+    let mut count = 0;
+    while count < max {
+        match chars.peek().and_then(|d| d.to_digit(16)) {
+            Some(d) => {
+                value = value.checked_mul(16)?.checked_add(d)?;
+                chars.next();
+                count += 1;
+            }
+            None => break,
+        }
+    }
+    (count > 0).then_some(value)
+}
+
+/// Suffixes Windows runs without being written (`rm.exe` is `rm`).
+const WINDOWS_EXTENSIONS: [&str; 4] = [".exe", ".com", ".bat", ".cmd"];
+
+/// The program name used for deny and protected matching: the last path component (`/bin/rm`,
+/// `./rm`, and on Windows `C:\x\del`), lowercased (macOS and Windows file systems ignore case),
+/// without a Windows executable suffix.
+pub(super) fn program_key(word: &str, os: OsFamily) -> String {
+    let base = match os {
+        OsFamily::Unix => word.rsplit('/').next().unwrap_or(word),
+        OsFamily::Windows => word.rsplit(['/', '\\', ':']).next().unwrap_or(word),
+    };
+    let mut key = base.to_ascii_lowercase();
+    if os == OsFamily::Windows || WINDOWS_EXTENSIONS.iter().any(|e| key.ends_with(e)) {
+        for ext in WINDOWS_EXTENSIONS {
+            if key.len() > ext.len() && key.ends_with(ext) {
+                key.truncate(key.len() - ext.len());
+                break;
+            }
+        }
+    }
+    key
+}
+
+/// Whether every character is one that no shell treats specially, so the word means itself
+/// and cannot hide a second command.
+pub(super) fn is_plain(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./:,@%+=-".contains(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn ansi_c_strings_decode() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("$'rm'", Some("rm")),
+            ("$'\\x72m'", Some("rm")),
+            ("$'\\162\\155'", Some("rm")),
+            ("$'\\u0072m'", Some("rm")),
+            ("$'\\U00000072m'", Some("rm")),
+            ("$'a\\tb'", Some("a\tb")),
+            ("$'\\''", Some("'")),
+            ("$'\\q'", Some("\\q")),
+            ("$'\\cA'", None),
+            ("$'\\0'", None),
+            ("$'\\xff'", None),
+            ("'x'", None),
+        ];
+        for (raw, want) in cases {
+            assert_eq!(decode_ansi_c(raw).as_deref(), *want, "input: {raw}");
+        }
+    }
+
+    #[test]
+    fn bare_and_double_quoted_text() {
+        let mut b = WordBuilder::default();
+        b.bare("\\r\\m");
+        assert_eq!(b.finish(), Word::literal("rm"));
+        let mut b = WordBuilder::default();
+        b.double_quoted("a\\\"b\\$c\\x");
+        assert_eq!(b.finish(), Word::literal("a\"b$c\\x"));
+        let mut b = WordBuilder::default();
+        b.bare("\\*");
+        assert_eq!(
+            b.finish().kind,
+            WordKind::Literal,
+            "escaped glob is literal"
+        );
+        let mut b = WordBuilder::default();
+        b.bare("*.rs");
+        assert_eq!(b.finish().kind, WordKind::Pattern);
+        let mut b = WordBuilder::default();
+        b.bare("{");
+        b.bare("a,b");
+        b.bare("}");
+        assert_eq!(b.finish().kind, WordKind::Pattern);
+    }
+
+    #[test]
+    fn program_keys() {
+        let cases: &[(&str, OsFamily, &str)] = &[
+            ("/bin/rm", OsFamily::Unix, "rm"),
+            ("./rm", OsFamily::Unix, "rm"),
+            ("RM", OsFamily::Unix, "rm"),
+            ("rm.exe", OsFamily::Unix, "rm"),
+            ("C:\\Windows\\System32\\DEL.EXE", OsFamily::Windows, "del"),
+            ("c:/x/rd.cmd", OsFamily::Windows, "rd"),
+            ("C:del", OsFamily::Windows, "del"),
+            ("format.com", OsFamily::Windows, "format"),
+            (".exe", OsFamily::Windows, ".exe"),
+        ];
+        for (word, os, want) in cases {
+            assert_eq!(program_key(word, *os), *want, "input: {word}");
+        }
+    }
+}

@@ -1,0 +1,416 @@
+//! Settings: the layers (built-in < user file < profile < project file <
+//! environment < flags) merged once into plain [`Settings`], each value
+//! remembering where it came from for `agent config show`.
+//!
+//! A project file (`.agent/settings.toml` in the workspace) can only tighten:
+//! add deny rules, lower limits, make the mode stricter. Anything else it says
+//! is reported and ignored — a cloned repository must not grant itself
+//! permissions or point the agent at another server.
+
+mod file;
+mod paths;
+mod show;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use file::parse_mode;
+pub use paths::{state_dir, user_settings_path};
+pub use show::render;
+
+use file::{Entry, Layer, Value};
+
+use crate::model::ProviderKind;
+use crate::policy::{Mode, Rule, Source};
+
+/// Default number of model turns before the loop stops.
+pub const DEFAULT_MAX_TURNS: u32 = 50;
+
+/// Settings that could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// The file is malformed or a value has the wrong type.
+    #[error("{}:{line}: {message}: fix the settings file", path.display())]
+    Invalid {
+        /// The settings file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong, naming the key.
+        message: String,
+    },
+    /// The file exists but could not be read.
+    #[error("cannot read settings file `{}`: {message}", path.display())]
+    Read {
+        /// The settings file.
+        path: PathBuf,
+        /// The I/O error.
+        message: String,
+    },
+    /// `--config FILE` names a file that does not exist.
+    #[error("settings file `{}` does not exist: check --config", path.display())]
+    MissingConfig {
+        /// The file given.
+        path: PathBuf,
+    },
+    /// `--profile NAME` is not defined.
+    #[error("unknown profile `{name}`: {}", defined_profiles(defined))]
+    UnknownProfile {
+        /// The profile asked for.
+        name: String,
+        /// The profiles the settings define.
+        defined: Vec<String>,
+    },
+    /// No home or config directory could be found.
+    #[error("cannot find the configuration directory: set AGENT_CONFIG_DIR or HOME")]
+    NoConfigDir,
+}
+
+fn defined_profiles(defined: &[String]) -> String {
+    if defined.is_empty() {
+        "no profiles are defined (add [profiles.NAME] to the settings file)".to_owned()
+    } else {
+        format!("defined profiles are {}", defined.join(", "))
+    }
+}
+
+/// Where a value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// Built-in default (with why, when derived).
+    Default(&'static str),
+    /// The user settings file.
+    User(PathBuf, usize),
+    /// A profile in the user settings file.
+    Profile(String, PathBuf, usize),
+    /// The project settings file.
+    Project(PathBuf, usize),
+    /// An environment variable.
+    Env(&'static str),
+    /// A command-line flag.
+    Flag(&'static str),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Default("") => write!(f, "default"),
+            Origin::Default(why) => write!(f, "default ({why})"),
+            Origin::User(path, line) => write!(f, "user {}:{line}", path.display()),
+            Origin::Profile(name, path, line) => {
+                write!(f, "profile {name} {}:{line}", path.display())
+            }
+            Origin::Project(path, line) => write!(f, "project {}:{line}", path.display()),
+            Origin::Env(var) => write!(f, "env {var}"),
+            Origin::Flag(flag) => write!(f, "flag {flag}"),
+        }
+    }
+}
+
+/// A value and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sourced<T> {
+    /// The value.
+    pub value: T,
+    /// Its origin.
+    pub origin: Origin,
+}
+
+fn sourced<T>(value: T, origin: Origin) -> Sourced<T> {
+    Sourced { value, origin }
+}
+
+/// What the command line asks for, already out of clap's types.
+#[derive(Debug, Default, Clone)]
+pub struct Overrides {
+    /// `--config FILE`: replaces the user settings file.
+    pub config_file: Option<PathBuf>,
+    /// `--profile NAME`.
+    pub profile: Option<String>,
+    /// `--provider`.
+    pub provider: Option<ProviderKind>,
+    /// `--model`.
+    pub model: Option<String>,
+    /// `--base-url`.
+    pub base_url: Option<String>,
+    /// `--mode`.
+    pub mode: Option<Mode>,
+    /// `--allow` prefixes.
+    pub allow: Vec<String>,
+    /// `--deny` prefixes.
+    pub deny: Vec<String>,
+    /// `--timeout`.
+    pub timeout: Option<Duration>,
+    /// `--max-output-chars`.
+    pub max_output_chars: Option<usize>,
+    /// `--max-turns`.
+    pub max_turns: Option<u32>,
+}
+
+/// The merged settings.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Model provider.
+    pub provider: Sourced<ProviderKind>,
+    /// Model name.
+    pub model: Sourced<String>,
+    /// Provider base URL.
+    pub base_url: Sourced<String>,
+    /// Environment variable holding the API key.
+    pub api_key_env: Sourced<String>,
+    /// The API key itself (never printed or written anywhere).
+    pub api_key: Option<String>,
+    /// Permission mode.
+    pub mode: Sourced<Mode>,
+    /// Allow rules (user and flags only).
+    pub allow: Vec<Rule>,
+    /// Deny rules from every layer.
+    pub deny: Vec<Rule>,
+    /// Per-command timeout.
+    pub timeout: Sourced<Duration>,
+    /// Output cap per command.
+    pub max_output_chars: Sourced<usize>,
+    /// Model turns per run.
+    pub max_turns: Sourced<u32>,
+    /// Shell program.
+    pub shell: Sourced<String>,
+    /// The user settings file (it need not exist).
+    pub user_file: PathBuf,
+    /// The project settings file, when there is one.
+    pub project_file: Option<PathBuf>,
+    /// Problems worth telling the person (unknown keys, ignored project keys).
+    pub warnings: Vec<String>,
+}
+
+/// Settings being assembled: model keys stay optional until the provider is known.
+struct Draft {
+    provider: Option<Sourced<ProviderKind>>,
+    model: Option<Sourced<String>>,
+    base_url: Option<Sourced<String>>,
+    api_key_env: Option<Sourced<String>>,
+    settings: Settings,
+}
+
+impl Draft {
+    fn apply(&mut self, entry: &Entry, origin: Origin, source: Source) {
+        let s = &mut self.settings;
+        match &entry.value {
+            Value::Provider(kind) => self.provider = Some(sourced(*kind, origin)),
+            Value::Model(model) => self.model = Some(sourced(model.clone(), origin)),
+            Value::BaseUrl(url) => self.base_url = Some(sourced(url.clone(), origin)),
+            Value::ApiKeyEnv(var) => self.api_key_env = Some(sourced(var.clone(), origin)),
+            Value::Mode(mode) => s.mode = sourced(*mode, origin),
+            Value::Allow(rules) => s.allow.extend(rules.iter().map(|r| rule(r, source))),
+            Value::Deny(rules) => s.deny.extend(rules.iter().map(|r| rule(r, source))),
+            Value::TimeoutSecs(secs) => s.timeout = sourced(Duration::from_secs(*secs), origin),
+            Value::MaxOutputChars(n) => s.max_output_chars = sourced(*n, origin),
+            Value::MaxTurns(n) => s.max_turns = sourced(*n, origin),
+            Value::Shell(shell) => s.shell = sourced(shell.clone(), origin),
+        }
+    }
+
+    /// A project entry: only what tightens is applied; the rest is reported.
+    fn apply_project(&mut self, entry: &Entry, path: &Path) {
+        let origin = Origin::Project(path.to_path_buf(), entry.line);
+        let s = &self.settings;
+        let tightens = match &entry.value {
+            Value::Deny(_) => true,
+            Value::Mode(mode) => mode.strictness() >= s.mode.value.strictness(),
+            Value::TimeoutSecs(secs) => Duration::from_secs(*secs) <= s.timeout.value,
+            Value::MaxOutputChars(n) => *n <= s.max_output_chars.value,
+            Value::MaxTurns(n) => *n <= s.max_turns.value,
+            _ => false,
+        };
+        if tightens {
+            self.apply(entry, origin, Source::Project);
+        } else {
+            let why = match &entry.value {
+                Value::Allow(_) => "a project file cannot add allow rules",
+                Value::Mode(_) => "a project file can only make the mode stricter",
+                Value::TimeoutSecs(_) | Value::MaxOutputChars(_) | Value::MaxTurns(_) => {
+                    "a project file can only lower limits"
+                }
+                _ => "a project file can only add deny rules and lower limits",
+            };
+            self.settings.warnings.push(format!(
+                "{}:{}: `{}` is ignored: {why}",
+                path.display(),
+                entry.line,
+                entry.key
+            ));
+        }
+    }
+}
+
+fn rule(prefix: &str, source: Source) -> Rule {
+    Rule {
+        prefix: prefix.trim().to_owned(),
+        source,
+    }
+}
+
+/// Loads and merges every layer for a run in `workspace`. `env` reads
+/// environment variables (injected so tests need not touch the process's).
+///
+/// # Errors
+/// A malformed or unreadable settings file, or an unknown profile.
+pub fn load(
+    overrides: &Overrides,
+    workspace: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Settings, SettingsError> {
+    let user_file = match &overrides.config_file {
+        Some(path) if !path.exists() => {
+            return Err(SettingsError::MissingConfig { path: path.clone() });
+        }
+        Some(path) => path.clone(),
+        None => user_settings_path(env)?,
+    };
+    let default = |why| Origin::Default(why);
+    let mut draft = Draft {
+        provider: None,
+        model: None,
+        base_url: None,
+        api_key_env: None,
+        settings: Settings {
+            provider: sourced(ProviderKind::Demo, default("")),
+            model: sourced(String::new(), default("")),
+            base_url: sourced(String::new(), default("")),
+            api_key_env: sourced(String::new(), default("")),
+            api_key: None,
+            mode: sourced(Mode::Ask, default("")),
+            allow: Vec::new(),
+            deny: Vec::new(),
+            timeout: sourced(crate::exec::DEFAULT_TIMEOUT, default("")),
+            max_output_chars: sourced(crate::exec::DEFAULT_MAX_OUTPUT_CHARS, default("")),
+            max_turns: sourced(DEFAULT_MAX_TURNS, default("")),
+            shell: sourced(crate::exec::default_shell().to_owned(), default("")),
+            user_file: user_file.clone(),
+            project_file: None,
+            warnings: Vec::new(),
+        },
+    };
+
+    let user = file::read(&user_file)?;
+    for entry in &user.entries {
+        draft.apply(
+            entry,
+            Origin::User(user_file.clone(), entry.line),
+            Source::User,
+        );
+    }
+    if let Some(name) = &overrides.profile {
+        let Some(entries) = user.profiles.get(name) else {
+            return Err(SettingsError::UnknownProfile {
+                name: name.clone(),
+                defined: user.profiles.keys().cloned().collect(),
+            });
+        };
+        for entry in entries {
+            let origin = Origin::Profile(name.clone(), user_file.clone(), entry.line);
+            draft.apply(entry, origin, Source::User);
+        }
+    }
+    draft.settings.warnings.extend(user.warnings);
+
+    let project_path = workspace.join(".agent").join("settings.toml");
+    if project_path != user_file && project_path.is_file() {
+        let project: Layer = file::read(&project_path)?;
+        for entry in &project.entries {
+            draft.apply_project(entry, &project_path);
+        }
+        for name in project.profiles.keys() {
+            draft.settings.warnings.push(format!(
+                "{}: profile `{name}` is ignored: profiles belong in the user settings file",
+                project_path.display()
+            ));
+        }
+        draft.settings.warnings.extend(project.warnings);
+        draft.settings.project_file = Some(project_path);
+    }
+
+    if let Some(model) = env("AGENT_MODEL").filter(|m| !m.is_empty()) {
+        draft.model = Some(sourced(model, Origin::Env("AGENT_MODEL")));
+    }
+    apply_flags(&mut draft, overrides);
+    Ok(finish(draft, env))
+}
+
+fn apply_flags(draft: &mut Draft, overrides: &Overrides) {
+    let s = &mut draft.settings;
+    if let Some(provider) = overrides.provider {
+        draft.provider = Some(sourced(provider, Origin::Flag("--provider")));
+    }
+    if let Some(model) = &overrides.model {
+        draft.model = Some(sourced(model.clone(), Origin::Flag("--model")));
+    }
+    if let Some(url) = &overrides.base_url {
+        draft.base_url = Some(sourced(url.clone(), Origin::Flag("--base-url")));
+    }
+    if let Some(mode) = overrides.mode {
+        s.mode = sourced(mode, Origin::Flag("--mode"));
+    }
+    s.allow
+        .extend(overrides.allow.iter().map(|r| rule(r, Source::Flag)));
+    s.deny
+        .extend(overrides.deny.iter().map(|r| rule(r, Source::Flag)));
+    if let Some(timeout) = overrides.timeout {
+        s.timeout = sourced(timeout, Origin::Flag("--timeout"));
+    }
+    if let Some(n) = overrides.max_output_chars {
+        s.max_output_chars = sourced(n, Origin::Flag("--max-output-chars"));
+    }
+    if let Some(n) = overrides.max_turns {
+        s.max_turns = sourced(n, Origin::Flag("--max-turns"));
+    }
+}
+
+/// Resolves the model keys: an unset provider is picked from the keys present
+/// (demo when there are none); unset model, URL and key variable follow it.
+fn finish(draft: Draft, env: &dyn Fn(&str) -> Option<String>) -> Settings {
+    let has = |var: &str| env(var).is_some_and(|v| !v.is_empty());
+    let provider = draft.provider.unwrap_or_else(|| {
+        if has("OPENAI_API_KEY") {
+            sourced(
+                ProviderKind::OpenAi,
+                Origin::Default("OPENAI_API_KEY is set"),
+            )
+        } else if has("ANTHROPIC_API_KEY") {
+            sourced(
+                ProviderKind::Anthropic,
+                Origin::Default("ANTHROPIC_API_KEY is set"),
+            )
+        } else {
+            sourced(
+                ProviderKind::Demo,
+                Origin::Default("no provider configured and no API key set"),
+            )
+        }
+    });
+    let kind = provider.value;
+    let mut settings = draft.settings;
+    settings.model = draft
+        .model
+        .unwrap_or_else(|| sourced(kind.default_model().to_owned(), Origin::Default("")));
+    settings.base_url = draft
+        .base_url
+        .unwrap_or_else(|| match env("OPENAI_BASE_URL") {
+            Some(url) if kind == ProviderKind::OpenAi && !url.is_empty() => {
+                sourced(url, Origin::Env("OPENAI_BASE_URL"))
+            }
+            _ => sourced(kind.default_base_url().to_owned(), Origin::Default("")),
+        });
+    settings.api_key_env = draft
+        .api_key_env
+        .unwrap_or_else(|| sourced(kind.default_key_env().to_owned(), Origin::Default("")));
+    settings.api_key = Some(settings.api_key_env.value.as_str())
+        .filter(|var| !var.is_empty())
+        .and_then(env)
+        .filter(|key| !key.is_empty());
+    settings.provider = provider;
+    settings
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,158 @@
+//! `agent config show`: the merged settings, one key per line with its origin,
+//! or as JSON. The API key itself is never shown, only whether it is set.
+
+use serde_json::{Value, json};
+
+use super::{Origin, Settings};
+use crate::policy::{Rule, Source};
+
+fn mode_name(mode: crate::policy::Mode) -> &'static str {
+    match mode {
+        crate::policy::Mode::Ask => "ask",
+        crate::policy::Mode::Deny => "deny",
+        crate::policy::Mode::Off => "off",
+        crate::policy::Mode::AllowAll => "allow-all",
+    }
+}
+
+/// Rows of (key, value as TOML/JSON, origin text).
+fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
+    let row =
+        |key: &str, value: Value, origin: &Origin| (key.to_owned(), value, origin.to_string());
+    let key_state = if settings.api_key.is_some() {
+        "set"
+    } else {
+        "not set"
+    };
+    let mut rows = vec![
+        row(
+            "model.provider",
+            json!(settings.provider.value.to_string()),
+            &settings.provider.origin,
+        ),
+        row(
+            "model.model",
+            json!(settings.model.value),
+            &settings.model.origin,
+        ),
+        row(
+            "model.base_url",
+            json!(settings.base_url.value),
+            &settings.base_url.origin,
+        ),
+        row(
+            "model.api_key_env",
+            json!(settings.api_key_env.value),
+            &settings.api_key_env.origin,
+        ),
+        (
+            "model.api_key".to_owned(),
+            json!(format!("<{key_state}>")),
+            format!("env {}", settings.api_key_env.value),
+        ),
+        row(
+            "permissions.mode",
+            json!(mode_name(settings.mode.value)),
+            &settings.mode.origin,
+        ),
+    ];
+    let rule_rows = |name: &str, rules: &[Rule]| -> Vec<(String, Value, String)> {
+        rules
+            .iter()
+            .map(|rule| {
+                (
+                    name.to_owned(),
+                    json!(rule.prefix),
+                    source_name(rule.source, settings),
+                )
+            })
+            .collect()
+    };
+    rows.extend(rule_rows("permissions.commands.allow", &settings.allow));
+    rows.extend(rule_rows("permissions.commands.deny", &settings.deny));
+    let secs = settings.timeout.value.as_secs_f64();
+    rows.extend([
+        row("limits.timeout_secs", json!(secs), &settings.timeout.origin),
+        row(
+            "limits.max_output_chars",
+            json!(settings.max_output_chars.value),
+            &settings.max_output_chars.origin,
+        ),
+        row(
+            "limits.max_turns",
+            json!(settings.max_turns.value),
+            &settings.max_turns.origin,
+        ),
+        row(
+            "exec.shell",
+            json!(settings.shell.value),
+            &settings.shell.origin,
+        ),
+    ]);
+    rows
+}
+
+fn source_name(source: Source, settings: &Settings) -> String {
+    match source {
+        Source::User => format!("user {}", settings.user_file.display()),
+        Source::Project => settings.project_file.as_ref().map_or_else(
+            || "project".to_owned(),
+            |p| format!("project {}", p.display()),
+        ),
+        Source::Flag => "flag".to_owned(),
+        Source::Builtin => "builtin".to_owned(),
+        Source::Parser => "parser".to_owned(),
+    }
+}
+
+/// The merged settings as text (`key = value  # origin`) or JSON.
+#[must_use]
+pub fn render(settings: &Settings, as_json: bool) -> String {
+    let rows = rows(settings);
+    if as_json {
+        let mut object = serde_json::Map::new();
+        object.insert(
+            "user_file".into(),
+            json!(settings.user_file.display().to_string()),
+        );
+        object.insert(
+            "project_file".into(),
+            json!(
+                settings
+                    .project_file
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+            ),
+        );
+        let mut allow = Vec::new();
+        let mut deny = Vec::new();
+        for (key, value, origin) in rows {
+            let entry = json!({ "value": value, "source": origin });
+            match key.as_str() {
+                "permissions.commands.allow" => allow.push(entry),
+                "permissions.commands.deny" => deny.push(entry),
+                _ => {
+                    object.insert(key, entry);
+                }
+            }
+        }
+        object.insert("permissions.commands.allow".into(), Value::Array(allow));
+        object.insert("permissions.commands.deny".into(), Value::Array(deny));
+        object.insert("warnings".into(), json!(settings.warnings));
+        return format!("{}\n", Value::Object(object));
+    }
+    let lines: Vec<(String, String)> = rows
+        .into_iter()
+        .map(|(key, value, origin)| (format!("{key} = {value}"), origin))
+        .collect();
+    let width = lines
+        .iter()
+        .map(|(left, _)| left.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut text = String::new();
+    for (left, origin) in lines {
+        text.push_str(&format!("{left:width$}  # {origin}\n"));
+    }
+    text
+}

@@ -1,0 +1,219 @@
+//! Reading transcripts back: the list of runs for `agent history` and a
+//! readable replay of one for `agent history show ID`. Lines that do not parse
+//! (a crash mid-write, a newer version) are skipped, never fatal.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// One line of `agent history`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunSummary {
+    /// Run id.
+    pub id: String,
+    /// Start time (RFC 3339).
+    pub time: String,
+    /// The prompt.
+    pub prompt: String,
+    /// Model turns.
+    pub turns: u64,
+    /// Commands run.
+    pub commands_run: u64,
+    /// Commands denied.
+    pub commands_denied: u64,
+    /// answered, max_turns, interrupted, error — or incomplete when the run never ended.
+    pub outcome: String,
+}
+
+/// The events of one transcript, skipping unreadable lines.
+///
+/// # Errors
+/// When the file cannot be read.
+pub fn read_events(path: &Path) -> std::io::Result<Vec<Value>> {
+    let text = std::fs::read_to_string(path)?;
+    Ok(text
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect())
+}
+
+fn summarize(id: String, events: &[Value]) -> RunSummary {
+    let start = events.iter().find(|e| e["type"] == "start");
+    let done = events.iter().rev().find(|e| e["type"] == "done");
+    let text = |v: Option<&Value>, key: &str| {
+        v.and_then(|v| v[key].as_str())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let count = |key: &str, ty: &str| {
+        done.and_then(|d| d[key].as_u64())
+            .unwrap_or_else(|| events.iter().filter(|e| e["type"] == ty).count() as u64)
+    };
+    RunSummary {
+        id,
+        time: text(start, "time"),
+        prompt: text(start, "prompt"),
+        turns: count("turns", "turn_end"),
+        commands_run: done
+            .and_then(|d| d["commands_run"].as_u64())
+            .unwrap_or_else(|| {
+                events
+                    .iter()
+                    .filter(|e| e["type"] == "tool_result" && e["result"].is_object())
+                    .count() as u64
+            }),
+        commands_denied: done
+            .and_then(|d| d["commands_denied"].as_u64())
+            .unwrap_or_else(|| {
+                events
+                    .iter()
+                    .filter(|e| e["type"] == "decision" && e["decision"] == "deny")
+                    .count() as u64
+            }),
+        outcome: done.map_or_else(|| "incomplete".to_owned(), |d| text(Some(d), "outcome")),
+    }
+}
+
+/// Every run in `runs_dir`, oldest first.
+///
+/// # Errors
+/// When the directory exists but cannot be read.
+pub fn list(runs_dir: &Path) -> std::io::Result<Vec<RunSummary>> {
+    let entries = match std::fs::read_dir(runs_dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(error),
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "ndjson"))
+        .collect();
+    paths.sort();
+    Ok(paths
+        .into_iter()
+        .filter_map(|path| {
+            let id = path.file_stem()?.to_string_lossy().into_owned();
+            let events = read_events(&path).ok()?;
+            Some(summarize(id, &events))
+        })
+        .collect())
+}
+
+/// The transcript whose id is `id`, ends with `id` (the short id) or starts with it.
+///
+/// # Errors
+/// A message naming the id when none or several match.
+pub fn find(runs_dir: &Path, id: &str) -> Result<PathBuf, String> {
+    let runs =
+        list(runs_dir).map_err(|error| format!("cannot read `{}`: {error}", runs_dir.display()))?;
+    let id = id.trim_end_matches(".ndjson");
+    let matches: Vec<&RunSummary> = runs
+        .iter()
+        .filter(|run| {
+            !id.is_empty() && (run.id == id || run.id.ends_with(id) || run.id.starts_with(id))
+        })
+        .collect();
+    match matches.as_slice() {
+        [run] => Ok(runs_dir.join(format!("{}.ndjson", run.id))),
+        [] => Err(format!("no run `{id}`: `agent history` lists the runs")),
+        _ => Err(format!(
+            "`{id}` matches {} runs: give more of the id",
+            matches.len()
+        )),
+    }
+}
+
+/// A readable replay of one run's events.
+#[must_use]
+pub fn render_show(events: &[Value]) -> String {
+    let mut out = String::new();
+    let mut text_open = false;
+    let s = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    for event in events {
+        let ty = event["type"].as_str().unwrap_or_default();
+        if ty != "text_delta" && text_open {
+            out.push('\n');
+            text_open = false;
+        }
+        match ty {
+            "start" => {
+                let _ = writeln!(
+                    out,
+                    "run {} · {} · {} · {}\n> {}",
+                    s(&event["id"]),
+                    s(&event["time"]),
+                    s(&event["model"]),
+                    s(&event["cwd"]),
+                    s(&event["prompt"]).replace('\n', "\n> ")
+                );
+            }
+            "text_delta" => {
+                out.push_str(&s(&event["text"]));
+                text_open = !out.ends_with('\n');
+            }
+            "tool_call" => match event["command"].as_str() {
+                Some(command) => {
+                    let _ = writeln!(out, "$ {command}  # {}", s(&event["description"]));
+                }
+                None => {
+                    let _ = writeln!(out, "$ <invalid call: {}>", s(&event["arguments"]));
+                }
+            },
+            "decision" => {
+                let _ = writeln!(out, "  {}: {}", s(&event["decision"]), s(&event["reason"]));
+            }
+            "tool_result" => {
+                let result = &event["result"];
+                if result.is_object() {
+                    let _ = writeln!(
+                        out,
+                        "  exit {} · {} ms{}",
+                        result["exit_code"],
+                        result["duration_ms"],
+                        if result["timed_out"] == true {
+                            " · timed out"
+                        } else {
+                            ""
+                        }
+                    );
+                    for (stream, marker) in [("stdout", "│ "), ("stderr", "! ")] {
+                        for line in result[stream].as_str().unwrap_or_default().lines() {
+                            let _ = writeln!(out, "  {marker}{line}");
+                        }
+                    }
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "  {}: {}",
+                        s(&event["error"]["code"]),
+                        s(&event["error"]["message"])
+                    );
+                }
+            }
+            "error" => {
+                let _ = writeln!(out, "error: {}", s(&event["message"]));
+            }
+            "done" => {
+                let _ = writeln!(
+                    out,
+                    "done: {} · {} turns · {} run · {} denied",
+                    s(&event["outcome"]),
+                    event["turns"],
+                    event["commands_run"],
+                    event["commands_denied"]
+                );
+                if let Some(note) = event["note"].as_str() {
+                    let _ = writeln!(out, "note: {note}");
+                }
+            }
+            _ => {}
+        }
+    }
+    if text_open {
+        out.push('\n');
+    }
+    out
+}

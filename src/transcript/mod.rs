@@ -1,0 +1,146 @@
+//! Transcripts: every run's events appended as NDJSON to
+//! `<state>/runs/<UTC time>-<id>.ndjson`, one line per event, written and
+//! flushed as it happens so a crash loses at most the event in flight. The API
+//! key is redacted from every line; nothing else about credentials is ever
+//! recorded. Also reading them back for `agent history`.
+
+mod history;
+
+use std::fs::File;
+use std::hash::{BuildHasher as _, Hasher as _};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+pub use history::{RunSummary, find, list, read_events, render_show};
+
+use crate::agent::Event;
+
+/// An open transcript.
+#[derive(Debug)]
+pub struct Transcript {
+    file: File,
+    path: PathBuf,
+    id: String,
+    redact: Vec<String>,
+    failed: bool,
+}
+
+/// Shortest secret worth redacting: shorter strings would mangle ordinary text.
+const MIN_REDACTED_CHARS: usize = 8;
+
+impl Transcript {
+    /// Creates a new transcript in `runs_dir` for a run starting at `start`.
+    ///
+    /// # Errors
+    /// When the directory or the file cannot be created.
+    pub fn create(runs_dir: &Path, start: SystemTime) -> std::io::Result<Self> {
+        std::fs::create_dir_all(runs_dir)?;
+        let stamp: String = humantime::format_rfc3339_seconds(start)
+            .to_string()
+            .chars()
+            .filter(|c| !matches!(c, '-' | ':'))
+            .collect();
+        let id = format!("{stamp}-{}", short_id());
+        let path = runs_dir.join(format!("{id}.ndjson"));
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .create_new(true)
+            .open(&path)?;
+        Ok(Self {
+            file,
+            path,
+            id,
+            redact: Vec::new(),
+            failed: false,
+        })
+    }
+
+    /// The run id (the file name without `.ndjson`).
+    #[must_use]
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The file.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Never writes `secret` (an API key) into the file.
+    pub fn redact(&mut self, secret: &str) {
+        if secret.chars().count() >= MIN_REDACTED_CHARS {
+            self.redact.push(secret.to_owned());
+        }
+    }
+
+    /// Appends one event and flushes it.
+    ///
+    /// # Errors
+    /// The first write failure (e.g. a full disk); later events are skipped.
+    pub fn record(&mut self, event: &Event) -> std::io::Result<()> {
+        if self.failed {
+            return Ok(());
+        }
+        let mut line = serde_json::to_string(event).map_err(std::io::Error::other)?;
+        for secret in &self.redact {
+            if line.contains(secret.as_str()) {
+                line = line.replace(secret.as_str(), "[REDACTED]");
+            }
+        }
+        line.push('\n');
+        let written = self
+            .file
+            .write_all(line.as_bytes())
+            .and_then(|()| self.file.flush());
+        if written.is_err() {
+            self.failed = true;
+        }
+        written
+    }
+}
+
+/// Six hex digits, random per run (std's hasher keys are random per process).
+fn short_id() -> String {
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(
+        SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    hasher.write_u32(std::process::id());
+    format!("{:06x}", hasher.finish() & 0xff_ffff)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_appended_one_per_line_and_keys_redacted() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut transcript = Transcript::create(dir.path(), SystemTime::UNIX_EPOCH).unwrap();
+        assert!(
+            transcript.id().starts_with("19700101T000000Z-"),
+            "{}",
+            transcript.id()
+        );
+        transcript.redact("sk-secret-123456");
+        transcript
+            .record(&Event::TextDelta {
+                text: "key is sk-secret-123456".into(),
+            })
+            .unwrap();
+        transcript
+            .record(&Event::Error {
+                message: "boom".into(),
+            })
+            .unwrap();
+        let text = std::fs::read_to_string(transcript.path()).unwrap();
+        assert_eq!(
+            text,
+            "{\"type\":\"text_delta\",\"text\":\"key is [REDACTED]\"}\n{\"type\":\"error\",\"message\":\"boom\"}\n"
+        );
+    }
+}

@@ -1,0 +1,98 @@
+//! Plain output for runs without the terminal UI (`--plain`, or stderr is not
+//! a terminal): progress lines on stderr, the final answer left for stdout.
+
+use std::io::Write as _;
+
+use super::summary::summary;
+use crate::agent::Event;
+use crate::policy::Verdict;
+
+/// Turns events into progress lines on stderr.
+#[derive(Debug, Default)]
+pub struct Plain {
+    /// Text of the current turn, held until we know it is not the final answer.
+    text: String,
+    /// Print command output and allow decisions too.
+    pub verbose: bool,
+    /// Print nothing but errors.
+    pub quiet: bool,
+}
+
+impl Plain {
+    /// Plain output; `verbose` adds command output and allow decisions, `quiet` silences it.
+    #[must_use]
+    pub fn new(verbose: bool, quiet: bool) -> Self {
+        Self {
+            text: String::new(),
+            verbose,
+            quiet,
+        }
+    }
+
+    /// Prints what `event` means for a person watching stderr.
+    pub fn handle(&mut self, event: &Event) {
+        let line = match event {
+            Event::TextDelta { text } => {
+                self.text.push_str(text);
+                return;
+            }
+            Event::ToolCall {
+                command,
+                description,
+                ..
+            } => {
+                let said = std::mem::take(&mut self.text);
+                let mut lines = String::new();
+                if !said.trim().is_empty() {
+                    lines.push_str(said.trim_end());
+                    lines.push('\n');
+                }
+                match (command, description) {
+                    (Some(command), Some(description)) => {
+                        lines.push_str(&format!(
+                            "→ {}  ({description})",
+                            super::summary::one_line(command)
+                        ));
+                    }
+                    _ => lines.push_str("→ <invalid tool call>"),
+                }
+                lines
+            }
+            Event::Decision {
+                decision, reason, ..
+            } if self.verbose => {
+                let verdict = match decision {
+                    Verdict::Allow => "allow",
+                    Verdict::Ask => "ask",
+                    Verdict::Deny => "deny",
+                };
+                format!("  {verdict}: {reason}")
+            }
+            Event::OutputDelta { text, .. } if self.verbose => {
+                self.write(text.trim_end_matches('\n'));
+                return;
+            }
+            Event::ToolResult {
+                command,
+                result,
+                error,
+                ..
+            } => summary(command.as_deref(), result.as_ref(), error.as_ref()).1,
+            Event::Done {
+                note: Some(note), ..
+            } => format!("agent: {note}"),
+            Event::Done { .. } => {
+                self.text.clear();
+                return;
+            }
+            _ => return,
+        };
+        self.write(&line);
+    }
+
+    fn write(&self, line: &str) {
+        if !self.quiet && !line.is_empty() {
+            let _ = writeln!(std::io::stderr().lock(), "{line}");
+        }
+    }
+}

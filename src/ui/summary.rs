@@ -1,0 +1,135 @@
+//! The one-line summary a finished call collapses into, shared by the
+//! terminal pane and the plain progress lines:
+//! `✓ ls -la · exit 0 · 12 ms · 3 lines`, `✗ … exit 1`, `⏱ … timed out`,
+//! `⊘ … denied: reason`.
+
+use crate::exec::{ErrorCode, ExecResult, ToolError};
+
+/// Longest command shown in a summary before it is shortened with `…`.
+const MAX_COMMAND_CHARS: usize = 80;
+
+/// The command on one line, shortened.
+#[must_use]
+pub fn one_line(command: &str) -> String {
+    let flat: String = command
+        .trim()
+        .chars()
+        .map(|c| if c == '\n' { '⏎' } else { c })
+        .collect();
+    if flat.chars().count() > MAX_COMMAND_CHARS {
+        let cut: String = flat.chars().take(MAX_COMMAND_CHARS - 1).collect();
+        format!("{cut}…")
+    } else {
+        flat
+    }
+}
+
+/// What kind of line it is, for colouring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// Ran and exited 0.
+    Success,
+    /// Ran and failed, or could not run.
+    Failure,
+    /// Denied.
+    Denied,
+}
+
+/// The summary of one call's result: (tone, text).
+#[must_use]
+pub fn summary(
+    command: Option<&str>,
+    result: Option<&ExecResult>,
+    error: Option<&ToolError>,
+) -> (Tone, String) {
+    let command = one_line(command.unwrap_or("<invalid call>"));
+    if let Some(result) = result {
+        let lines = count_lines(&result.stdout) + count_lines(&result.stderr);
+        let lines = format!("{lines} line{}", if lines == 1 { "" } else { "s" });
+        let ms = result.duration_ms;
+        if result.timed_out {
+            return (
+                Tone::Failure,
+                format!("⏱ {command} · timed out · {ms} ms · {lines}"),
+            );
+        }
+        let status = match (result.exit_code, result.signal) {
+            (Some(code), _) => format!("exit {code}"),
+            (None, Some(signal)) => format!("killed by signal {signal}"),
+            (None, None) => "no exit status".to_owned(),
+        };
+        let truncated = if result.truncated { " (truncated)" } else { "" };
+        let tone = if result.exit_code == Some(0) {
+            Tone::Success
+        } else {
+            Tone::Failure
+        };
+        let mark = if tone == Tone::Success { '✓' } else { '✗' };
+        let hint = match &result.error {
+            Some(error) if error.code == ErrorCode::NotFound => " · command not found",
+            _ => "",
+        };
+        return (
+            tone,
+            format!("{mark} {command} · {status} · {ms} ms · {lines}{truncated}{hint}"),
+        );
+    }
+    match error {
+        Some(error) if error.code == ErrorCode::Denied => {
+            (Tone::Denied, format!("⊘ {command} · {}", error.message))
+        }
+        Some(error) => (Tone::Failure, format!("✗ {command} · {}", error.message)),
+        None => (Tone::Failure, format!("✗ {command}")),
+    }
+}
+
+fn count_lines(text: &str) -> usize {
+    text.lines().count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn result(exit: Option<i32>, stdout: &str) -> ExecResult {
+        ExecResult {
+            exit_code: exit,
+            stdout: stdout.into(),
+            stderr: String::new(),
+            duration_ms: 12,
+            timed_out: false,
+            truncated: false,
+            signal: None,
+            error: None,
+        }
+    }
+
+    #[test]
+    fn summaries_read_as_designed() {
+        let ok = result(Some(0), "a\nb\nc\n");
+        assert_eq!(
+            summary(Some("ls -la"), Some(&ok), None).1,
+            "✓ ls -la · exit 0 · 12 ms · 3 lines"
+        );
+        let failed = result(Some(1), "x");
+        assert_eq!(
+            summary(Some("false"), Some(&failed), None).1,
+            "✗ false · exit 1 · 12 ms · 1 line"
+        );
+        let denied = ToolError::new(ErrorCode::Denied, "denied: no");
+        assert_eq!(
+            summary(Some("touch F"), None, Some(&denied)),
+            (Tone::Denied, "⊘ touch F · denied: no".into())
+        );
+    }
+
+    #[test]
+    fn long_and_multiline_commands_fit_one_line() {
+        assert_eq!(one_line("a\nb"), "a⏎b");
+        assert_eq!(
+            one_line(&"x".repeat(200)).chars().count(),
+            MAX_COMMAND_CHARS
+        );
+    }
+}

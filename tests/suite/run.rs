@@ -1,0 +1,531 @@
+//! `agent run` against fake OpenAI-compatible and Anthropic servers on
+//! 127.0.0.1: the loop, the policy on the way, transcripts and exit statuses.
+
+use super::fake_model::{FakeModel, Reply, openai, turn_text, turn_tool_call};
+use super::harness::Sandbox;
+use assert_cmd::Command;
+use predicates::prelude::*;
+use pretty_assertions::assert_eq;
+
+const KEY: &str = "sk-test-key-0123456789";
+
+/// `agent run` pointed at `server` as an OpenAI-compatible provider.
+fn openai_run(sandbox: &Sandbox, server: &FakeModel) -> Command {
+    let mut cmd = sandbox.agent();
+    cmd.env("OPENAI_API_KEY", KEY)
+        .args(["run", "--provider", "openai", "--base-url"])
+        .arg(server.openai_url());
+    cmd
+}
+
+fn transcripts(sandbox: &Sandbox) -> Vec<String> {
+    let dir = sandbox.state_dir().join("agent/runs");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.sort();
+    files
+        .iter()
+        .map(|path| std::fs::read_to_string(path).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_builtin_read_only_command_runs_and_its_output_reaches_the_model() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.work().join("hello.txt"), "hi").unwrap();
+    let server = FakeModel::openai_turns([
+        turn_tool_call("ls", "list the files"),
+        turn_text("There is one file: hello.txt."),
+    ]);
+    openai_run(&sandbox, &server)
+        .arg("list the files")
+        .assert()
+        .success()
+        .stdout("There is one file: hello.txt.\n")
+        .stderr(predicate::str::contains("✓ ls · exit 0"));
+    let second = server.request(1);
+    let results = second.tool_results();
+    assert_eq!(results.len(), 1);
+    assert!(results[0].1.contains("hello.txt"), "{results:?}");
+    assert!(results[0].1.contains("\"exit_code\":0"), "{results:?}");
+    let first = server.request(0);
+    assert_eq!(
+        first.header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+    assert_eq!(first.tool_names(), vec!["shell"]);
+    assert_eq!(first.last_user_text().as_deref(), Some("list the files"));
+    let system = first.system().unwrap();
+    assert!(
+        system.contains(&sandbox.work().canonicalize().unwrap().display().to_string()),
+        "{system}"
+    );
+}
+
+#[test]
+fn without_a_terminal_an_unsure_command_is_denied_and_the_model_told() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([
+        turn_tool_call("touch F", "create F"),
+        turn_text("I could not create F."),
+    ]);
+    openai_run(&sandbox, &server)
+        .arg("create F")
+        .assert()
+        .success()
+        .stdout("I could not create F.\n")
+        .stderr(predicate::str::contains("⊘ touch F"));
+    assert!(!sandbox.work().join("F").exists(), "F was created");
+    let results = server.request(1).tool_results();
+    assert!(results[0].1.contains("EDENIED"), "{results:?}");
+    assert!(
+        results[0].1.contains("--allow"),
+        "the denial says how to allow it: {results:?}"
+    );
+}
+
+#[test]
+fn an_allow_flag_lets_the_command_run() {
+    let sandbox = Sandbox::new();
+    let server =
+        FakeModel::openai_turns([turn_tool_call("touch F", "create F"), turn_text("done")]);
+    openai_run(&sandbox, &server)
+        .args(["--allow", "touch", "create F"])
+        .assert()
+        .success();
+    assert!(sandbox.work().join("F").exists());
+}
+
+#[test]
+fn a_user_allow_rule_lets_the_command_run() {
+    let sandbox = Sandbox::new();
+    sandbox.settings("[permissions.commands]\nallow = [\"touch\"]\n");
+    let server =
+        FakeModel::openai_turns([turn_tool_call("touch F", "create F"), turn_text("done")]);
+    openai_run(&sandbox, &server)
+        .arg("create F")
+        .assert()
+        .success();
+    assert!(sandbox.work().join("F").exists());
+}
+
+#[test]
+fn a_deny_rule_beats_an_allow_rule() {
+    let sandbox = Sandbox::new();
+    sandbox.settings("[permissions.commands]\nallow = [\"touch\"]\n");
+    let server =
+        FakeModel::openai_turns([turn_tool_call("touch F", "create F"), turn_text("denied")]);
+    openai_run(&sandbox, &server)
+        .args(["--deny", "touch", "create F"])
+        .assert()
+        .success();
+    assert!(!sandbox.work().join("F").exists());
+    let results = server.request(1).tool_results();
+    assert!(
+        results[0].1.contains("EDENIED") && results[0].1.contains("deny"),
+        "{results:?}"
+    );
+}
+
+#[test]
+fn a_project_file_cannot_allow_but_can_deny() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir(sandbox.work().join(".agent")).unwrap();
+    std::fs::write(
+        sandbox.work().join(".agent/settings.toml"),
+        "[permissions.commands]\nallow = [\"touch\"]\ndeny = [\"ls\"]\n",
+    )
+    .unwrap();
+    let server = FakeModel::openai_turns([
+        turn_tool_call("touch F", "create F").with_shell("ls", "list"),
+        turn_text("done"),
+    ]);
+    openai_run(&sandbox, &server)
+        .arg("go")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "`permissions.commands.allow` is ignored",
+        ));
+    assert!(!sandbox.work().join("F").exists());
+    let results = server.request(1).tool_results();
+    assert_eq!(results.len(), 2, "two calls in one turn both answered");
+    assert!(
+        results
+            .iter()
+            .all(|(_, content)| content.contains("EDENIED")),
+        "{results:?}"
+    );
+}
+
+#[test]
+fn the_prompt_can_be_piped() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([turn_text("ok")]);
+    openai_run(&sandbox, &server)
+        .write_stdin("list files\nplease\n")
+        .assert()
+        .success()
+        .stdout("ok\n");
+    assert_eq!(
+        server.request(0).last_user_text().as_deref(),
+        Some("list files\nplease\n")
+    );
+    let server = FakeModel::openai_turns([turn_text("ok")]);
+    openai_run(&sandbox, &server)
+        .arg("-")
+        .write_stdin("from a file")
+        .assert()
+        .success();
+    assert_eq!(
+        server.request(0).last_user_text().as_deref(),
+        Some("from a file")
+    );
+}
+
+#[test]
+fn an_empty_prompt_is_a_usage_error() {
+    let sandbox = Sandbox::new();
+    sandbox
+        .agent()
+        .args(["run", "--provider", "demo"])
+        .write_stdin("  \n")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with("agent: the prompt is empty"));
+    sandbox
+        .agent()
+        .args(["run", "--provider", "demo", ""])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn json_mode_prints_one_event_per_line() {
+    let sandbox = Sandbox::new();
+    let server =
+        FakeModel::openai_turns([turn_tool_call("echo hi", "say hi"), turn_text("said hi")]);
+    let output = openai_run(&sandbox, &server)
+        .args(["--json", "say hi"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let events: Vec<serde_json::Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("each line is JSON"))
+        .collect();
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    let without_deltas: Vec<&str> = types
+        .iter()
+        .copied()
+        .filter(|t| *t != "text_delta" && *t != "output_delta")
+        .collect();
+    assert_eq!(
+        without_deltas,
+        [
+            "start",
+            "turn_end",
+            "tool_call",
+            "decision",
+            "tool_result",
+            "turn_end",
+            "done"
+        ]
+    );
+    assert!(
+        types.contains(&"text_delta") && types.contains(&"output_delta"),
+        "{types:?}"
+    );
+    let decision = events.iter().find(|e| e["type"] == "decision").unwrap();
+    assert_eq!(decision["decision"], "allow");
+    assert_eq!(decision["source"], "builtin");
+    let result = events.iter().find(|e| e["type"] == "tool_result").unwrap();
+    assert_eq!(result["result"]["stdout"], "hi\n");
+    assert_eq!(events.last().unwrap()["answer"], "said hi");
+}
+
+#[test]
+fn the_fourth_identical_call_is_refused_with_eloop() {
+    let sandbox = Sandbox::new();
+    let call = || turn_tool_call("echo again", "repeat");
+    let server = FakeModel::openai_turns([call(), call(), call(), call(), turn_text("stopped")]);
+    let output = openai_run(&sandbox, &server)
+        .args(["--json", "loop"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let results = server.request(4).tool_results();
+    assert_eq!(results.len(), 4);
+    assert!(
+        results[..3]
+            .iter()
+            .all(|(_, c)| c.contains("\"exit_code\":0")),
+        "{results:?}"
+    );
+    assert!(results[3].1.contains("ELOOP"), "{:?}", results[3]);
+}
+
+#[test]
+fn max_turns_stops_the_run_with_a_note_and_exit_zero() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([
+        turn_tool_call("echo 1", "one"),
+        turn_tool_call("echo 2", "two"),
+    ]);
+    openai_run(&sandbox, &server)
+        .args(["--max-turns", "2", "count"])
+        .assert()
+        .success()
+        .stdout("")
+        .stderr(predicate::str::contains("stopped after 2 turns"));
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
+fn malformed_tool_arguments_go_back_to_the_model() {
+    let sandbox = Sandbox::new();
+    let bad = super::fake_model::Turn::default().with_call("call_bad", "shell", "{\"command\": ");
+    let server = FakeModel::openai_turns([bad, turn_text("sorry")]);
+    openai_run(&sandbox, &server)
+        .arg("x")
+        .assert()
+        .success()
+        .stdout("sorry\n");
+    let results = server.request(1).tool_results();
+    assert!(
+        results[0].1.contains("EINVAL") && results[0].1.contains("not valid JSON"),
+        "{results:?}"
+    );
+}
+
+#[test]
+fn the_transcript_records_the_run_and_never_the_key() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([
+        turn_tool_call("echo $OPENAI_API_KEY sk-test-key-0123456789", "leak"),
+        turn_text("the key is sk-test-key-0123456789"),
+    ]);
+    openai_run(&sandbox, &server)
+        .args(["--allow", "echo", "go"])
+        .assert()
+        .success();
+    let files = transcripts(&sandbox);
+    assert_eq!(files.len(), 1);
+    let text = &files[0];
+    assert!(
+        !text.contains(KEY),
+        "the key reached the transcript:\n{text}"
+    );
+    assert!(!text.to_lowercase().contains("bearer"), "{text}");
+    for ty in [
+        "\"start\"",
+        "\"tool_call\"",
+        "\"decision\"",
+        "\"tool_result\"",
+        "\"done\"",
+    ] {
+        assert!(
+            text.contains(&format!("\"type\":{ty}")),
+            "{ty} missing:\n{text}"
+        );
+    }
+    assert!(text.contains("[REDACTED]"), "{text}");
+}
+
+#[test]
+fn history_lists_and_shows_runs() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([turn_tool_call("pwd", "where"), turn_text("here")]);
+    openai_run(&sandbox, &server)
+        .arg("where am i")
+        .assert()
+        .success();
+    let output = sandbox
+        .agent()
+        .args(["history", "--json"])
+        .output()
+        .unwrap();
+    let list: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(list[0]["prompt"], "where am i");
+    assert_eq!(list[0]["turns"], 2);
+    assert_eq!(list[0]["commands_run"], 1);
+    assert_eq!(list[0]["outcome"], "answered");
+    let id = list[0]["id"].as_str().unwrap();
+    sandbox
+        .agent()
+        .arg("history")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("where am i"));
+    let short = &id[id.len() - 6..];
+    sandbox
+        .agent()
+        .args(["history", "show", short])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("$ pwd  # where")
+                .and(predicate::str::contains("done: answered")),
+        );
+    sandbox
+        .agent()
+        .args(["history", "show", "nope"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn a_server_error_is_retried() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::new([Reply::error(500, "overloaded"), turn_text("fine").openai()]);
+    openai_run(&sandbox, &server)
+        .arg("x")
+        .assert()
+        .success()
+        .stdout("fine\n");
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
+fn a_rejected_key_says_which_variable_to_set() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::new([Reply::error(401, "bad key")]);
+    openai_run(&sandbox, &server)
+        .arg("x")
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("rejected the key")
+                .and(predicate::str::contains("OPENAI_API_KEY")),
+        );
+}
+
+#[test]
+fn an_unreachable_server_is_a_runtime_error() {
+    let sandbox = Sandbox::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    sandbox
+        .agent()
+        .env("OPENAI_API_KEY", KEY)
+        .args([
+            "run",
+            "--provider",
+            "openai",
+            "--base-url",
+            &format!("http://127.0.0.1:{port}/v1"),
+            "x",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("cannot reach the model server"));
+}
+
+#[test]
+fn anthropic_streams_tool_use_and_gets_tool_results_back() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.work().join("notes.md"), "x").unwrap();
+    let server =
+        FakeModel::anthropic_turns([turn_tool_call("ls", "list"), turn_text("notes.md is here")]);
+    sandbox
+        .agent()
+        .env("ANTHROPIC_API_KEY", KEY)
+        .args([
+            "run",
+            "--provider",
+            "anthropic",
+            "--base-url",
+            &server.url(),
+            "list",
+        ])
+        .assert()
+        .success()
+        .stdout("notes.md is here\n");
+    let first = server.request(0);
+    assert_eq!(first.path, "/v1/messages");
+    assert_eq!(first.header("x-api-key"), Some(KEY));
+    let results = server.request(1).tool_results();
+    assert!(results[0].1.contains("notes.md"), "{results:?}");
+}
+
+#[test]
+fn the_demo_model_runs_offline_end_to_end() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.work().join("demo-file.txt"), "x").unwrap();
+    sandbox
+        .agent()
+        .args(["run", "list the files here"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("demo-file.txt"))
+        .stderr(
+            predicate::str::contains("offline demo model").and(predicate::str::contains("✓ ls")),
+        );
+    assert_eq!(transcripts(&sandbox).len(), 1);
+}
+
+#[test]
+fn mode_off_offers_no_tool() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([turn_tool_call("ls", "list"), turn_text("ok")]);
+    openai_run(&sandbox, &server)
+        .args(["--mode", "off", "x"])
+        .assert()
+        .success();
+    assert!(server.request(0).tool_names().is_empty());
+    assert!(
+        server.request(1).tool_results()[0]
+            .1
+            .contains("ETOOL_DISABLED")
+    );
+}
+
+#[test]
+fn a_missing_key_is_a_usage_error_naming_the_variable() {
+    let sandbox = Sandbox::new();
+    sandbox
+        .agent()
+        .args(["run", "--provider", "openai", "x"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("OPENAI_API_KEY"));
+}
+
+#[test]
+fn stream_helpers_exist_for_split_arguments() {
+    // Two tool calls in one turn, arguments split over many chunks.
+    let sandbox = Sandbox::new();
+    let events = vec![
+        openai::tool_call_split(
+            0,
+            "c1",
+            "shell",
+            &["{\"comm", "and\":\"echo a\",\"descr", "iption\":\"a\"}"],
+        ),
+        openai::tool_call_split(
+            1,
+            "c2",
+            "shell",
+            &["{\"command\":\"echo b\",", "\"description\":\"b\"}"],
+        ),
+        openai::finish("tool_calls"),
+        openai::done(),
+    ];
+    let server = FakeModel::new([Reply::sse(events), turn_text("ab").openai()]);
+    openai_run(&sandbox, &server)
+        .arg("x")
+        .assert()
+        .success()
+        .stdout("ab\n");
+    let results = server.request(1).tool_results();
+    assert_eq!(results.len(), 2);
+    assert!(
+        results[0].1.contains("a\\n") && results[1].1.contains("b\\n"),
+        "{results:?}"
+    );
+}
