@@ -3,17 +3,18 @@
 
 use std::io::{IsTerminal as _, Read as _, Write as _};
 use std::process::ExitCode;
-use std::time::SystemTime;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, SystemTime};
 
 use crate::agent::{self, Event, Outcome, Stats};
-use crate::approve::{self, Approver, NoScreen};
+use crate::approve::{self, Approver};
 use crate::cli::{GlobalArgs, ModeArg, ProviderArg, RunArgs};
 use crate::error::{Error, Result, Status};
 use crate::model::{AnyModel, Model as _, ProviderConfig, ProviderKind};
 use crate::policy::{Mode, OsFamily};
 use crate::settings::{self, Origin, Overrides, Settings};
 use crate::transcript::Transcript;
-use crate::ui::Plain;
+use crate::ui::{Plain, Tui};
 
 /// Runs `agent run`.
 pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
@@ -77,7 +78,10 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let id = transcript
         .as_ref()
         .map_or_else(|| "unrecorded".to_owned(), |t| t.id().to_owned());
-    let mut output = Output::new(global, &config);
+    let color = super::use_color(global);
+    let tui = (!global.json && !args.plain && live_screen_possible())
+        .then(|| Arc::new(Mutex::new(Tui::new(color))));
+    let mut output = Output::new(global, &config, tui.clone());
     let mut emit = |event: Event| output.emit(&event, transcript.as_mut());
     emit(Event::Start {
         id,
@@ -89,18 +93,32 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     });
 
     let reachable = approve::terminal_reachable(args.no_prompt);
-    let mut approver = Approver::new(
-        reachable,
-        settings.user_file.clone(),
-        super::use_color(global),
-        NoScreen,
-    );
+    let mut approver = Approver::new(reachable, settings.user_file.clone(), color, tui.clone());
     let mut stats = Stats::default();
     let runtime = super::runtime()?;
     let outcome = runtime.block_on(async {
-        tokio::select! {
-            outcome = agent::run(&mut model, &mut approver, &config, &prompt, &mut stats, &mut emit) => Some(outcome),
-            _ = tokio::signal::ctrl_c() => None,
+        let run = agent::run(
+            &mut model,
+            &mut approver,
+            &config,
+            &prompt,
+            &mut stats,
+            &mut emit,
+        );
+        tokio::pin!(run);
+        let interrupt = tokio::signal::ctrl_c();
+        tokio::pin!(interrupt);
+        let mut tick = tokio::time::interval(TICK);
+        loop {
+            tokio::select! {
+                outcome = &mut run => break Some(outcome),
+                _ = &mut interrupt => break None,
+                _ = tick.tick(), if tui.is_some() => {
+                    if let Some(tui) = &tui {
+                        tui.lock().unwrap_or_else(PoisonError::into_inner).tick();
+                    }
+                }
+            }
         }
     });
     let outcome = match outcome {
@@ -118,6 +136,9 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         }
     };
     drop(emit);
+    if let Some(tui) = &tui {
+        tui.lock().unwrap_or_else(PoisonError::into_inner).finish();
+    }
     match outcome? {
         Outcome::Answered | Outcome::MaxTurns => {
             output.finish()?;
@@ -126,6 +147,14 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         Outcome::Interrupted => Ok(Status::Interrupted.into()),
         Outcome::Error => Ok(Status::Failure.into()),
     }
+}
+
+/// How often the live pane redraws its spinner and clock.
+const TICK: Duration = Duration::from_millis(100);
+
+/// The live pane needs stderr to be a capable terminal.
+fn live_screen_possible() -> bool {
+    std::io::stderr().is_terminal() && std::env::var("TERM").map_or(true, |term| term != "dumb")
 }
 
 /// The prompt from the argument, or all of stdin for `-` / no argument when stdin is piped.
@@ -205,6 +234,7 @@ fn open_transcript(start: SystemTime, quiet: bool) -> Option<Transcript> {
 struct Output {
     json: bool,
     plain: Plain,
+    tui: Option<Arc<Mutex<Tui>>>,
     answer: Option<String>,
     /// Characters of the current call's output already recorded; output past
     /// the cap is still shown live but not recorded or printed as events.
@@ -215,9 +245,10 @@ struct Output {
 }
 
 impl Output {
-    fn new(global: &GlobalArgs, config: &agent::Config) -> Self {
+    fn new(global: &GlobalArgs, config: &agent::Config, tui: Option<Arc<Mutex<Tui>>>) -> Self {
         Self {
             json: global.json,
+            tui,
             plain: Plain::new(global.verbose, global.quiet),
             answer: None,
             recorded_chars: 0,
@@ -228,7 +259,11 @@ impl Output {
     }
 
     fn emit(&mut self, event: &Event, transcript: Option<&mut Transcript>) {
-        if !self.json {
+        if let Some(tui) = &self.tui {
+            tui.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .handle(event);
+        } else if !self.json {
             self.plain.handle(event);
         }
         match event {
@@ -266,10 +301,12 @@ impl Output {
         }
     }
 
-    /// Prints the final answer on stdout (plain mode).
+    /// Prints the final answer on stdout, unless it already streamed onto the
+    /// same terminal (live screen with stdout a terminal) or went out as JSON.
     fn finish(&self) -> Result<()> {
+        let on_screen = self.tui.is_some() && std::io::stdout().is_terminal();
         match &self.answer {
-            Some(answer) if !self.json => {
+            Some(answer) if !self.json && !on_screen => {
                 let answer = answer.trim_end();
                 super::print_stdout(&format!("{answer}\n"))
             }

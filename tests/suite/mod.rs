@@ -4,3 +4,4 @@ mod exec;
 mod fake_model;
 mod harness;
 mod run;
+mod tty;

@@ -1,0 +1,442 @@
+//! The terminal experience on stderr: the model's text streams straight into
+//! the scrollback; while a command runs, a ratatui inline viewport (never the
+//! alternate screen) shows the command, a spinner, elapsed time, the last lines
+//! of stdout and stderr in arrival order (stderr in red) and a line/byte count.
+//! When the command ends the pane is cleared and one summary line takes its
+//! place, so the scrollback keeps only what matters.
+//!
+//! The pane exists only between an allow decision and the result, so it never
+//! shares the terminal with the confirmation prompt. The cursor is hidden only
+//! while it is drawn and shown again on every path (drop and panic hook).
+
+use std::collections::VecDeque;
+use std::io::Write as _;
+use std::time::{Duration, Instant};
+
+use crossterm::style::Stylize as _;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::{Frame, Terminal, TerminalOptions, Viewport};
+
+use super::backend::StderrBackend;
+use super::summary::{Tone, one_line, summary};
+use crate::agent::Event;
+use crate::exec::Stream;
+
+/// Rows of the live pane, borders included — enough to follow a build, small
+/// enough to leave the conversation in view.
+const PANE_ROWS: u16 = 12;
+/// Output lines kept for the pane (only the last few are shown).
+const KEPT_LINES: usize = 200;
+/// Longest line kept, in characters (the pane is never wider).
+const KEPT_LINE_CHARS: usize = 500;
+/// Minimum time between redraws caused by output — fast enough to feel live,
+/// slow enough that a flood of output costs little.
+const REDRAW_EVERY: Duration = Duration::from_millis(40);
+/// Spinner frames.
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// The live screen.
+pub struct Tui {
+    color: bool,
+    at_line_start: bool,
+    pane: Option<Pane>,
+    pending_command: Option<String>,
+}
+
+/// What the pane shows, apart from the terminal it draws on.
+#[derive(Debug, Default)]
+pub struct PaneState {
+    /// The running command.
+    pub command: String,
+    /// Elapsed time.
+    pub elapsed: Duration,
+    /// Finished lines, oldest first.
+    pub lines: VecDeque<(Stream, String)>,
+    /// Unfinished last line per stream.
+    pub partial: [String; 2],
+    /// Bytes received.
+    pub bytes: u64,
+    /// Lines received.
+    pub line_count: u64,
+    /// Spinner frame.
+    pub frame: usize,
+}
+
+struct Pane {
+    terminal: Terminal<StderrBackend>,
+    state: PaneState,
+    started: Instant,
+    last_draw: Instant,
+    area: Rect,
+    color: bool,
+}
+
+impl Tui {
+    /// A screen on stderr.
+    #[must_use]
+    pub fn new(color: bool) -> Self {
+        install_panic_hook();
+        Self {
+            color,
+            at_line_start: true,
+            pane: None,
+            pending_command: None,
+        }
+    }
+
+    /// Shows what `event` means.
+    pub fn handle(&mut self, event: &Event) {
+        match event {
+            Event::TextDelta { text } => {
+                let mut stderr = std::io::stderr().lock();
+                let _ = stderr.write_all(text.as_bytes());
+                let _ = stderr.flush();
+                if !text.is_empty() {
+                    self.at_line_start = text.ends_with('\n');
+                }
+            }
+            Event::ToolCall { command, .. } => {
+                self.end_line();
+                self.pending_command.clone_from(command);
+            }
+            Event::Decision {
+                decision: crate::policy::Verdict::Allow,
+                ..
+            } => {
+                let command = self.pending_command.take().unwrap_or_default();
+                self.pane = Pane::open(command, self.color);
+                self.draw(true);
+            }
+            Event::OutputDelta { stream, text, .. } => {
+                if let Some(pane) = &mut self.pane {
+                    pane.state.push(*stream, text);
+                }
+                self.draw(false);
+            }
+            Event::ToolResult {
+                command,
+                result,
+                error,
+                ..
+            } => {
+                self.close_pane();
+                let (tone, line) = summary(command.as_deref(), result.as_ref(), error.as_ref());
+                self.line(&self.paint(tone, &line));
+            }
+            Event::TurnEnd { .. } => self.end_line(),
+            Event::Done { note, .. } => {
+                self.close_pane();
+                self.end_line();
+                if let Some(note) = note {
+                    self.line(&self.dim(&format!("agent: {note}")));
+                }
+            }
+            Event::Start { .. } | Event::Decision { .. } | Event::Error { .. } => {}
+        }
+    }
+
+    /// Redraws the pane (spinner, elapsed time) when one is open.
+    pub fn tick(&mut self) {
+        self.draw(true);
+    }
+
+    /// Puts the terminal back: pane gone, cursor shown, line ended.
+    pub fn finish(&mut self) {
+        self.close_pane();
+        self.end_line();
+    }
+
+    /// Ends a half-written line of model text.
+    pub fn end_line(&mut self) {
+        if !self.at_line_start {
+            let _ = writeln!(std::io::stderr());
+            self.at_line_start = true;
+        }
+    }
+
+    fn line(&mut self, text: &str) {
+        self.end_line();
+        let _ = writeln!(std::io::stderr(), "{text}");
+    }
+
+    fn draw(&mut self, force: bool) {
+        if let Some(pane) = &mut self.pane
+            && (force || pane.last_draw.elapsed() >= REDRAW_EVERY)
+        {
+            pane.draw();
+        }
+    }
+
+    fn close_pane(&mut self) {
+        if let Some(mut pane) = self.pane.take() {
+            let _ = pane.terminal.clear();
+            let _ = pane.terminal.set_cursor_position(pane.area.as_position());
+            let _ = pane.terminal.show_cursor();
+        }
+    }
+
+    fn paint(&self, tone: Tone, text: &str) -> String {
+        if !self.color {
+            return text.to_owned();
+        }
+        match tone {
+            Tone::Success => text.green().to_string(),
+            Tone::Failure => text.red().to_string(),
+            Tone::Denied => text.yellow().to_string(),
+        }
+    }
+
+    fn dim(&self, text: &str) -> String {
+        if self.color {
+            text.dim().to_string()
+        } else {
+            text.to_owned()
+        }
+    }
+}
+
+impl Drop for Tui {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// The screen handle the approver pauses: the live screen, or none (plain output).
+impl crate::approve::Screen for Option<std::sync::Arc<std::sync::Mutex<Tui>>> {
+    fn pause(&mut self) {
+        if let Some(tui) = self
+            && let Ok(mut tui) = tui.lock()
+        {
+            tui.close_pane();
+            tui.end_line();
+        }
+    }
+
+    fn resume(&mut self) {}
+}
+
+impl Pane {
+    fn open(command: String, color: bool) -> Option<Self> {
+        let (_, rows) = crossterm::terminal::size().ok()?;
+        let height = PANE_ROWS.min(rows.saturating_sub(1)).max(3);
+        let backend = StderrBackend::new();
+        let mut terminal = Terminal::with_options(
+            backend,
+            TerminalOptions {
+                viewport: Viewport::Inline(height),
+            },
+        )
+        .ok()?;
+        let _ = terminal.hide_cursor();
+        let now = Instant::now();
+        let state = PaneState {
+            command,
+            ..PaneState::default()
+        };
+        Some(Self {
+            terminal,
+            state,
+            started: now,
+            last_draw: now,
+            area: Rect::default(),
+            color,
+        })
+    }
+
+    fn draw(&mut self) {
+        self.state.elapsed = self.started.elapsed();
+        self.state.frame = self.state.frame.wrapping_add(1);
+        let state = &self.state;
+        let color = self.color;
+        let mut area = self.area;
+        let _ = self.terminal.draw(|frame| {
+            area = frame.area();
+            render(frame, state, color);
+        });
+        self.area = area;
+        self.last_draw = Instant::now();
+    }
+}
+
+impl PaneState {
+    /// Adds output, splitting it into lines per stream.
+    pub fn push(&mut self, stream: Stream, text: &str) {
+        self.bytes += text.len() as u64;
+        let index = stream as usize;
+        let mut rest = text;
+        while let Some(at) = rest.find('\n') {
+            let mut line = std::mem::take(&mut self.partial[index]);
+            line.push_str(&rest[..at]);
+            rest = &rest[at + 1..];
+            self.line_count += 1;
+            self.lines.push_back((stream, clean(&line)));
+            if self.lines.len() > KEPT_LINES {
+                self.lines.pop_front();
+            }
+        }
+        let partial = &mut self.partial[index];
+        if partial.chars().count() < KEPT_LINE_CHARS {
+            partial.push_str(rest);
+        }
+    }
+}
+
+/// Makes a line safe to draw: no escape sequences or control characters, tabs
+/// as spaces, only what follows the last carriage return (progress bars).
+fn clean(line: &str) -> String {
+    let line = line
+        .rsplit('\r')
+        .find(|part| !part.is_empty())
+        .unwrap_or("");
+    line.chars()
+        .take(KEPT_LINE_CHARS)
+        .map(|c| match c {
+            '\t' => ' ',
+            c if c.is_control() => '·',
+            c => c,
+        })
+        .collect()
+}
+
+/// Draws the pane: the command in the top border, the last lines inside,
+/// spinner, time and counts in the bottom border.
+pub fn render(frame: &mut Frame<'_>, state: &PaneState, color: bool) {
+    let area = frame.area();
+    let style = |c: Color| {
+        if color {
+            Style::default().fg(c)
+        } else {
+            Style::default()
+        }
+    };
+    let inner_rows = usize::from(area.height.saturating_sub(2));
+    let partials = state
+        .partial
+        .iter()
+        .zip([Stream::Stdout, Stream::Stderr])
+        .filter(|(text, _)| !text.is_empty())
+        .map(|(text, stream)| (stream, clean(text)));
+    let all: Vec<(Stream, String)> = state.lines.iter().cloned().chain(partials).collect();
+    let shown = all.iter().skip(all.len().saturating_sub(inner_rows));
+    let lines: Vec<Line<'_>> = shown
+        .map(|(stream, text)| match stream {
+            Stream::Stdout => Line::raw(text.clone()),
+            Stream::Stderr => Line::styled(text.clone(), style(Color::Red)),
+        })
+        .collect();
+    let title = format!(" $ {} ", one_line(&state.command));
+    let status = format!(
+        " {} {:.1} s · {} line{} · {} ",
+        SPINNER[state.frame % SPINNER.len()],
+        state.elapsed.as_secs_f64(),
+        state.line_count,
+        if state.line_count == 1 { "" } else { "s" },
+        human_bytes(state.bytes),
+    );
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(style(Color::DarkGray))
+        .title(Span::styled(title, style(Color::Yellow)))
+        .title_bottom(Line::styled(status, style(Color::Cyan)));
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+fn human_bytes(bytes: u64) -> String {
+    #[allow(clippy::cast_precision_loss, reason = "display only")]
+    let value = bytes as f64;
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else if value < 1024.0 * 1024.0 {
+        format!("{:.1} KiB", value / 1024.0)
+    } else if value < 1024.0 * 1024.0 * 1024.0 {
+        format!("{:.1} MiB", value / 1024.0 / 1024.0)
+    } else {
+        format!("{:.2} GiB", value / 1024.0 / 1024.0 / 1024.0)
+    }
+}
+
+/// Shows the cursor and leaves raw mode before any panic message is printed.
+fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let _ = crossterm::terminal::disable_raw_mode();
+            let _ = crossterm::execute!(std::io::stderr(), crossterm::cursor::Show);
+            let _ = writeln!(std::io::stderr());
+            previous(info);
+        }));
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::backend::TestBackend;
+
+    fn screen(state: &PaneState, width: u16, height: u16) -> Vec<String> {
+        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+        terminal.draw(|frame| render(frame, state, false)).unwrap();
+        let buffer = terminal.backend().buffer().clone();
+        (0..height)
+            .map(|y| {
+                (0..width)
+                    .map(|x| buffer[(x, y)].symbol().to_owned())
+                    .collect::<String>()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_pane_shows_the_last_lines_in_arrival_order() {
+        let mut state = PaneState {
+            command: "cargo build".into(),
+            ..PaneState::default()
+        };
+        state.push(Stream::Stdout, "one\ntwo\n");
+        state.push(Stream::Stderr, "warn: x\n");
+        state.push(Stream::Stdout, "three\nfour\npart");
+        state.elapsed = Duration::from_millis(1500);
+        let lines = screen(&state, 40, 6);
+        assert_eq!(lines[0], "┌ $ cargo build ───────────────────────┐");
+        assert_eq!(lines[1], "│warn: x                               │");
+        assert_eq!(lines[2], "│three                                 │");
+        assert_eq!(lines[3], "│four                                  │");
+        assert_eq!(lines[4], "│part                                  │");
+        assert_eq!(lines[5], "└ ⠋ 1.5 s · 5 lines · 35 B ────────────┘");
+    }
+
+    #[test]
+    fn escapes_and_progress_bars_are_made_safe() {
+        assert_eq!(clean("\u{1b}[31mred"), "·[31mred");
+        assert_eq!(clean("10%\r50%\r100%"), "100%");
+        assert_eq!(clean("a\tb"), "a b");
+    }
+
+    #[test]
+    fn long_lines_are_cut_not_wrapped_and_memory_is_bounded() {
+        let mut state = PaneState::default();
+        for _ in 0..1000 {
+            state.push(Stream::Stdout, &"x".repeat(2000));
+            state.push(Stream::Stdout, "\n");
+        }
+        assert_eq!(state.lines.len(), KEPT_LINES);
+        assert!(
+            state
+                .lines
+                .iter()
+                .all(|(_, l)| l.chars().count() <= KEPT_LINE_CHARS)
+        );
+        assert_eq!(screen(&state, 20, 4)[1], format!("│{}│", "x".repeat(18)));
+    }
+
+    #[test]
+    fn sizes_read_naturally() {
+        assert_eq!(human_bytes(12), "12 B");
+        assert_eq!(human_bytes(2048), "2.0 KiB");
+        assert_eq!(human_bytes(3 * 1024 * 1024), "3.0 MiB");
+    }
+}

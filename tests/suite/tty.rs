@@ -1,0 +1,336 @@
+//! The terminal experience in a real pseudo-terminal (tmux on a private
+//! socket): the confirmation prompt and its keys, the live pane, Ctrl+C, and
+//! piped prompts at a keyboard.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::fake_model::{FakeModel, turn_text, turn_tool_call};
+use super::harness::Sandbox;
+
+/// How long a test waits for something to appear on screen before failing.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// One tmux server with one session running a shell command line.
+struct Tmux {
+    socket: PathBuf,
+}
+
+impl Tmux {
+    /// Starts `script` (run by `sh -c`) in a 120×40 terminal with a clean
+    /// environment pointing at the sandbox. `CI` is not set.
+    fn start(sandbox: &Sandbox, env: &[(&str, &str)], script: &str) -> Self {
+        let socket = sandbox.root.path().join("tmux.sock");
+        let mut vars = vec![
+            format!("PATH={}", std::env::var("PATH").unwrap_or_default()),
+            format!("HOME={}", sandbox.root.path().join("home").display()),
+            format!("AGENT_CONFIG_DIR={}", sandbox.config_dir().display()),
+            format!("XDG_STATE_HOME={}", sandbox.state_dir().display()),
+            "TERM=xterm-256color".to_owned(),
+            "LANG=C.UTF-8".to_owned(),
+        ];
+        vars.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
+        let exports: String = vars
+            .iter()
+            .map(|v| format!("export {};", shell_quote(v)))
+            .collect();
+        let line = format!(
+            "trap : INT; cd {}; {exports} {script}; code=$?; mode=$(stty -a | tr ' ' '\\n' | grep -x -- '-\\?icanon'); echo \"EXIT=$code TTY=$mode\"; sleep 600",
+            shell_quote(&sandbox.work().display().to_string())
+        );
+        let status = std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(&socket)
+            .args([
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-x",
+                "120",
+                "-y",
+                "40",
+                "env",
+                "-i",
+            ])
+            .arg(format!(
+                "PATH={}",
+                std::env::var("PATH").unwrap_or_default()
+            ))
+            .args(["sh", "-c", &line])
+            .status()
+            .expect("tmux must be installed to test the terminal UI");
+        assert!(status.success(), "tmux did not start");
+        Self { socket }
+    }
+
+    fn screen(&self) -> String {
+        let output = std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(["capture-pane", "-p", "-J", "-S", "-200"])
+            .output()
+            .expect("capture-pane");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// Waits until `needle` is on screen; returns the screen.
+    fn wait_for(&self, needle: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(needle) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < PATIENCE,
+                "`{needle}` never appeared; the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let status = std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .arg("send-keys")
+            .args(keys)
+            .status()
+            .expect("send-keys");
+        assert!(status.success());
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .arg("kill-server")
+            .status();
+    }
+}
+
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+fn agent_bin() -> String {
+    env!("CARGO_BIN_EXE_agent").to_owned()
+}
+
+/// `agent run` against `server` inside tmux.
+fn run_in_tmux(
+    sandbox: &Sandbox,
+    server: &FakeModel,
+    extra_env: &[(&str, &str)],
+    tail: &str,
+) -> Tmux {
+    let script = format!(
+        "{} run --provider openai --base-url {} {tail}",
+        shell_quote(&agent_bin()),
+        shell_quote(&server.openai_url())
+    );
+    let mut env = vec![("OPENAI_API_KEY", "sk-tty-test-000000")];
+    env.extend_from_slice(extra_env);
+    Tmux::start(sandbox, &env, &script)
+}
+
+fn exists(path: &Path) -> bool {
+    path.exists()
+}
+
+#[test]
+fn the_prompt_shows_the_command_and_1_allows_it() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([
+        turn_tool_call("touch F", "create the file F"),
+        turn_text("made F"),
+    ]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'make F'");
+    let screen = tmux.wait_for("1. Allow");
+    assert!(screen.contains("create the file F"), "{screen}");
+    assert!(screen.contains("$ touch F"), "{screen}");
+    assert!(screen.contains("a. Always allow \"touch\""), "{screen}");
+    assert!(!exists(&sandbox.work().join("F")), "ran before the answer");
+    tmux.keys(&["1"]);
+    let screen = tmux.wait_for("EXIT=0");
+    assert!(exists(&sandbox.work().join("F")));
+    assert!(screen.contains("✓ touch F · exit 0"), "{screen}");
+    assert!(screen.contains("made F"), "{screen}");
+    assert!(
+        screen.contains("TTY=icanon"),
+        "terminal not restored:\n{screen}"
+    );
+}
+
+#[test]
+fn zero_denies_and_the_model_is_told() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([
+        turn_tool_call("touch F", "create F"),
+        turn_text("ok, not made"),
+    ]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'make F'");
+    tmux.wait_for("1. Allow");
+    tmux.keys(&["0"]);
+    let screen = tmux.wait_for("EXIT=0");
+    assert!(!exists(&sandbox.work().join("F")));
+    assert!(screen.contains("⊘ touch F"), "{screen}");
+    let results = server.request(1).tool_results();
+    assert!(
+        results[0].1.contains("EDENIED") && results[0].1.contains("user denied"),
+        "{results:?}"
+    );
+}
+
+#[test]
+fn enter_allows() {
+    let sandbox = Sandbox::new();
+    let server =
+        FakeModel::openai_turns([turn_tool_call("touch F", "create F"), turn_text("made")]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'make F'");
+    tmux.wait_for("1. Allow");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("EXIT=0");
+    assert!(exists(&sandbox.work().join("F")));
+}
+
+#[test]
+fn a_saves_the_rule_keeping_comments_and_the_next_call_runs_without_asking() {
+    let sandbox = Sandbox::new();
+    sandbox.settings("# my settings\n[limits]\nmax_turns = 9 # keep\n");
+    let server = FakeModel::openai_turns([
+        turn_tool_call("touch F", "create F"),
+        turn_tool_call("touch G", "create G"),
+        turn_text("made both"),
+    ]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'make F and G'");
+    tmux.wait_for("a. Always allow \"touch\"");
+    tmux.keys(&["a"]);
+    let screen = tmux.wait_for("EXIT=0");
+    assert!(
+        exists(&sandbox.work().join("F")) && exists(&sandbox.work().join("G")),
+        "{screen}"
+    );
+    assert_eq!(
+        screen.matches("agent wants to run a command").count(),
+        1,
+        "asked twice:\n{screen}"
+    );
+    let settings = std::fs::read_to_string(sandbox.config_dir().join("settings.toml")).unwrap();
+    assert!(
+        settings.starts_with("# my settings\n[limits]\nmax_turns = 9 # keep\n"),
+        "{settings}"
+    );
+    assert!(settings.contains("allow = [\"touch\"]"), "{settings}");
+    sandbox.agent().args(["check", "touch X"]).assert().code(0);
+}
+
+#[test]
+fn ctrl_c_at_the_prompt_exits_130_and_restores_the_terminal() {
+    let sandbox = Sandbox::new();
+    let server =
+        FakeModel::openai_turns([turn_tool_call("touch F", "create F"), turn_text("never")]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'make F'");
+    tmux.wait_for("1. Allow");
+    tmux.keys(&["C-c"]);
+    let screen = tmux.wait_for("EXIT=130");
+    assert!(!exists(&sandbox.work().join("F")));
+    assert!(screen.contains("TTY=icanon"), "raw mode left on:\n{screen}");
+    assert_eq!(server.requests().len(), 1, "the run went on after Ctrl+C");
+}
+
+#[test]
+fn a_long_command_shows_live_lines_then_a_summary() {
+    let sandbox = Sandbox::new();
+    let command = "for i in $(seq 1 2000); do echo line $i; sleep 0.001; done";
+    let server = FakeModel::openai_turns([
+        turn_tool_call(command, "print 2000 lines"),
+        turn_text("printed"),
+    ]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'print lines'");
+    tmux.wait_for("1. Allow");
+    tmux.keys(&["1"]);
+    let live = tmux.wait_for("line 1");
+    assert!(live.contains("$ for i in"), "no pane title:\n{live}");
+    assert!(
+        !live.contains("✓ for i in"),
+        "finished before it was seen live:\n{live}"
+    );
+    let screen = tmux.wait_for("EXIT=0");
+    assert!(
+        screen.contains("· exit 0 ·") && screen.contains("2000 lines"),
+        "{screen}"
+    );
+    assert!(
+        !screen.contains("line 1999\n"),
+        "the pane was not collapsed:\n{screen}"
+    );
+}
+
+#[test]
+fn ctrl_c_while_a_command_runs_kills_it_and_exits_130() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([turn_tool_call("sleep 30", "wait"), turn_text("never")]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "--allow sleep 'wait'");
+    tmux.wait_for("$ sleep 30");
+    tmux.keys(&["C-c"]);
+    let screen = tmux.wait_for("EXIT=130");
+    assert!(screen.contains("TTY=icanon"), "{screen}");
+    let ps = std::process::Command::new("pgrep")
+        .args(["-f", "^sleep 30$"])
+        .output()
+        .unwrap();
+    assert!(ps.stdout.is_empty(), "the command survived Ctrl+C");
+}
+
+#[test]
+fn a_piped_prompt_at_a_keyboard_still_asks() {
+    let sandbox = Sandbox::new();
+    let server =
+        FakeModel::openai_turns([turn_tool_call("touch F", "create F"), turn_text("made")]);
+    let script = format!(
+        "echo 'make F' | {} run --provider openai --base-url {}",
+        shell_quote(&agent_bin()),
+        shell_quote(&server.openai_url())
+    );
+    let tmux = Tmux::start(
+        &sandbox,
+        &[("OPENAI_API_KEY", "sk-tty-test-000000")],
+        &script,
+    );
+    tmux.wait_for("1. Allow");
+    tmux.keys(&["1"]);
+    tmux.wait_for("EXIT=0");
+    assert!(exists(&sandbox.work().join("F")));
+    assert_eq!(
+        server.request(0).last_user_text().as_deref(),
+        Some("make F\n")
+    );
+}
+
+#[test]
+fn with_ci_set_it_denies_without_asking() {
+    let sandbox = Sandbox::new();
+    let server =
+        FakeModel::openai_turns([turn_tool_call("touch F", "create F"), turn_text("denied")]);
+    let tmux = run_in_tmux(&sandbox, &server, &[("CI", "1")], "'make F'");
+    let screen = tmux.wait_for("EXIT=0");
+    assert!(!screen.contains("1. Allow"), "asked in CI:\n{screen}");
+    assert!(screen.contains("⊘ touch F"), "{screen}");
+    assert!(!exists(&sandbox.work().join("F")));
+}
+
+#[test]
+fn redirected_stdout_gets_the_answer_while_the_screen_shows_progress() {
+    let sandbox = Sandbox::new();
+    let server =
+        FakeModel::openai_turns([turn_tool_call("echo hi", "say hi"), turn_text("the answer")]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'go' > answer.txt");
+    let screen = tmux.wait_for("EXIT=0");
+    assert!(screen.contains("✓ echo hi · exit 0"), "{screen}");
+    let answer = std::fs::read_to_string(sandbox.work().join("answer.txt")).unwrap();
+    assert_eq!(answer, "the answer\n");
+}
