@@ -113,6 +113,20 @@ pub enum Command {
     /// Where settings live, and the merged settings with the source of each value.
     #[command(subcommand)]
     Config(ConfigCommand),
+
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Install, for example:\n  agent completions bash > ~/.local/share/bash-completion/completions/agent\n  agent completions zsh > ~/.zfunc/_agent\n  agent completions fish > ~/.config/fish/completions/agent.fish"
+    )]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+
+    /// Print the man page (roff) for `agent`.
+    #[command(after_help = "Read it with: agent man | man -l -")]
+    Man,
 }
 
 /// `agent check`.
@@ -151,6 +165,8 @@ pub enum ConfigCommand {
     Path,
     /// Print the merged settings and where each value came from.
     Show,
+    /// Write a commented example settings file to the user path (never overwrites).
+    Init,
 }
 
 /// `agent run`.

@@ -23,6 +23,24 @@ pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::History(args) => history::run(&cli.global, &args),
         Command::Check(args) => check::run(&cli.global, args),
         Command::Config(command) => config::run(&cli.global, &command),
+        Command::Completions { shell } => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut command, "agent", &mut out);
+            print_stdout(&String::from_utf8_lossy(&out))?;
+            Ok(crate::Status::Success.into())
+        }
+        Command::Man => {
+            // The plain version keeps the checked-in page stable across commits.
+            let command =
+                <Cli as clap::CommandFactory>::command().version(env!("CARGO_PKG_VERSION"));
+            let mut out = Vec::new();
+            clap_mangen::Man::new(command)
+                .render(&mut out)
+                .map_err(|error| Error::Runtime(format!("cannot render the man page: {error}")))?;
+            print_stdout(&String::from_utf8_lossy(&out))?;
+            Ok(crate::Status::Success.into())
+        }
     }
 }
 

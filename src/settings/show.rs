@@ -48,7 +48,11 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
         (
             "model.api_key".to_owned(),
             json!(format!("<{key_state}>")),
-            format!("env {}", settings.api_key_env.value),
+            if settings.api_key_env.value.is_empty() {
+                "none needed".to_owned()
+            } else {
+                format!("env {}", settings.api_key_env.value)
+            },
         ),
         row(
             "permissions.mode",
@@ -70,9 +74,14 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
     };
     rows.extend(rule_rows("permissions.commands.allow", &settings.allow));
     rows.extend(rule_rows("permissions.commands.deny", &settings.deny));
-    let secs = settings.timeout.value.as_secs_f64();
+    let timeout = settings.timeout.value;
+    let secs = if timeout.subsec_nanos() == 0 {
+        json!(timeout.as_secs())
+    } else {
+        json!(timeout.as_secs_f64())
+    };
     rows.extend([
-        row("limits.timeout_secs", json!(secs), &settings.timeout.origin),
+        row("limits.timeout_secs", secs, &settings.timeout.origin),
         row(
             "limits.max_output_chars",
             json!(settings.max_output_chars.value),

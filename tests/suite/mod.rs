@@ -4,4 +4,5 @@ mod exec;
 mod fake_model;
 mod harness;
 mod run;
+mod ship;
 mod tty;

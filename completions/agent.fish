@@ -1,0 +1,227 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_agent_global_optspecs
+    string join \n config= profile= C/cwd= json q/quiet v/verbose color= h/help V/version
+end
+
+function __fish_agent_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_agent_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_agent_using_subcommand
+    set -l cmd (__fish_agent_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c agent -n "__fish_agent_needs_command" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_needs_command" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_needs_command" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_needs_command" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_needs_command" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_needs_command" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_needs_command" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_needs_command" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_needs_command" -f -a "run" -d 'Drive the model loop on a task: PROMPT, or stdin when PROMPT is `-` or absent and stdin is piped'
+complete -c agent -n "__fish_agent_needs_command" -f -a "exec" -d 'Run COMMAND through the same runner the model uses (no policy: you typed it)'
+complete -c agent -n "__fish_agent_needs_command" -f -a "check" -d 'Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever'
+complete -c agent -n "__fish_agent_needs_command" -f -a "history" -d 'List past runs, or show one, from their transcripts'
+complete -c agent -n "__fish_agent_needs_command" -f -a "config" -d 'Where settings live, and the merged settings with the source of each value'
+complete -c agent -n "__fish_agent_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c agent -n "__fish_agent_needs_command" -f -a "man" -d 'Print the man page (roff) for `agent`'
+complete -c agent -n "__fish_agent_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agent -n "__fish_agent_using_subcommand run" -l provider -d 'The model provider (default: from settings; else openai/anthropic when their key is set; else demo)' -r -f -a "openai\t'OpenAI Chat Completions, or any compatible server with --base-url'
+anthropic\t'Anthropic Messages'
+ollama\t'A local Ollama server (http://127.0.0.1:11434/v1, no key)'
+demo\t'The offline demo model: no key, no network'"
+complete -c agent -n "__fish_agent_using_subcommand run" -l model -d 'The model name (default: the provider\'s; AGENT_MODEL is respected)' -r
+complete -c agent -n "__fish_agent_using_subcommand run" -l base-url -d 'The provider\'s base URL (any OpenAI-compatible server: Ollama, vLLM, LM Studio, llama.cpp …)' -r
+complete -c agent -n "__fish_agent_using_subcommand run" -l allow -d 'Also allow commands starting with PREFIX, for this run only (repeatable)' -r
+complete -c agent -n "__fish_agent_using_subcommand run" -l deny -d 'Also deny commands containing a command starting with PREFIX, for this run (repeatable)' -r
+complete -c agent -n "__fish_agent_using_subcommand run" -l mode -d 'ask: prompt for unsure commands; deny: never prompt; off: no shell tool; allow-all: run everything not denied except destructive programs (rm, mv, dd, sudo …), which still ask' -r -f -a "ask\t'Prompt for commands the policy is unsure about'
+deny\t'Deny them instead of prompting'
+off\t'Offer the model no shell tool at all'
+allow-all\t'Allow them, except destructive programs, which still ask'"
+complete -c agent -n "__fish_agent_using_subcommand run" -l max-turns -d 'Stop after N model turns (default 50)' -r
+complete -c agent -n "__fish_agent_using_subcommand run" -l timeout -d 'Kill each command after SECS seconds (default 30; the model may ask for less)' -r
+complete -c agent -n "__fish_agent_using_subcommand run" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand run" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand run" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand run" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand run" -l no-prompt -d 'Never prompt: every command that would need approval is denied'
+complete -c agent -n "__fish_agent_using_subcommand run" -l plain -d 'Plain line output even on a terminal (no live pane)'
+complete -c agent -n "__fish_agent_using_subcommand run" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand run" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand run" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand run" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand exec" -l timeout -d 'Kill the command after SECS seconds (default 30; fractions allowed)' -r
+complete -c agent -n "__fish_agent_using_subcommand exec" -l max-output-chars -d 'Keep at most N characters of stdout + stderr (head and tail) in --json output' -r
+complete -c agent -n "__fish_agent_using_subcommand exec" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand exec" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand exec" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand exec" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand exec" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand exec" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand exec" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand exec" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand exec" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand check" -l os -d 'Decide as on this OS family (default: this machine\'s)' -r -f -a "unix\t'POSIX sh rules and the Unix read-only list'
+windows\t'cmd.exe rules and the Windows read-only list'"
+complete -c agent -n "__fish_agent_using_subcommand check" -l allow -d 'Also allow commands starting with PREFIX (repeatable)' -r
+complete -c agent -n "__fish_agent_using_subcommand check" -l deny -d 'Also deny commands containing a command starting with PREFIX (repeatable)' -r
+complete -c agent -n "__fish_agent_using_subcommand check" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand check" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand check" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand check" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand check" -l stdin -d 'Read one command per line from stdin and print one decision per line'
+complete -c agent -n "__fish_agent_using_subcommand check" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand check" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand check" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand check" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -f -a "list" -d 'List past runs: time, prompt, turns, commands run and denied, outcome'
+complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -f -a "show" -d 'Replay one run readably (--json: its raw events)'
+complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from list" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from list" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from list" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from list" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from list" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from show" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from show" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from show" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from show" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from show" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "list" -d 'List past runs: time, prompt, turns, commands run and denied, outcome'
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "show" -d 'Replay one run readably (--json: its raw events)'
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_subcommand_from path show init help" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_subcommand_from path show init help" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_subcommand_from path show init help" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_subcommand_from path show init help" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_subcommand_from path show init help" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_subcommand_from path show init help" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_subcommand_from path show init help" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_subcommand_from path show init help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_subcommand_from path show init help" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_subcommand_from path show init help" -f -a "path" -d 'Print the path of the user settings file (it need not exist yet)'
+complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_subcommand_from path show init help" -f -a "show" -d 'Print the merged settings and where each value came from'
+complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_subcommand_from path show init help" -f -a "init" -d 'Write a commented example settings file to the user path (never overwrites)'
+complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_subcommand_from path show init help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from path" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from path" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from path" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from path" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from path" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from path" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from show" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from show" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from show" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from show" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from show" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from init" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from init" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from init" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from init" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from init" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from init" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from init" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from init" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from init" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the path of the user settings file (it need not exist yet)'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print the merged settings and where each value came from'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "init" -d 'Write a commented example settings file to the user path (never overwrites)'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agent -n "__fish_agent_using_subcommand completions" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand completions" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand completions" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand completions" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand completions" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand completions" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand completions" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand man" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand man" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand man" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand man" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand man" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand man" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand man" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand man" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config completions man help" -f -a "run" -d 'Drive the model loop on a task: PROMPT, or stdin when PROMPT is `-` or absent and stdin is piped'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config completions man help" -f -a "exec" -d 'Run COMMAND through the same runner the model uses (no policy: you typed it)'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config completions man help" -f -a "check" -d 'Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config completions man help" -f -a "history" -d 'List past runs, or show one, from their transcripts'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config completions man help" -f -a "config" -d 'Where settings live, and the merged settings with the source of each value'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config completions man help" -f -a "man" -d 'Print the man page (roff) for `agent`'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "list" -d 'List past runs: time, prompt, turns, commands run and denied, outcome'
+complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "show" -d 'Replay one run readably (--json: its raw events)'
+complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the path of the user settings file (it need not exist yet)'
+complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the merged settings and where each value came from'
+complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "init" -d 'Write a commented example settings file to the user path (never overwrites)'

@@ -1,0 +1,720 @@
+#compdef agent
+
+autoload -U is-at-least
+
+_agent() {
+    typeset -A opt_args
+    typeset -a _arguments_options
+    local ret=1
+
+    if is-at-least 5.2; then
+        _arguments_options=(-s -S -C)
+    else
+        _arguments_options=(-s -C)
+    fi
+
+    local context curcontext="$curcontext" state line
+    _arguments "${_arguments_options[@]}" : \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+":: :_agent_commands" \
+"*::: :->agent" \
+&& ret=0
+    case $state in
+    (agent)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:agent-command-$line[1]:"
+        case $line[1] in
+            (run)
+_arguments "${_arguments_options[@]}" : \
+'--provider=[The model provider (default\: from settings; else openai/anthropic when their key is set; else demo)]:PROVIDER:((openai\:"OpenAI Chat Completions, or any compatible server with --base-url"
+anthropic\:"Anthropic Messages"
+ollama\:"A local Ollama server (http\://127.0.0.1\:11434/v1, no key)"
+demo\:"The offline demo model\: no key, no network"))' \
+'--model=[The model name (default\: the provider'\''s; AGENT_MODEL is respected)]:MODEL:_default' \
+'--base-url=[The provider'\''s base URL (any OpenAI-compatible server\: Ollama, vLLM, LM Studio, llama.cpp …)]:URL:_default' \
+'*--allow=[Also allow commands starting with PREFIX, for this run only (repeatable)]:PREFIX:_default' \
+'*--deny=[Also deny commands containing a command starting with PREFIX, for this run (repeatable)]:PREFIX:_default' \
+'--mode=[ask\: prompt for unsure commands; deny\: never prompt; off\: no shell tool; allow-all\: run everything not denied except destructive programs (rm, mv, dd, sudo …), which still ask]:MODE:((ask\:"Prompt for commands the policy is unsure about"
+deny\:"Deny them instead of prompting"
+off\:"Offer the model no shell tool at all"
+allow-all\:"Allow them, except destructive programs, which still ask"))' \
+'--max-turns=[Stop after N model turns (default 50)]:N:_default' \
+'--timeout=[Kill each command after SECS seconds (default 30; the model may ask for less)]:SECS:_default' \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--no-prompt[Never prompt\: every command that would need approval is denied]' \
+'--plain[Plain line output even on a terminal (no live pane)]' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'::prompt -- The task. `-` or absent\: read it from stdin (when stdin is not a terminal):_default' \
+&& ret=0
+;;
+(exec)
+_arguments "${_arguments_options[@]}" : \
+'--timeout=[Kill the command after SECS seconds (default 30; fractions allowed)]:SECS:_default' \
+'--max-output-chars=[Keep at most N characters of stdout + stderr (head and tail) in --json output]:N:_default' \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'*::command -- The command line; several words are joined with spaces:_default' \
+&& ret=0
+;;
+(check)
+_arguments "${_arguments_options[@]}" : \
+'--os=[Decide as on this OS family (default\: this machine'\''s)]:OS:((unix\:"POSIX sh rules and the Unix read-only list"
+windows\:"cmd.exe rules and the Windows read-only list"))' \
+'*--allow=[Also allow commands starting with PREFIX (repeatable)]:PREFIX:_default' \
+'*--deny=[Also deny commands containing a command starting with PREFIX (repeatable)]:PREFIX:_default' \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'()--stdin[Read one command per line from stdin and print one decision per line]' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'*::command -- The command line; several words are joined with spaces:_default' \
+&& ret=0
+;;
+(history)
+_arguments "${_arguments_options[@]}" : \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+":: :_agent__subcmd__history_commands" \
+"*::: :->history" \
+&& ret=0
+
+    case $state in
+    (history)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:agent-history-command-$line[1]:"
+        case $line[1] in
+            (list)
+_arguments "${_arguments_options[@]}" : \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(show)
+_arguments "${_arguments_options[@]}" : \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':id -- The run id, or its last characters (the short id):_default' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_agent__subcmd__history__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:agent-history-help-command-$line[1]:"
+        case $line[1] in
+            (list)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(show)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+;;
+(config)
+_arguments "${_arguments_options[@]}" : \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+":: :_agent__subcmd__config_commands" \
+"*::: :->config" \
+&& ret=0
+
+    case $state in
+    (config)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:agent-config-command-$line[1]:"
+        case $line[1] in
+            (path)
+_arguments "${_arguments_options[@]}" : \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(show)
+_arguments "${_arguments_options[@]}" : \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(init)
+_arguments "${_arguments_options[@]}" : \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_agent__subcmd__config__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:agent-config-help-command-$line[1]:"
+        case $line[1] in
+            (path)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(show)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(init)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':shell -- The shell:(bash elvish fish powershell zsh)' \
+&& ret=0
+;;
+(man)
+_arguments "${_arguments_options[@]}" : \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_agent__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:agent-help-command-$line[1]:"
+        case $line[1] in
+            (run)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(exec)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(check)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(history)
+_arguments "${_arguments_options[@]}" : \
+":: :_agent__subcmd__help__subcmd__history_commands" \
+"*::: :->history" \
+&& ret=0
+
+    case $state in
+    (history)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:agent-help-history-command-$line[1]:"
+        case $line[1] in
+            (list)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(show)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+(config)
+_arguments "${_arguments_options[@]}" : \
+":: :_agent__subcmd__help__subcmd__config_commands" \
+"*::: :->config" \
+&& ret=0
+
+    case $state in
+    (config)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:agent-help-config-command-$line[1]:"
+        case $line[1] in
+            (path)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(show)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(init)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(man)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+}
+
+(( $+functions[_agent_commands] )) ||
+_agent_commands() {
+    local commands; commands=(
+'run:Drive the model loop on a task\: PROMPT, or stdin when PROMPT is \`-\` or absent and stdin is piped' \
+'exec:Run COMMAND through the same runner the model uses (no policy\: you typed it)' \
+'check:Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever' \
+'history:List past runs, or show one, from their transcripts' \
+'config:Where settings live, and the merged settings with the source of each value' \
+'completions:Print a shell completion script' \
+'man:Print the man page (roff) for \`agent\`' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'agent commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__check_commands] )) ||
+_agent__subcmd__check_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent check commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__completions_commands] )) ||
+_agent__subcmd__completions_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent completions commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__config_commands] )) ||
+_agent__subcmd__config_commands() {
+    local commands; commands=(
+'path:Print the path of the user settings file (it need not exist yet)' \
+'show:Print the merged settings and where each value came from' \
+'init:Write a commented example settings file to the user path (never overwrites)' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'agent config commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__config__subcmd__help_commands] )) ||
+_agent__subcmd__config__subcmd__help_commands() {
+    local commands; commands=(
+'path:Print the path of the user settings file (it need not exist yet)' \
+'show:Print the merged settings and where each value came from' \
+'init:Write a commented example settings file to the user path (never overwrites)' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'agent config help commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__config__subcmd__help__subcmd__help_commands] )) ||
+_agent__subcmd__config__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent config help help commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__config__subcmd__help__subcmd__init_commands] )) ||
+_agent__subcmd__config__subcmd__help__subcmd__init_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent config help init commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__config__subcmd__help__subcmd__path_commands] )) ||
+_agent__subcmd__config__subcmd__help__subcmd__path_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent config help path commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__config__subcmd__help__subcmd__show_commands] )) ||
+_agent__subcmd__config__subcmd__help__subcmd__show_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent config help show commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__config__subcmd__init_commands] )) ||
+_agent__subcmd__config__subcmd__init_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent config init commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__config__subcmd__path_commands] )) ||
+_agent__subcmd__config__subcmd__path_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent config path commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__config__subcmd__show_commands] )) ||
+_agent__subcmd__config__subcmd__show_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent config show commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__exec_commands] )) ||
+_agent__subcmd__exec_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent exec commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help_commands] )) ||
+_agent__subcmd__help_commands() {
+    local commands; commands=(
+'run:Drive the model loop on a task\: PROMPT, or stdin when PROMPT is \`-\` or absent and stdin is piped' \
+'exec:Run COMMAND through the same runner the model uses (no policy\: you typed it)' \
+'check:Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever' \
+'history:List past runs, or show one, from their transcripts' \
+'config:Where settings live, and the merged settings with the source of each value' \
+'completions:Print a shell completion script' \
+'man:Print the man page (roff) for \`agent\`' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'agent help commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__check_commands] )) ||
+_agent__subcmd__help__subcmd__check_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help check commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__completions_commands] )) ||
+_agent__subcmd__help__subcmd__completions_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help completions commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__config_commands] )) ||
+_agent__subcmd__help__subcmd__config_commands() {
+    local commands; commands=(
+'path:Print the path of the user settings file (it need not exist yet)' \
+'show:Print the merged settings and where each value came from' \
+'init:Write a commented example settings file to the user path (never overwrites)' \
+    )
+    _describe -t commands 'agent help config commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__config__subcmd__init_commands] )) ||
+_agent__subcmd__help__subcmd__config__subcmd__init_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help config init commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__config__subcmd__path_commands] )) ||
+_agent__subcmd__help__subcmd__config__subcmd__path_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help config path commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__config__subcmd__show_commands] )) ||
+_agent__subcmd__help__subcmd__config__subcmd__show_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help config show commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__exec_commands] )) ||
+_agent__subcmd__help__subcmd__exec_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help exec commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__help_commands] )) ||
+_agent__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help help commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__history_commands] )) ||
+_agent__subcmd__help__subcmd__history_commands() {
+    local commands; commands=(
+'list:List past runs\: time, prompt, turns, commands run and denied, outcome' \
+'show:Replay one run readably (--json\: its raw events)' \
+    )
+    _describe -t commands 'agent help history commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__history__subcmd__list_commands] )) ||
+_agent__subcmd__help__subcmd__history__subcmd__list_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help history list commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__history__subcmd__show_commands] )) ||
+_agent__subcmd__help__subcmd__history__subcmd__show_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help history show commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__man_commands] )) ||
+_agent__subcmd__help__subcmd__man_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help man commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__run_commands] )) ||
+_agent__subcmd__help__subcmd__run_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help run commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__history_commands] )) ||
+_agent__subcmd__history_commands() {
+    local commands; commands=(
+'list:List past runs\: time, prompt, turns, commands run and denied, outcome' \
+'show:Replay one run readably (--json\: its raw events)' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'agent history commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__history__subcmd__help_commands] )) ||
+_agent__subcmd__history__subcmd__help_commands() {
+    local commands; commands=(
+'list:List past runs\: time, prompt, turns, commands run and denied, outcome' \
+'show:Replay one run readably (--json\: its raw events)' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'agent history help commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__history__subcmd__help__subcmd__help_commands] )) ||
+_agent__subcmd__history__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent history help help commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__history__subcmd__help__subcmd__list_commands] )) ||
+_agent__subcmd__history__subcmd__help__subcmd__list_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent history help list commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__history__subcmd__help__subcmd__show_commands] )) ||
+_agent__subcmd__history__subcmd__help__subcmd__show_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent history help show commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__history__subcmd__list_commands] )) ||
+_agent__subcmd__history__subcmd__list_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent history list commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__history__subcmd__show_commands] )) ||
+_agent__subcmd__history__subcmd__show_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent history show commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__man_commands] )) ||
+_agent__subcmd__man_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent man commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__run_commands] )) ||
+_agent__subcmd__run_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent run commands' commands "$@"
+}
+
+if [ "$funcstack[1]" = "_agent" ]; then
+    _agent "$@"
+else
+    compdef _agent agent
+fi
