@@ -449,6 +449,7 @@ pub fn describe_duration(duration: Duration) -> String {
     } else {
         format!("{:.1} s", duration.as_secs_f64())
     }
+    .replace(".0 s", " s")
 }
 
 #[cfg(test)]

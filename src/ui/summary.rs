@@ -46,11 +46,12 @@ pub fn summary(
     if let Some(result) = result {
         let lines = count_lines(&result.stdout) + count_lines(&result.stderr);
         let lines = format!("{lines} line{}", if lines == 1 { "" } else { "s" });
-        let ms = result.duration_ms;
+        let ms =
+            crate::exec::describe_duration(std::time::Duration::from_millis(result.duration_ms));
         if result.timed_out {
             return (
                 Tone::Failure,
-                format!("⏱ {command} · timed out · {ms} ms · {lines}"),
+                format!("⏱ {command} · timed out · {ms} · {lines}"),
             );
         }
         let status = match (result.exit_code, result.signal) {
@@ -71,7 +72,7 @@ pub fn summary(
         };
         return (
             tone,
-            format!("{mark} {command} · {status} · {ms} ms · {lines}{truncated}{hint}"),
+            format!("{mark} {command} · {status} · {ms} · {lines}{truncated}{hint}"),
         );
     }
     match error {
