@@ -3,6 +3,7 @@
 mod exec;
 mod fake_model;
 mod harness;
+mod model;
 mod readme;
 mod run;
 mod ship;

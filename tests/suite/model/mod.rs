@@ -1,0 +1,68 @@
+//! The model providers driven directly against the fake model server: one file per concern.
+
+mod anthropic;
+mod fake_server;
+mod openai;
+mod transport;
+
+use std::time::Duration;
+
+use agent::model::{ProviderConfig, ProviderKind, RetryPolicy};
+
+/// Retries without the real backoff, so failure tests stay fast.
+pub fn fast_retry() -> RetryPolicy {
+    RetryPolicy {
+        tries: 3,
+        base_delay: Duration::from_millis(10),
+        max_delay: Duration::from_secs(5),
+    }
+}
+
+/// A config for `provider` at `base_url` with a test key.
+pub fn config(provider: ProviderKind, base_url: &str) -> ProviderConfig {
+    ProviderConfig {
+        provider,
+        model: "test-model".into(),
+        base_url: base_url.into(),
+        api_key: Some("sk-test-key".into()),
+        api_key_env: provider.default_key_env().into(),
+    }
+}
+
+use agent::model::{Message, Model, ModelError, Reply, Request, ToolSpec};
+
+/// The `shell` tool as the agent offers it.
+pub fn shell_tool() -> ToolSpec {
+    ToolSpec {
+        name: "shell".into(),
+        description: "Run a shell command with sh on Linux".into(),
+        parameters: serde_json::json!({
+            "type": "object",
+            "properties": {"command": {"type": "string"}, "description": {"type": "string"}},
+            "required": ["command", "description"],
+        }),
+    }
+}
+
+/// Runs one turn of `model` on `messages`, returning the result and the streamed pieces.
+pub async fn turn(
+    model: &mut impl Model,
+    messages: &[Message],
+) -> (Result<Reply, ModelError>, Vec<String>) {
+    let tools = [shell_tool()];
+    let request = Request {
+        system: "You are a test.",
+        messages,
+        tools: &tools,
+    };
+    let mut pieces = Vec::new();
+    let result = model
+        .complete(&request, &mut |text| pieces.push(text.to_owned()))
+        .await;
+    (result, pieces)
+}
+
+/// `[User(text)]`.
+pub fn ask(text: &str) -> Vec<Message> {
+    vec![Message::User(text.into())]
+}
