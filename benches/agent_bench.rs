@@ -33,6 +33,88 @@ fn main() {
     if wanted("check") {
         check_throughput();
     }
+    if wanted("loop") {
+        loop_overhead();
+    }
+}
+
+/// Tool-calling turns in the loop benchmark.
+const LOOP_TURNS: usize = 200;
+
+/// A minimal OpenAI-compatible server on 127.0.0.1: `turns` tool calls running
+/// `true` (alternating with `true 1`, so no call repeats), then a final answer.
+fn scripted_server(turns: usize) -> (String, std::thread::JoinHandle<()>) {
+    use std::io::{BufRead as _, BufReader, Read as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/v1", listener.local_addr().expect("addr"));
+    let handle = std::thread::spawn(move || {
+        for (i, stream) in listener.incoming().enumerate() {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = value.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let event = if i < turns {
+                let command = if i % 2 == 0 { "true" } else { "true 1" };
+                let args = format!("{{\"command\":\"{command}\",\"description\":\"step {i}\"}}");
+                format!(
+                    "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":0,\"id\":\"c{i}\",\"type\":\"function\",\"function\":{{\"name\":\"shell\",\"arguments\":{}}}}}]}},\"finish_reason\":\"tool_calls\"}}]}}\n\n",
+                    serde_json::to_string(&args).expect("json")
+                )
+            } else {
+                "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"done\"},\"finish_reason\":\"stop\"}]}\n\n".to_owned()
+            };
+            let reply = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n{event}data: [DONE]\n\n"
+            );
+            let _ = stream.write_all(reply.as_bytes());
+            if i >= turns {
+                return;
+            }
+        }
+    });
+    (url, handle)
+}
+
+fn loop_overhead() {
+    let state = std::env::temp_dir().join(format!("agent-bench-{}", std::process::id()));
+    let run = |url: &str| {
+        let mut command = Command::new("/usr/bin/time");
+        command
+            .args(["-f", "%M"])
+            .arg(AGENT)
+            .args(["run", "--provider", "openai", "--base-url", url, "--max-turns", "300", "bench"])
+            .env("OPENAI_API_KEY", "bench")
+            .env("XDG_STATE_HOME", &state)
+            .env("AGENT_CONFIG_DIR", &state)
+            .env_remove("CI")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let start = Instant::now();
+        let output = command.output().expect("run");
+        (start.elapsed(), String::from_utf8_lossy(&output.stderr).lines().last().unwrap_or("").to_owned())
+    };
+    let (url, server) = scripted_server(LOOP_TURNS);
+    let (wall, rss) = run(&url);
+    let _ = server.join();
+    let bare = median_wall(&["sh", "-c", "true"], 50);
+    let _ = std::fs::remove_dir_all(&state);
+    println!(
+        "loop: {LOOP_TURNS} tool calls in {:.2} s = {:.2} ms per call (request, policy, run `true`, next request; sh -c true alone {:.2} ms), peak RSS {rss} KiB",
+        wall.as_secs_f64(),
+        ms(wall) / LOOP_TURNS as f64,
+        ms(bare)
+    );
 }
 
 /// Median wall time of `runs` runs of `argv`.
