@@ -92,7 +92,16 @@ fn loop_overhead() {
         command
             .args(["-f", "%M"])
             .arg(AGENT)
-            .args(["run", "--provider", "openai", "--base-url", url, "--max-turns", "300", "bench"])
+            .args([
+                "run",
+                "--provider",
+                "openai",
+                "--base-url",
+                url,
+                "--max-turns",
+                "300",
+                "bench",
+            ])
             .env("OPENAI_API_KEY", "bench")
             .env("XDG_STATE_HOME", &state)
             .env("AGENT_CONFIG_DIR", &state)
@@ -102,7 +111,14 @@ fn loop_overhead() {
             .stderr(Stdio::piped());
         let start = Instant::now();
         let output = command.output().expect("run");
-        (start.elapsed(), String::from_utf8_lossy(&output.stderr).lines().last().unwrap_or("").to_owned())
+        (
+            start.elapsed(),
+            String::from_utf8_lossy(&output.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
+                .to_owned(),
+        )
     };
     let (url, server) = scripted_server(LOOP_TURNS);
     let (wall, rss) = run(&url);

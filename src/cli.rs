@@ -13,6 +13,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[derive(Debug, Parser)]
 #[command(name = "agent", version = crate::VERSION, about, long_about = None)]
 #[command(propagate_version = true, max_term_width = 100)]
+#[command(
+    after_help = "Start here:\n  agent run 'list the files here'     the offline demo model, no key needed\n  agent check 'git push'              what the policy would do with a command\n  agent config init                   write a commented settings file\n\nDocs: README.md; `agent help run` for the loop, `agent man` for everything."
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -24,6 +27,7 @@ pub struct Cli {
 
 /// Options every subcommand accepts.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Read this settings file instead of the user settings file.
     #[arg(long, global = true, value_name = "FILE")]
