@@ -135,7 +135,6 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
             Ok(Outcome::Interrupted)
         }
     };
-    drop(emit);
     if let Some(tui) = &tui {
         tui.lock().unwrap_or_else(PoisonError::into_inner).finish();
     }

@@ -262,7 +262,7 @@ mod tests {
         ] {
             let parsed = parse_list(text);
             assert!(parsed.is_ok(), "{os:?} list: {parsed:?}");
-            assert_eq!(list(os).len(), parsed.map(|l| l.len()).unwrap_or(0));
+            assert_eq!(list(os).len(), parsed.map_or(0, |l| l.len()));
         }
     }
 

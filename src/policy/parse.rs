@@ -44,9 +44,10 @@ pub(super) enum Shape {
 pub(super) struct Script {
     /// Every simple command, in source order (outer before inner).
     pub(super) commands: Vec<Command>,
-    /// Known, non-plain values of variable assignments anywhere (`PAGER='rm -rf /' git log`):
-    /// programs may run them, so the deny search reads them as scripts too.
-    pub(super) assigned_code: Vec<String>,
+    /// Text a shell or program may run that tree-sitter leaves unparsed: known, non-plain
+    /// values of variable assignments (`PAGER='rm -rf /' git log`) and backtick substitutions
+    /// in unquoted heredoc bodies. The deny search reads them as scripts too.
+    pub(super) embedded_code: Vec<String>,
     /// Whether tree-sitter found a syntax error or a missing token.
     pub(super) has_error: bool,
     /// The top-level shape.
@@ -67,8 +68,10 @@ fn new_parser() -> Option<Parser> {
 }
 
 /// Words that start a compound command; a plain command string starting with one goes to the
-/// real parser.
-const RESERVED_WORDS: &[&str] = &[
+/// real parser. tree-sitter-bash sometimes reads one as a command name without reporting an
+/// error (`! { rm x; }` gives a command `{ rm x`), so the deny search treats such a command
+/// like a wrapper.
+pub(super) const RESERVED_WORDS: &[&str] = &[
     "!", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for", "function", "if",
     "in", "select", "then", "time", "until", "while", "{", "}", "[[", "]]",
 ];
@@ -78,10 +81,21 @@ pub(super) fn parse(text: &str) -> Script {
     if let Some(script) = parse_plain(text) {
         return script;
     }
-    parse_tree(text)
+    let mut script = parse_tree(text);
+    if text.contains("\n\\") {
+        // tree-sitter-bash glues a line that starts with `\` to the command before it
+        // (`ls⏎\rm x` reads as `ls \rm x`). Shells ignore leading blanks, so a copy with one
+        // added is searched too; its commands only ever add deny findings.
+        let variant = parse_tree(&text.replace("\n\\", "\n \\"));
+        script.has_error |= variant.has_error;
+        script.commands.extend(variant.commands);
+        script.embedded_code.extend(variant.embedded_code);
+    }
+    script
 }
 
-/// The fast path: blanks and plain characters only, no assignment, no reserved word.
+/// The fast path: blanks and plain characters only, no assignment, no reserved word. (Also
+/// right where tree-sitter-bash is wrong: it rejects the plain words `me@x.com` and `==`.)
 fn parse_plain(text: &str) -> Option<Script> {
     let plain = text
         .chars()
@@ -103,7 +117,7 @@ fn parse_plain(text: &str) -> Option<Script> {
             words,
             ..Command::default()
         }],
-        assigned_code: Vec::new(),
+        embedded_code: Vec::new(),
         has_error: false,
         shape: Shape::Simple,
     })
@@ -121,7 +135,7 @@ pub(super) fn parse_tree(text: &str) -> Script {
     let Some(tree) = tree else {
         return Script {
             commands: Vec::new(),
-            assigned_code: Vec::new(),
+            embedded_code: Vec::new(),
             has_error: true,
             shape: Shape::Other("a command the parser could not read"),
         };
@@ -130,13 +144,13 @@ pub(super) fn parse_tree(text: &str) -> Script {
     let mut walk = Walk {
         src: text,
         commands: Vec::new(),
-        assigned_code: Vec::new(),
+        embedded_code: Vec::new(),
         pending_stdin: Vec::new(),
     };
     walk.run(root);
     Script {
         commands: walk.commands,
-        assigned_code: walk.assigned_code,
+        embedded_code: walk.embedded_code,
         has_error: root.has_error(),
         shape: shape(root),
     }
@@ -182,7 +196,7 @@ const MAX_WORD_DEPTH: usize = 16;
 struct Walk<'s> {
     src: &'s str,
     commands: Vec<Command>,
-    assigned_code: Vec<String>,
+    embedded_code: Vec<String>,
     /// Heredoc bodies waiting for their command: (command node id, body).
     pending_stdin: Vec<(usize, Word)>,
 }
@@ -226,13 +240,14 @@ impl<'s> Walk<'s> {
                 self.commands.push(command);
             }
             "redirected_statement" => self.heredocs(node),
+            "heredoc_redirect" => self.heredoc_backticks(node),
             "variable_assignment" => {
                 if let Some(value) = node.child_by_field_name("value") {
                     let value = self.word(value);
                     if let Some(text) = value.known()
                         && !is_plain(text)
                     {
-                        self.assigned_code.push(text.to_owned());
+                        self.embedded_code.push(text.to_owned());
                     }
                 }
             }
@@ -246,8 +261,18 @@ impl<'s> Walk<'s> {
         if !cursor.goto_first_child() {
             return command;
         }
+        let mut previous_end: Option<usize> = None;
         loop {
             let child = cursor.node();
+            // Words must be separated by plain blanks: tree-sitter-bash splits at `\⇥`, where
+            // a shell keeps one word (`which\⇥ls` runs a program named "which⇥").
+            if let Some(end) = previous_end {
+                let gap = self.src.get(end..child.start_byte()).unwrap_or("");
+                if gap.is_empty() || !gap.chars().all(|c| c == ' ' || c == '\t') {
+                    command.odd = Some("an unusual separator between words");
+                }
+            }
+            previous_end = Some(child.end_byte());
             match cursor.field_name() {
                 Some("name") => {
                     if !command.words.is_empty() {
@@ -329,6 +354,25 @@ impl<'s> Walk<'s> {
         }
     }
 
+    /// tree-sitter-bash does not parse `` `…` `` inside an unquoted heredoc body; the shell
+    /// runs it, so each backtick segment is kept as embedded code.
+    fn heredoc_backticks(&mut self, node: Node<'_>) {
+        let mut cursor = node.walk();
+        let mut quoted = false;
+        for part in node.named_children(&mut cursor) {
+            match part.kind() {
+                "heredoc_start" => quoted = self.text(part).contains(['\'', '"', '\\']),
+                "heredoc_body" if !quoted => {
+                    let body = self.text(part);
+                    for segment in body.split('`').skip(1).step_by(2) {
+                        self.embedded_code.push(segment.replace("\\`", "`"));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
     fn word(&self, node: Node<'_>) -> Word {
         let mut builder = WordBuilder::default();
         self.piece(node, &mut builder, 0);
@@ -359,13 +403,20 @@ impl<'s> Walk<'s> {
     }
 
     /// Adds the children of a string or concatenation. A gap between children (text that no
-    /// child covers) means the tree is not what this code expects: the word is unknown.
+    /// child covers) means the tree is not what this code expects: the word is unknown —
+    /// except blanks inside `"…"` (tree-sitter-bash leaves a newline there uncovered before a
+    /// backslash), which are literal text.
     fn pieces(&self, node: Node<'_>, b: &mut WordBuilder, depth: usize, quoted: bool) {
         let mut at = node.start_byte();
         let mut cursor = node.walk();
         for child in node.children(&mut cursor) {
             if child.start_byte() != at {
-                b.expansion();
+                let gap = self.src.get(at..child.start_byte()).unwrap_or("$");
+                if quoted && gap.chars().all(|c| matches!(c, ' ' | '\t' | '\n')) {
+                    b.literal(gap);
+                } else {
+                    b.expansion();
+                }
             }
             at = child.end_byte();
             match child.kind() {
@@ -431,6 +482,10 @@ mod tests {
                 &[("echo", WordKind::Literal), ("a\"b", WordKind::Literal)],
             ),
             (
+                "echo \"a\n\\\\b\"",
+                &[("echo", WordKind::Literal), ("a\n\\b", WordKind::Literal)],
+            ),
+            (
                 "$\"rm\" x",
                 &[("", WordKind::Expansion), ("x", WordKind::Literal)],
             ),
@@ -469,7 +524,7 @@ mod tests {
         let cases: &[(&str, &[&str])] = &[
             ("a && b || c; d | e & f", &["a", "b", "c", "d", "e", "f"]),
             ("a $(b `c`) <(d) >(e)", &["a", "b", "c", "d", "e"]),
-            ("(a) { b; } ! c", &["a", "b", "c"]),
+            ("(a); { b; }; ! c", &["a", "b", "c"]),
             (
                 "if a; then b; elif c; then d; else e; fi",
                 &["a", "b", "c", "d", "e"],
@@ -530,6 +585,30 @@ mod tests {
         let depth = 500;
         let input = format!("{}x{}", "$(".repeat(depth), ")".repeat(depth));
         let script = parse_tree(&input);
-        assert!(script.commands.len() >= 1, "input of {depth} levels");
+        assert!(!script.commands.is_empty(), "input of {depth} levels");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        #[test]
+        // Where tree-sitter-bash reports an error the fast path is the correct one (it rejects
+        // the plain words `a@`, `me@x.com` and `==`, which shells read literally): skipped.
+        fn plain_fast_path_agrees_with_tree_sitter(text in "[a-z0-9_./:,@%+=~\t -]{1,40}") {
+            if let Some(fast) = parse_plain(&text) {
+                let slow = parse_tree(&text);
+                proptest::prop_assume!(!slow.has_error);
+                proptest::prop_assert_eq!(fast.shape, slow.shape, "input: {:?}", text);
+                proptest::prop_assert_eq!(slow.commands.len(), 1, "input: {:?}", text);
+                let (fast, slow) = (&fast.commands[0], &slow.commands[0]);
+                proptest::prop_assert!(slow.assignments.is_empty(), "input: {:?}", text);
+                proptest::prop_assert_eq!(fast.words.len(), slow.words.len(), "input: {:?}", text);
+                for (f, s) in fast.words.iter().zip(&slow.words) {
+                    // tree-sitter reads `=~` as an operator: unknown, the careful side.
+                    let agrees = f == s || s.kind == crate::policy::word::WordKind::Expansion;
+                    proptest::prop_assert!(agrees, "input: {:?}: {:?} vs {:?}", text, f, s);
+                }
+            }
+        }
     }
 }

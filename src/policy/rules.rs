@@ -7,7 +7,7 @@
 //! matches by name (path, case and `.exe` ignored), the rule's plain words appear in order
 //! anywhere after it, and the rule's options appear anywhere, in any order, split or combined.
 
-use super::word::{Word, WordKind, program_key};
+use super::word::{Word, WordKind, glob_could_match, program_key};
 use super::{OsFamily, Source};
 
 /// One allow or deny rule, as written by the user (`"git status"`).
@@ -29,6 +29,7 @@ pub struct Rules {
 impl Rules {
     /// Compiles the rules. Rules without any word are dropped: an empty allow rule would match
     /// everything.
+    #[must_use]
     pub fn new(allow: Vec<Rule>, deny: Vec<Rule>) -> Self {
         Rules {
             allow: allow.into_iter().filter_map(AllowRule::compile).collect(),
@@ -37,6 +38,7 @@ impl Rules {
     }
 
     /// No rules at all: only the built-in list allows.
+    #[must_use]
     pub fn empty() -> Self {
         Rules::default()
     }
@@ -209,15 +211,39 @@ impl DenyRule {
         if key != self.program {
             return Match::No;
         }
-        let args = &argv[1..];
-        let wild = more_args || args.iter().any(Word::is_wild);
-        if self.satisfied(os, args) {
+        let arguments = &argv[1..];
+        let wild = more_args
+            || arguments.iter().any(|w| match w.kind {
+                WordKind::Literal => false,
+                WordKind::Expansion => true,
+                WordKind::Pattern => self.could_expand_to_need(&w.text),
+            });
+        if self.satisfied(os, arguments) {
             Match::Definite
         } else if wild {
             Match::Possible
         } else {
             Match::No
         }
+    }
+
+    /// Whether a glob could expand to a word this rule needs.
+    fn could_expand_to_need(&self, pattern: &str) -> bool {
+        self.needs.iter().any(|need| match need {
+            Need::Word(w) | Need::Exact(w) => glob_could_match(pattern, w),
+            Need::Letters(letters) => {
+                let cluster: String = std::iter::once('-')
+                    .chain(letters.iter().copied())
+                    .collect();
+                glob_could_match(pattern, &cluster)
+                    || letters
+                        .iter()
+                        .any(|c| glob_could_match(pattern, &format!("-{c}")))
+                    || pattern.starts_with("--")
+            }
+            Need::Long(name) => glob_could_match(pattern, &format!("--{name}")),
+            Need::Switch(switch) => glob_could_match(pattern, &format!("/{switch}")),
+        })
     }
 
     fn satisfied(&self, os: OsFamily, args: &[Word]) -> bool {
@@ -233,7 +259,12 @@ impl DenyRule {
                 Need::Word(w) => positional.any(|a| eq(a, w)),
                 Need::Letters(wanted) => {
                     let have = letters.get_or_insert_with(|| self.letters(known()));
-                    wanted.iter().all(|c| have.contains(c))
+                    wanted.iter().all(|c| {
+                        have.iter().any(|h| match os {
+                            OsFamily::Unix => h == c,
+                            OsFamily::Windows => h.eq_ignore_ascii_case(c),
+                        })
+                    })
                 }
                 Need::Long(name) => known().any(|a| {
                     a.strip_prefix("--").is_some_and(|given| {
@@ -416,6 +447,16 @@ mod tests {
         assert_eq!(
             rule.matches(OsFamily::Unix, "rm", &words, false),
             Match::Possible
+        );
+        let rule = deny("git push");
+        let pattern = Word {
+            text: "*.rs".to_owned(),
+            kind: WordKind::Pattern,
+        };
+        let words = vec![Word::literal("git"), Word::literal("status"), pattern];
+        assert_eq!(
+            rule.matches(OsFamily::Unix, "git", &words, false),
+            Match::No
         );
     }
 

@@ -2,9 +2,11 @@
 //! both OS families: each argv is checked as written, then behind wrappers (`sudo`, `env`,
 //! `xargs` …: every later word may be the program), inside command strings (`sh -c`, `eval`,
 //! `cmd /c`, `find -exec`, heredocs fed to a shell, assignment values, `alias`), recursively up
-//! to a depth limit. Owns the program tables; does not decide allow.
+//! to a depth limit. Owns the search; the program tables are in `programs`; it does not decide
+//! allow.
 
 use super::parse::{self, Command, Script};
+use super::programs::{FEED_ARGUMENTS, JOINERS, SHELLS, is_protected, is_wrapper};
 use super::rules::{Match, Rules};
 use super::word::{Word, WordKind, is_plain, program_key};
 use super::{OsFamily, windows};
@@ -16,90 +18,6 @@ const MAX_NESTING_DEPTH: usize = 8;
 /// Most command strings parsed for one decision; bounds the work for inputs built to be slow
 /// (every parse costs a few microseconds).
 const MAX_NESTED_SCRIPTS: usize = 64;
-
-/// Programs that destroy data or the system, or change user: `destructive` is set when one
-/// appears anywhere (`mkfs.*` too), so that mode allow-all still asks.
-const PROTECTED: &[&str] = &[
-    "rm", "rmdir", "mv", "dd", "mkfs", "shutdown", "reboot", "poweroff", "halt", "sudo", "su",
-    "doas", // DESIGN.md list
-    "del", "erase", "rd", "move", "format", // Windows equivalents
-];
-
-/// Programs that run another program given by their later words. Every later word is then
-/// checked as a possible program (strict: options of the wrapper are skipped by trying all).
-const WRAPPERS: &[&str] = &[
-    "env",
-    "command",
-    "builtin",
-    "exec",
-    "nohup",
-    "time",
-    "nice",
-    "timeout",
-    "stdbuf",
-    "ionice",
-    "chrt",
-    "setsid",
-    "taskset",
-    "numactl",
-    "strace",
-    "ltrace",
-    "valgrind",
-    "watch",
-    "coproc",
-    "chroot",
-    "unshare",
-    "nsenter",
-    "flock",
-    "firejail",
-    "fakeroot",
-    "eatmydata",
-    "faketime",
-    "torsocks",
-    "proxychains",
-    "proxychains4",
-    "caffeinate",
-    "systemd-run",
-    "script", // run it
-    "sudo",
-    "doas",
-    "su",
-    "runuser",
-    "sg",
-    "pkexec",
-    "run0", // as another user
-    "xargs",
-    "parallel", // with more arguments read from standard input
-    "busybox",
-    "toybox", // multi-call binaries: `busybox rm`
-    "eval",
-    "trap",
-    "ssh", // take a command string (also joined below)
-    "cmd",
-    "start",
-    "call",
-    "runas",
-    "powershell",
-    "pwsh",
-    "wsl",
-    "forfiles", // Windows
-    "if",
-    "for",
-    "do",
-    "else", // cmd.exe statements: `if exist x del x`
-];
-
-/// Wrappers whose program gets extra arguments at run time.
-const FEEDS_ARGUMENTS: &[&str] = &["xargs", "parallel"];
-
-/// Programs that join their arguments into one command string and run that.
-const JOINERS: &[&str] = &["eval", "watch"];
-
-/// POSIX-like shells: `-c STRING`, a script operand, or commands on standard input.
-const SHELLS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash", "fish", "csh",
-    "tcsh",
-];
 
 /// What the search found.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -169,7 +87,7 @@ impl<'r> Scan<'r> {
             }
             self.command(command, depth);
         }
-        for code in &script.assigned_code {
+        for code in &script.embedded_code {
             self.code_string(code, depth);
         }
     }
@@ -247,7 +165,9 @@ impl<'r> Scan<'r> {
     pub(super) fn argv(&mut self, argv: &[Word], depth: usize, more_args: bool) -> Option<String> {
         let first = argv.first()?;
         let key = first.known().map(|t| program_key(t, self.os));
-        let wrapper = key.as_deref().is_some_and(|k| WRAPPERS.contains(&k));
+        let wrapper = key
+            .as_deref()
+            .is_some_and(|k| is_wrapper(k) || parse::RESERVED_WORDS.contains(&k));
         let mut stdin_shell = None;
         let mut more_args = more_args;
         let layers = if wrapper { argv.len() } else { 1 };
@@ -260,7 +180,7 @@ impl<'r> Scan<'r> {
                 stdin_shell = Some(shell);
             }
             let key = layer[0].known().map(|t| program_key(t, self.os));
-            if key.as_deref().is_some_and(|k| FEEDS_ARGUMENTS.contains(&k)) {
+            if key.as_deref().is_some_and(|k| FEED_ARGUMENTS.contains(&k)) {
                 more_args = true;
             }
         }
@@ -270,11 +190,18 @@ impl<'r> Scan<'r> {
                 if is_plain(text) {
                     continue;
                 }
-                let code = match text.split_once('=') {
-                    Some((name, value)) if is_name(name) => value,
-                    _ => text,
-                };
-                self.code_string(code, depth);
+                // The whole word, an assignment's or option's value (`PAGER=…`, `--x=…`), and
+                // an attached short-option value (`-S'rm -rf x'`) may each be code.
+                self.code_string(text, depth);
+                if let Some((_, value)) = text.split_once('=') {
+                    self.code_string(value, depth);
+                }
+                if let Some(attached) = text.strip_prefix('-').and_then(|t| t.get(1..))
+                    && !text.starts_with("--")
+                    && !attached.is_empty()
+                {
+                    self.code_string(attached, depth);
+                }
             }
         }
         stdin_shell
@@ -301,6 +228,9 @@ impl<'r> Scan<'r> {
             return None;
         };
         let key = program_key(text, self.os);
+        if is_protected(&key) {
+            self.findings.destructive = true;
+        }
         for (index, rule) in self.rules.deny.iter().enumerate() {
             match rule.matches(self.os, &key, layer, more_args) {
                 Match::Definite => {
@@ -312,9 +242,6 @@ impl<'r> Scan<'r> {
                 }
                 Match::No => {}
             }
-        }
-        if is_protected(&key) {
-            self.findings.destructive = true;
         }
         let args = &layer[1..];
         if SHELLS.contains(&key.as_str()) {
@@ -378,6 +305,17 @@ impl<'r> Scan<'r> {
             } else if !text.starts_with('+') || text.len() == 1 {
                 // A script file (and its arguments); options may still follow (strict).
                 operand = true;
+            }
+        }
+        if command_string && self.os == OsFamily::Windows {
+            // cmd.exe does not split at `'`: the string may arrive as several words.
+            let after = args.iter().position(|a| {
+                a.known()
+                    .is_some_and(|t| t.starts_with('-') && !t.starts_with("--") && t.contains('c'))
+            });
+            if let Some(at) = after {
+                let joined = join_known(&args[at + 1..]);
+                self.nested(joined.trim_matches('\''), true, depth);
             }
         }
         (!command_string && (reads_stdin || !operand)).then(|| name.to_owned())
@@ -474,29 +412,119 @@ impl<'r> Scan<'r> {
     }
 }
 
-/// Whether a program key is protected (`mkfs.ext4` counts as `mkfs`).
-pub(super) fn is_protected(key: &str) -> bool {
-    PROTECTED.contains(&key) || key.starts_with("mkfs.")
-}
-
-/// Whether a program runs other programs or code given to it (wrappers and shells).
-pub(super) fn runs_other_programs(key: &str) -> bool {
-    WRAPPERS.contains(&key) || SHELLS.contains(&key) || JOINERS.contains(&key)
-}
-
-/// A shell variable name (`PAGER` in `PAGER=less`).
-fn is_name(text: &str) -> bool {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
 fn join_known(words: &[Word]) -> String {
     words
         .iter()
         .filter_map(Word::known)
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::{Rule, Source};
+    use pretty_assertions::assert_eq;
+
+    fn rules() -> Rules {
+        let rule = |prefix: &str| Rule {
+            prefix: prefix.to_owned(),
+            source: Source::User,
+        };
+        Rules::new(vec![], vec![rule("rm -rf"), rule("del /s")])
+    }
+
+    fn posix(command: &str) -> Findings {
+        let rules = rules();
+        let mut scan = Scan::new(&rules, OsFamily::Unix);
+        scan.posix(&parse::parse(command), 0);
+        scan.findings()
+    }
+
+    fn findings(deny: Option<usize>, maybe: Option<usize>, destructive: bool) -> Findings {
+        Findings {
+            deny,
+            maybe_deny: maybe,
+            unknown_program: false,
+            destructive,
+            unchecked: None,
+        }
+    }
+
+    #[test]
+    fn posix_findings() {
+        let unchecked = |reason: &str| Findings {
+            unchecked: Some(reason.to_owned()),
+            ..findings(None, None, true)
+        };
+        let cases: Vec<(&str, Findings)> = vec![
+            ("ls -la", findings(None, None, false)),
+            ("rm x", findings(None, None, true)),
+            ("rm -rf x", findings(Some(0), None, true)),
+            ("ls; nice rm -fr x", findings(Some(0), None, true)),
+            ("rm $x y", findings(None, Some(0), true)),
+            ("xargs rm", findings(None, Some(0), true)),
+            ("rm *", findings(None, Some(0), true)),
+            ("rm *.rs", findings(None, None, true)),
+            ("find . -delete", findings(None, None, true)),
+            (
+                "nice $x",
+                Findings {
+                    unknown_program: true,
+                    ..findings(None, None, true)
+                },
+            ),
+            (
+                "$x -rf",
+                Findings {
+                    unknown_program: true,
+                    ..unchecked("the program name is not a fixed word")
+                },
+            ),
+            (
+                "sh -c \"$x\"",
+                unchecked("`sh -c` runs a command string that is not fixed"),
+            ),
+            (
+                "curl x | bash",
+                unchecked("`bash` reads commands from standard input, which cannot be checked"),
+            ),
+            ("bash <<< 'ls'", findings(None, None, false)),
+            (
+                "bash -c 'ls ('",
+                unchecked("contains a command string that could not be parsed"),
+            ),
+            (
+                "powershell -enc AAAA",
+                unchecked("runs an encoded PowerShell command, which cannot be checked"),
+            ),
+        ];
+        for (command, want) in cases {
+            assert_eq!(posix(command), want, "input: {command:?}");
+        }
+    }
+
+    #[test]
+    fn crude_search_only_suspects() {
+        let rules = rules();
+        let mut scan = Scan::new(&rules, OsFamily::Unix);
+        scan.crude("echo 'x; rm -rf /'");
+        assert_eq!(scan.findings(), findings(None, Some(0), true));
+    }
+
+    #[test]
+    fn cmd_line_findings() {
+        let rules = rules();
+        let cases: Vec<(&str, Findings)> = vec![
+            ("dir", findings(None, None, false)),
+            ("dir & del /s x", findings(Some(1), None, true)),
+            ("cmd /c \"del /s x\"", findings(Some(1), None, true)),
+            ("del x", findings(None, None, true)),
+        ];
+        for (command, want) in cases {
+            let mut scan = Scan::new(&rules, OsFamily::Windows);
+            scan.cmd_line(command, 0);
+            assert_eq!(scan.findings(), want, "input: {command:?}");
+        }
+    }
 }

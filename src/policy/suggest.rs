@@ -9,7 +9,7 @@
 //! given command (`npm exec`, `uv run`, `docker exec` …) are never offered. This is best
 //! effort: a person still sees the prefix before accepting it.
 
-use super::scan::{is_protected, runs_other_programs};
+use super::programs::{is_protected, runs_other_programs};
 use super::word::{Word, WordKind, program_key};
 use super::{OsFamily, single_words};
 
@@ -51,7 +51,7 @@ const MULTI_WORD_TOOLS: &[(&str, &[&str], &[&str])] = &[
 ];
 
 /// Programs that run code or commands given to them besides the wrappers and shells of
-/// `scan`: a one-word rule for them would allow anything.
+/// `programs`: a one-word rule for them would allow anything.
 const CODE_RUNNERS: &[&str] = &[
     "python",
     "python2",
@@ -122,6 +122,7 @@ const CODE_RUNNERS: &[&str] = &[
 /// The prefix to offer for "Always allow", or `None` when no rule would be safe: program plus
 /// subcommand for known multi-word tools (`git status -s` → `git status`), otherwise the
 /// program alone (`touch F` → `touch`).
+#[must_use]
 pub fn suggest_prefix(os: OsFamily, command: &str) -> Option<String> {
     let words = single_words(os, command)?;
     let program = plain(&words, 0, true)?;
@@ -164,6 +165,7 @@ fn plain(words: &[Word], at: usize, program: bool) -> Option<&str> {
 /// Whether a prefix is acceptable as a user allow rule: non-empty, plain ASCII words (letters,
 /// digits and `_ - . / : @ + , =`) separated by single spaces, the first neither an option nor
 /// an assignment. No shell or cmd.exe metacharacter, quote, glob or control character.
+#[must_use]
 pub fn is_valid_allow_prefix(prefix: &str) -> bool {
     if prefix.is_empty() {
         return false;

@@ -1,4 +1,4 @@
-//! cmd.exe commands (OsFamily::Windows): a small, conservative tokenizer instead of a shell
+//! cmd.exe commands (`OsFamily::Windows`): a small, conservative tokenizer instead of a shell
 //! parser. Owns cmd's metacharacters and how a line splits into commands for the deny search;
 //! the allow side only ever sees a line without any metacharacter, split at blanks.
 //!
@@ -8,7 +8,12 @@
 //! `powershell -c "ri x; rm y"` show their inner commands even without a parser for them).
 //! Redirections and their targets are dropped (`>nul del x` runs `del`).
 
+use super::scan::Scan;
 use super::word::{Word, WordKind};
+use super::{
+    Decision, OsFamily, Rules, Source, Verdict, checked, control_character, posix_metacharacter,
+    simple_command,
+};
 
 /// cmd.exe characters that make a line more than one plain command, with how a person would
 /// call them. Checked in addition to the POSIX set of DESIGN.md rule 3.
@@ -20,6 +25,38 @@ pub(super) const CMD_METACHARACTERS: &[(char, &str)] = &[
     (')', "a parenthesis (')')"),
     ('"', "a quote ('\"')"),
 ];
+
+/// Decides one cmd.exe command line: the deny search over every part, then the allow side
+/// for a line without any metacharacter.
+pub(super) fn decide(rules: &Rules, command: &str) -> Decision {
+    let mut scan = Scan::new(rules, OsFamily::Windows);
+    scan.cmd_line(command, 0);
+    if scan.has_unchecked() || command.contains(['%', '!', '$', '`']) {
+        scan.crude(command);
+    }
+    let findings = scan.findings();
+    if let Some(decision) = checked(rules, &findings, None) {
+        return decision;
+    }
+    let cmd_metacharacter = || {
+        let (_, what) = CMD_METACHARACTERS
+            .iter()
+            .find(|(c, _)| command.contains(*c))?;
+        Some(format!("contains {what}"))
+    };
+    let reason = posix_metacharacter(command)
+        .or_else(cmd_metacharacter)
+        .or_else(|| control_character(command));
+    if let Some(reason) = reason {
+        return Decision::new(Verdict::Ask, reason, Source::Parser, findings.destructive);
+    }
+    simple_command(
+        rules,
+        OsFamily::Windows,
+        &plain_words(command),
+        findings.destructive,
+    )
+}
 
 /// The commands of one cmd.exe line for the deny search, from both splits.
 pub(super) fn segments(text: &str) -> Vec<Vec<Word>> {
@@ -70,7 +107,7 @@ impl Pending {
 
     fn take(&mut self) -> Option<Word> {
         let pending = std::mem::take(self);
-        pending.started.then(|| Word {
+        pending.started.then_some(Word {
             text: pending.text,
             kind: if pending.dynamic {
                 WordKind::Expansion

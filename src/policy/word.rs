@@ -57,6 +57,7 @@ impl Word {
 
 /// Builds one word from the pieces of a shell word (bare text, quoted strings, expansions).
 #[derive(Debug, Default)]
+#[allow(clippy::struct_excessive_bools)] // four independent facts about one word
 pub(super) struct WordBuilder {
     text: String,
     glob: bool,
@@ -238,6 +239,68 @@ fn hex_digits(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, max: usize) 
     (count > 0).then_some(value)
 }
 
+/// Whether a glob pattern could expand to `text`: `*` and `?` as usual, any `[…]` class as
+/// any one character (an over-approximation, which is the strict direction), and any brace
+/// as possibly anything.
+pub(super) fn glob_could_match(pattern: &str, text: &str) -> bool {
+    if pattern.contains('{') {
+        return true;
+    }
+    let mut parts: Vec<Option<char>> = Vec::new();
+    let mut stars: Vec<bool> = Vec::new();
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '*' => {
+                if stars.last() != Some(&true) {
+                    parts.push(None);
+                    stars.push(true);
+                }
+            }
+            '?' => {
+                parts.push(None);
+                stars.push(false);
+            }
+            '[' => {
+                for inner in chars.by_ref() {
+                    if inner == ']' {
+                        break;
+                    }
+                }
+                parts.push(None);
+                stars.push(false);
+            }
+            other => {
+                parts.push(Some(other));
+                stars.push(false);
+            }
+        }
+    }
+    let text: Vec<char> = text.chars().collect();
+    // Classic two-pointer wildcard match with backtracking to the last star.
+    let (mut p, mut t) = (0, 0);
+    let mut backtrack: Option<(usize, usize)> = None;
+    while t < text.len() {
+        if p < parts.len() && stars[p] {
+            backtrack = Some((p, t));
+            p += 1;
+        } else if p < parts.len() && parts[p].is_none_or(|c| c == text[t]) {
+            p += 1;
+            t += 1;
+        } else if let Some((star, at)) = backtrack {
+            p = star + 1;
+            t = at + 1;
+            backtrack = Some((star, at + 1));
+        } else {
+            return false;
+        }
+    }
+    while p < parts.len() && stars[p] {
+        p += 1;
+    }
+    p == parts.len()
+}
+
 /// Suffixes Windows runs without being written (`rm.exe` is `rm`).
 const WINDOWS_EXTENSIONS: [&str; 4] = [".exe", ".com", ".bat", ".cmd"];
 
@@ -319,6 +382,31 @@ mod tests {
         b.bare("a,b");
         b.bare("}");
         assert_eq!(b.finish().kind, WordKind::Pattern);
+    }
+
+    #[test]
+    fn globs_could_match() {
+        let cases: &[(&str, &str, bool)] = &[
+            ("*", "push", true),
+            ("*.rs", "push", false),
+            ("p*", "push", true),
+            ("p?sh", "push", true),
+            ("p[aeiou]sh", "push", true),
+            ("-r*", "-rf", true),
+            ("-r?", "-rf", true),
+            ("-x*", "-rf", false),
+            ("*a*b*", "xaxb", true),
+            ("*a*b*", "xbxa", false),
+            ("{a,b}", "push", true),
+            ("pu**", "push", true),
+        ];
+        for (pattern, text, want) in cases {
+            assert_eq!(
+                glob_could_match(pattern, text),
+                *want,
+                "{pattern:?} on {text:?}"
+            );
+        }
     }
 
     #[test]

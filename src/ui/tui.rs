@@ -406,7 +406,7 @@ mod tests {
         assert_eq!(lines[2], "│three                                 │");
         assert_eq!(lines[3], "│four                                  │");
         assert_eq!(lines[4], "│part                                  │");
-        assert_eq!(lines[5], "└ ⠋ 1.5 s · 5 lines · 35 B ────────────┘");
+        assert_eq!(lines[5], "└ ⠋ 1.5 s · 5 lines · 31 B ────────────┘");
     }
 
     #[test]

@@ -1,0 +1,130 @@
+//! Tables of programs the deny search and the prefix suggestion treat specially: protected
+//! programs, wrappers that run another program, shells and programs that run a command string.
+//! Owns the names (program keys: basename, lowercase, no `.exe`); not how they are used.
+
+/// Programs that destroy data or the system, or change user: `destructive` is set when one
+/// appears anywhere (`mkfs.*` too), so that mode allow-all still asks. The DESIGN.md list.
+const PROTECTED: &[&str] = &[
+    "rm", "rmdir", "mv", "dd", "mkfs", "shutdown", "reboot", "poweroff", "halt", "sudo", "su",
+    "doas",
+];
+
+/// Windows programs and cmd.exe built-ins of the same kind.
+const PROTECTED_WINDOWS: &[&str] = &["del", "erase", "rd", "move", "format"];
+
+/// Run the program named by a later word, with changed scheduling, limits, environment or
+/// tracing (`nice -n 5 rm …`).
+const RUN_PROGRAM: &[&str] = &[
+    "env",
+    "command",
+    "builtin",
+    "exec",
+    "nohup",
+    "time",
+    "nice",
+    "timeout",
+    "stdbuf",
+    "ionice",
+    "chrt",
+    "setsid",
+    "taskset",
+    "numactl",
+    "strace",
+    "ltrace",
+    "valgrind",
+    "watch",
+    "coproc",
+    "chroot",
+    "unshare",
+    "nsenter",
+    "flock",
+    "firejail",
+    "fakeroot",
+    "eatmydata",
+    "faketime",
+    "torsocks",
+    "proxychains",
+    "proxychains4",
+    "caffeinate",
+    "systemd-run",
+    "script",
+];
+
+/// Run it as another user.
+const RUN_AS_USER: &[&str] = &["sudo", "doas", "su", "runuser", "sg", "pkexec", "run0"];
+
+/// Run it with more arguments read from standard input (`echo -rf | xargs rm`).
+pub(super) const FEED_ARGUMENTS: &[&str] = &["xargs", "parallel"];
+
+/// Multi-call binaries (`busybox rm`).
+const MULTI_CALL: &[&str] = &["busybox", "toybox"];
+
+/// Take a command string or words to run now, later or elsewhere.
+const RUN_WORDS: &[&str] = &["eval", "trap", "ssh"];
+
+/// Windows: cmd.exe and friends, and cmd.exe statements (`if exist x del x`, `for … do …`).
+const RUN_WINDOWS: &[&str] = &[
+    "cmd",
+    "start",
+    "call",
+    "runas",
+    "powershell",
+    "pwsh",
+    "wsl",
+    "forfiles",
+    "if",
+    "for",
+    "do",
+    "else",
+];
+
+/// Join their arguments into one command string and run it through a shell.
+pub(super) const JOINERS: &[&str] = &["eval", "watch"];
+
+/// POSIX-like shells: `-c STRING`, a script operand, or commands on standard input.
+pub(super) const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash", "fish", "csh",
+    "tcsh",
+];
+
+/// Whether a program key is protected (`mkfs.ext4` counts as `mkfs`).
+pub(super) fn is_protected(key: &str) -> bool {
+    PROTECTED.contains(&key) || PROTECTED_WINDOWS.contains(&key) || key.starts_with("mkfs.")
+}
+
+/// Whether later words of the command may be the program that actually runs.
+pub(super) fn is_wrapper(key: &str) -> bool {
+    [
+        RUN_PROGRAM,
+        RUN_AS_USER,
+        FEED_ARGUMENTS,
+        MULTI_CALL,
+        RUN_WORDS,
+        RUN_WINDOWS,
+    ]
+    .iter()
+    .any(|table| table.contains(&key))
+}
+
+/// Whether a program runs other programs or code given to it (wrappers and shells).
+pub(super) fn runs_other_programs(key: &str) -> bool {
+    is_wrapper(key) || SHELLS.contains(&key) || JOINERS.contains(&key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables() {
+        let protected = ["rm", "mkfs", "mkfs.ext4", "sudo", "del", "format"];
+        assert!(protected.iter().all(|p| is_protected(p)), "{protected:?}");
+        assert!(!is_protected("rmx") && !is_protected("mkfsx") && !is_protected("ls"));
+        let wrappers = [
+            "env", "sudo", "xargs", "busybox", "eval", "cmd", "if", "nice",
+        ];
+        assert!(wrappers.iter().all(|w| is_wrapper(w)), "{wrappers:?}");
+        assert!(!is_wrapper("ls") && !is_wrapper("sh"));
+        assert!(runs_other_programs("sh") && runs_other_programs("watch"));
+    }
+}

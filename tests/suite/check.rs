@@ -1,0 +1,224 @@
+//! `agent check`: decisions, exit statuses, `--stdin`, JSON, and the settings
+//! layers that feed the rules. It must never run anything.
+
+use super::harness::Sandbox;
+use predicates::prelude::*;
+use pretty_assertions::assert_eq;
+
+#[test]
+fn exit_status_is_the_decision() {
+    let sandbox = Sandbox::new();
+    sandbox
+        .agent()
+        .args(["check", "ls -la"])
+        .assert()
+        .code(0)
+        .stdout("allow: `ls` is on the built-in read-only list\n");
+    sandbox
+        .agent()
+        .args(["check", "ls > x"])
+        .assert()
+        .code(3)
+        .stdout("ask: contains a redirection ('>')\n");
+    sandbox
+        .agent()
+        .args(["check", "--deny", "rm -rf", "--", "rm -rf /"])
+        .assert()
+        .code(4);
+    sandbox
+        .agent()
+        .args(["check", "--", "-rf"])
+        .assert()
+        .code(3);
+    sandbox.agent().arg("check").assert().code(2);
+}
+
+#[test]
+fn json_has_decision_reason_source_and_rule() {
+    let sandbox = Sandbox::new();
+    let output = sandbox
+        .agent()
+        .args(["check", "--json", "--deny", "git push", "--", "git push -f"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(4));
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(value["decision"], "deny");
+    assert_eq!(value["source"], "flag");
+    assert_eq!(value["rule"], "git push");
+    assert!(value["reason"].as_str().unwrap().contains("git push"));
+    let output = sandbox
+        .agent()
+        .args(["check", "--json", "pwd"])
+        .output()
+        .unwrap();
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(value["source"], "builtin");
+    assert_eq!(value["rule"], "pwd");
+}
+
+#[test]
+fn stdin_gives_one_line_per_command_and_the_strictest_status() {
+    let sandbox = Sandbox::new();
+    let input = "ls\ngit status\nrm -rf /tmp/x\n";
+    sandbox
+        .agent()
+        .args(["check", "--stdin", "--deny", "rm"])
+        .write_stdin(input)
+        .assert()
+        .code(4)
+        .stdout(predicate::function(|out: &str| out.lines().count() == 3));
+    let output = sandbox
+        .agent()
+        .args(["check", "--stdin", "--json"])
+        .write_stdin("ls\ntouch x\n")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    let lines: Vec<serde_json::Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["command"], "ls");
+    assert_eq!(lines[0]["decision"], "allow");
+    assert_eq!(lines[1]["command"], "touch x");
+    assert_eq!(lines[1]["decision"], "ask");
+    sandbox
+        .agent()
+        .args(["check", "--stdin"])
+        .write_stdin("pwd\nwhoami\n")
+        .assert()
+        .code(0);
+    sandbox
+        .agent()
+        .args(["check", "--stdin"])
+        .write_stdin(&b"ls \xff\n"[..])
+        .assert()
+        .code(3);
+}
+
+#[test]
+fn it_never_runs_anything() {
+    let sandbox = Sandbox::new();
+    let marker = sandbox.work().join("ran");
+    for command in [
+        "touch ran",
+        "sh -c 'touch ran'",
+        "ls; touch ran",
+        "echo $(touch ran)",
+    ] {
+        sandbox
+            .agent()
+            .args(["check", "--allow", "touch", "--", command])
+            .assert()
+            .code(predicate::in_iter([0, 3]));
+        sandbox
+            .agent()
+            .args(["check", "--stdin"])
+            .write_stdin(format!("{command}\n"))
+            .assert()
+            .code(predicate::in_iter([0, 3]));
+    }
+    assert!(!marker.exists());
+}
+
+#[test]
+fn user_rules_apply_and_deny_beats_allow() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(
+        "[permissions.commands]\nallow = [\"git status\", \"touch\"]\ndeny = [\"touch\"]\n",
+    );
+    sandbox
+        .agent()
+        .args(["check", "git status -s"])
+        .assert()
+        .code(0);
+    sandbox
+        .agent()
+        .args(["check", "git statusx"])
+        .assert()
+        .code(3);
+    let output = sandbox
+        .agent()
+        .args(["check", "--json", "touch F"])
+        .output()
+        .unwrap();
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(value["decision"], "deny");
+    assert_eq!(value["source"], "user");
+}
+
+#[test]
+fn a_project_file_adds_deny_rules_but_no_allow_rules() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir(sandbox.work().join(".agent")).unwrap();
+    std::fs::write(
+        sandbox.work().join(".agent/settings.toml"),
+        "[permissions.commands]\nallow = [\"curl\"]\ndeny = [\"ls\"]\n",
+    )
+    .unwrap();
+    sandbox
+        .agent()
+        .args(["check", "curl http://example.com"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(
+            "`permissions.commands.allow` is ignored: a project file cannot add allow rules",
+        ));
+    let output = sandbox
+        .agent()
+        .args(["check", "--json", "ls"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(4));
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(value["source"], "project");
+}
+
+#[test]
+fn modes_change_the_answer_but_never_a_deny() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(
+        "[permissions]\nmode = \"allow-all\"\n[permissions.commands]\ndeny = [\"curl\"]\n",
+    );
+    sandbox.agent().args(["check", "touch F"]).assert().code(0);
+    sandbox.agent().args(["check", "rm F"]).assert().code(3);
+    sandbox.agent().args(["check", "curl x"]).assert().code(4);
+    sandbox.settings("[permissions]\nmode = \"deny\"\n");
+    sandbox.agent().args(["check", "touch F"]).assert().code(4);
+    sandbox.agent().args(["check", "ls"]).assert().code(0);
+}
+
+#[test]
+fn windows_rules_on_request() {
+    let sandbox = Sandbox::new();
+    sandbox
+        .agent()
+        .args(["check", "--os", "windows", "dir"])
+        .assert()
+        .code(0);
+    sandbox
+        .agent()
+        .args(["check", "--os", "windows", "date /t"])
+        .assert()
+        .code(0);
+    sandbox
+        .agent()
+        .args(["check", "--os", "windows", "date"])
+        .assert()
+        .code(3);
+    sandbox
+        .agent()
+        .args([
+            "check",
+            "--os",
+            "windows",
+            "--deny",
+            "del",
+            "--",
+            "DEL /q x & dir",
+        ])
+        .assert()
+        .code(4);
+}
