@@ -317,9 +317,9 @@ impl Loop<'_> {
         if decision.decision != Verdict::Ask {
             return Some((decision, by));
         }
-        if !approver.can_ask() {
+        if let Err(why) = approver.can_ask() {
             let reason = format!(
-                "{}; there is no terminal to ask, so it is denied{}",
+                "{}; {why}, so it is denied{}",
                 decision.reason,
                 how_to_allow(&shell.command, self.config.os)
             );

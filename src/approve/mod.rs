@@ -46,21 +46,30 @@ pub struct ApprovalRequest {
 
 /// Asks a person about commands the policy could not decide.
 pub trait Approve {
-    /// Whether a person can be asked at all; when not, ask means deny.
-    fn can_ask(&self) -> bool;
+    /// `Ok` when a person can be asked; otherwise why not (ask then means deny).
+    fn can_ask(&self) -> Result<(), &'static str>;
     /// Asks about one command.
     fn ask(&mut self, request: &ApprovalRequest) -> impl Future<Output = Approval>;
 }
 
 /// Whether a person can answer a prompt: stderr is a terminal, stdin is one or
 /// the controlling terminal can be opened, `CI` is not set and `--no-prompt`
-/// was not given.
-#[must_use]
-pub fn terminal_reachable(no_prompt: bool) -> bool {
-    if no_prompt || std::env::var_os("CI").is_some() || !std::io::stderr().is_terminal() {
-        return false;
+/// was not given. `Err` says which of these failed, for the denial's reason.
+///
+/// # Errors
+/// Why nobody can be asked.
+pub fn terminal_reachable(no_prompt: bool) -> Result<(), &'static str> {
+    if no_prompt {
+        Err("--no-prompt was given")
+    } else if std::env::var_os("CI").is_some() {
+        Err("CI is set")
+    } else if !std::io::stderr().is_terminal() {
+        Err("there is no terminal to ask")
+    } else if std::io::stdin().is_terminal() || controlling_terminal_opens() {
+        Ok(())
+    } else {
+        Err("there is no terminal to ask")
     }
-    std::io::stdin().is_terminal() || controlling_terminal_opens()
 }
 
 #[cfg(unix)]
@@ -101,7 +110,7 @@ impl Screen for NoScreen {
 /// The terminal approver.
 #[derive(Debug)]
 pub struct Approver<S> {
-    reachable: bool,
+    reachable: Result<(), &'static str>,
     settings_file: PathBuf,
     color: bool,
     /// The screen to pause while asking.
@@ -111,7 +120,12 @@ pub struct Approver<S> {
 impl<S: Screen> Approver<S> {
     /// An approver that asks when a terminal is reachable; "always allow"
     /// rules go to `settings_file`.
-    pub fn new(reachable: bool, settings_file: PathBuf, color: bool, screen: S) -> Self {
+    pub fn new(
+        reachable: Result<(), &'static str>,
+        settings_file: PathBuf,
+        color: bool,
+        screen: S,
+    ) -> Self {
         Self {
             reachable,
             settings_file,
@@ -122,7 +136,7 @@ impl<S: Screen> Approver<S> {
 }
 
 impl<S: Screen> Approve for Approver<S> {
-    fn can_ask(&self) -> bool {
+    fn can_ask(&self) -> Result<(), &'static str> {
         self.reachable
     }
 
