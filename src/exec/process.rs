@@ -52,6 +52,9 @@ fn shell_command(request: &ExecRequest) -> tokio::process::Command {
         .raw_arg("/d /s /c")
         .raw_arg(format!("\"{}\"", request.command));
     command.creation_flags(CREATE_NEW_PROCESS_GROUP);
+    // Do not let cmd.exe prefer a program in the current directory over PATH (a cloned
+    // repository could plant `whoami.bat`); defence in depth beside the policy's list.
+    command.env("NoDefaultCurrentDirectoryInExePath", "1");
     command
 }
 

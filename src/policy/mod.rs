@@ -46,6 +46,14 @@
 //!   to be allowed), backticks in unquoted heredoc bodies are not parsed (searched
 //!   separately), and `me@x.com` or `==` are syntax errors (ask, unless the command is plain
 //!   words only, which skip the parser).
+//! - **Line continuations**: the shell deletes backslash-newline before it splits words, so a
+//!   command containing one is also decided with them removed, and the stricter answer wins.
+//! - **`destructive` errs wide**: besides the structural search, any word of the raw text
+//!   that names a protected program (`echo rm`, `git -c core.pager='rm …' log`), a renaming
+//!   builtin (`alias`, `hash`), or a line continuation sets it, so mode allow-all asks.
+//! - **Windows list = cmd.exe built-ins only**: cmd.exe runs `whoami.bat` from the current
+//!   directory before `whoami.exe` on PATH, so programs from DESIGN.md's list that are not
+//!   built-ins are left out (a cloned repository could otherwise plant one).
 
 mod builtin;
 mod parse;
@@ -187,6 +195,40 @@ const MAX_COMMAND_BYTES: usize = 64 * 1024;
 /// Decides one command for an OS family under the given rules. Pure: no I/O; microseconds.
 #[must_use]
 pub fn decide(rules: &Rules, os: OsFamily, command: &str) -> Decision {
+    let mut decision = decide_as_written(rules, os, command);
+    // The shell deletes backslash-newline before it splits words (`r\⏎m -rf x` runs
+    // `rm -rf x`); the parser does not. Decide the joined text too and keep the stricter.
+    if os == OsFamily::Unix && command.contains("\\\n") {
+        let joined = decide_as_written(rules, os, &command.replace("\\\n", ""));
+        if joined.decision > decision.decision {
+            decision = joined;
+        }
+        decision.destructive = true;
+    }
+    if !decision.destructive && mentions_protected(os, command) {
+        decision.destructive = true;
+    }
+    decision
+}
+
+/// Words that rename or redefine what a later word runs (`alias g=git`, `hash -p /bin/rm r`):
+/// their presence makes the protected-program search unreliable.
+const RENAMING_WORDS: &[&str] = &["alias", "unalias", "hash", "enable", "doskey"];
+
+/// Conservative text search for mode allow-all: a protected program or a renaming word
+/// anywhere, as any word of the raw text (`git -c core.pager='rm -rf x' log` counts), or a
+/// Windows `@`-prefixed or control-character-separated name.
+fn mentions_protected(os: OsFamily, command: &str) -> bool {
+    command
+        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '+')))
+        .filter(|token| !token.is_empty())
+        .any(|token| {
+            let key = word::program_key(token, os);
+            programs::is_protected(&key) || RENAMING_WORDS.contains(&key.as_str())
+        })
+}
+
+fn decide_as_written(rules: &Rules, os: OsFamily, command: &str) -> Decision {
     if command.trim().is_empty() {
         return Decision::new(Verdict::Ask, "empty command", Source::Parser, false);
     }
@@ -464,6 +506,54 @@ mod tests {
             "{os:?} failures:\n{}",
             failures.join("\n")
         );
+    }
+
+    /// Bypasses found by the adversarial review, kept as regressions.
+    #[test]
+    fn review_findings_stay_fixed() {
+        table(
+            OsFamily::Unix,
+            &[
+                ("date -f .env", Ask),
+                ("date --file=/etc/passwd", Ask),
+                ("r\\\nm -rf y", Deny),
+                ("gi\\\nt push", Deny),
+                ("sh -c 'gi\\\nt push'", Deny),
+                ("s\\\nudo ls", Deny),
+                ("setpriv rm -rf y", Deny),
+                ("prlimit --nofile=5 rm -rf y", Deny),
+                ("git status", Allow),
+            ],
+        );
+        table(
+            OsFamily::Windows,
+            &[
+                ("@del /s x", Deny),
+                ("del\u{b}/s x", Deny),
+                ("del\u{c}/s x", Deny),
+                ("git\u{c}push", Deny),
+                ("@dir", Ask),
+                ("whoami", Ask),
+            ],
+        );
+        let allow_all =
+            |os, command| apply_mode(decide(&Rules::empty(), os, command), Mode::AllowAll);
+        for (os, command) in [
+            (OsFamily::Unix, "r\\\nm x"),
+            (OsFamily::Unix, "echo hi\\\n#x; rm -rf y"),
+            (OsFamily::Unix, "alias g=git\ng push"),
+            (OsFamily::Unix, "hash -p /bin/rm r\nr -rf y"),
+            (OsFamily::Unix, "git -c core.pager='rm -rf y' log"),
+            (OsFamily::Windows, "@del /s x"),
+            (OsFamily::Windows, "@format c:"),
+        ] {
+            assert_eq!(
+                allow_all(os, command).decision,
+                Ask,
+                "allow-all allowed {command:?}"
+            );
+        }
+        assert_eq!(allow_all(OsFamily::Unix, "touch F").decision, Allow);
     }
 
     /// Runs a table of (command, expected `destructive`).
@@ -1116,19 +1206,21 @@ mod tests {
                 ("cd C:\\x", Allow),
                 ("cd ..", Allow),
                 ("cd..", Ask),
-                ("hostname", Allow),
+                // Programs, not cmd built-ins: cmd.exe would run a `whoami.bat` from the
+                // current directory first, so they are not on the list (see the asset).
+                ("hostname", Ask),
                 ("hostname x", Ask),
-                ("whoami", Allow),
-                ("WhoAmI /all", Allow),
-                ("systeminfo", Allow),
+                ("whoami", Ask),
+                ("WhoAmI /all", Ask),
+                ("systeminfo", Ask),
                 ("systeminfo /s x", Ask),
-                ("pwd", Allow),
-                ("which git", Allow),
+                ("pwd", Ask),
+                ("which git", Ask),
                 ("which", Ask),
-                ("id", Allow),
-                ("true", Allow),
-                ("false", Allow),
-                ("printf x", Allow),
+                ("id", Ask),
+                ("true", Ask),
+                ("false", Ask),
+                ("printf x", Ask),
                 ("git status", Allow),
                 ("git status -s", Allow),
                 ("GIT status", Ask),
@@ -1252,15 +1344,23 @@ mod tests {
                 ("$CMD x", true),
                 ("echo 'unterminated", true),
                 ("[[ -v 'a[$(rm x)]' ]]", true),
+                // A protected name anywhere in the text counts, even as data: the search
+                // is for mode allow-all, where a miss would run it unasked.
+                ("echo rm", true),
+                ("echo 'rm -rf /'", true),
+                ("git rm x", true),
+                ("ls > rm", true),
+                ("git commit -m 'mv files'", true),
+                ("git -c core.pager='rm -rf y' log", true),
+                ("awk 'BEGIN{system(\"rm -rf y\")}'", true),
+                ("r\\\nm x", true),
+                ("alias g=git\ng push", true),
                 ("ls", false),
-                ("echo rm", false),
-                ("echo 'rm -rf /'", false),
-                ("git rm x", false),
                 ("touch x", false),
                 ("mkdir x", false),
-                ("ls > rm", false),
                 ("rmx", false),
-                ("git commit -m 'mv files'", false),
+                ("git commit -m 'new files'", false),
+                ("ls rmdir-notes.txt", false),
             ],
         );
         destructive_table(
@@ -1277,7 +1377,7 @@ mod tests {
                 ("dir & del x", true),
                 ("cmd /c rd /s x", true),
                 ("dir", false),
-                ("echo del", false),
+                ("echo del", true),
             ],
         );
     }

@@ -6,7 +6,7 @@
 /// appears anywhere (`mkfs.*` too), so that mode allow-all still asks. The DESIGN.md list.
 const PROTECTED: &[&str] = &[
     "rm", "rmdir", "mv", "dd", "mkfs", "shutdown", "reboot", "poweroff", "halt", "sudo", "su",
-    "doas",
+    "doas", "sudoedit",
 ];
 
 /// Windows programs and cmd.exe built-ins of the same kind.
@@ -48,10 +48,19 @@ const RUN_PROGRAM: &[&str] = &[
     "caffeinate",
     "systemd-run",
     "script",
+    "setpriv",
+    "prlimit",
+    "ld.so",
+    "ld-linux.so.2",
+    "ld-linux-x86-64.so.2",
+    "ld-linux-aarch64.so.1",
+    "npx",
 ];
 
 /// Run it as another user.
-const RUN_AS_USER: &[&str] = &["sudo", "doas", "su", "runuser", "sg", "pkexec", "run0"];
+const RUN_AS_USER: &[&str] = &[
+    "sudo", "sudoedit", "doas", "su", "runuser", "sg", "pkexec", "run0",
+];
 
 /// Run it with more arguments read from standard input (`echo -rf | xargs rm`).
 pub(super) const FEED_ARGUMENTS: &[&str] = &["xargs", "parallel"];

@@ -155,7 +155,13 @@ fn split(text: &str, blind: bool, out: &mut Vec<Vec<Word>>) {
                 Some('\n' | '\r') | None => {}
                 Some(next) => word.push(next),
             },
-            ' ' | '\t' | ',' | ';' | '=' => end_word(&mut word, &mut argv, &mut skip_target),
+            // cmd also splits at vertical tab and form feed; a no-break space is split on
+            // too (stricter for the deny search if cmd keeps it in the word).
+            ' ' | '\t' | ',' | ';' | '=' | '\u{b}' | '\u{c}' | '\u{a0}' => {
+                end_word(&mut word, &mut argv, &mut skip_target);
+            }
+            // `@del x` runs `del x`: cmd drops a leading `@` (echo off for the line).
+            '@' if argv.is_empty() && !word.started => {}
             '\'' | '`' | '{' | '}' if blind => end_word(&mut word, &mut argv, &mut skip_target),
             '&' | '|' | '(' | ')' | '\n' | '\r' => {
                 end_word(&mut word, &mut argv, &mut skip_target);
