@@ -74,7 +74,7 @@ never\:"Never colour"))' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
-'::prompt -- The task. `-` or absent\: read it from stdin (when stdin is not a terminal):_default' \
+'*::prompt -- The task; several words are joined with spaces. `-` or absent\: read it from stdin (when stdin is not a terminal):_default' \
 && ret=0
 ;;
 (exec)

@@ -14,7 +14,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[command(name = "agent", version = crate::VERSION, about, long_about = None)]
 #[command(propagate_version = true, max_term_width = 100)]
 #[command(
-    after_help = "Start here:\n  agent run 'list the files here'     the offline demo model, no key needed\n  agent check 'git push'              what the policy would do with a command\n  agent config init                   write a commented settings file\n\nDocs: README.md; `agent help run` for the loop, `agent man` for everything."
+    after_help = "Start here:\n  agent run 'list the files here'     the offline demo model, no key needed\n  agent check 'git push'              what the policy would do with a command\n  agent config init                   write a commented settings file\n\nEach command has its own --help (`agent run --help`); README.md has the full guide."
 )]
 pub struct Cli {
     /// What to do.
@@ -207,9 +207,10 @@ pub struct RunArgs {
     /// Plain line output even on a terminal (no live pane).
     #[arg(long)]
     pub plain: bool,
-    /// The task. `-` or absent: read it from stdin (when stdin is not a terminal).
-    #[arg(value_name = "PROMPT")]
-    pub prompt: Option<String>,
+    /// The task; several words are joined with spaces. `-` or absent: read it from stdin
+    /// (when stdin is not a terminal).
+    #[arg(value_name = "PROMPT", num_args = 0..)]
+    pub prompt: Vec<String>,
 }
 
 /// A provider for `--provider`.

@@ -46,10 +46,16 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             return status.into();
         }
     };
+    // `run --json` promises events on stdout: an error before the run starts is one too.
+    let json_events = cli.global.json && matches!(cli.command, cli::Command::Run(_));
     match commands::dispatch(cli) {
         Ok(code) => code,
         Err(error) => {
             let _ = writeln!(std::io::stderr(), "agent: {error}");
+            if json_events && error.status() == Status::Usage {
+                let event = serde_json::json!({ "type": "error", "message": error.to_string() });
+                let _ = writeln!(std::io::stdout(), "{event}");
+            }
             error.status().into()
         }
     }

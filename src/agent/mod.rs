@@ -319,7 +319,7 @@ impl Loop<'_> {
         }
         if let Err(why) = approver.can_ask() {
             let reason = format!(
-                "{}; {why}, so it is denied{}",
+                "{}; nobody can be asked ({why}){}",
                 decision.reason,
                 how_to_allow(&shell.command, self.config.os)
             );
@@ -376,21 +376,21 @@ impl Loop<'_> {
 fn how_to_allow(command: &str, os: OsFamily) -> String {
     match policy::suggest_prefix(os, command) {
         Some(prefix) => format!(
-            " (to allow it: --allow '{prefix}', or add \"{prefix}\" to [permissions.commands] allow in settings.toml)"
+            "; to allow it, pass --allow '{prefix}' or add \"{prefix}\" to the allow list in settings.toml"
         ),
-        None => " (run it yourself, or at a terminal where you can approve it)".to_owned(),
+        None => "; run it at a terminal to approve it".to_owned(),
     }
 }
 
 fn denial_message(decision: &Decision, by: DecidedBy) -> String {
     let who = match by {
-        DecidedBy::Person => "the user denied this command",
-        DecidedBy::Mode => "denied by the permission mode",
-        DecidedBy::NoTerminal => "denied: it needs the user's approval and nobody can be asked",
-        DecidedBy::Policy => "denied by the permission policy",
+        DecidedBy::Person => "The user denied this command at the prompt",
+        DecidedBy::Mode => "Denied by the permission mode",
+        DecidedBy::NoTerminal => "Denied, it needs the user's approval",
+        DecidedBy::Policy => "Denied by the permission policy",
     };
     format!(
-        "{who}: {}. Do not retry it unchanged; adapt or explain what is needed.",
+        "{who}: {}. Do not retry it unchanged; adapt, or tell the user what is needed.",
         decision.reason
     )
 }

@@ -10,7 +10,13 @@ use crate::exec::{self, ErrorCode, ExecRequest, Stream};
 /// Runs `agent exec`.
 pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
     let cwd = super::workspace(global.cwd.as_deref())?;
-    let mut request = ExecRequest::new(args.command.join(" "), cwd);
+    let command = args.command.join(" ");
+    if command.trim().is_empty() {
+        return Err(Error::Usage(
+            "the command is empty: say what to run (`agent exec 'ls -la'`)".to_owned(),
+        ));
+    }
+    let mut request = ExecRequest::new(command, cwd);
     if let Some(timeout) = args.timeout {
         request.timeout = timeout;
     }

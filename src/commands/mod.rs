@@ -88,8 +88,13 @@ pub(crate) fn workspace(cwd: Option<&std::path::Path>) -> Result<std::path::Path
         None => here,
     };
     if !dir.is_dir() {
+        let what = if dir.exists() {
+            "is not a directory"
+        } else {
+            "does not exist"
+        };
         return Err(Error::Usage(format!(
-            "working directory `{}` does not exist: check -C/--cwd",
+            "working directory `{}` {what}: check -C/--cwd",
             dir.display()
         )));
     }

@@ -18,7 +18,8 @@ use crate::ui::{Plain, Tui};
 
 /// Runs `agent run`.
 pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
-    let prompt = read_prompt(args.prompt.as_deref())?;
+    let words = (!args.prompt.is_empty()).then(|| args.prompt.join(" "));
+    let prompt = read_prompt(words.as_deref())?;
     let overrides = Overrides {
         provider: args.provider.map(|p| match p {
             ProviderArg::Openai => ProviderKind::OpenAi,
@@ -174,8 +175,9 @@ fn read_prompt(arg: Option<&str>) -> Result<String> {
         std::io::stdin().read_to_end(&mut bytes).map_err(|error| {
             Error::Runtime(format!("cannot read the prompt from stdin: {error}"))
         })?;
-        String::from_utf8(bytes)
-            .map_err(|_| Error::Usage("the prompt on stdin is not valid UTF-8".to_owned()))?
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Error::Usage("the prompt on stdin is not valid UTF-8".to_owned()))?;
+        text.trim_end().to_owned()
     } else {
         arg.unwrap_or_default().to_owned()
     };
@@ -188,13 +190,12 @@ fn read_prompt(arg: Option<&str>) -> Result<String> {
 }
 
 fn demo_notice(settings: &Settings) {
-    let why = match &settings.provider.origin {
-        Origin::Default(why) if !why.is_empty() => format!(" ({why})"),
-        _ => String::new(),
+    let line = match &settings.provider.origin {
+        Origin::Default(_) => {
+            "agent: offline demo model (set OPENAI_API_KEY or ANTHROPIC_API_KEY for a real one)"
+        }
+        _ => "agent: offline demo model",
     };
-    let line = format!(
-        "agent: using the offline demo model{why}: set OPENAI_API_KEY or ANTHROPIC_API_KEY, or pass --provider, for a real one"
-    );
     let mut stderr = std::io::stderr().lock();
     if std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none() {
         let _ = writeln!(stderr, "\x1b[2m{line}\x1b[0m");

@@ -82,9 +82,42 @@ pub(crate) fn kill_group(pid: u32, kill: Kill) {
     let _ = kill_process_group(pid, signal);
 }
 
-/// Whether any process of the group led by `pid` is still alive.
-#[cfg(unix)]
+/// Whether any process of the group led by `pid` is still alive. On Linux zombies do not
+/// count: where PID 1 is slow to reap orphans (containers), a killed grandchild lingers as a
+/// zombie and would otherwise hold the call for the whole grace period.
+#[cfg(target_os = "linux")]
 pub(crate) fn group_alive(pid: u32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return signal_reaches_group(pid);
+    };
+    let pgid = pid.to_string();
+    entries.flatten().any(|entry| {
+        let name = entry.file_name();
+        if !name.to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
+            return false;
+        }
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            return false;
+        };
+        // After the parenthesised name: state ppid pgrp …
+        let Some(rest) = stat.rfind(')').map(|at| &stat[at + 1..]) else {
+            return false;
+        };
+        let mut fields = rest.split_ascii_whitespace();
+        let state = fields.next();
+        let group = fields.nth(1);
+        group == Some(pgid.as_str()) && state != Some("Z") && state != Some("X")
+    })
+}
+
+/// Whether any process of the group led by `pid` is still alive (zombies included).
+#[cfg(all(unix, not(target_os = "linux")))]
+pub(crate) fn group_alive(pid: u32) -> bool {
+    signal_reaches_group(pid)
+}
+
+#[cfg(unix)]
+fn signal_reaches_group(pid: u32) -> bool {
     use rustix::process::{Pid, test_kill_process_group};
     i32::try_from(pid)
         .ok()

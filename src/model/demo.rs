@@ -13,7 +13,7 @@ const PLANS_TOML: &str = include_str!("../../assets/demo-plans.toml");
 /// The tool the demo calls — the agent's only one (DESIGN.md "The model loop").
 const SHELL_TOOL: &str = "shell";
 /// Output lines quoted in an answer — enough to show the gist, short enough for a screen.
-const QUOTED_LINES: usize = 10;
+const QUOTED_LINES: usize = 20;
 /// Pieces the demo's text is streamed in — more than one, so the streaming path is used.
 const TEXT_CHUNKS: usize = 3;
 
@@ -329,7 +329,9 @@ impl Outcome {
             Self::Failed { code, message } => {
                 match (code.as_str(), message.trim_end_matches('.')) {
                     ("EDENIED", message) => {
-                        format!("The command `{command}` was denied: {message}. Nothing was run.")
+                        // The advice to the model is not for the person reading the answer.
+                        let message = message.split(". Do not retry").next().unwrap_or(message);
+                        format!("The command `{command}` was not run. {message}.")
                     }
                     ("ETIMEDOUT", message) => {
                         format!("The command `{command}` timed out: {message}.")
@@ -523,7 +525,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_answer_quotes_the_first_lines_of_the_output() {
-        let stdout: String = (1..=12).map(|n| format!("file{n}\n")).collect();
+        let stdout: String = (1..=22).map(|n| format!("file{n}\n")).collect();
         let mut messages = vec![Message::User("list the files".into())];
         messages.extend(ran("ls -la", &json!({"exit_code": 0, "stdout": stdout, "stderr": "", "duration_ms": 3, "timed_out": false, "truncated": false})));
         let (reply, pieces) = run(false, &messages, &shell()).await;
@@ -544,6 +546,16 @@ file7
 file8
 file9
 file10
+file11
+file12
+file13
+file14
+file15
+file16
+file17
+file18
+file19
+file20
 ```
 
 (2 more lines not shown.)"
@@ -556,7 +568,7 @@ file10
         let cases = [
             (
                 json!({"error": {"code": "EDENIED", "message": "denied: no terminal to ask"}}),
-                "The command `ls -la` was denied: denied: no terminal to ask. Nothing was run.",
+                "The command `ls -la` was not run. denied: no terminal to ask.",
             ),
             (
                 json!({"code": "ETIMEDOUT", "message": "killed after 30 s"}),

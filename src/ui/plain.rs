@@ -16,6 +16,8 @@ pub struct Plain {
     pub verbose: bool,
     /// Print nothing but errors.
     pub quiet: bool,
+    /// The reason of the last deny decision, for the summary line.
+    denied: Option<String>,
 }
 
 impl Plain {
@@ -26,11 +28,20 @@ impl Plain {
             text: String::new(),
             verbose,
             quiet,
+            denied: None,
         }
     }
 
     /// Prints what `event` means for a person watching stderr.
     pub fn handle(&mut self, event: &Event) {
+        if let Event::Decision {
+            decision: Verdict::Deny,
+            reason,
+            ..
+        } = event
+        {
+            self.denied = Some(reason.clone());
+        }
         let line = match event {
             Event::TextDelta { text } => {
                 self.text.push_str(text);
@@ -77,7 +88,16 @@ impl Plain {
                 result,
                 error,
                 ..
-            } => summary(command.as_deref(), result.as_ref(), error.as_ref()).1,
+            } => {
+                let denied = self.denied.take();
+                let (_, line) = summary(
+                    command.as_deref(),
+                    result.as_ref(),
+                    error.as_ref(),
+                    denied.as_deref(),
+                );
+                line
+            }
             Event::Done {
                 note: Some(note), ..
             } => format!("agent: {note}"),

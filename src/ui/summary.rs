@@ -37,10 +37,12 @@ pub enum Tone {
 
 /// The summary of one call's result: (tone, text).
 #[must_use]
+/// `denied` is the decision's reason, shown instead of the message meant for the model.
 pub fn summary(
     command: Option<&str>,
     result: Option<&ExecResult>,
     error: Option<&ToolError>,
+    denied: Option<&str>,
 ) -> (Tone, String) {
     let command = one_line(command.unwrap_or("<invalid call>"));
     if let Some(result) = result {
@@ -77,7 +79,8 @@ pub fn summary(
     }
     match error {
         Some(error) if error.code == ErrorCode::Denied => {
-            (Tone::Denied, format!("⊘ {command} · {}", error.message))
+            let why = denied.unwrap_or(&error.message);
+            (Tone::Denied, format!("⊘ {command} · denied: {why}"))
         }
         Some(error) => (Tone::Failure, format!("✗ {command} · {}", error.message)),
         None => (Tone::Failure, format!("✗ {command}")),
@@ -110,17 +113,17 @@ mod tests {
     fn summaries_read_as_designed() {
         let ok = result(Some(0), "a\nb\nc\n");
         assert_eq!(
-            summary(Some("ls -la"), Some(&ok), None).1,
+            summary(Some("ls -la"), Some(&ok), None, None).1,
             "✓ ls -la · exit 0 · 12 ms · 3 lines"
         );
         let failed = result(Some(1), "x");
         assert_eq!(
-            summary(Some("false"), Some(&failed), None).1,
+            summary(Some("false"), Some(&failed), None, None).1,
             "✗ false · exit 1 · 12 ms · 1 line"
         );
-        let denied = ToolError::new(ErrorCode::Denied, "denied: no");
+        let denied = ToolError::new(ErrorCode::Denied, "Denied by the policy: no. Do not retry.");
         assert_eq!(
-            summary(Some("touch F"), None, Some(&denied)),
+            summary(Some("touch F"), None, Some(&denied), Some("no")),
             (Tone::Denied, "⊘ touch F · denied: no".into())
         );
     }

@@ -44,6 +44,8 @@ pub struct Tui {
     at_line_start: bool,
     pane: Option<Pane>,
     pending_command: Option<String>,
+    /// The reason of the last deny decision, for the summary line.
+    denied: Option<String>,
 }
 
 /// What the pane shows, apart from the terminal it draws on.
@@ -84,6 +86,7 @@ impl Tui {
             at_line_start: true,
             pane: None,
             pending_command: None,
+            denied: None,
         }
     }
 
@@ -123,12 +126,30 @@ impl Tui {
                 ..
             } => {
                 self.close_pane();
-                let (tone, line) = summary(command.as_deref(), result.as_ref(), error.as_ref());
+                let denied = self.denied.take();
+                let (tone, line) = summary(
+                    command.as_deref(),
+                    result.as_ref(),
+                    error.as_ref(),
+                    denied.as_deref(),
+                );
                 self.line(&self.paint(tone, &line));
+            }
+            Event::Decision {
+                decision: crate::policy::Verdict::Deny,
+                reason,
+                ..
+            } => {
+                self.denied = Some(reason.clone());
             }
             Event::TurnEnd { .. } => self.end_line(),
             Event::Done { note, .. } => {
-                self.close_pane();
+                if let Some(pane) = &self.pane {
+                    let line = format!("✗ {} · interrupted", one_line(&pane.state.command));
+                    self.close_pane();
+                    let line = self.paint(Tone::Failure, &line);
+                    self.line(&line);
+                }
                 self.end_line();
                 if let Some(note) = note {
                     self.line(&self.dim(&format!("agent: {note}")));

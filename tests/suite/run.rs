@@ -170,7 +170,7 @@ fn the_prompt_can_be_piped() {
         .stdout("ok\n");
     assert_eq!(
         server.request(0).last_user_text().as_deref(),
-        Some("list files\nplease\n")
+        Some("list files\nplease")
     );
     let server = FakeModel::openai_turns([turn_text("ok")]);
     openai_run(&sandbox, &server)

@@ -307,7 +307,7 @@ fn a_piped_prompt_at_a_keyboard_still_asks() {
     assert!(exists(&sandbox.work().join("F")));
     assert_eq!(
         server.request(0).last_user_text().as_deref(),
-        Some("make F\n")
+        Some("make F")
     );
 }
 
