@@ -109,7 +109,12 @@ fn parse_plain(text: &str) -> Option<Script> {
         .map(Word::literal)
         .collect();
     let first = words.first()?;
-    if first.text.contains('=') || RESERVED_WORDS.contains(&first.text.as_str()) {
+    // A program name starting with `-` is left to tree-sitter too (it reads `- a=` as an
+    // assignment); either way such a command asks.
+    if first.text.contains('=')
+        || first.text.starts_with('-')
+        || RESERVED_WORDS.contains(&first.text.as_str())
+    {
         return None;
     }
     Some(Script {
