@@ -1,6 +1,6 @@
 //! Asking a person: whether a terminal is reachable at all, the confirmation
 //! prompt for a command the policy could not decide, and saving an "always
-//! allow" rule. Keys act at once: `1` or Enter allow, `0` denies, `a` always
+//! allow" rule. Keys act at once: `1`, `y` or Enter allow, `0` or `n` deny, `a` always
 //! allows the offered prefix, Esc or Ctrl+C deny and end the run.
 //!
 //! The prompt reads keys from the controlling terminal (crossterm opens

@@ -1,5 +1,6 @@
 //! The confirmation prompt itself: draws the question on stderr and reads one
-//! key from the terminal in raw mode (restored on every path). Control and
+//! key from the terminal in raw mode (restored on every path). `y`/`n` work like
+//! `1`/`0` for people used to `[y/N]` prompts. Control and
 //! bidirectional-override characters in the command are shown escaped, so
 //! what the person reads is exactly what would run.
 
@@ -145,8 +146,8 @@ impl Question {
                     return Answer::Interrupt;
                 }
                 KeyCode::Esc => return Answer::Interrupt,
-                KeyCode::Char('1') | KeyCode::Enter => return Answer::Allow,
-                KeyCode::Char('0') => return Answer::Deny,
+                KeyCode::Char('1' | 'y' | 'Y') | KeyCode::Enter => return Answer::Allow,
+                KeyCode::Char('0' | 'n' | 'N') => return Answer::Deny,
                 KeyCode::Char('a' | 'A') => {
                     if let Some(prefix) = &self.prefix {
                         return Answer::AlwaysAllow(prefix.clone());

@@ -334,3 +334,21 @@ fn redirected_stdout_gets_the_answer_while_the_screen_shows_progress() {
     let answer = std::fs::read_to_string(sandbox.work().join("answer.txt")).unwrap();
     assert_eq!(answer, "the answer\n");
 }
+
+#[test]
+fn y_and_n_work_like_1_and_0() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([
+        turn_tool_call("touch F", "create F"),
+        turn_tool_call("touch G", "create G"),
+        turn_text("made F only"),
+    ]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'make F and G'");
+    tmux.wait_for("$ touch F");
+    tmux.keys(&["y"]);
+    tmux.wait_for("$ touch G");
+    tmux.keys(&["n"]);
+    tmux.wait_for("EXIT=0");
+    assert!(exists(&sandbox.work().join("F")));
+    assert!(!exists(&sandbox.work().join("G")));
+}
