@@ -534,6 +534,9 @@ mod tests {
                 ("git\u{c}push", Deny),
                 ("@dir", Ask),
                 ("whoami", Ask),
+                ("dir \\\\host\\share", Ask),
+                ("cd //host/share", Ask),
+                ("dir C:\\x", Allow),
             ],
         );
         let allow_all =

@@ -6,7 +6,7 @@
 /// appears anywhere (`mkfs.*` too), so that mode allow-all still asks. The DESIGN.md list.
 const PROTECTED: &[&str] = &[
     "rm", "rmdir", "mv", "dd", "mkfs", "shutdown", "reboot", "poweroff", "halt", "sudo", "su",
-    "doas", "sudoedit",
+    "doas", "sudoedit", "pkexec", "runuser", "sg",
 ];
 
 /// Windows programs and cmd.exe built-ins of the same kind.

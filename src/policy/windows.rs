@@ -50,6 +50,15 @@ pub(super) fn decide(rules: &Rules, command: &str) -> Decision {
     if let Some(reason) = reason {
         return Decision::new(Verdict::Ask, reason, Source::Parser, findings.destructive);
     }
+    // `dir \\host\share` opens a network connection (and can leak credentials or data in
+    // the host name): not read-only.
+    if command
+        .split([' ', '\t'])
+        .any(|w| w.starts_with("\\\\") || w.starts_with("//"))
+    {
+        let reason = "names a network path (`\\\\host\\…`)".to_owned();
+        return Decision::new(Verdict::Ask, reason, Source::Parser, findings.destructive);
+    }
     simple_command(
         rules,
         OsFamily::Windows,
