@@ -585,3 +585,33 @@ fn sleep_running() -> bool {
         .unwrap();
     !output.stdout.is_empty()
 }
+
+#[test]
+fn a_stream_cut_after_text_is_reported_and_recorded() {
+    let sandbox = Sandbox::new();
+    let events = vec![openai::text("partial answ"), openai::text("er"), openai::finish("stop"), openai::done()];
+    let server = FakeModel::new([Reply::sse(events).cut_after(2)]);
+    openai_run(&sandbox, &server)
+        .arg("x")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("agent: the model's reply stream failed"));
+    let text = &transcripts(&sandbox)[0];
+    assert!(text.contains("\"type\":\"error\"") && text.contains("\"outcome\":\"error\""), "{text}");
+    assert!(text.contains("partial answ"), "what streamed before the cut is kept:\n{text}");
+}
+
+#[test]
+fn an_unwritable_state_directory_warns_and_the_run_goes_on() {
+    let sandbox = Sandbox::new();
+    let not_a_dir = sandbox.root.path().join("state-file");
+    std::fs::write(&not_a_dir, "").unwrap();
+    let server = FakeModel::openai_turns([turn_text("still answered")]);
+    openai_run(&sandbox, &server)
+        .env("XDG_STATE_HOME", &not_a_dir)
+        .arg("x")
+        .assert()
+        .success()
+        .stdout("still answered\n")
+        .stderr(predicate::str::contains("this run is not recorded"));
+}
