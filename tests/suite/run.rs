@@ -589,16 +589,29 @@ fn sleep_running() -> bool {
 #[test]
 fn a_stream_cut_after_text_is_reported_and_recorded() {
     let sandbox = Sandbox::new();
-    let events = vec![openai::text("partial answ"), openai::text("er"), openai::finish("stop"), openai::done()];
+    let events = vec![
+        openai::text("partial answ"),
+        openai::text("er"),
+        openai::finish("stop"),
+        openai::done(),
+    ];
     let server = FakeModel::new([Reply::sse(events).cut_after(2)]);
     openai_run(&sandbox, &server)
         .arg("x")
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("agent: the model's reply stream failed"));
+        .stderr(predicate::str::contains(
+            "agent: the model's reply stream failed",
+        ));
     let text = &transcripts(&sandbox)[0];
-    assert!(text.contains("\"type\":\"error\"") && text.contains("\"outcome\":\"error\""), "{text}");
-    assert!(text.contains("partial answ"), "what streamed before the cut is kept:\n{text}");
+    assert!(
+        text.contains("\"type\":\"error\"") && text.contains("\"outcome\":\"error\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("partial answ"),
+        "what streamed before the cut is kept:\n{text}"
+    );
 }
 
 #[test]

@@ -352,3 +352,34 @@ fn y_and_n_work_like_1_and_0() {
     assert!(exists(&sandbox.work().join("F")));
     assert!(!exists(&sandbox.work().join("G")));
 }
+
+#[test]
+fn the_pane_follows_a_resize() {
+    let sandbox = Sandbox::new();
+    let command = "for i in $(seq 1 300); do echo line $i; sleep 0.01; done";
+    let server = FakeModel::openai_turns([
+        turn_tool_call(command, "print slowly"),
+        turn_text("printed"),
+    ]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'print'");
+    tmux.wait_for("1. Allow");
+    tmux.keys(&["1"]);
+    tmux.wait_for("line 2");
+    let status = std::process::Command::new("tmux")
+        .arg("-S")
+        .arg(&tmux.socket)
+        .args(["resize-window", "-x", "60", "-y", "20"])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::thread::sleep(Duration::from_millis(400));
+    let screen = tmux.screen();
+    let bottom = screen.lines().rev().find(|line| line.starts_with('└'));
+    let bottom = bottom.unwrap_or_else(|| panic!("no pane after the resize:\n{screen}"));
+    assert!(
+        bottom.chars().count() <= 60,
+        "the pane kept its old width:\n{screen}"
+    );
+    let screen = tmux.wait_for("EXIT=0");
+    assert!(screen.contains("printed"), "{screen}");
+}
