@@ -51,6 +51,9 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         api_key_env: settings.api_key_env.value.clone(),
     };
     let mut model = AnyModel::new(&provider, cfg!(windows))?;
+    if !global.quiet {
+        model = model.with_retry_notice(retry_notice);
+    }
     let config = agent::Config {
         workspace: workspace.clone(),
         os: OsFamily::current(),
@@ -187,6 +190,11 @@ fn read_prompt(arg: Option<&str>) -> Result<String> {
         ));
     }
     Ok(prompt)
+}
+
+/// Says why a model request is taking longer: it failed and is being tried again.
+fn retry_notice(message: &str) {
+    let _ = writeln!(std::io::stderr(), "agent: {message}");
 }
 
 fn demo_notice(settings: &Settings) {

@@ -76,6 +76,13 @@ impl Anthropic {
         self
     }
 
+    /// Calls `notice` with a one-line message before each retry.
+    #[must_use]
+    pub fn with_retry_notice(mut self, notice: fn(&str)) -> Self {
+        self.transport.notice = Some(notice);
+        self
+    }
+
     fn post(&self, request: &Request<'_>) -> Result<Post, ModelError> {
         let mut headers = HeaderMap::new();
         headers.insert(

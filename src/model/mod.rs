@@ -318,6 +318,16 @@ impl AnyModel {
         }
     }
 
+    /// Calls `notice` with a one-line message before each retry (the demo never retries).
+    #[must_use]
+    pub fn with_retry_notice(self, notice: fn(&str)) -> Self {
+        match self {
+            Self::OpenAi(m) => Self::OpenAi(m.with_retry_notice(notice)),
+            Self::Anthropic(m) => Self::Anthropic(m.with_retry_notice(notice)),
+            Self::Demo(m) => Self::Demo(m),
+        }
+    }
+
     /// Another retry policy (the demo never retries).
     #[must_use]
     pub fn with_retry(self, retry: RetryPolicy) -> Self {

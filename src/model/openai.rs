@@ -73,6 +73,13 @@ impl OpenAi {
         self
     }
 
+    /// Calls `notice` with a one-line message before each retry.
+    #[must_use]
+    pub fn with_retry_notice(mut self, notice: fn(&str)) -> Self {
+        self.transport.notice = Some(notice);
+        self
+    }
+
     fn post(&self, request: &Request<'_>) -> Result<Post, ModelError> {
         let mut headers = HeaderMap::new();
         if let Some(key) = &self.api_key {

@@ -64,6 +64,8 @@ pub(super) struct Transport {
     pub idle_timeout: Duration,
     /// Tries and backoff.
     pub retry: RetryPolicy,
+    /// Told about each retry before its wait (so a person knows why it is slow).
+    pub notice: Option<fn(&str)>,
 }
 
 impl Transport {
@@ -87,6 +89,7 @@ impl Transport {
             key_env: key_env.to_owned(),
             idle_timeout: IDLE_TIMEOUT,
             retry: RetryPolicy::default(),
+            notice: None,
         })
     }
 
@@ -114,7 +117,16 @@ impl Transport {
             if emitted || !error.is_retryable() || failed >= self.retry.tries {
                 return Err(error);
             }
-            tokio::time::sleep(self.retry.delay(failed, error.retry_after())).await;
+            let delay = self.retry.delay(failed, error.retry_after());
+            if let Some(notice) = self.notice {
+                notice(&format!(
+                    "{error}; trying again in {:.1} s (try {} of {})",
+                    delay.as_secs_f64(),
+                    failed + 1,
+                    self.retry.tries
+                ));
+            }
+            tokio::time::sleep(delay).await;
         }
     }
 

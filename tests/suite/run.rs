@@ -384,7 +384,10 @@ fn a_server_error_is_retried() {
         .arg("x")
         .assert()
         .success()
-        .stdout("fine\n");
+        .stdout("fine\n")
+        .stderr(predicate::str::contains(
+            "trying again in 0.5 s (try 2 of 3)",
+        ));
     assert_eq!(server.requests().len(), 2);
 }
 
