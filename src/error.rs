@@ -48,6 +48,18 @@ pub enum Error {
 }
 
 impl Error {
+    /// A stable name for the kind of failure, for `--json` consumers.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Usage(_) => "usage",
+            Error::Settings(_) => "settings",
+            Error::Model(error) => error.code(),
+            Error::Runtime(_) => "runtime",
+            Error::Interrupted => "interrupted",
+        }
+    }
+
     /// The exit status this error ends the process with.
     #[must_use]
     pub fn status(&self) -> Status {

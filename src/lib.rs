@@ -53,7 +53,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Err(error) => {
             let _ = writeln!(std::io::stderr(), "agent: {error}");
             if json_events && error.status() == Status::Usage {
-                let event = serde_json::json!({ "type": "error", "message": error.to_string() });
+                let event = serde_json::json!({
+                    "type": "error",
+                    "code": error.code(),
+                    "message": error.to_string(),
+                });
                 let _ = writeln!(std::io::stdout(), "{event}");
             }
             error.status().into()

@@ -138,6 +138,8 @@ pub enum Event {
     },
     /// Something failed; the run ends after this.
     Error {
+        /// The kind of failure (`connect`, `auth`, `stream`, … or `usage`).
+        code: String,
         /// One line: what happened and what to do.
         message: String,
     },

@@ -101,6 +101,7 @@ pub async fn run<M: Model, A: Approve>(
             Ok(reply) => reply,
             Err(error) => {
                 emit(Event::Error {
+                    code: error.code().to_owned(),
                     message: error.to_string(),
                 });
                 emit(done(Outcome::Error, stats, None, None));

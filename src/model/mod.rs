@@ -230,6 +230,23 @@ impl ModelError {
         }
     }
 
+    /// A stable name for the kind of failure, for `--json` consumers.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::MissingKey { .. } => "missing_key",
+            Self::Auth { .. } => "auth",
+            Self::ModelNotFound { .. } => "model_not_found",
+            Self::NotFound { .. } => "not_found",
+            Self::BadUrl { .. } => "bad_url",
+            Self::RateLimited { .. } => "rate_limited",
+            Self::Http { .. } => "http",
+            Self::Connect { .. } => "connect",
+            Self::Stream { .. } => "stream",
+            Self::Internal { .. } => "internal",
+        }
+    }
+
     /// How long the server asked to wait before trying again (`Retry-After`).
     #[must_use]
     pub fn retry_after(&self) -> Option<Duration> {

@@ -134,13 +134,14 @@ mod tests {
             .unwrap();
         transcript
             .record(&Event::Error {
+                code: "test".into(),
                 message: "boom".into(),
             })
             .unwrap();
         let text = std::fs::read_to_string(transcript.path()).unwrap();
         assert_eq!(
             text,
-            "{\"type\":\"text_delta\",\"text\":\"key is [REDACTED]\"}\n{\"type\":\"error\",\"message\":\"boom\"}\n"
+            "{\"type\":\"text_delta\",\"text\":\"key is [REDACTED]\"}\n{\"type\":\"error\",\"code\":\"test\",\"message\":\"boom\"}\n"
         );
     }
 }

@@ -631,3 +631,44 @@ fn an_unwritable_state_directory_warns_and_the_run_goes_on() {
         .stdout("still answered\n")
         .stderr(predicate::str::contains("this run is not recorded"));
 }
+
+#[test]
+fn json_runs_report_failures_as_error_events_with_a_code() {
+    let sandbox = Sandbox::new();
+    let output = sandbox
+        .agent()
+        .args(["run", "--json", "--profile", "nope", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let event: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(event["type"], "error");
+    assert_eq!(event["code"], "settings");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let output = sandbox
+        .agent()
+        .env("OPENAI_API_KEY", KEY)
+        .args([
+            "run",
+            "--json",
+            "--provider",
+            "openai",
+            "--base-url",
+            &format!("http://127.0.0.1:{port}/v1"),
+            "x",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8(output.stdout).unwrap();
+    let error = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|e| e["type"] == "error")
+        .unwrap();
+    assert_eq!(error["code"], "connect");
+}
