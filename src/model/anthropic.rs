@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::time::Duration;
 
 use eventsource_stream::Event;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -13,8 +12,7 @@ use serde_json::{Value, json};
 
 use super::sse::{Decoder, Post, Transport, snippet};
 use super::{
-    Message, Model, ModelError, ProviderConfig, ProviderKind, Reply, Request, RetryPolicy,
-    StopReason, ToolCall,
+    Message, Model, ModelError, ProviderConfig, ProviderKind, Reply, Request, StopReason, ToolCall,
 };
 
 /// The API version this file speaks — the only stable one, and what the event and block
@@ -62,26 +60,7 @@ impl Anthropic {
         })
     }
 
-    /// Longest silence accepted between two chunks (default 120 s).
-    #[must_use]
-    pub fn with_idle_timeout(mut self, idle: Duration) -> Self {
-        self.transport.idle_timeout = idle;
-        self
-    }
-
-    /// Tries and backoff (default 3 tries, 0.5 s then 1 s).
-    #[must_use]
-    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
-        self.transport.retry = retry;
-        self
-    }
-
-    /// Calls `notice` with a one-line message before each retry.
-    #[must_use]
-    pub fn with_retry_notice(mut self, notice: fn(&str)) -> Self {
-        self.transport.notice = Some(notice);
-        self
-    }
+    super::sse::transport_builders!();
 
     fn post(&self, request: &Request<'_>) -> Result<Post, ModelError> {
         let mut headers = HeaderMap::new();

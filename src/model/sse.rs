@@ -50,6 +50,34 @@ pub(super) struct Post {
     pub body: serde_json::Value,
 }
 
+/// The builder methods every HTTP provider has, acting on its `transport` field: written
+/// once here, expanded in each provider's `impl`.
+macro_rules! transport_builders {
+    () => {
+        /// Longest silence accepted between two chunks (default 120 s).
+        #[must_use]
+        pub fn with_idle_timeout(mut self, idle: std::time::Duration) -> Self {
+            self.transport.idle_timeout = idle;
+            self
+        }
+
+        /// Tries and backoff (default 3 tries, 0.5 s then 1 s).
+        #[must_use]
+        pub fn with_retry(mut self, retry: super::RetryPolicy) -> Self {
+            self.transport.retry = retry;
+            self
+        }
+
+        /// Calls `notice` with a one-line message before each retry.
+        #[must_use]
+        pub fn with_retry_notice(mut self, notice: fn(&str)) -> Self {
+            self.transport.notice = Some(notice);
+            self
+        }
+    };
+}
+pub(super) use transport_builders;
+
 /// A client bound to one server and model, with its timeouts and retry policy.
 #[derive(Debug, Clone)]
 pub(super) struct Transport {
