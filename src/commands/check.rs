@@ -17,7 +17,8 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
         deny: args.deny,
         ..super::overrides(global)
     };
-    let settings = super::load_settings(global, &overrides)?;
+    let workspace = super::workspace(global.cwd.as_deref())?;
+    let settings = super::load_settings(global, &overrides, &workspace)?;
     let rules = Rules::new(settings.allow.clone(), settings.deny.clone());
     let os = match args.os {
         Some(OsArg::Unix) => OsFamily::Unix,

@@ -33,7 +33,8 @@ pub(crate) fn run(global: &GlobalArgs, command: &ConfigCommand) -> Result<ExitCo
             super::print_stdout(&format!("wrote {}\n", path.display()))?;
         }
         ConfigCommand::Show => {
-            let settings = super::load_settings(global, &super::overrides(global))?;
+            let workspace = super::workspace(global.cwd.as_deref())?;
+            let settings = super::load_settings(global, &super::overrides(global), &workspace)?;
             super::print_stdout(&settings::render(&settings, global.json))?;
         }
     }

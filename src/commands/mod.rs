@@ -59,9 +59,12 @@ pub(crate) fn overrides(global: &GlobalArgs) -> Overrides {
 }
 
 /// Loads the settings for the workspace and prints their warnings (unless -q).
-pub(crate) fn load_settings(global: &GlobalArgs, overrides: &Overrides) -> Result<Settings> {
-    let workspace = workspace(global.cwd.as_deref())?;
-    let settings = crate::settings::load(overrides, &workspace, &env_var)?;
+pub(crate) fn load_settings(
+    global: &GlobalArgs,
+    overrides: &Overrides,
+    workspace: &std::path::Path,
+) -> Result<Settings> {
+    let settings = crate::settings::load(overrides, workspace, &env_var)?;
     if !global.quiet {
         let mut stderr = std::io::stderr().lock();
         for warning in &settings.warnings {

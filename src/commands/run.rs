@@ -41,8 +41,8 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         max_turns: args.max_turns,
         ..super::overrides(global)
     };
-    let settings = super::load_settings(global, &overrides)?;
     let workspace = super::workspace(global.cwd.as_deref())?;
+    let settings = super::load_settings(global, &overrides, &workspace)?;
     let provider = ProviderConfig {
         provider: settings.provider.value,
         model: settings.model.value.clone(),
