@@ -17,8 +17,14 @@ pub enum Status {
     Ask = 3,
     /// `check`: the decision is deny.
     Deny = 4,
-    /// Interrupted (Ctrl+C).
+    /// Stopped by SIGHUP (the terminal was closed): 128 + 1.
+    HangUp = 129,
+    /// Interrupted (Ctrl+C, SIGINT): 128 + 2.
     Interrupted = 130,
+    /// Stopped by SIGQUIT: 128 + 3.
+    Quit = 131,
+    /// Stopped by SIGTERM: 128 + 15.
+    Terminated = 143,
 }
 
 impl From<Status> for ExitCode {
@@ -45,6 +51,14 @@ pub enum Error {
     /// The person pressed Ctrl+C; exit 130.
     #[error("interrupted")]
     Interrupted,
+    /// A signal stopped the agent (SIGTERM, SIGHUP, SIGQUIT); exit 128 + its number.
+    #[error("stopped by {signal}")]
+    Stopped {
+        /// The signal's name.
+        signal: &'static str,
+        /// The exit status that goes with it.
+        status: Status,
+    },
 }
 
 impl Error {
@@ -56,7 +70,7 @@ impl Error {
             Error::Settings(_) => "settings",
             Error::Model(error) => error.code(),
             Error::Runtime(_) => "runtime",
-            Error::Interrupted => "interrupted",
+            Error::Interrupted | Error::Stopped { .. } => "interrupted",
         }
     }
 
@@ -72,6 +86,7 @@ impl Error {
             ) => Status::Usage,
             Error::Model(_) | Error::Runtime(_) => Status::Failure,
             Error::Interrupted => Status::Interrupted,
+            Error::Stopped { status, .. } => *status,
         }
     }
 }

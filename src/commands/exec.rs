@@ -7,6 +7,8 @@ use crate::cli::{ExecArgs, GlobalArgs};
 use crate::error::{Error, Result, Status};
 use crate::exec::{self, ErrorCode, ExecRequest, Stream};
 
+use super::signals::{Signals, Stop};
+
 /// Runs `agent exec`.
 pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
     let cwd = super::workspace(global.cwd.as_deref())?;
@@ -36,13 +38,27 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
     };
     let runtime = super::runtime()?;
     let result = runtime.block_on(async {
+        let mut signals = Signals::listen();
+        let run = exec::run(&request, &mut sink);
+        tokio::pin!(run);
         tokio::select! {
-            result = exec::run(&request, &mut sink) => Some(result),
-            _ = tokio::signal::ctrl_c() => None,
+            result = &mut run => Ok(result),
+            stop = signals.recv() => {
+                // End the command's group (TERM, then KILL) before its call is dropped.
+                exec::stop_running().await;
+                Err(stop)
+            }
         }
     });
-    let Some(result) = result else {
-        return Err(Error::Interrupted);
+    let result = match result {
+        Ok(result) => result,
+        Err(Stop::Interrupt) => return Err(Error::Interrupted),
+        Err(stop) => {
+            return Err(Error::Stopped {
+                signal: stop.name(),
+                status: stop.status(),
+            });
+        }
     };
     if json {
         let line = serde_json::to_string(&result).map_err(|error| {

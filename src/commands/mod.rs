@@ -6,6 +6,7 @@ mod config;
 mod exec;
 mod history;
 mod run;
+mod signals;
 
 use std::process::ExitCode;
 

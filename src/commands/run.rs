@@ -10,11 +10,14 @@ use crate::agent::{self, Event, Outcome, Stats};
 use crate::approve::{self, Approver};
 use crate::cli::{GlobalArgs, ModeArg, ProviderArg, RunArgs};
 use crate::error::{Error, Result, Status};
+use crate::exec;
 use crate::model::{AnyModel, Model as _, ProviderConfig, ProviderKind};
 use crate::policy::{Mode, OsFamily};
 use crate::settings::{self, Origin, Overrides, Settings};
 use crate::transcript::Transcript;
 use crate::ui::{Plain, Tui};
+
+use super::signals::{self, Signals};
 
 /// Runs `agent run`.
 pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
@@ -101,6 +104,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let mut stats = Stats::default();
     let runtime = super::runtime()?;
     let outcome = runtime.block_on(async {
+        let mut signals = Signals::listen();
         let run = agent::run(
             &mut model,
             &mut approver,
@@ -110,33 +114,40 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
             &mut emit,
         );
         tokio::pin!(run);
-        let interrupt = tokio::signal::ctrl_c();
-        tokio::pin!(interrupt);
         let mut tick = tokio::time::interval(TICK);
-        loop {
+        let stop = loop {
             tokio::select! {
-                outcome = &mut run => break Some(outcome),
-                _ = &mut interrupt => break None,
+                outcome = &mut run => return Ok(outcome),
+                stop = signals.recv() => break stop,
                 _ = tick.tick(), if tui.is_some() => {
                     if let Some(tui) = &tui {
                         tui.lock().unwrap_or_else(PoisonError::into_inner).tick();
                     }
                 }
             }
-        }
+        };
+        // The loop is no longer polled: end its command (TERM, then KILL) before it is dropped.
+        exec::stop_running().await;
+        Err(stop)
     });
     let outcome = match outcome {
-        Some(outcome) => outcome,
-        None => {
+        Ok(outcome) => outcome,
+        Err(stop) => {
             emit(Event::Done {
                 outcome: Outcome::Interrupted,
                 turns: stats.turns,
                 commands_run: stats.commands_run,
                 commands_denied: stats.commands_denied,
                 answer: None,
-                note: Some("interrupted (Ctrl+C)".to_owned()),
+                note: Some(stop.note()),
             });
-            Ok(Outcome::Interrupted)
+            if let Some(tui) = &tui {
+                tui.lock().unwrap_or_else(PoisonError::into_inner).finish();
+            }
+            signals::restore_terminal();
+            // A prompt may still be waiting for a key on a blocking thread: do not wait for it.
+            runtime.shutdown_background();
+            return Ok(stop.status().into());
         }
     };
     if let Some(tui) = &tui {

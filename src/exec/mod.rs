@@ -237,16 +237,81 @@ pub fn resolve_working_directory(workspace: &Path, requested: &str) -> Result<Pa
     Ok(resolved)
 }
 
-/// Kills the command's group if the call is abandoned (future dropped, Ctrl+C).
+/// The process groups of the commands running now, so that a signal stopping the
+/// agent can end them ([`stop_running`]). Signals are process-wide; so is this list.
+static RUNNING: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+fn running() -> std::sync::MutexGuard<'static, Vec<u32>> {
+    RUNNING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Registers a running command's group and kills it if the call is abandoned
+/// (future dropped) before it finished.
 struct GroupGuard {
     pid: Option<u32>,
+}
+
+impl GroupGuard {
+    fn new(pid: Option<u32>) -> Self {
+        if let Some(pid) = pid {
+            running().push(pid);
+        }
+        Self { pid }
+    }
+
+    /// The command finished normally: nothing left to kill.
+    fn disarm(&mut self) {
+        if let Some(pid) = self.pid.take() {
+            running().retain(|p| *p != pid);
+        }
+    }
 }
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         if let Some(pid) = self.pid {
+            // Normally `stop_running` has already ended the group; this is the last resort.
             process::kill_group(pid, Kill::Force);
         }
+        self.disarm();
+    }
+}
+
+/// Ends every command this process is running: SIGTERM to each group, SIGKILL to
+/// whatever is left after [`GRACE_AFTER_TERM`]. Returns as soon as every group is
+/// gone, so a command that dies at once costs no waiting. Call it before dropping
+/// the futures of [`run`] when the agent itself is stopping (a signal).
+///
+/// On Linux a group counts as gone once only zombies are left (the shell is reaped
+/// later, by its dropped call); elsewhere the unreaped shell keeps its group alive
+/// and this waits the grace period out.
+pub async fn stop_running() {
+    let groups = running().clone();
+    if groups.is_empty() {
+        return;
+    }
+    for pid in &groups {
+        process::kill_group(*pid, Kill::Term);
+    }
+    let grace_end = tokio::time::Instant::now() + GRACE_AFTER_TERM;
+    loop {
+        let alive: Vec<u32> = groups
+            .iter()
+            .copied()
+            .filter(|pid| process::group_alive(*pid))
+            .collect();
+        if alive.is_empty() {
+            return;
+        }
+        if tokio::time::Instant::now() >= grace_end {
+            for pid in alive {
+                process::kill_group(pid, Kill::Force);
+            }
+            return;
+        }
+        tokio::time::sleep(KILL_POLL).await;
     }
 }
 
@@ -267,7 +332,7 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
         }
     };
     let pid = child.id();
-    let mut guard = GroupGuard { pid };
+    let mut guard = GroupGuard::new(pid);
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
     let mut out_buf = vec![0u8; READ_CHUNK_BYTES];
@@ -321,7 +386,7 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
             () = sleep_until_opt(drain_deadline) => break,
         }
     }
-    guard.pid = None;
+    guard.disarm();
     for (stream, decoder) in [Stream::Stdout, Stream::Stderr]
         .into_iter()
         .zip(&mut decoders)

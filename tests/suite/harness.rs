@@ -54,6 +54,33 @@ impl Sandbox {
     }
 }
 
+impl Sandbox {
+    /// The same environment as [`Sandbox::agent`] on a plain `std::process::Command`,
+    /// for tests that spawn the agent and signal it while it runs. stdin is null.
+    pub fn agent_process(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("agent"));
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.root.path().join("home"))
+            .env("AGENT_CONFIG_DIR", self.config_dir())
+            .env("XDG_CONFIG_HOME", self.root.path().join("home/.config"))
+            .env("XDG_STATE_HOME", self.state_dir())
+            .env("LANG", "C.UTF-8")
+            .current_dir(self.work())
+            .stdin(std::process::Stdio::null());
+        cmd
+    }
+}
+
+/// Waits until `ready` holds, failing the test after `limit` with `what`.
+pub fn wait_for(limit: std::time::Duration, what: &str, mut ready: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !ready() {
+        assert!(start.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// Parses stdout as one JSON object.
 pub fn json(output: &std::process::Output) -> serde_json::Value {
     let text = String::from_utf8_lossy(&output.stdout);
@@ -81,6 +108,7 @@ pub fn group_alive(pgid: u32) -> bool {
 pub fn kill_group(pgid: u32) {
     let _ = std::process::Command::new("kill")
         .args(["-KILL", "--", &format!("-{pgid}")])
+        .stderr(std::process::Stdio::null())
         .status();
 }
 

@@ -8,4 +8,5 @@ mod model;
 mod readme;
 mod run;
 mod ship;
+mod signals;
 mod tty;

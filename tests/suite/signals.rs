@@ -1,0 +1,204 @@
+//! A command never outlives the agent: SIGTERM, SIGHUP, SIGQUIT (and SIGINT) sent to
+//! `agent exec` or `agent run` end the command's whole process group and exit
+//! 128 + the signal, and `run` records its `done` event. Each command writes its
+//! shell's pid (= its process group) to a marker first and a file `LATER` after a
+//! second; the tests wait for the marker, signal the agent's own pid, and check that
+//! `LATER` never appears and nothing of the group is left.
+
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use super::fake_model::{FakeModel, turn_text, turn_tool_call};
+use super::harness::{Sandbox, group_alive, kill_group, wait_for};
+
+/// Writes the group id, then would write `LATER` one second later.
+const COMMAND: &str = "echo $$ > started; sleep 1; touch LATER";
+/// Long enough for a debug build to start and reach the command.
+const START_LIMIT: Duration = Duration::from_secs(30);
+
+/// The command's process group, once its marker is written.
+fn wait_for_group(work: &Path) -> u32 {
+    let mut pgid = None;
+    wait_for(START_LIMIT, "the command to start", || {
+        pgid = std::fs::read_to_string(work.join("started"))
+            .ok()
+            .and_then(|text| text.trim().parse().ok());
+        pgid.is_some()
+    });
+    pgid.unwrap_or_default()
+}
+
+fn signal(child: &Child, name: &str) {
+    let status = std::process::Command::new("kill")
+        .args(["-s", name, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill -s {name} failed");
+}
+
+/// Waits for the agent to exit (10 s at most) and returns its status code.
+fn wait_exit(child: &mut Child) -> Option<i32> {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        if start.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("the agent did not exit within 10 s of the signal");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Signals the agent once its command runs; checks the exit status, that the agent
+/// did not wait needlessly, and that the command neither finished nor survived.
+fn stop_and_check(mut child: Child, work: &Path, name: &str, expected: i32) {
+    let pgid = wait_for_group(work);
+    let started = Instant::now();
+    signal(&child, name);
+    let code = wait_exit(&mut child);
+    let took = started.elapsed();
+    let alive = group_alive(pgid);
+    // Wait past the command's own second: `LATER` must never come.
+    std::thread::sleep(Duration::from_millis(1500).saturating_sub(started.elapsed()));
+    let later = work.join("LATER").exists();
+    kill_group(pgid);
+    let mut stderr = String::new();
+    if let Some(mut pipe) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut pipe, &mut stderr);
+    }
+    assert_eq!(
+        code,
+        Some(expected),
+        "SIG{name}: exit status; stderr:\n{stderr}"
+    );
+    assert!(
+        !alive,
+        "SIG{name}: a process of group {pgid} survived the agent"
+    );
+    assert!(
+        !later,
+        "SIG{name}: the command ran on after the agent stopped"
+    );
+    assert!(
+        took < Duration::from_secs(3),
+        "SIG{name}: the agent took {took:?} to stop a command that dies at once"
+    );
+}
+
+fn exec_case(name: &str, expected: i32) {
+    let sandbox = Sandbox::new();
+    let child = sandbox
+        .agent_process()
+        .args(["exec", COMMAND])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    stop_and_check(child, &sandbox.work(), name, expected);
+}
+
+#[test]
+fn exec_sigterm_kills_the_group_and_exits_143() {
+    exec_case("TERM", 143);
+}
+
+#[test]
+fn exec_sighup_kills_the_group_and_exits_129() {
+    exec_case("HUP", 129);
+}
+
+#[test]
+fn exec_sigquit_kills_the_group_and_exits_131() {
+    exec_case("QUIT", 131);
+}
+
+#[test]
+fn exec_sigint_kills_the_group_and_exits_130() {
+    exec_case("INT", 130);
+}
+
+fn run_case(name: &str, expected: i32) {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([turn_tool_call(COMMAND, "wait"), turn_text("never")]);
+    let child = sandbox
+        .agent_process()
+        .env("OPENAI_API_KEY", "sk-test")
+        .args(["run", "--provider", "openai", "--base-url"])
+        .arg(server.openai_url())
+        // The command has `;`: the policy asks, and allow-all lets it run without a prompt.
+        .args(["--mode", "allow-all", "wait a second"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    stop_and_check(child, &sandbox.work(), name, expected);
+    let runs = sandbox.state_dir().join("agent/runs");
+    let file = std::fs::read_dir(&runs)
+        .unwrap()
+        .flatten()
+        .next()
+        .expect("a transcript")
+        .path();
+    let text = std::fs::read_to_string(file).unwrap();
+    let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "done", "{text}");
+    assert_eq!(last["outcome"], "interrupted", "{text}");
+    let note = last["note"].as_str().unwrap_or_default();
+    let named = if name == "INT" { "Ctrl+C" } else { name };
+    assert!(note.contains(named), "SIG{name}: note {note:?}");
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "no model request after the signal"
+    );
+}
+
+#[test]
+fn run_sigterm_kills_the_group_records_done_and_exits_143() {
+    run_case("TERM", 143);
+}
+
+#[test]
+fn run_sighup_kills_the_group_records_done_and_exits_129() {
+    run_case("HUP", 129);
+}
+
+#[test]
+fn run_sigquit_kills_the_group_records_done_and_exits_131() {
+    run_case("QUIT", 131);
+}
+
+#[test]
+fn a_command_ignoring_term_is_killed_after_the_grace() {
+    let sandbox = Sandbox::new();
+    let work = sandbox.work();
+    let mut child = sandbox
+        .agent_process()
+        .args([
+            "exec",
+            "trap '' TERM; echo $$ > started; sleep 6; touch LATER",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pgid = wait_for_group(&work);
+    let started = Instant::now();
+    signal(&child, "TERM");
+    let code = wait_exit(&mut child);
+    let took = started.elapsed();
+    let alive = group_alive(pgid);
+    std::thread::sleep(Duration::from_secs(7).saturating_sub(started.elapsed()));
+    let later = work.join("LATER").exists();
+    kill_group(pgid);
+    assert_eq!(code, Some(143));
+    assert!(!alive, "a process of group {pgid} survived SIGKILL");
+    assert!(!later, "the command ran on after the agent stopped");
+    assert!(
+        took >= Duration::from_millis(4900) && took < Duration::from_secs(6),
+        "KILL should come after the 5 s grace, came after {took:?}"
+    );
+}
