@@ -50,6 +50,12 @@ pub(super) struct Script {
     pub(super) embedded_code: Vec<String>,
     /// Whether tree-sitter found a syntax error or a missing token.
     pub(super) has_error: bool,
+    /// Whether tree-sitter started a comment where the shell does not (at a `#` glued to a
+    /// word, as in `a\⇥#x` or `]#`): the shell runs text the parser skipped. The commands of
+    /// a corrected reading are added to `commands`, so the deny search still sees them.
+    pub(super) misread: bool,
+    /// Byte offsets of comments tree-sitter started at a glued `#` (consumed by [`parse`]).
+    glued_comments: Vec<usize>,
     /// The top-level shape.
     pub(super) shape: Shape,
 }
@@ -82,16 +88,102 @@ pub(super) fn parse(text: &str) -> Script {
         return script;
     }
     let mut script = parse_tree(text);
-    if text.contains("\n\\") {
-        // tree-sitter-bash glues a line that starts with `\` to the command before it
-        // (`ls⏎\rm x` reads as `ls \rm x`). Shells ignore leading blanks, so a copy with one
-        // added is searched too; its commands only ever add deny findings.
-        let variant = parse_tree(&text.replace("\n\\", "\n \\"));
+    correct_glued_comments(text, &mut script);
+    // tree-sitter-bash glues a line that starts with `\` to the command before it
+    // (`ls⏎\rm x` reads as `ls \rm x`); shells ignore leading blanks, so a copy with one
+    // added is read too. It also takes `\` + blank for a blank, where the shell keeps an
+    // escaped blank inside the word (`x=1\⇥\' zap` runs `zap`); a copy with each escaped blank
+    // made plain characters is read too. Their commands only ever add deny findings.
+    let continued = text.contains("\n\\").then(|| text.replace("\n\\", "\n \\"));
+    let unescaped = escaped_blanks_made_plain(text);
+    for variant_text in [continued, unescaped].into_iter().flatten() {
+        let mut variant = parse_tree(&variant_text);
+        correct_glued_comments(&variant_text, &mut variant);
         script.has_error |= variant.has_error;
+        script.misread |= variant.misread;
         script.commands.extend(variant.commands);
         script.embedded_code.extend(variant.embedded_code);
     }
     script
+}
+
+/// The text with every backslash-escaped blank (`\ `, `\⇥`) replaced by two plain characters,
+/// or `None` when it has none. Quotes are not tracked: inside them the replacement changes no
+/// structure.
+fn escaped_blanks_made_plain(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut changed = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some(' ' | '\t') => {
+                out.push_str("__");
+                changed = true;
+            }
+            Some(next) => {
+                out.push('\\');
+                out.push(next);
+            }
+            None => out.push('\\'),
+        }
+    }
+    changed.then_some(out)
+}
+
+/// Most corrected readings of one string: each removes at least one misread comment, and real
+/// commands have none.
+const MAX_COMMENT_CORRECTIONS: usize = 8;
+
+/// Where tree-sitter starts a comment at a `#` the shell keeps inside a word, reads the text
+/// again with that `#` made a plain character, until the readings agree; the commands found
+/// are added (they only ever add deny findings) and the script is marked misread.
+fn correct_glued_comments(text: &str, script: &mut Script) {
+    if script.glued_comments.is_empty() {
+        return;
+    }
+    script.misread = true;
+    let mut corrected = text.to_owned();
+    let mut glued = std::mem::take(&mut script.glued_comments);
+    for _ in 0..MAX_COMMENT_CORRECTIONS {
+        for at in glued {
+            corrected.replace_range(at..=at, "_");
+        }
+        let variant = parse_tree(&corrected);
+        script.has_error |= variant.has_error;
+        script.commands.extend(variant.commands);
+        script.embedded_code.extend(variant.embedded_code);
+        glued = variant.glued_comments;
+        if glued.is_empty() {
+            return;
+        }
+    }
+    script.has_error = true;
+}
+
+/// Whether a comment starting at byte `at` starts where the shell would not start one: a `#`
+/// begins a comment only at the start of a word, after an unescaped blank, newline or
+/// operator character (POSIX 2.3 rule 9).
+fn comment_is_glued(text: &str, at: usize) -> bool {
+    let before = text.get(..at).unwrap_or("");
+    let Some(previous) = before.chars().next_back() else {
+        return false;
+    };
+    if !matches!(
+        previous,
+        ' ' | '\t' | '\n' | ';' | '&' | '|' | '(' | ')' | '<' | '>'
+    ) {
+        return true;
+    }
+    let backslashes = before[..before.len() - previous.len_utf8()]
+        .chars()
+        .rev()
+        .take_while(|&c| c == '\\')
+        .count();
+    backslashes % 2 == 1
 }
 
 /// The fast path: blanks and plain characters only, no assignment, no reserved word. (Also
@@ -124,6 +216,8 @@ fn parse_plain(text: &str) -> Option<Script> {
         }],
         embedded_code: Vec::new(),
         has_error: false,
+        misread: false,
+        glued_comments: Vec::new(),
         shape: Shape::Simple,
     })
 }
@@ -142,6 +236,8 @@ pub(super) fn parse_tree(text: &str) -> Script {
             commands: Vec::new(),
             embedded_code: Vec::new(),
             has_error: true,
+            misread: false,
+            glued_comments: Vec::new(),
             shape: Shape::Other("a command the parser could not read"),
         };
     };
@@ -151,12 +247,15 @@ pub(super) fn parse_tree(text: &str) -> Script {
         commands: Vec::new(),
         embedded_code: Vec::new(),
         pending_stdin: Vec::new(),
+        glued_comments: Vec::new(),
     };
     walk.run(root);
     Script {
         commands: walk.commands,
         embedded_code: walk.embedded_code,
         has_error: root.has_error(),
+        misread: false,
+        glued_comments: walk.glued_comments,
         shape: shape(root),
     }
 }
@@ -204,6 +303,8 @@ struct Walk<'s> {
     embedded_code: Vec<String>,
     /// Heredoc bodies waiting for their command: (command node id, body).
     pending_stdin: Vec<(usize, Word)>,
+    /// Byte offsets of comments the shell would not start (see [`comment_is_glued`]).
+    glued_comments: Vec<usize>,
 }
 
 impl<'s> Walk<'s> {
@@ -245,6 +346,9 @@ impl<'s> Walk<'s> {
                 self.commands.push(command);
             }
             "redirected_statement" => self.heredocs(node),
+            "comment" if comment_is_glued(self.src, node.start_byte()) => {
+                self.glued_comments.push(node.start_byte());
+            }
             "heredoc_redirect" => self.heredoc_backticks(node),
             "variable_assignment" => {
                 if let Some(value) = node.child_by_field_name("value") {

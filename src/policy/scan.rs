@@ -81,6 +81,12 @@ impl<'r> Scan<'r> {
 
     /// Searches a parsed POSIX script.
     pub(super) fn posix(&mut self, script: &Script, depth: usize) {
+        if script.misread {
+            self.unchecked(
+                "has a `#` glued to a word, which the shell keeps in the word but the parser \
+                 reads as a comment",
+            );
+        }
         for command in &script.commands {
             if self.done() {
                 return;

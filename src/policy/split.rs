@@ -1,0 +1,174 @@
+//! A second, independent reading of a simple command: how POSIX `sh` (dash, bash) splits the
+//! subset of shell syntax that an allowed command may contain into argv words. The allow path
+//! accepts tree-sitter's words only when this reading gives the same ones, so a quirk of the
+//! parser (it skips `\` + blank as whitespace and starts a comment at a `#` glued to a word)
+//! can never make the policy allow words other than those the shell runs.
+//!
+//! Owns only the word splitting of that subset, written from the POSIX rules ("Token
+//! Recognition", "Quote Removal"), and checked against real `sh` and `bash` by the
+//! differential test in `policy::tests`. Anything outside the subset is `None` (the caller
+//! asks): `$`, backticks, operators, newlines, control characters, parentheses, an unclosed
+//! quote, a trailing backslash, an assignment or a reserved word in program position, and
+//! tilde forms that expand to something other than `$HOME` (`~user`, bash's `a=~`).
+
+use super::parse::RESERVED_WORDS;
+use super::word::{Word, WordKind};
+
+/// The words `sh` would pass as argv, or `None` when the text is outside the modelled subset.
+pub(super) fn split(text: &str) -> Option<Vec<Word>> {
+    let mut words = Vec::new();
+    let mut chars = text.chars().peekable();
+    let mut current: Option<Pending> = None;
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' => {
+                if let Some(word) = current.take() {
+                    words.push(word.finish(words.is_empty())?);
+                }
+            }
+            // A `#` starts a comment only where a word would start (POSIX 2.3 rule 9).
+            '#' if current.is_none() => break,
+            '\\' => {
+                let next = chars.next()?;
+                if next == '\n' || (next.is_control() && next != '\t') {
+                    return None;
+                }
+                current.get_or_insert_with(Pending::default).quoted(next);
+            }
+            '\'' => {
+                let word = current.get_or_insert_with(Pending::default);
+                word.quote = true;
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        c if unmodelled(c) => return None,
+                        c => word.text.push(c),
+                    }
+                }
+            }
+            '"' => {
+                let word = current.get_or_insert_with(Pending::default);
+                word.quote = true;
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        // Inside "…" a backslash quotes only `$ \` " \` and newline.
+                        '\\' => match chars.peek().copied()? {
+                            next @ ('"' | '\\') => {
+                                chars.next();
+                                word.text.push(next);
+                            }
+                            '$' | '`' | '\n' => return None,
+                            _ => word.text.push('\\'),
+                        },
+                        '$' | '`' => return None,
+                        c if unmodelled(c) => return None,
+                        c => word.text.push(c),
+                    }
+                }
+            }
+            c if unmodelled(c) || matches!(c, '(' | ')') => return None,
+            c => current.get_or_insert_with(Pending::default).bare(c)?,
+        }
+    }
+    if let Some(word) = current.take() {
+        words.push(word.finish(words.is_empty())?);
+    }
+    Some(words)
+}
+
+/// Characters this reading does not model anywhere: operators, expansions, newlines and other
+/// control characters (tab is a blank).
+fn unmodelled(c: char) -> bool {
+    matches!(c, ';' | '|' | '&' | '<' | '>' | '$' | '`' | '\n') || (c.is_control() && c != '\t')
+}
+
+/// A word being read.
+#[derive(Debug, Default)]
+#[allow(clippy::struct_excessive_bools)] // independent facts about one word
+struct Pending {
+    /// The text after quote removal.
+    text: String,
+    /// Some character was quoted (`\x`, `'…'`, `"…"`): the word cannot be a reserved word or
+    /// an assignment name, and its glob characters may be literal.
+    quote: bool,
+    /// An unquoted `* ? [` (a glob).
+    glob: bool,
+    /// An unquoted `{` and `}` (bash brace expansion).
+    brace_open: bool,
+    brace_close: bool,
+    /// The unquoted prefix of the word, up to the first quoted character (to spot `NAME=`).
+    bare_prefix: String,
+    /// The previous character was an unquoted `=` or `:` (bash expands `~` after them).
+    after_assign: bool,
+    /// The word starts with an unquoted `~`.
+    tilde: bool,
+}
+
+impl Pending {
+    /// A quoted character: literal.
+    fn quoted(&mut self, c: char) {
+        self.quote = true;
+        self.after_assign = false;
+        self.text.push(c);
+    }
+
+    /// An unquoted character inside a word; `None` for a tilde form this module does not model.
+    fn bare(&mut self, c: char) -> Option<()> {
+        if c == '~' && ((self.text.is_empty() && !self.quote) || self.after_assign) {
+            // `~` and `~/…` expand to $HOME, which the policy accepts as written; `~user`
+            // and bash's `a=~` do not keep their text.
+            if !self.text.is_empty() {
+                return None;
+            }
+            self.tilde = true;
+        } else if self.tilde && self.text == "~" && c != '/' {
+            return None;
+        }
+        match c {
+            '*' | '?' | '[' => self.glob = true,
+            '{' => self.brace_open = true,
+            '}' => self.brace_close = true,
+            _ => {}
+        }
+        self.after_assign = matches!(c, '=' | ':');
+        if !self.quote {
+            self.bare_prefix.push(c);
+        }
+        self.text.push(c);
+        Some(())
+    }
+
+    /// The finished word; `None` for a reserved word or an assignment in program position.
+    fn finish(self, first: bool) -> Option<Word> {
+        if first {
+            let unquoted = !self.quote;
+            if unquoted && RESERVED_WORDS.contains(&self.text.as_str()) {
+                return None;
+            }
+            if let Some((name, _)) = self.bare_prefix.split_once('=')
+                && is_name(name)
+            {
+                return None;
+            }
+        }
+        let kind = if self.glob || (self.brace_open && self.brace_close) {
+            WordKind::Pattern
+        } else {
+            WordKind::Literal
+        };
+        Some(Word {
+            text: self.text,
+            kind,
+        })
+    }
+}
+
+/// A shell variable name (`[A-Za-z_][A-Za-z0-9_]*`).
+fn is_name(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}

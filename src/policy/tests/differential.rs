@@ -1,0 +1,330 @@
+//! The differential test: commands generated from a grammar of tricky pieces (escapes, quotes,
+//! `#`, `]`, blanks of every kind, `\` + newline, operators) run through real `sh -c` (and
+//! `bash -c`) with fake programs on `PATH` that record their argv. Whenever the policy allows
+//! a command, the words it decided must be exactly the argv the shell passed; whenever the
+//! shell really ran the denied program `zap`, the policy must not allow the command, not even
+//! in mode allow-all. Proptest explores a fixed sequence in CI (`PROPTEST_RNG_SEED`) and a
+//! random one elsewhere; every case it ever found is kept in `FOUND`.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use proptest::prelude::*;
+
+use super::super::{Mode, OsFamily, Rule, Rules, Source, Verdict, apply_mode, decide, split};
+use crate::policy::word::WordKind;
+
+/// Programs on the fake `PATH`: `a` and `b` are allowed by rules, `ls` and `date` by the
+/// built-in list, `zap` is denied.
+const FAKES: &[&str] = &["a", "b", "ls", "date", "zap"];
+
+/// Ends one invocation's record in the log (the grammar never produces it).
+const RECORD_END: &str = "\u{1e}END";
+
+/// Longest a generated command may run before the test calls it hung.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+/// Where generated commands run: fake programs, a log, an empty working directory.
+struct Bench {
+    root: tempfile::TempDir,
+}
+
+impl Bench {
+    fn new() -> Self {
+        let root = tempfile::tempdir().expect("tempdir");
+        let bin = root.path().join("bin");
+        std::fs::create_dir_all(&bin).expect("mkdir bin");
+        std::fs::create_dir_all(root.path().join("work")).expect("mkdir work");
+        for name in FAKES {
+            let script = format!(
+                "#!/bin/sh\nprintf '%s\\0' {name} \"$@\" '{RECORD_END}' >> \"$ARGV_LOG\"\n"
+            );
+            let path = bin.join(name);
+            std::fs::write(&path, script).expect("write fake");
+            make_executable(&path);
+        }
+        Self { root }
+    }
+
+    fn log(&self) -> PathBuf {
+        self.root.path().join("argv.log")
+    }
+
+    /// Runs `command` with `shell -c` and returns every recorded argv, or `None` when the
+    /// shell is not installed.
+    fn run(&self, shell: &str, command: &str) -> Option<Vec<Vec<String>>> {
+        let path = Path::new(shell);
+        if !path.exists() {
+            return None;
+        }
+        let log = self.log();
+        let _ = std::fs::remove_file(&log);
+        let mut child = Command::new(path)
+            .arg("-c")
+            .arg(command)
+            .env_clear()
+            .env("PATH", self.root.path().join("bin"))
+            // `~` and `~/x` expand to $HOME; with HOME=`~` they keep their text, which is
+            // what the policy decides on (it accepts $HOME as written).
+            .env("HOME", "~")
+            .env("ARGV_LOG", &log)
+            .current_dir(self.root.path().join("work"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn shell");
+        let start = Instant::now();
+        while child.try_wait().expect("wait").is_none() {
+            assert!(
+                start.elapsed() < PATIENCE,
+                "{shell} -c {command:?} hung; kill it"
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let mut bytes = Vec::new();
+        if let Ok(mut file) = std::fs::File::open(&log) {
+            file.read_to_end(&mut bytes).expect("read log");
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let mut calls = Vec::new();
+        let mut call = Vec::new();
+        for arg in text.split('\0') {
+            if arg == RECORD_END {
+                calls.push(std::mem::take(&mut call));
+            } else if !arg.is_empty() || !call.is_empty() || !calls.is_empty() {
+                call.push(arg.to_owned());
+            }
+        }
+        Some(calls)
+    }
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+#[cfg(not(unix))]
+fn make_executable(_: &Path) {}
+
+fn rules() -> Rules {
+    let rule = |prefix: &str| Rule {
+        prefix: prefix.to_owned(),
+        source: Source::User,
+    };
+    Rules::new(vec![rule("a"), rule("b")], vec![rule("zap")])
+}
+
+/// Checks one command against every installed shell; `Err` says what disagreed.
+fn check(bench: &Bench, command: &str) -> Result<(), String> {
+    let rules = rules();
+    let decision = decide(&rules, OsFamily::Unix, command);
+    let all = apply_mode(decision.clone(), Mode::AllowAll);
+    for shell in ["/bin/sh", "/bin/bash"] {
+        let Some(calls) = bench.run(shell, command) else {
+            continue;
+        };
+        let zapped = calls.iter().any(|c| c.first().is_some_and(|p| p == "zap"));
+        if zapped && all.decision == Verdict::Allow {
+            return Err(format!(
+                "{shell} ran `zap` but the policy allows under allow-all: {command:?} ({})",
+                all.reason
+            ));
+        }
+        if decision.decision != Verdict::Allow {
+            continue;
+        }
+        let words =
+            split::split(command).ok_or_else(|| format!("allowed but not split: {command:?}"))?;
+        let [call] = calls.as_slice() else {
+            return Err(format!(
+                "allowed {command:?} as one command, but {shell} ran {calls:?}"
+            ));
+        };
+        if words.iter().any(|w| w.kind == WordKind::Pattern) {
+            // A glob or brace pattern is allowed only where any expansion is fine; the
+            // program itself is never a pattern.
+            if call.first() != words.first().map(|w| &w.text) {
+                return Err(format!(
+                    "{shell} ran {call:?} for pattern command {command:?}"
+                ));
+            }
+            continue;
+        }
+        let texts: Vec<&String> = words.iter().map(|w| &w.text).collect();
+        let argv: Vec<&String> = call.iter().collect();
+        if texts != argv {
+            return Err(format!(
+                "allowed {command:?} as {texts:?}, but {shell} ran {argv:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Program words: plain, quoted, escaped, and ones that are not programs at all.
+const PROGRAMS: &[&str] = &[
+    "a", "b", "ls", "date", "zap", "'a'", "\"b\"", "\\a", "a\\ ", "l's'", "#a", "]", "[", "{", "!",
+    "x=1", "\\#", "~", "a\\\t", "'a'\\ ", "\\\\a", "x=1\\ ",
+];
+
+/// Argument pieces: escapes, quotes, comment characters, brackets, blanks and operators.
+const PIECES: &[&str] = &[
+    "x",
+    "-l",
+    "--set=2001-01-01",
+    "+%s",
+    "#",
+    "#x",
+    "]",
+    "[",
+    "]]",
+    "[[",
+    "\\#",
+    "\\ ",
+    "\\\\",
+    "\\\t",
+    "\\'",
+    "\\\"",
+    "'q q'",
+    "\"d d\"",
+    "\"a\\\"b\"",
+    "\"\\\\\"",
+    "\"\\x\"",
+    "''",
+    "\"\"",
+    "'#'",
+    "\"#\"",
+    "~",
+    "~/x",
+    "~x",
+    "a=~",
+    "x:~",
+    "{a,b}",
+    "{",
+    "}",
+    "*",
+    "?",
+    "!",
+    "=",
+    "é",
+    "\u{a0}",
+    "\u{3000}",
+    "\u{200b}",
+    "\r",
+    "\u{b}",
+    "\u{c}",
+    "\\\n",
+    "\n",
+    "'\\'",
+    "\"'\"",
+    "'\"'",
+    "\\\\\\ ",
+    "; zap",
+    "&& zap",
+    "\nzap",
+    "| zap",
+    "zap",
+    "(",
+    ")",
+    "\\",
+    "'",
+    "\"",
+    "\\\r",
+    "-",
+];
+
+/// What goes between pieces: blanks, nothing (glued), escaped blanks, line continuations.
+const SEPARATORS: &[&str] = &[" ", "\t", "", "  ", "\\\t", "\\ ", " \\\n", "\\\n", " \t "];
+
+/// Every case the generator ever found (and the review's), kept as a table.
+const FOUND: &[&str] = &[
+    "date +%s\\\t#x --set=2001-01-01",
+    "date +%s\\\t#x && zap",
+    "a 'q'\\ #x; zap",
+    "ls ] ]#x --foo",
+    "ls ] ]#x; zap",
+    "a\\\t#x",
+    "a x\\ #y",
+    "a ''#x",
+    "a \\\\ #x",
+    "a ~x",
+    "a a=~",
+    "a \u{a0}#x",
+    "a \\\n#x",
+    "a x\\\n#y; zap",
+    "x=1\\\t\\' zap",
+];
+
+#[test]
+fn found_cases_agree_with_the_shell() {
+    let bench = Bench::new();
+    let failures: Vec<String> = FOUND
+        .iter()
+        .filter_map(|command| check(&bench, command).err())
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn hidden_commands_are_denied() {
+    let rules = rules();
+    for command in ["date +%s\\\t#x && zap", "a 'q'\\ #x; zap", "ls ] ]#x; zap"] {
+        let decision = decide(&rules, OsFamily::Unix, command);
+        assert_eq!(
+            decision.decision,
+            Verdict::Deny,
+            "{command:?}: {decision:?}"
+        );
+    }
+    for command in ["date +%s\\\t#x --set=2001-01-01", "ls ] ]#x --foo"] {
+        let decision = decide(&rules, OsFamily::Unix, command);
+        assert_eq!(decision.decision, Verdict::Ask, "{command:?}: {decision:?}");
+        assert!(decision.destructive, "{command:?}: allow-all must ask too");
+    }
+}
+
+fn command_strategy() -> impl Strategy<Value = String> {
+    let program = proptest::sample::select(PROGRAMS);
+    let rest = proptest::collection::vec(
+        (
+            proptest::sample::select(SEPARATORS),
+            proptest::sample::select(PIECES),
+        ),
+        0..6,
+    );
+    (program, rest).prop_map(|(program, rest)| {
+        let mut command = program.to_owned();
+        for (separator, piece) in rest {
+            command.push_str(separator);
+            command.push_str(piece);
+        }
+        command
+    })
+}
+
+thread_local! {
+    /// One bench per test thread: creating the fake programs costs more than a case.
+    static BENCH: Bench = Bench::new();
+}
+
+/// Cases per run: 1,500 unless `PROPTEST_CASES` asks for more (a long local campaign).
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1500)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    #[test]
+    fn policy_words_are_the_shell_words(command in command_strategy()) {
+        BENCH.with(|bench| check(bench, &command)).map_err(TestCaseError::fail)?;
+    }
+}
