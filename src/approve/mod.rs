@@ -1,19 +1,26 @@
 //! Asking a person: whether a terminal is reachable at all, the confirmation
 //! prompt for a command the policy could not decide, and saving an "always
-//! allow" rule. Keys act at once: `1`, `y` or Enter allow, `0` or `n` deny, `a` always
-//! allows the offered prefix, Esc or Ctrl+C deny and end the run.
+//! allow" rule. Keys act at once: `1`, `y` or Enter allow (Enter not for a
+//! destructive command), `0` or `n` deny, `a` shows the rule it would save and
+//! asks for a second key, Esc or Ctrl+C deny and end the run. Keys typed before
+//! the question appeared are discarded.
 //!
 //! The prompt reads keys from the controlling terminal (crossterm opens
 //! `/dev/tty` when stdin is a pipe), so `cat task.md | agent run` still asks.
 //! It never runs where [`terminal_reachable`] says no: pipes, CI, `--no-prompt`.
+//! When the asking future is dropped (the run was interrupted by a signal), the
+//! prompt is cancelled and the terminal restored before the drop returns.
 
+mod display;
 mod prompt;
 mod rules_file;
 
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
 
-pub use prompt::{Answer, Question};
+pub use prompt::{Answer, Cancel, Question};
 pub use rules_file::save_allow_rule;
 
 use crate::policy::Decision;
@@ -147,12 +154,18 @@ impl<S: Screen> Approve for Approver<S> {
             reason: request.decision.reason.clone(),
             destructive: request.decision.destructive,
             prefix: request.prefix.clone(),
+            rule_file: self.settings_file.clone(),
             color: self.color,
         };
         self.screen.pause();
-        let answer = tokio::task::spawn_blocking(move || question.ask())
-            .await
-            .unwrap_or(Answer::Deny);
+        let cancel = Arc::new(Cancel::default());
+        let _stop = StopOnDrop(Arc::clone(&cancel));
+        let answer = tokio::task::spawn_blocking(move || {
+            let _finished = FinishOnDrop(&cancel);
+            question.ask(&cancel)
+        })
+        .await
+        .unwrap_or(Answer::Deny);
         let approval = match answer {
             Answer::Allow => Approval::Allow,
             Answer::Deny => Approval::Deny,
@@ -175,5 +188,29 @@ impl<S: Screen> Approve for Approver<S> {
         };
         self.screen.resume();
         approval
+    }
+}
+
+/// Longest wait, when the asking future is dropped, for the prompt to put the
+/// terminal back: a few key polls, so nothing is printed in raw mode after it.
+const RESTORE_WAIT: Duration = Duration::from_millis(500);
+
+/// Cancels the prompt when the asking future is dropped before its answer
+/// (the run was interrupted), and waits until the terminal is restored.
+struct StopOnDrop(Arc<Cancel>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+        self.0.wait_finished(RESTORE_WAIT);
+    }
+}
+
+/// Says the prompt is over, on every path out of it (panics included).
+struct FinishOnDrop<'a>(&'a Cancel);
+
+impl Drop for FinishOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.finish();
     }
 }

@@ -1,14 +1,49 @@
-//! The confirmation prompt itself: draws the question on stderr and reads one
-//! key from the terminal in raw mode (restored on every path). `y`/`n` work like
-//! `1`/`0` for people used to `[y/N]` prompts. Control and
-//! bidirectional-override characters in the command are shown escaped, so
-//! what the person reads is exactly what would run.
+//! The confirmation prompt itself: draws the question on stderr and reads keys
+//! from the terminal in raw mode (restored on every path). It answers only what
+//! the person typed after seeing it:
+//!
+//! - keys typed before it appeared (while the model streamed) are discarded;
+//! - `a` shows the exact rule and the file it goes to, and saves it only on a
+//!   second key (`y` or `a`) pressed after a pause long enough to read it, so
+//!   a word typed into the prompt never writes a rule;
+//! - Enter does not allow a command marked destructive (`1`/`y` do);
+//! - an unknown key shows which keys answer;
+//! - the task that asked can cancel it ([`Cancel`]): a signal that reached the
+//!   process rather than the prompt (Ctrl+C before raw mode, SIGTERM …) ends it
+//!   within [`KEY_POLL`], terminal restored.
+//!
+//! `y`/`n` work like `1`/`0` for people used to `[y/N]` prompts. The question
+//! is sanitised and fitted to the screen (see [`super::display`]).
 
 use std::fmt::Write as _;
 use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
-use crossterm::event::{Event, KeyCode, KeyEventKind, KeyModifiers};
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use crossterm::style::Stylize as _;
+
+use super::display;
+use crate::ui::sanitize;
+
+/// How often a waiting prompt checks whether it was cancelled: short enough
+/// that Ctrl+C feels immediate, long enough to cost nothing.
+const KEY_POLL: Duration = Duration::from_millis(50);
+/// Keys pressed this soon after the "always allow" rule is shown are dropped:
+/// longer than the gap between the keys of a typed word, shorter than it
+/// takes to read the rule.
+const CONFIRM_PAUSE: Duration = Duration::from_millis(600);
+/// Lines of the model's description shown; it is the model's word, not what runs.
+const DESCRIPTION_LINES: usize = 3;
+/// Characters of the description (and of the policy's reason) shown.
+const NOTE_CHARS: usize = 300;
+/// Rows kept free below the question for the answer and the "always" confirmation.
+const SPARE_ROWS: usize = 3;
+/// Written before the question: attributes off, ASCII character set, autowrap
+/// on, cursor shown — whatever was printed before cannot disguise the question.
+const RESET: &str = "\u{1b}[0m\u{1b}(B\u{1b}[?7h\u{1b}[?25h";
 
 /// One question to a person.
 #[derive(Debug, Clone)]
@@ -23,6 +58,8 @@ pub struct Question {
     pub destructive: bool,
     /// The prefix "always allow" would save.
     pub prefix: Option<String>,
+    /// The settings file "always allow" writes to.
+    pub rule_file: PathBuf,
     /// Use colour.
     pub color: bool,
 }
@@ -30,14 +67,50 @@ pub struct Question {
 /// The person's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
-    /// `1` or Enter.
+    /// `1`, `y`, or Enter (not for a destructive command).
     Allow,
-    /// `0`.
+    /// `0` or `n`.
     Deny,
-    /// `a`: allow and save this prefix.
+    /// `a`, confirmed: allow and save this prefix.
     AlwaysAllow(String),
-    /// Esc or Ctrl+C.
+    /// Esc or Ctrl+C, or the prompt was cancelled.
     Interrupt,
+}
+
+/// Lets the task that asked stop a prompt waiting for a key, and wait until
+/// the prompt has put the terminal back.
+#[derive(Debug, Default)]
+pub struct Cancel {
+    requested: AtomicBool,
+    finished: Mutex<bool>,
+    changed: Condvar,
+}
+
+impl Cancel {
+    /// Asks the prompt to stop; it answers [`Answer::Interrupt`].
+    pub fn cancel(&self) {
+        self.requested.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether [`Cancel::cancel`] was called.
+    #[must_use]
+    pub fn is_cancelled(&self) -> bool {
+        self.requested.load(Ordering::SeqCst)
+    }
+
+    /// Says the prompt is over and the terminal restored.
+    pub fn finish(&self) {
+        *self.finished.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        self.changed.notify_all();
+    }
+
+    /// Waits until [`Cancel::finish`] was called, at most `timeout`.
+    pub fn wait_finished(&self, timeout: Duration) {
+        let finished = self.finished.lock().unwrap_or_else(PoisonError::into_inner);
+        let _ = self
+            .changed
+            .wait_timeout_while(finished, timeout, |finished| !*finished);
+    }
 }
 
 /// Turns raw mode off again when dropped.
@@ -55,130 +128,296 @@ impl Drop for RawMode {
     }
 }
 
+/// What the next key wait produced.
+enum Next {
+    Key(KeyEvent),
+    TimeUp,
+    Cancelled,
+    Failed,
+}
+
 impl Question {
-    /// The question as the person sees it.
+    /// The question as the person sees it on a terminal of `columns` × `rows`:
+    /// every line of the command on screen, or a count of those that are not.
     #[must_use]
-    pub fn render(&self) -> String {
-        let c = self.color;
+    pub fn render(&self, columns: u16, rows: u16) -> String {
+        let columns = usize::from(columns);
+        let rows = usize::from(rows);
         let paint = |text: &str, style: fn(String) -> String| {
-            if c {
+            if self.color {
                 style(text.to_owned())
             } else {
                 text.to_owned()
             }
         };
+        let description = short(&self.description, DESCRIPTION_LINES);
+        let why = format!("why: {}", short(&self.reason, 1));
+        let keys = self.keys();
+        let mut others = vec![
+            "? agent wants to run a command".to_owned(),
+            description.clone(),
+            display::size(&self.command),
+            why.clone(),
+            keys.clone(),
+            "> ".to_owned(),
+        ];
+        if self.destructive {
+            others.push(DESTRUCTIVE.to_owned());
+        }
+        let used: usize = others
+            .iter()
+            .map(|text| display::screen_rows(text, columns))
+            .sum();
+        let command_rows = rows.saturating_sub(used + SPARE_ROWS);
+
         let mut out = String::new();
         let _ = writeln!(
             out,
             "{}",
             paint("? agent wants to run a command", |s| s.bold().to_string())
         );
-        let description = visible(&self.description);
-        let _ = writeln!(out, "  {description}");
-        for (i, line) in visible(&self.command).split('\n').enumerate() {
-            let lead = if i == 0 { "$ " } else { "  " };
-            let _ = writeln!(
-                out,
-                "  {}",
-                paint(&format!("{lead}{line}"), |s| s.yellow().bold().to_string())
-            );
+        for line in description.split('\n') {
+            let _ = writeln!(out, "  {line}");
         }
-        if self.destructive {
+        for line in display::command_lines(&self.command, columns, command_rows) {
             let _ = writeln!(
                 out,
                 "  {}",
-                paint(
-                    "⚠ destructive: removes, moves or overwrites files, or gains privileges",
-                    |s| s.red().bold().to_string()
-                )
+                paint(&line, |s| s.yellow().bold().to_string())
             );
         }
         let _ = writeln!(
             out,
             "  {}",
-            paint(&format!("why: {}", self.reason), |s| s.dim().to_string())
+            paint(&display::size(&self.command), |s| s.dim().to_string())
         );
-        let mut keys = String::from("  1. Allow (Enter)   0. Deny");
-        if let Some(prefix) = &self.prefix {
-            let _ = write!(keys, "   a. Always allow \"{}\"", visible(prefix));
+        if self.destructive {
+            let _ = writeln!(
+                out,
+                "  {}",
+                paint(DESTRUCTIVE, |s| s.red().bold().to_string())
+            );
         }
-        keys.push_str("   Esc: deny and stop");
-        let _ = write!(out, "{keys}\n  > ");
+        let _ = writeln!(out, "  {}", paint(&why, |s| s.dim().to_string()));
+        let _ = write!(out, "  {keys}\n  > ");
         out
     }
 
-    /// Draws the question and waits for a key. Anything going wrong with the
-    /// terminal denies.
+    fn keys(&self) -> String {
+        let mut keys = String::from(if self.destructive {
+            "1. Allow   0. Deny"
+        } else {
+            "1. Allow (Enter)   0. Deny"
+        });
+        if let Some(prefix) = &self.prefix {
+            let _ = write!(keys, "   a. Always allow \"{}\"", one_line(prefix));
+        }
+        keys.push_str("   Esc: deny and stop");
+        keys
+    }
+
+    /// Draws the question and waits for an answer. Anything going wrong with
+    /// the terminal denies; `cancel` ends the wait with [`Answer::Interrupt`].
     #[must_use]
-    pub fn ask(self) -> Answer {
+    pub fn ask(self, cancel: &Cancel) -> Answer {
         let mut stderr = std::io::stderr();
-        let _ = stderr.write_all(self.render().as_bytes());
+        let (columns, rows) = crossterm::terminal::size().unwrap_or((80, 24));
+        let raw = RawMode::enable();
+        if raw.is_ok() {
+            discard_type_ahead();
+        }
+        let question = self.render(columns, rows).replace('\n', "\r\n");
+        let _ = write!(stderr, "{RESET}{question}");
         let _ = stderr.flush();
-        let answer = match RawMode::enable() {
-            Ok(raw) => {
-                let answer = self.read_key();
-                drop(raw);
-                answer
-            }
+        let answer = match raw {
+            Ok(_) => self.read_answer(cancel, &mut stderr),
             Err(_) => Answer::Deny,
         };
         let said = match &answer {
             Answer::Allow => "allowed".to_owned(),
             Answer::Deny => "denied".to_owned(),
-            Answer::AlwaysAllow(prefix) => format!("always allow \"{prefix}\""),
+            Answer::AlwaysAllow(prefix) => format!("always allow \"{}\"", one_line(prefix)),
+            Answer::Interrupt if cancel.is_cancelled() => "interrupted".to_owned(),
             Answer::Interrupt => "denied; stopping".to_owned(),
         };
-        let _ = writeln!(stderr, "{said}");
+        let _ = write!(stderr, "{said}\r\n");
+        let _ = stderr.flush();
+        drop(raw);
         answer
     }
 
-    fn read_key(&self) -> Answer {
+    fn read_answer(&self, cancel: &Cancel, out: &mut impl std::io::Write) -> Answer {
+        let mut show = |text: &str| {
+            let _ = write!(out, "\r\u{1b}[2K{}", text.replace('\n', "\r\n"));
+            let _ = out.flush();
+        };
         loop {
-            let Ok(event) = crossterm::event::read() else {
-                return Answer::Deny;
+            let key = match next_key(cancel, None) {
+                Next::Key(key) => key,
+                Next::Cancelled => return Answer::Interrupt,
+                Next::TimeUp | Next::Failed => return Answer::Deny,
             };
-            let Event::Key(key) = event else { continue };
-            if key.kind != KeyEventKind::Press {
-                continue;
+            if stops(&key) {
+                return Answer::Interrupt;
             }
             match key.code {
-                KeyCode::Char('c' | 'd') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-                    return Answer::Interrupt;
-                }
-                KeyCode::Esc => return Answer::Interrupt,
-                KeyCode::Char('1' | 'y' | 'Y') | KeyCode::Enter => return Answer::Allow,
+                KeyCode::Char('1' | 'y' | 'Y') => return Answer::Allow,
+                KeyCode::Enter if !self.destructive => return Answer::Allow,
                 KeyCode::Char('0' | 'n' | 'N') => return Answer::Deny,
-                KeyCode::Char('a' | 'A') => {
-                    if let Some(prefix) = &self.prefix {
-                        return Answer::AlwaysAllow(prefix.clone());
+                KeyCode::Enter => show(
+                    "  Enter does not allow a destructive command: press 1 to allow it, 0 to deny  > ",
+                ),
+                KeyCode::Char('a' | 'A') if self.prefix.is_some() => {
+                    let prefix = self.prefix.clone().unwrap_or_default();
+                    match self.confirm_always(&prefix, cancel, &mut show) {
+                        Some(answer) => return answer,
+                        None => show(&format!("  rule not saved; {}  > ", self.hint())),
                     }
                 }
-                _ => {}
+                _ => show(&format!("  {}  > ", self.hint())),
             }
         }
     }
-}
 
-/// A dim note line on stderr.
-pub fn note(text: &str) {
-    let _ = writeln!(std::io::stderr(), "  {text}");
-}
+    /// `press 1 to allow, 0 to deny, a to always allow, Esc to stop`.
+    fn hint(&self) -> String {
+        let mut hint = String::from("press 1 to allow, 0 to deny");
+        if self.prefix.is_some() {
+            hint.push_str(", a to always allow");
+        }
+        hint.push_str(", Esc to stop");
+        hint
+    }
 
-/// Escapes what a terminal would hide or reorder: control characters (but
-/// newline and tab), and bidirectional overrides.
-#[must_use]
-pub fn visible(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        let hidden = (c.is_control() && c != '\n' && c != '\t')
-            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}');
-        if hidden {
-            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-        } else {
-            out.push(c);
+    /// Shows the rule and where it goes; `Some` when answered, `None` to ask again.
+    fn confirm_always(
+        &self,
+        prefix: &str,
+        cancel: &Cancel,
+        show: &mut impl FnMut(&str),
+    ) -> Option<Answer> {
+        let rule = format!(
+            "  always allow \"{}\": adds it to [permissions.commands] allow in {}\n",
+            one_line(prefix),
+            sanitize::escape(&self.rule_file.display().to_string())
+        );
+        show(&rule);
+        let until = Instant::now() + CONFIRM_PAUSE;
+        loop {
+            match next_key(cancel, Some(until)) {
+                Next::Key(key) if stops(&key) => return Some(Answer::Interrupt),
+                Next::Key(_) => {} // typed before the rule could be read
+                Next::TimeUp => break,
+                Next::Cancelled => return Some(Answer::Interrupt),
+                Next::Failed => return Some(Answer::Deny),
+            }
+        }
+        show("  press y to save the rule, any other key to go back  > ");
+        match next_key(cancel, None) {
+            Next::Key(key) if stops(&key) => Some(Answer::Interrupt),
+            Next::Key(key) => match key.code {
+                KeyCode::Char('y' | 'Y' | 'a' | 'A') => {
+                    Some(Answer::AlwaysAllow(prefix.to_owned()))
+                }
+                _ => None,
+            },
+            Next::Cancelled => Some(Answer::Interrupt),
+            Next::TimeUp | Next::Failed => Some(Answer::Deny),
         }
     }
-    out
+}
+
+/// The warning line for a destructive command.
+const DESTRUCTIVE: &str = "⚠ destructive: removes, moves or overwrites files, or gains privileges";
+
+/// Esc, Ctrl+C and Ctrl+D deny and end the run.
+fn stops(key: &KeyEvent) -> bool {
+    matches!(key.code, KeyCode::Esc)
+        || (matches!(key.code, KeyCode::Char('c' | 'd'))
+            && key.modifiers.contains(KeyModifiers::CONTROL))
+}
+
+/// The next key press, or why there is none: cancelled, past `until`, or the
+/// terminal failed.
+fn next_key(cancel: &Cancel, until: Option<Instant>) -> Next {
+    loop {
+        if cancel.is_cancelled() {
+            return Next::Cancelled;
+        }
+        let wait = match until {
+            Some(until) => {
+                let left = until.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Next::TimeUp;
+                }
+                left.min(KEY_POLL)
+            }
+            None => KEY_POLL,
+        };
+        match crossterm::event::poll(wait) {
+            Ok(false) => {}
+            Ok(true) => match crossterm::event::read() {
+                Ok(Event::Key(key)) if key.kind == KeyEventKind::Press => return Next::Key(key),
+                Ok(_) => {}
+                Err(_) => return Next::Failed,
+            },
+            Err(_) => return Next::Failed,
+        }
+    }
+}
+
+/// Drops keys typed before the question was drawn: the terminal's input
+/// queue (Unix) and whatever crossterm already read.
+fn discard_type_ahead() {
+    #[cfg(unix)]
+    flush_terminal_input();
+    while let Ok(true) = crossterm::event::poll(Duration::ZERO) {
+        if crossterm::event::read().is_err() {
+            break;
+        }
+    }
+}
+
+/// `tcflush(TCIFLUSH)` on the terminal the keys come from.
+#[cfg(unix)]
+fn flush_terminal_input() {
+    use std::io::IsTerminal as _;
+
+    use rustix::termios::{QueueSelector, tcflush};
+
+    if std::io::stdin().is_terminal() {
+        let _ = tcflush(std::io::stdin(), QueueSelector::IFlush);
+    } else if let Ok(tty) = std::fs::File::open("/dev/tty") {
+        let _ = tcflush(&tty, QueueSelector::IFlush);
+    }
+}
+
+/// Model text made safe and short: escaped, at most `lines` lines and
+/// [`NOTE_CHARS`] characters, `…` where cut.
+fn short(text: &str, lines: usize) -> String {
+    let escaped = sanitize::escape_prose(text.trim());
+    let mut out: Vec<&str> = escaped.split('\n').collect();
+    let mut cut = out.len() > lines;
+    out.truncate(lines);
+    let mut joined = out.join("\n");
+    if joined.chars().count() > NOTE_CHARS {
+        joined = joined.chars().take(NOTE_CHARS).collect();
+        cut = true;
+    }
+    if cut {
+        joined.push('…');
+    }
+    joined
+}
+
+/// A prefix or a path on one line, escaped.
+fn one_line(text: &str) -> String {
+    crate::ui::summary::one_line(text)
+}
+
+/// A note line on stderr (model text in it is escaped).
+pub fn note(text: &str) {
+    let _ = writeln!(std::io::stderr(), "  {}", sanitize::escape_prose(text));
 }
 
 #[cfg(test)]
@@ -186,26 +425,88 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
-    #[test]
-    fn hidden_characters_are_shown() {
-        assert_eq!(visible("ls\u{1b}[2K"), "ls\\u{1b}[2K");
-        assert_eq!(visible("echo \u{202e}txt.exe"), "echo \\u{202e}txt.exe");
-        assert_eq!(visible("a\nb\tc"), "a\nb\tc");
-    }
-
-    #[test]
-    fn the_question_shows_description_command_and_keys() {
-        let question = Question {
+    fn question() -> Question {
+        Question {
             command: "touch F".into(),
             description: "create F".into(),
             reason: "`touch` is not on the read-only list".into(),
             destructive: false,
             prefix: Some("touch".into()),
+            rule_file: PathBuf::from("/home/me/.config/agent/settings.toml"),
             color: false,
-        };
+        }
+    }
+
+    #[test]
+    fn the_question_shows_description_command_size_and_keys() {
         assert_eq!(
-            question.render(),
-            "? agent wants to run a command\n  create F\n  $ touch F\n  why: `touch` is not on the read-only list\n  1. Allow (Enter)   0. Deny   a. Always allow \"touch\"   Esc: deny and stop\n  > "
+            question().render(120, 40),
+            r#"? agent wants to run a command
+  create F
+  $ touch F
+  1 line · 7 characters
+  why: `touch` is not on the read-only list
+  1. Allow (Enter)   0. Deny   a. Always allow "touch"   Esc: deny and stop
+  > "#
         );
+    }
+
+    #[test]
+    fn a_destructive_command_is_marked_and_enter_is_not_offered() {
+        let question = Question {
+            command: "rm -r build".into(),
+            destructive: true,
+            prefix: None,
+            ..question()
+        };
+        let shown = question.render(120, 40);
+        assert!(shown.contains("⚠ destructive"), "{shown}");
+        assert!(
+            shown.contains("  1. Allow   0. Deny   Esc: deny and stop\n"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn model_text_is_escaped_and_kept_short() {
+        let question = Question {
+            command: "ls\u{1b}[8m; touch x\u{1b}[0m".into(),
+            description: "list\u{1b}]52;c;eA==\u{7}\nline 2\nline 3\nline 4".into(),
+            ..question()
+        };
+        let shown = question.render(120, 40);
+        assert!(
+            shown.contains("  $ ls\\u{1b}[8m; touch x\\u{1b}[0m\n"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("  list\\u{1b}]52;c;eA==\\u{7}\n  line 2\n  line 3…\n"),
+            "{shown}"
+        );
+        assert!(!shown.contains('\u{1b}'), "{shown}");
+    }
+
+    #[test]
+    fn the_whole_question_fits_the_screen() {
+        let command: Vec<String> = (0..500).map(|i| format!("echo {i}")).collect();
+        let question = Question {
+            command: command.join("\n"),
+            ..question()
+        };
+        let shown = question.render(80, 24);
+        assert!(shown.lines().count() + SPARE_ROWS <= 24, "{shown}");
+        assert!(shown.contains("more lines not shown"), "{shown}");
+        assert!(shown.contains("$ echo 0\n"), "{shown}");
+        assert!(shown.contains("  echo 499\n"), "{shown}");
+        assert!(shown.contains("500 lines · "), "{shown}");
+    }
+
+    #[test]
+    fn a_cancelled_prompt_wait_ends_at_once() {
+        let cancel = Cancel::default();
+        cancel.cancel();
+        assert!(matches!(next_key(&cancel, None), Next::Cancelled));
+        cancel.finish();
+        cancel.wait_finished(Duration::from_secs(5));
     }
 }

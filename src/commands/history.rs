@@ -1,4 +1,7 @@
-//! `agent history [list|show ID]`.
+//! `agent history [list|show ID]`. The readable forms are sanitised (escape
+//! sequences a model or a command wrote are shown, not acted on, wherever the
+//! text goes: it may be `cat` to a terminal later); `--json` prints the
+//! transcript byte for byte.
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -7,6 +10,7 @@ use crate::cli::{GlobalArgs, HistoryArgs, HistoryCommand};
 use crate::error::{Error, Result, Status};
 use crate::settings;
 use crate::transcript;
+use crate::ui::sanitize;
 
 /// Longest prompt shown in the list before it is shortened.
 const PROMPT_CHARS: usize = 50;
@@ -52,7 +56,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &HistoryArgs) -> Result<ExitCode> {
                         run.outcome
                     );
                 }
-                super::print_stdout(&out)?;
+                super::print_stdout(&sanitize::escape(&out))?;
             }
         }
         Some(HistoryCommand::Show { id }) => {
@@ -62,7 +66,8 @@ pub(crate) fn run(global: &GlobalArgs, args: &HistoryArgs) -> Result<ExitCode> {
                 super::print_stdout(&text)?;
             } else {
                 let events = transcript::read_events(&path).map_err(io)?;
-                super::print_stdout(&transcript::render_show(&events))?;
+                let text = transcript::render_show(&events);
+                super::print_stdout(&sanitize::escape_prose(&text))?;
             }
         }
     }

@@ -1,8 +1,10 @@
 //! What a person sees: the plain progress lines, and (on a terminal) the
-//! live inline pane. Both consume the same [`crate::agent::Event`]s.
+//! live inline pane. Both consume the same [`crate::agent::Event`]s. Everything
+//! from a model or a command passes [`sanitize`] on its way to a terminal.
 
 mod backend;
 mod plain;
+pub mod sanitize;
 pub mod summary;
 mod tui;
 

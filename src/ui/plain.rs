@@ -1,8 +1,12 @@
 //! Plain output for runs without the terminal UI (`--plain`, or stderr is not
 //! a terminal): progress lines on stderr, the final answer left for stdout.
+//! Everything from the model or a command is sanitised (escape sequences shown,
+//! colour stripped from command output) whether or not stderr is a terminal: a
+//! log file may be `cat` to one later. The answer on stdout is not written here.
 
 use std::io::Write as _;
 
+use super::sanitize;
 use super::summary::summary;
 use crate::agent::Event;
 use crate::policy::Verdict;
@@ -55,14 +59,15 @@ impl Plain {
                 let said = std::mem::take(&mut self.text);
                 let mut lines = String::new();
                 if !said.trim().is_empty() {
-                    lines.push_str(said.trim_end());
+                    lines.push_str(&sanitize::escape_prose(said.trim_end()));
                     lines.push('\n');
                 }
                 match (command, description) {
                     (Some(command), Some(description)) => {
                         lines.push_str(&format!(
-                            "→ {}  ({description})",
-                            super::summary::one_line(command)
+                            "→ {}  ({})",
+                            super::summary::one_line(command),
+                            sanitize::escape_prose(description).replace('\n', "⏎")
                         ));
                     }
                     _ => lines.push_str("→ <invalid tool call>"),
@@ -77,10 +82,10 @@ impl Plain {
                     Verdict::Ask => "ask",
                     Verdict::Deny => "deny",
                 };
-                format!("  {verdict}: {reason}")
+                format!("  {verdict}: {}", sanitize::escape_prose(reason))
             }
             Event::OutputDelta { text, .. } if self.verbose => {
-                self.write(text.trim_end_matches('\n'));
+                self.write(&sanitize::command_output(text.trim_end_matches('\n')));
                 return;
             }
             Event::ToolResult {
@@ -100,7 +105,7 @@ impl Plain {
             }
             Event::Done {
                 note: Some(note), ..
-            } => format!("agent: {note}"),
+            } => format!("agent: {}", sanitize::escape_prose(note)),
             Event::Done { .. } => {
                 self.text.clear();
                 return;

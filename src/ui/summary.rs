@@ -1,18 +1,18 @@
 //! The one-line summary a finished call collapses into, shared by the
 //! terminal pane and the plain progress lines:
 //! `✓ ls -la · exit 0 · 12 ms · 3 lines`, `✗ … exit 1`, `⏱ … timed out`,
-//! `⊘ … denied: reason`.
+//! `⊘ … denied: reason`. Every piece of it is sanitised (see
+//! [`super::sanitize`]): the command and the reasons can come from a model.
 
 use crate::exec::{ErrorCode, ExecResult, ToolError};
 
 /// Longest command shown in a summary before it is shortened with `…`.
 const MAX_COMMAND_CHARS: usize = 80;
 
-/// The command on one line, shortened.
+/// The command on one line, shortened, hidden characters escaped.
 #[must_use]
 pub fn one_line(command: &str) -> String {
-    let flat: String = command
-        .trim()
+    let flat: String = super::sanitize::escape_command(command.trim())
         .chars()
         .map(|c| if c == '\n' { '⏎' } else { c })
         .collect();
@@ -80,9 +80,13 @@ pub fn summary(
     match error {
         Some(error) if error.code == ErrorCode::Denied => {
             let why = denied.unwrap_or(&error.message);
+            let why = super::sanitize::escape_prose(why).replace('\n', "⏎");
             (Tone::Denied, format!("⊘ {command} · denied: {why}"))
         }
-        Some(error) => (Tone::Failure, format!("✗ {command} · {}", error.message)),
+        Some(error) => (
+            Tone::Failure,
+            format!("✗ {command} · {}", super::sanitize::escape(&error.message)),
+        ),
         None => (Tone::Failure, format!("✗ {command}")),
     }
 }
@@ -125,6 +129,21 @@ mod tests {
         assert_eq!(
             summary(Some("touch F"), None, Some(&denied), Some("no")),
             (Tone::Denied, "⊘ touch F · denied: no".into())
+        );
+    }
+
+    #[test]
+    fn escape_sequences_in_commands_and_reasons_are_shown_not_run() {
+        let denied = ToolError::new(ErrorCode::Denied, "no");
+        assert_eq!(
+            summary(
+                Some("ls\u{1b}[8m; touch x"),
+                None,
+                Some(&denied),
+                Some("because \u{1b}]0;t\u{7}")
+            )
+            .1,
+            "⊘ ls\\u{1b}[8m; touch x · denied: because \\u{1b}]0;t\\u{7}"
         );
     }
 

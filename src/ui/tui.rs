@@ -5,6 +5,9 @@
 //! When the command ends the pane is cleared and one summary line takes its
 //! place, so the scrollback keeps only what matters.
 //!
+//! The model's text and command output pass [`super::sanitize`]: escape
+//! sequences are shown as text, colour in command output is stripped.
+//!
 //! The pane exists only between an allow decision and the result, so it never
 //! shares the terminal with the confirmation prompt. The cursor is hidden only
 //! while it is drawn and shown again on every path (drop and panic hook).
@@ -21,6 +24,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::{Frame, Terminal, TerminalOptions, Viewport};
 
 use super::backend::StderrBackend;
+use super::sanitize;
 use super::summary::{Tone, one_line, summary};
 use crate::agent::Event;
 use crate::exec::Stream;
@@ -95,7 +99,7 @@ impl Tui {
         match event {
             Event::TextDelta { text } => {
                 let mut stderr = std::io::stderr().lock();
-                let _ = stderr.write_all(text.as_bytes());
+                let _ = stderr.write_all(sanitize::escape_prose(text).as_bytes());
                 let _ = stderr.flush();
                 if !text.is_empty() {
                     self.at_line_start = text.ends_with('\n');
@@ -152,6 +156,7 @@ impl Tui {
                 }
                 self.end_line();
                 if let Some(note) = note {
+                    let note = sanitize::escape_prose(note);
                     self.line(&self.dim(&format!("agent: {note}")));
                 }
             }
@@ -305,20 +310,14 @@ impl PaneState {
     }
 }
 
-/// Makes a line safe to draw: no escape sequences or control characters, tabs
-/// as spaces, only what follows the last carriage return (progress bars).
+/// Makes a line safe to draw (see [`sanitize::command_output`]): colour
+/// stripped, other escape sequences shown as text, tabs as spaces, only what
+/// follows the last carriage return (progress bars).
 fn clean(line: &str) -> String {
-    let line = line
-        .rsplit('\r')
-        .find(|part| !part.is_empty())
-        .unwrap_or("");
-    line.chars()
+    sanitize::command_output(line)
+        .chars()
         .take(KEPT_LINE_CHARS)
-        .map(|c| match c {
-            '\t' => ' ',
-            c if c.is_control() => '·',
-            c => c,
-        })
+        .map(|c| if c == '\t' { ' ' } else { c })
         .collect()
 }
 
@@ -432,7 +431,9 @@ mod tests {
 
     #[test]
     fn escapes_and_progress_bars_are_made_safe() {
-        assert_eq!(clean("\u{1b}[31mred"), "·[31mred");
+        assert_eq!(clean("\u{1b}[31mred\u{1b}[0m"), "red");
+        assert_eq!(clean("\u{1b}]52;c;eA==\u{7}x"), "\\u{1b}]52;c;eA==\\u{7}x");
+        assert_eq!(clean("\u{1b}[2Jx\u{200b}"), "\\u{1b}[2Jx\\u{200b}");
         assert_eq!(clean("10%\r50%\r100%"), "100%");
         assert_eq!(clean("a\tb"), "a b");
     }

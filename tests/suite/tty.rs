@@ -209,6 +209,16 @@ fn a_saves_the_rule_keeping_comments_and_the_next_call_runs_without_asking() {
     let tmux = run_in_tmux(&sandbox, &server, &[], "'make F and G'");
     tmux.wait_for("a. Always allow \"touch\"");
     tmux.keys(&["a"]);
+    let screen = tmux.wait_for("press y to save the rule");
+    let rule_file = sandbox.config_dir().join("settings.toml");
+    assert!(
+        screen.contains(&format!(
+            "always allow \"touch\": adds it to [permissions.commands] allow in {}",
+            rule_file.display()
+        )),
+        "{screen}"
+    );
+    tmux.keys(&["y"]);
     let screen = tmux.wait_for("EXIT=0");
     assert!(
         exists(&sandbox.work().join("F")) && exists(&sandbox.work().join("G")),
