@@ -327,6 +327,12 @@ impl Output {
         match &self.answer {
             Some(answer) if !self.json && !on_screen => {
                 let answer = answer.trim_end();
+                // Escape sequences reach a terminal escaped; a file or pipe gets the exact bytes.
+                let answer = if std::io::stdout().is_terminal() {
+                    crate::ui::sanitize::escape_prose(answer)
+                } else {
+                    answer.into()
+                };
                 super::print_stdout(&format!("{answer}\n"))
             }
             _ => Ok(()),
