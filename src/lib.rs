@@ -51,7 +51,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     match commands::dispatch(cli) {
         Ok(code) => code,
         Err(error) => {
-            let _ = writeln!(std::io::stderr(), "agent: {error}");
+            let message = error.to_string();
+            let _ = writeln!(std::io::stderr(), "agent: {}", ui::sanitize::escape_prose(&message));
             if json_events && error.status() == Status::Usage {
                 let event = serde_json::json!({
                     "type": "error",

@@ -205,6 +205,8 @@ fn read_prompt(arg: Option<&str>) -> Result<String> {
 
 /// Says why a model request is taking longer: it failed and is being tried again.
 fn retry_notice(message: &str) {
+    // The message may quote the server's reply: sanitised like everything else.
+    let message = crate::ui::sanitize::escape_prose(message);
     let _ = writeln!(std::io::stderr(), "agent: {message}");
 }
 
