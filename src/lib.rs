@@ -52,7 +52,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Ok(code) => code,
         Err(error) => {
             let message = error.to_string();
-            let _ = writeln!(std::io::stderr(), "agent: {}", ui::sanitize::escape_prose(&message));
+            let message = ui::sanitize::escape_prose(&message);
+            let _ = writeln!(std::io::stderr(), "agent: {message}");
             if json_events && error.status() == Status::Usage {
                 let event = serde_json::json!({
                     "type": "error",

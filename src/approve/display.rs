@@ -246,10 +246,7 @@ mod tests {
             ["$ a…(20 tabs)…b"]
         );
         let indented = format!("{}x", " ".repeat(12));
-        assert_eq!(
-            command_lines(&indented, 80, 20),
-            [format!("$ {indented}")]
-        );
+        assert_eq!(command_lines(&indented, 80, 20), [format!("$ {indented}")]);
     }
 
     #[test]
@@ -293,7 +290,10 @@ mod tests {
                 let command: Vec<String> = (0..lines).map(|i| format!("l{i}")).collect();
                 let shown = command_lines(&command.join("\n"), 80, rows);
                 let rows_used: usize = shown.iter().map(|l| screen_rows(&l[2..], 80)).sum();
-                assert!(rows_used <= rows.max(3), "{rows} rows, {lines} lines: {shown:#?}");
+                assert!(
+                    rows_used <= rows.max(3),
+                    "{rows} rows, {lines} lines: {shown:#?}"
+                );
                 let told: usize = shown
                     .iter()
                     .filter_map(|l| l.strip_prefix("  … "))

@@ -180,11 +180,7 @@ impl Question {
             let _ = writeln!(out, "  {line}");
         }
         for line in display::command_lines(&self.command, columns, command_rows) {
-            let _ = writeln!(
-                out,
-                "  {}",
-                paint(&line, |s| s.yellow().bold().to_string())
-            );
+            let _ = writeln!(out, "  {}", paint(&line, |s| s.yellow().bold().to_string()));
         }
         let _ = writeln!(
             out,

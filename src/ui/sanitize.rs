@@ -105,7 +105,10 @@ pub fn command_output(text: &str) -> String {
         if i > 0 {
             out.push('\n');
         }
-        let shown = line.rsplit('\r').find(|part| !part.is_empty()).unwrap_or("");
+        let shown = line
+            .rsplit('\r')
+            .find(|part| !part.is_empty())
+            .unwrap_or("");
         out.push_str(&escape(shown));
     }
     out
@@ -153,10 +156,7 @@ mod tests {
     #[test]
     fn title_sequences_with_bel_and_st_terminators_are_inert() {
         assert_eq!(escape("\u{1b}]0;pwned\u{7}"), "\\u{1b}]0;pwned\\u{7}");
-        assert_eq!(
-            escape("\u{1b}]2;pwned\u{1b}\\"),
-            "\\u{1b}]2;pwned\\u{1b}\\"
-        );
+        assert_eq!(escape("\u{1b}]2;pwned\u{1b}\\"), "\\u{1b}]2;pwned\\u{1b}\\");
         assert_eq!(escape("\u{1b}]2;pwned\u{9c}"), "\\u{1b}]2;pwned\\u{9c}");
     }
 

@@ -393,3 +393,221 @@ fn the_pane_follows_a_resize() {
     let screen = tmux.wait_for("EXIT=0");
     assert!(screen.contains("printed"), "{screen}");
 }
+
+/// The pid of the `agent` talking to `server` (its URL is unique to the test).
+fn agent_pid(server: &FakeModel) -> String {
+    let output = std::process::Command::new("pgrep")
+        .args(["-f", "--", &format!("--base-url {}", server.openai_url())])
+        .output()
+        .unwrap();
+    let pids = String::from_utf8_lossy(&output.stdout);
+    let pid = pids.lines().next().unwrap_or_default().trim().to_owned();
+    assert!(
+        !pid.is_empty(),
+        "no agent process for {}",
+        server.openai_url()
+    );
+    pid
+}
+
+impl Tmux {
+    fn tmux_output(&self, args: &[&str]) -> String {
+        let output = std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+}
+
+#[test]
+fn escape_sequences_from_the_model_are_shown_not_acted_on() {
+    let sandbox = Sandbox::new();
+    let text = "before\u{1b}]52;c;cm0gLXJmIH4=\u{7} \u{1b}]2;PWNED-TITLE\u{1b}\\ \u{1b}[2J \u{1b}[8mHIDDEN\u{1b}[0m after\n";
+    let server = FakeModel::openai_turns([
+        turn_tool_call(
+            "ls -la\u{1b}[8m; touch PWNED\u{1b}[0m",
+            "list\u{1b}]0;DESC-TITLE\u{7} files\u{202e}txt",
+        )
+        .with_text(text),
+        turn_text("done \u{1b}]52;c;eA==\u{7}\u{200b}end"),
+    ]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'list'");
+    let screen = tmux.wait_for("1. Allow");
+    for shown in [
+        "before\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}",
+        "\\u{1b}]2;PWNED-TITLE\\u{1b}\\",
+        "\\u{1b}[2J",
+        "\\u{1b}[8mHIDDEN\\u{1b}[0m after",
+        "list\\u{1b}]0;DESC-TITLE\\u{7} files\\u{202e}txt",
+        "$ ls -la\\u{1b}[8m; touch PWNED\\u{1b}[0m",
+    ] {
+        assert!(screen.contains(shown), "`{shown}` not on screen:\n{screen}");
+    }
+    tmux.keys(&["0"]);
+    let screen = tmux.wait_for("EXIT=0");
+    assert!(
+        screen.contains("done \\u{1b}]52;c;eA==\\u{7}\\u{200b}end"),
+        "{screen}"
+    );
+    assert!(!exists(&sandbox.work().join("PWNED")));
+    let title = tmux.tmux_output(&["display-message", "-p", "#{pane_title}"]);
+    assert!(!title.contains("TITLE"), "the model set the title: {title}");
+    let buffers = tmux.tmux_output(&["list-buffers"]);
+    assert!(
+        buffers.trim().is_empty(),
+        "the model wrote the clipboard: {buffers}"
+    );
+}
+
+#[test]
+fn keys_typed_before_the_prompt_appeared_do_not_answer_it() {
+    let sandbox = Sandbox::new();
+    let turn = turn_tool_call("touch F", "create F").with_text("thinking hard\n");
+    let server = FakeModel::new([
+        turn.openai().slow(Duration::from_millis(400)),
+        turn_text("not made").openai(),
+    ]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'make F'");
+    tmux.wait_for("thinking");
+    let screen = tmux.screen();
+    assert!(
+        !screen.contains("1. Allow"),
+        "the prompt came too soon:\n{screen}"
+    );
+    tmux.keys(&["1", "y", "Enter"]);
+    tmux.wait_for("1. Allow");
+    tmux.keys(&["0"]);
+    let screen = tmux.wait_for("EXIT=0");
+    assert!(
+        !exists(&sandbox.work().join("F")),
+        "type-ahead answered:\n{screen}"
+    );
+    assert!(screen.contains("⊘ touch F"), "{screen}");
+}
+
+#[test]
+fn always_allow_needs_a_second_key_and_a_typed_word_saves_nothing() {
+    let sandbox = Sandbox::new();
+    let server =
+        FakeModel::openai_turns([turn_tool_call("touch F", "create F"), turn_text("not made")]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'make F'");
+    tmux.wait_for("a. Always allow \"touch\"");
+    // A word typed fast: `a` opens the confirmation, the rest comes too soon to count.
+    tmux.keys(&["away"]);
+    let screen = tmux.wait_for("press y to save the rule");
+    assert!(
+        screen.contains("always allow \"touch\": adds it to [permissions.commands] allow in"),
+        "{screen}"
+    );
+    tmux.keys(&["n"]);
+    tmux.wait_for("rule not saved");
+    tmux.keys(&["0"]);
+    let screen = tmux.wait_for("EXIT=0");
+    assert!(!exists(&sandbox.work().join("F")), "{screen}");
+    let settings = sandbox.config_dir().join("settings.toml");
+    let saved = std::fs::read_to_string(&settings).unwrap_or_default();
+    assert!(!saved.contains("touch"), "a rule was written:\n{saved}");
+    sandbox.agent().args(["check", "touch X"]).assert().code(3);
+}
+
+#[test]
+fn enter_does_not_allow_a_destructive_command_and_unknown_keys_get_a_hint() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.work().join("F"), "keep me").unwrap();
+    let server = FakeModel::openai_turns([turn_tool_call("rm F", "remove F"), turn_text("kept")]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'remove F'");
+    let screen = tmux.wait_for("1. Allow");
+    assert!(screen.contains("⚠ destructive"), "{screen}");
+    assert!(!screen.contains("1. Allow (Enter)"), "{screen}");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Enter does not allow a destructive command");
+    assert!(exists(&sandbox.work().join("F")), "Enter allowed rm");
+    tmux.keys(&["x"]);
+    tmux.wait_for("  press 1 to allow, 0 to deny, Esc to stop  > ");
+    tmux.keys(&["0"]);
+    let screen = tmux.wait_for("EXIT=0");
+    assert!(exists(&sandbox.work().join("F")), "{screen}");
+    assert!(screen.contains("⊘ rm F"), "{screen}");
+}
+
+#[test]
+fn sigint_while_the_prompt_waits_exits_130_at_once_with_the_terminal_restored() {
+    let sandbox = Sandbox::new();
+    let server =
+        FakeModel::openai_turns([turn_tool_call("touch F", "create F"), turn_text("never")]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'make F'");
+    tmux.wait_for("1. Allow");
+    let pid = agent_pid(&server);
+    let sent = Instant::now();
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let screen = tmux.wait_for("EXIT=");
+    assert!(screen.contains("EXIT=130"), "{screen}");
+    assert!(
+        sent.elapsed() < Duration::from_secs(5),
+        "took {:?} to stop",
+        sent.elapsed()
+    );
+    assert!(screen.contains("TTY=icanon"), "raw mode left on:\n{screen}");
+    assert!(!exists(&sandbox.work().join("F")));
+}
+
+#[test]
+fn runs_of_blank_lines_are_counted_at_the_prompt() {
+    let sandbox = Sandbox::new();
+    let command = format!("echo start{}touch F", "\n".repeat(61));
+    let server = FakeModel::openai_turns([
+        turn_tool_call(&command, "start, then make F"),
+        turn_text("not made"),
+    ]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'go'");
+    let screen = tmux.wait_for("1. Allow");
+    assert!(screen.contains("$ echo start"), "{screen}");
+    assert!(screen.contains("…(60 blank lines)…"), "{screen}");
+    assert!(screen.contains("    touch F"), "{screen}");
+    assert!(screen.contains("62 lines · "), "{screen}");
+    tmux.keys(&["0"]);
+    tmux.wait_for("EXIT=0");
+}
+
+#[test]
+fn a_command_taller_than_the_screen_says_how_many_lines_are_hidden() {
+    let sandbox = Sandbox::new();
+    let lines: Vec<String> = (1..=200).map(|i| format!("echo line{i}")).collect();
+    let server = FakeModel::openai_turns([
+        turn_tool_call(&lines.join("\n"), "print"),
+        turn_text("not run"),
+    ]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'print'");
+    tmux.wait_for("1. Allow");
+    // Only what is on the screen now (no scrollback): the whole question fits.
+    let visible = tmux.tmux_output(&["capture-pane", "-p", "-J"]);
+    assert!(
+        visible.contains("? agent wants to run a command"),
+        "{visible}"
+    );
+    assert!(visible.contains("$ echo line1\n"), "{visible}");
+    assert!(visible.contains("echo line200\n"), "{visible}");
+    assert!(visible.contains("200 lines · "), "{visible}");
+    let hidden = visible
+        .lines()
+        .find_map(|line| {
+            line.trim()
+                .strip_prefix("… ")?
+                .split(' ')
+                .next()?
+                .parse::<usize>()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("no count of hidden lines:\n{visible}"));
+    let shown = visible.lines().filter(|l| l.contains("echo line")).count();
+    assert_eq!(shown + hidden, 200, "{visible}");
+    tmux.keys(&["0"]);
+    tmux.wait_for("EXIT=0");
+}
