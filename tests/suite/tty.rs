@@ -611,3 +611,22 @@ fn a_command_taller_than_the_screen_says_how_many_lines_are_hidden() {
     tmux.keys(&["0"]);
     tmux.wait_for("EXIT=0");
 }
+
+#[test]
+fn the_live_pane_strips_colour_and_shows_other_escapes() {
+    let sandbox = Sandbox::new();
+    let command = r"printf '\033[31mRED\033[0m \033]0;PANE-TITLE\007 OUT\n'; sleep 2";
+    let server = FakeModel::openai_turns([turn_tool_call(command, "print"), turn_text("printed")]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "--mode allow-all 'print'");
+    let live = tmux.wait_for("RED ");
+    assert!(
+        live.contains("│RED \\u{1b}]0;PANE-TITLE\\u{7} OUT"),
+        "not shown as expected in the pane:\n{live}"
+    );
+    tmux.wait_for("EXIT=0");
+    let title = tmux.tmux_output(&["display-message", "-p", "#{pane_title}"]);
+    assert!(
+        !title.contains("PANE-TITLE"),
+        "the command set the title: {title}"
+    );
+}
