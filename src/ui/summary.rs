@@ -104,12 +104,9 @@ mod tests {
         ExecResult {
             exit_code: exit,
             stdout: stdout.into(),
-            stderr: String::new(),
             duration_ms: 12,
-            timed_out: false,
-            truncated: false,
-            signal: None,
             error: None,
+            ..ExecResult::failed(ToolError::new(ErrorCode::Io, "unused"))
         }
     }
 
