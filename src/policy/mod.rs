@@ -56,6 +56,7 @@
 //!   built-ins are left out (a cloned repository could otherwise plant one).
 
 mod builtin;
+mod options;
 mod parse;
 mod programs;
 mod rules;
@@ -262,7 +263,9 @@ fn decide_unix(rules: &Rules, command: &str) -> Decision {
         scan.unchecked("could not be parsed as a shell command");
     }
     scan.posix(&script, 0);
-    if scan.has_unchecked() || command.contains(['$', '`']) {
+    // The parser's structure is exact only for one plain simple command (checked against a
+    // second reading below); anywhere else a deny rule's words in the raw text at least ask.
+    if scan.has_unchecked() || command.contains(['$', '`']) || split::split(command).is_none() {
         scan.crude(command);
     }
     let findings = scan.findings();
@@ -410,13 +413,28 @@ fn simple_command(rules: &Rules, os: OsFamily, words: &[Word], destructive: bool
         let reason = "contains an expansion";
         return Decision::new(Verdict::Ask, reason, Source::Parser, destructive);
     }
-    if let Some(rule) = rules.allow.iter().find(|r| r.matches(words)) {
+    // The longest matching rule decides: it covers the most words, options included.
+    if let Some(rule) = rules
+        .allow
+        .iter()
+        .filter(|r| r.matches(words))
+        .max_by_key(|r| r.len())
+    {
         if let Some(glob) = words.iter().find(|w| w.kind == WordKind::Pattern) {
             let reason = format!(
                 "contains a glob (`{}`); allow rule \"{}\" covers only fixed words",
                 glob.text, rule.prefix
             );
             return Decision::new(Verdict::Ask, reason, Source::Parser, destructive);
+        }
+        if let Some(option) = options::uncovered(os, words, rule.len()) {
+            let reason = format!(
+                "`{}` {}; allow rule \"{}\" covers the program, not this option (a rule that \
+                 contains the option allows it)",
+                option.word, option.effect, rule.prefix
+            );
+            return Decision::new(Verdict::Ask, reason, Source::Builtin, destructive)
+                .with_rule(&option.entry);
         }
         let reason = format!("matches allow rule \"{}\"", rule.prefix);
         return Decision::new(Verdict::Allow, reason, rule.source, destructive)

@@ -62,6 +62,11 @@ impl AllowRule {
         })
     }
 
+    /// How many argv words the rule covers.
+    pub(super) fn len(&self) -> usize {
+        self.words.len()
+    }
+
     /// Whether argv starts with the rule's words, each known and equal as written.
     pub(super) fn matches(&self, argv: &[Word]) -> bool {
         self.words.len() <= argv.len()

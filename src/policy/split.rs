@@ -27,7 +27,13 @@ pub(super) fn split(text: &str) -> Option<Vec<Word>> {
                 }
             }
             // A `#` starts a comment only where a word would start (POSIX 2.3 rule 9).
-            '#' if current.is_none() => break,
+            // The comment ends at a newline, after which the shell reads more commands.
+            '#' if current.is_none() => {
+                if chars.any(|c| c == '\n') {
+                    return None;
+                }
+                break;
+            }
             '\\' => {
                 let next = chars.next()?;
                 if next == '\n' || (next.is_control() && next != '\t') {
@@ -171,4 +177,73 @@ fn is_name(text: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn texts(text: &str) -> Option<Vec<(String, WordKind)>> {
+        split(text).map(|words| words.into_iter().map(|w| (w.text, w.kind)).collect())
+    }
+
+    #[test]
+    fn words_as_sh_splits_them() {
+        use WordKind::{Literal as L, Pattern as P};
+        let cases: &[(&str, &[(&str, WordKind)])] = &[
+            ("ls -la", &[("ls", L), ("-la", L)]),
+            ("ls\t 'a b' \"c d\"", &[("ls", L), ("a b", L), ("c d", L)]),
+            ("a x\\ #y", &[("a", L), ("x #y", L)]),
+            ("date +%s\\\t#x", &[("date", L), ("+%s\t#x", L)]),
+            ("ls ] ]#x", &[("ls", L), ("]", L), ("]#x", L)]),
+            ("ls ''#x", &[("ls", L), ("#x", L)]),
+            ("ls # comment", &[("ls", L)]),
+            ("ls \\\\ #x", &[("ls", L), ("\\", L)]),
+            ("echo \"a\\\"b\\\\c\\d\"", &[("echo", L), ("a\"b\\c\\d", L)]),
+            ("echo 'a\\'", &[("echo", L), ("a\\", L)]),
+            ("ls *.rs '*'", &[("ls", L), ("*.rs", P), ("*", L)]),
+            ("ls {a,b} {", &[("ls", L), ("{a,b}", P), ("{", L)]),
+            ("ls ~ ~/x", &[("ls", L), ("~", L), ("~/x", L)]),
+            ("ls \u{a0}x", &[("ls", L), ("\u{a0}x", L)]),
+            ("\\if x", &[("if", L), ("x", L)]),
+            ("a\\=b", &[("a=b", L)]),
+        ];
+        for (input, want) in cases {
+            let want: Vec<(String, WordKind)> =
+                want.iter().map(|(t, k)| ((*t).to_owned(), *k)).collect();
+            assert_eq!(texts(input), Some(want), "input: {input:?}");
+        }
+    }
+
+    #[test]
+    fn what_it_does_not_model_is_none() {
+        for input in [
+            "ls $x",
+            "ls `x`",
+            "ls; x",
+            "ls | x",
+            "ls & x",
+            "ls > x",
+            "ls\nx",
+            "ls # a\nx",
+            "ls (x)",
+            "ls 'x",
+            "ls \"x",
+            "ls x\\",
+            "ls \\\nx",
+            "ls \r",
+            "x=1 ls",
+            "if x",
+            "! x",
+            "{ x",
+            "ls ~root",
+            "ls a=~",
+            "ls x:~",
+            "echo \"$x\"",
+            "echo \"\\$\"",
+        ] {
+            assert_eq!(texts(input), None, "input: {input:?}");
+        }
+    }
 }

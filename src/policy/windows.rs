@@ -52,10 +52,7 @@ pub(super) fn decide(rules: &Rules, command: &str) -> Decision {
     }
     // `dir \\host\share` opens a network connection (and can leak credentials or data in
     // the host name): not read-only.
-    if command
-        .split([' ', '\t'])
-        .any(|w| w.starts_with("\\\\") || w.starts_with("//"))
-    {
+    if names_network_path(command) {
         let reason = "names a network path (`\\\\host\\…`)".to_owned();
         return Decision::new(Verdict::Ask, reason, Source::Parser, findings.destructive);
     }
@@ -65,6 +62,15 @@ pub(super) fn decide(rules: &Rules, command: &str) -> Decision {
         &plain_words(command),
         findings.destructive,
     )
+}
+
+/// Whether a line may name a network path anywhere. Win32 reads `/` as `\`, so `\\`, `//`,
+/// `\/` and `/\` all start a UNC path, and `\??\` (`\??\UNC\host\share`) is an NT path; cmd's
+/// built-ins also split arguments at `,` `;` `=` (`dir /s,\\host\share`). Any two slashes in a
+/// row, anywhere, count.
+fn names_network_path(command: &str) -> bool {
+    let slashes = command.replace('/', "\\");
+    slashes.contains("\\\\") || slashes.contains("\\??\\")
 }
 
 /// The commands of one cmd.exe line for the deny search, from both splits.

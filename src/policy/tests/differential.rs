@@ -258,6 +258,7 @@ const FOUND: &[&str] = &[
     "a \\\n#x",
     "a x\\\n#y; zap",
     "x=1\\\t\\' zap",
+    "[ \t # \nzap ]",
 ];
 
 #[test]

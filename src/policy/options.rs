@@ -1,0 +1,284 @@
+//! Options an allow rule does not cover (`assets/allow-options.txt`): after a user's allow
+//! rule matches, the words after the rule are checked against per-program tables of options
+//! that write files, run code chosen on the command line, change the tool's configuration or
+//! read outside the workspace. Owns the table and its matching; the decision is `mod.rs`'s.
+
+use std::sync::OnceLock;
+
+use super::OsFamily;
+use super::word::{Word, program_key};
+
+const TABLE: &str = include_str!("../../assets/allow-options.txt");
+
+/// How an option is written on the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Form {
+    /// `--name`, `--name=…`, or any abbreviation `--na`.
+    Long(String),
+    /// A short option letter, anywhere in a single-dash cluster (`-px`, `-xVALUE`).
+    Short(char),
+    /// `-name` exactly (also `--name`, `-name=…`, `--name=…`).
+    SingleDash(String),
+    /// Any `NAME=value` argument (make variables).
+    Assignment,
+}
+
+/// One table row.
+#[derive(Debug, Clone)]
+struct Row {
+    /// Program names; a trailing `*` matches any name starting with the rest.
+    programs: Vec<String>,
+    /// A word that must be in the command for the row to apply (`git:format-patch`).
+    subcommand: Option<String>,
+    /// The option as written in the table (for the reason).
+    option: String,
+    form: Form,
+    /// What the option does.
+    effect: String,
+}
+
+/// An option an allow rule does not cover, found in a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Uncovered {
+    /// The word as written in the command (`--output=x`).
+    pub(super) word: String,
+    /// The option from the table (`--output`).
+    pub(super) option: String,
+    /// What it does ("writes a file").
+    pub(super) effect: String,
+    /// The table entry, as `program option` (`git --output`).
+    pub(super) entry: String,
+}
+
+/// The first word after the first `covered` words of `words` that uses an option from the
+/// table of any program named in the command.
+pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<Uncovered> {
+    let keys: Vec<String> = words
+        .iter()
+        .filter_map(Word::known)
+        .map(|w| program_key(w, os))
+        .collect();
+    let table = table();
+    let rows: Vec<&Row> = table
+        .iter()
+        .filter(|row| {
+            row.subcommand
+                .as_ref()
+                .is_none_or(|sub| keys.iter().any(|k| k == sub))
+                && keys.iter().any(|k| row.names(k))
+        })
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    words.iter().skip(covered).find_map(|word| {
+        let text = word.known()?;
+        let row = rows.iter().find(|row| row.form.matches(text))?;
+        let program = keys
+            .iter()
+            .find(|k| row.names(k))
+            .map_or("", String::as_str);
+        Some(Uncovered {
+            word: text.to_owned(),
+            option: row.option.clone(),
+            effect: row.effect.clone(),
+            entry: format!("{program} {}", row.option),
+        })
+    })
+}
+
+impl Row {
+    fn names(&self, key: &str) -> bool {
+        self.programs.iter().any(|p| match p.strip_suffix('*') {
+            Some(stem) => key.starts_with(stem),
+            None => p == key,
+        })
+    }
+}
+
+impl Form {
+    fn matches(&self, word: &str) -> bool {
+        match self {
+            Form::Long(name) => word.strip_prefix("--").is_some_and(|body| {
+                let body = body.split_once('=').map_or(body, |(b, _)| b);
+                !body.is_empty() && name.starts_with(body)
+            }),
+            Form::Short(letter) => {
+                !word.starts_with("--")
+                    && word.strip_prefix('-').is_some_and(|cluster| {
+                        let cluster = cluster.split_once('=').map_or(cluster, |(c, _)| c);
+                        cluster.contains(*letter)
+                    })
+            }
+            Form::SingleDash(name) => {
+                let body = word
+                    .strip_prefix("--")
+                    .or_else(|| word.strip_prefix('-'))
+                    .unwrap_or("");
+                let body = body.split_once('=').map_or(body, |(b, _)| b);
+                body == name
+            }
+            Form::Assignment => word.split_once('=').is_some_and(|(name, _)| {
+                let name = name.trim_end_matches(['+', ':', '?', '!']);
+                !name.is_empty()
+                    && !name.starts_with('-')
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+            }),
+        }
+    }
+}
+
+/// The parsed table. A table that does not parse (a bug, caught by the tests) reads as one
+/// row matching every option of every program: every allow rule then asks for options.
+fn table() -> &'static [Row] {
+    static TABLE_ROWS: OnceLock<Vec<Row>> = OnceLock::new();
+    TABLE_ROWS.get_or_init(|| {
+        parse_table(TABLE).unwrap_or_else(|_| {
+            vec![Row {
+                programs: vec!["*".to_owned()],
+                subcommand: None,
+                option: "-".to_owned(),
+                form: Form::Long(String::new()),
+                effect: "cannot be checked (the option table is broken; this is a bug)".to_owned(),
+            }]
+        })
+    })
+}
+
+fn parse_table(text: &str) -> Result<Vec<Row>, String> {
+    let mut single_dash: Vec<String> = Vec::new();
+    let mut rows = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut fields = line.split_whitespace();
+        let (Some(programs), Some(option)) = (fields.next(), fields.next()) else {
+            return Err(format!(
+                "line {}: expected PROGRAMS OPTION EFFECT",
+                number + 1
+            ));
+        };
+        if programs == "single-dash" {
+            single_dash.extend(line.split_whitespace().skip(1).map(str::to_owned));
+            continue;
+        }
+        let effect = fields.collect::<Vec<_>>().join(" ");
+        if effect.is_empty() {
+            return Err(format!(
+                "line {}: `{option}` has no effect text",
+                number + 1
+            ));
+        }
+        let (programs, subcommand) = match programs.split_once(':') {
+            Some((p, sub)) => (p, Some(sub.to_owned())),
+            None => (programs, None),
+        };
+        let programs: Vec<String> = programs.split(',').map(str::to_owned).collect();
+        let dashless = programs.iter().all(|p| single_dash.contains(p));
+        let form = if option == "VAR=" {
+            Form::Assignment
+        } else if let Some(long) = option.strip_prefix("--") {
+            Form::Long(long.to_owned())
+        } else if let Some(short) = option.strip_prefix('-') {
+            let mut letters = short.chars();
+            match (letters.next(), letters.next()) {
+                (Some(letter), None) if !dashless => Form::Short(letter),
+                (Some(_), _) => Form::SingleDash(short.to_owned()),
+                (None, _) => return Err(format!("line {}: empty option", number + 1)),
+            }
+        } else {
+            return Err(format!("line {}: `{option}` is not an option", number + 1));
+        };
+        rows.push(Row {
+            programs,
+            subcommand,
+            option: option.to_owned(),
+            form,
+            effect,
+        });
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn words(command: &str) -> Vec<Word> {
+        command.split_whitespace().map(Word::literal).collect()
+    }
+
+    #[test]
+    fn the_table_parses() {
+        let rows = parse_table(TABLE).expect("assets/allow-options.txt parses");
+        assert!(rows.len() > 80, "{} rows", rows.len());
+        let go_o = rows
+            .iter()
+            .find(|r| r.programs == ["go"] && r.option == "-o")
+            .expect("go -o");
+        assert_eq!(go_o.form, Form::SingleDash("o".to_owned()));
+    }
+
+    #[test]
+    fn options_after_the_rule_are_found() {
+        let cases: &[(&str, usize, Option<&str>)] = &[
+            ("git log --output=/tmp/x", 2, Some("git --output")),
+            ("git log --out=/tmp/x", 2, Some("git --output")),
+            ("git log --oneline", 2, None),
+            ("git log -p --ext-diff", 2, Some("git --ext-diff")),
+            ("git diff --no-index a b", 2, Some("git --no-index")),
+            ("git format-patch -o out HEAD~1", 2, Some("git -o")),
+            ("git ls-files -o", 2, None),
+            ("git log --output=x", 3, None),
+            (
+                "cargo test --config target.x.runner=['sh']",
+                2,
+                Some("cargo --config"),
+            ),
+            (
+                "cargo check --config=build.rustflags=x",
+                2,
+                Some("cargo --config"),
+            ),
+            ("cargo test -- --nocapture", 2, None),
+            ("make SHELL=/bin/sh .SHELLFLAGS=-c", 1, Some("make VAR=")),
+            ("make test", 1, None),
+            ("make -j4 test", 1, None),
+            ("make -f evil.mk", 1, Some("make -f")),
+            (
+                "npm test --node-options=--require=x",
+                2,
+                Some("npm --node-options"),
+            ),
+            ("npx jest --node-options=x", 2, Some("npx --node-options")),
+            (
+                "python -m pytest --basetemp=/home",
+                3,
+                Some("python --basetemp"),
+            ),
+            ("python3.12 -m pytest -m slow", 3, None),
+            ("python -c print(1)", 1, Some("python -c")),
+            ("go test -exec evil ./...", 2, Some("go -exec")),
+            ("go test -count=1 -json -timeout=5s", 2, None),
+            ("go build -o /tmp/x", 2, Some("go -o")),
+            ("node -e x", 1, Some("node -e")),
+            ("docker run -it -v /:/host alpine", 2, Some("docker -v")),
+            (
+                "docker run --privileged alpine",
+                2,
+                Some("docker --privileged"),
+            ),
+            ("docker run --rm alpine", 2, None),
+            ("ls --output", 1, None),
+        ];
+        for (command, covered, want) in cases {
+            let got = uncovered(OsFamily::Unix, &words(command), *covered).map(|u| u.entry);
+            assert_eq!(got.as_deref(), *want, "{command:?} after {covered} words");
+        }
+    }
+}
