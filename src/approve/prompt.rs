@@ -295,7 +295,7 @@ impl Question {
         let rule = format!(
             "  always allow \"{}\": adds it to [permissions.commands] allow in {}\n",
             one_line(prefix),
-            sanitize::escape(&self.rule_file.display().to_string())
+            one_line(&self.rule_file.display().to_string())
         );
         show(&rule);
         let until = Instant::now() + CONFIRM_PAUSE;
@@ -406,9 +406,9 @@ fn short(text: &str, lines: usize) -> String {
     joined
 }
 
-/// A prefix or a path on one line, escaped.
+/// A prefix or a path on one line, escaped, never shortened: it is what is saved.
 fn one_line(text: &str) -> String {
-    crate::ui::summary::one_line(text)
+    sanitize::escape_command(text).replace('\n', "⏎")
 }
 
 /// A note line on stderr (model text in it is escaped).
