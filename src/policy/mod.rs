@@ -56,6 +56,8 @@
 //!   built-ins are left out (a cloned repository could otherwise plant one).
 
 mod builtin;
+mod cmd;
+mod decide;
 mod options;
 mod parse;
 mod programs;
@@ -63,15 +65,12 @@ mod rules;
 mod scan;
 mod split;
 mod suggest;
-mod windows;
 mod word;
 
 pub use rules::{Rule, Rules};
 pub use suggest::{is_valid_allow_prefix, suggest_prefix};
 
-use parse::Shape;
-use scan::{Findings, Scan};
-use word::{Word, WordKind};
+use decide::decide_as_written;
 
 /// The OS family whose shell runs the command: POSIX `sh` or cmd.exe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -190,10 +189,6 @@ impl Decision {
     }
 }
 
-/// Longest command checked, in bytes (64 KiB): parse time grows with length, and nobody
-/// reviews a longer command. Longer ones ask (deny without a terminal).
-const MAX_COMMAND_BYTES: usize = 64 * 1024;
-
 /// Decides one command for an OS family under the given rules. Pure: no I/O; microseconds.
 #[must_use]
 pub fn decide(rules: &Rules, os: OsFamily, command: &str) -> Decision {
@@ -228,225 +223,6 @@ fn mentions_protected(os: OsFamily, command: &str) -> bool {
             let key = word::program_key(token, os);
             programs::is_protected(&key) || RENAMING_WORDS.contains(&key.as_str())
         })
-}
-
-fn decide_as_written(rules: &Rules, os: OsFamily, command: &str) -> Decision {
-    if command.trim().is_empty() {
-        return Decision::new(Verdict::Ask, "empty command", Source::Parser, false);
-    }
-    if command.contains('\0') {
-        return unreadable(rules, os, command, "contains a NUL byte".to_owned());
-    }
-    if command.len() > MAX_COMMAND_BYTES {
-        let reason = format!("is longer than {MAX_COMMAND_BYTES} bytes, too long to check");
-        return unreadable(rules, os, command, reason);
-    }
-    match os {
-        OsFamily::Unix => decide_unix(rules, command),
-        OsFamily::Windows => windows::decide(rules, command),
-    }
-}
-
-/// A command whose structure is not read: best-effort search of the raw text, then ask.
-fn unreadable(rules: &Rules, os: OsFamily, command: &str, reason: String) -> Decision {
-    let mut scan = Scan::new(rules, os);
-    scan.crude(command);
-    let findings = scan.findings();
-    checked(rules, &findings, Some(reason))
-        .unwrap_or_else(|| Decision::new(Verdict::Ask, "cannot be checked", Source::Parser, true))
-}
-
-fn decide_unix(rules: &Rules, command: &str) -> Decision {
-    let script = parse::parse(command);
-    let mut scan = Scan::new(rules, OsFamily::Unix);
-    if script.has_error {
-        scan.unchecked("could not be parsed as a shell command");
-    }
-    scan.posix(&script, 0);
-    // The parser's structure is exact only for one plain simple command (checked against a
-    // second reading below); anywhere else a deny rule's words in the raw text at least ask.
-    if scan.has_unchecked() || command.contains(['$', '`']) || split::split(command).is_none() {
-        scan.crude(command);
-    }
-    let findings = scan.findings();
-    if let Some(decision) = checked(rules, &findings, None) {
-        return decision;
-    }
-    let destructive = findings.destructive;
-    let ask = |reason: String| Decision::new(Verdict::Ask, reason, Source::Parser, destructive);
-    if let Some(reason) = posix_metacharacter(command).or_else(|| control_character(command)) {
-        return ask(reason);
-    }
-    let simple = match script.shape {
-        Shape::Simple => script.commands.first(),
-        Shape::Empty => return ask("contains only a comment".to_owned()),
-        Shape::Other(what) => return ask(format!("is not a single simple command ({what})")),
-    };
-    let Some(simple) = simple else {
-        return ask("has no program".to_owned());
-    };
-    if let Some(assignment) = simple.assignments.first() {
-        return ask(format!("sets a variable for the program (`{assignment}`)"));
-    }
-    if simple.redirected {
-        return ask("contains a redirection".to_owned());
-    }
-    if let Some(odd) = simple.odd {
-        return ask(format!("contains {odd}"));
-    }
-    let decision = simple_command(rules, OsFamily::Unix, &simple.words, destructive);
-    // Allow only words that a second, independent reading of the shell's rules agrees on: the
-    // parser has quirks (`\⇥` as a blank, a comment at a glued `#`) that would otherwise let
-    // the shell run other words than the ones decided.
-    if decision.decision == Verdict::Allow
-        && split::split(command).as_deref() != Some(simple.words.as_slice())
-    {
-        return ask("may be split into words differently by the shell".to_owned());
-    }
-    decision
-}
-
-/// Deny, or ask for what could not be checked, from the search's findings.
-fn checked(rules: &Rules, findings: &Findings, problem: Option<String>) -> Option<Decision> {
-    let destructive = findings.destructive || problem.is_some();
-    if let Some(rule) = findings.deny.and_then(|i| rules.deny.get(i)) {
-        let reason = format!("matches deny rule \"{}\"", rule.prefix);
-        return Some(
-            Decision::new(Verdict::Deny, reason, rule.source, destructive).with_rule(&rule.prefix),
-        );
-    }
-    let problem = problem.or_else(|| findings.unchecked.clone());
-    let maybe = findings.maybe_deny.and_then(|i| rules.deny.get(i));
-    match (problem, maybe) {
-        (Some(problem), Some(rule)) => {
-            let reason = format!("{problem}; it may match deny rule \"{}\"", rule.prefix);
-            Some(Decision::new(Verdict::Ask, reason, rule.source, true).with_rule(&rule.prefix))
-        }
-        (Some(problem), None) => Some(Decision::new(Verdict::Ask, problem, Source::Parser, true)),
-        (None, Some(rule)) => {
-            let reason = format!(
-                "may match deny rule \"{}\" (a word that is not fixed could complete it)",
-                rule.prefix
-            );
-            Some(Decision::new(Verdict::Ask, reason, rule.source, true).with_rule(&rule.prefix))
-        }
-        (None, None) if findings.unknown_program && !rules.deny.is_empty() => Some(Decision::new(
-            Verdict::Ask,
-            "a word that is not fixed may be a program matching a deny rule",
-            Source::Parser,
-            true,
-        )),
-        (None, None) => None,
-    }
-}
-
-/// DESIGN.md rule 3: these characters ask wherever they are, even inside quotes.
-fn posix_metacharacter(text: &str) -> Option<String> {
-    let (at, c) = text
-        .char_indices()
-        .find(|(_, c)| matches!(c, ';' | '|' | '>' | '<' | '`' | '$' | '&' | '\n'))?;
-    let next = text.get(at + 1..).and_then(|rest| rest.chars().next());
-    let reason = match (c, next) {
-        ('&', Some('&')) => "contains a command separator ('&&')",
-        ('|', Some('|')) => "contains a command separator ('||')",
-        (';', _) => "contains a command separator (';')",
-        ('|', _) => "contains a pipe ('|')",
-        ('>', _) => "contains a redirection ('>')",
-        ('<', _) => "contains a redirection ('<')",
-        ('`', _) => "contains a command substitution ('`')",
-        ('$', _) => "contains a substitution or variable ('$')",
-        ('&', _) => "contains a background operator ('&')",
-        _ => "contains a newline",
-    };
-    Some(reason.to_owned())
-}
-
-/// Control characters other than tab (a carriage return, an escape …) ask: shells and
-/// terminals treat them in ways this module does not model.
-fn control_character(text: &str) -> Option<String> {
-    let c = text
-        .chars()
-        .find(|&c| c.is_control() && c != '\t' && c != '\n')?;
-    Some(format!(
-        "contains a control character (U+{:04X})",
-        u32::from(c)
-    ))
-}
-
-/// The words of a command that is one simple command without operators, assignments or
-/// redirections, for [`suggest_prefix`].
-fn single_words(os: OsFamily, command: &str) -> Option<Vec<Word>> {
-    if command.trim().is_empty()
-        || command.len() > MAX_COMMAND_BYTES
-        || command.contains('\0')
-        || posix_metacharacter(command).is_some()
-        || control_character(command).is_some()
-    {
-        return None;
-    }
-    let words = match os {
-        OsFamily::Unix => {
-            let script = parse::parse(command);
-            if script.has_error || script.shape != Shape::Simple {
-                return None;
-            }
-            let first = script.commands.into_iter().next()?;
-            let plain = first.assignments.is_empty() && !first.redirected && first.odd.is_none();
-            plain.then_some(first.words)?
-        }
-        OsFamily::Windows => {
-            if windows::CMD_METACHARACTERS
-                .iter()
-                .any(|(c, _)| command.contains(*c))
-            {
-                return None;
-            }
-            windows::plain_words(command)
-        }
-    };
-    (!words.is_empty() && words.iter().all(|w| w.kind != WordKind::Expansion)).then_some(words)
-}
-
-/// One simple command that passed every shape check: user allow rules, then the list.
-fn simple_command(rules: &Rules, os: OsFamily, words: &[Word], destructive: bool) -> Decision {
-    if words.iter().any(|w| w.kind == WordKind::Expansion) {
-        let reason = "contains an expansion";
-        return Decision::new(Verdict::Ask, reason, Source::Parser, destructive);
-    }
-    // The longest matching rule decides: it covers the most words, options included.
-    if let Some(rule) = rules
-        .allow
-        .iter()
-        .filter(|r| r.matches(words))
-        .max_by_key(|r| r.len())
-    {
-        if let Some(glob) = words.iter().find(|w| w.kind == WordKind::Pattern) {
-            let reason = format!(
-                "contains a glob (`{}`); allow rule \"{}\" covers only fixed words",
-                glob.text, rule.prefix
-            );
-            return Decision::new(Verdict::Ask, reason, Source::Parser, destructive);
-        }
-        if let Some(option) = options::uncovered(os, words, rule.len()) {
-            let reason = format!(
-                "`{}` {}; allow rule \"{}\" covers the program, not this option (a rule that \
-                 contains the option allows it)",
-                option.word, option.effect, rule.prefix
-            );
-            return Decision::new(Verdict::Ask, reason, Source::Builtin, destructive)
-                .with_rule(&option.entry);
-        }
-        let reason = format!("matches allow rule \"{}\"", rule.prefix);
-        return Decision::new(Verdict::Allow, reason, rule.source, destructive)
-            .with_rule(&rule.prefix);
-    }
-    match builtin::check(os, words) {
-        Ok(entry) => {
-            let reason = format!("`{entry}` is on the built-in read-only list");
-            Decision::new(Verdict::Allow, reason, Source::Builtin, destructive).with_rule(&entry)
-        }
-        Err(reason) => Decision::new(Verdict::Ask, reason, Source::Builtin, destructive),
-    }
 }
 
 /// Applies the permission mode to a decision from [`decide`]. Ask mode: unchanged. Deny

@@ -9,7 +9,7 @@ use super::parse::{self, Command, Script};
 use super::programs::{FEED_ARGUMENTS, JOINERS, SHELLS, is_protected, is_wrapper};
 use super::rules::{Match, Rules};
 use super::word::{Word, WordKind, is_plain, program_key};
-use super::{OsFamily, windows};
+use super::{OsFamily, cmd};
 
 /// Deepest nesting of command strings (`sh -c "sh -c '…'"`) searched; deeper is unchecked
 /// (ask). Real commands nest two or three levels.
@@ -100,7 +100,7 @@ impl<'r> Scan<'r> {
 
     /// Searches a cmd.exe command line.
     pub(super) fn cmd_line(&mut self, text: &str, depth: usize) {
-        for argv in windows::segments(text) {
+        for argv in cmd::segments(text) {
             if self.done() {
                 return;
             }

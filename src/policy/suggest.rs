@@ -9,9 +9,10 @@
 //! given command (`npm exec`, `uv run`, `docker exec` …) are never offered. This is best
 //! effort: a person still sees the prefix before accepting it.
 
+use super::OsFamily;
+use super::decide::single_words;
 use super::programs::{is_protected, runs_other_programs};
 use super::word::{Word, WordKind, program_key};
-use super::{OsFamily, single_words};
 
 /// Tools whose first argument is a subcommand, each with the subcommands that run a command
 /// given on the line (never offered) and those whose next word names a project script

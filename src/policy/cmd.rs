@@ -8,16 +8,11 @@
 //! `powershell -c "ri x; rm y"` show their inner commands even without a parser for them).
 //! Redirections and their targets are dropped (`>nul del x` runs `del`).
 
-use super::scan::Scan;
 use super::word::{Word, WordKind};
-use super::{
-    Decision, OsFamily, Rules, Source, Verdict, checked, control_character, posix_metacharacter,
-    simple_command,
-};
 
 /// cmd.exe characters that make a line more than one plain command, with how a person would
 /// call them. Checked in addition to the POSIX set of DESIGN.md rule 3.
-pub(super) const CMD_METACHARACTERS: &[(char, &str)] = &[
+pub(super) const METACHARACTERS: &[(char, &str)] = &[
     ('^', "an escape ('^')"),
     ('%', "a variable ('%')"),
     ('!', "a delayed variable ('!')"),
@@ -25,53 +20,6 @@ pub(super) const CMD_METACHARACTERS: &[(char, &str)] = &[
     (')', "a parenthesis (')')"),
     ('"', "a quote ('\"')"),
 ];
-
-/// Decides one cmd.exe command line: the deny search over every part, then the allow side
-/// for a line without any metacharacter.
-pub(super) fn decide(rules: &Rules, command: &str) -> Decision {
-    let mut scan = Scan::new(rules, OsFamily::Windows);
-    scan.cmd_line(command, 0);
-    if scan.has_unchecked() || command.contains(['%', '!', '$', '`']) {
-        scan.crude(command);
-    }
-    let findings = scan.findings();
-    if let Some(decision) = checked(rules, &findings, None) {
-        return decision;
-    }
-    let cmd_metacharacter = || {
-        let (_, what) = CMD_METACHARACTERS
-            .iter()
-            .find(|(c, _)| command.contains(*c))?;
-        Some(format!("contains {what}"))
-    };
-    let reason = posix_metacharacter(command)
-        .or_else(cmd_metacharacter)
-        .or_else(|| control_character(command));
-    if let Some(reason) = reason {
-        return Decision::new(Verdict::Ask, reason, Source::Parser, findings.destructive);
-    }
-    // `dir \\host\share` opens a network connection (and can leak credentials or data in
-    // the host name): not read-only.
-    if names_network_path(command) {
-        let reason = "names a network path (`\\\\host\\…`)".to_owned();
-        return Decision::new(Verdict::Ask, reason, Source::Parser, findings.destructive);
-    }
-    simple_command(
-        rules,
-        OsFamily::Windows,
-        &plain_words(command),
-        findings.destructive,
-    )
-}
-
-/// Whether a line may name a network path anywhere. Win32 reads `/` as `\`, so `\\`, `//`,
-/// `\/` and `/\` all start a UNC path, and `\??\` (`\??\UNC\host\share`) is an NT path; cmd's
-/// built-ins also split arguments at `,` `;` `=` (`dir /s,\\host\share`). Any two slashes in a
-/// row, anywhere, count.
-fn names_network_path(command: &str) -> bool {
-    let slashes = command.replace('/', "\\");
-    slashes.contains("\\\\") || slashes.contains("\\??\\")
-}
 
 /// The commands of one cmd.exe line for the deny search, from both splits.
 pub(super) fn segments(text: &str) -> Vec<Vec<Word>> {
