@@ -448,7 +448,7 @@ _agent() {
             return 0
             ;;
         agent__subcmd__exec)
-            opts="-C -q -v -h -V --timeout --max-output-chars --config --profile --cwd --json --quiet --verbose --color --help --version"
+            opts="-C -q -v -h -V --timeout --max-output-chars --sandbox --network --sandbox-required --config --profile --cwd --json --quiet --verbose --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -460,6 +460,10 @@ _agent() {
                     ;;
                 --max-output-chars)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sandbox)
+                    COMPREPLY=($(compgen -W "workspace-write read-only off" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -878,7 +882,7 @@ _agent() {
             return 0
             ;;
         agent__subcmd__run)
-            opts="-C -q -v -h -V --provider --model --base-url --allow --deny --mode --no-prompt --max-turns --timeout --plain --config --profile --cwd --json --quiet --verbose --color --help --version"
+            opts="-C -q -v -h -V --provider --model --base-url --allow --deny --mode --no-prompt --max-turns --timeout --plain --sandbox --network --sandbox-required --config --profile --cwd --json --quiet --verbose --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -914,6 +918,10 @@ _agent() {
                     ;;
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sandbox)
+                    COMPREPLY=($(compgen -W "workspace-write read-only off" -- "${cur}"))
                     return 0
                     ;;
                 --config)

@@ -57,6 +57,9 @@ off\t'Offer the model no shell tool at all'
 allow-all\t'Allow them, except destructive programs, which still ask'"
 complete -c agent -n "__fish_agent_using_subcommand run" -l max-turns -d 'Stop after N model turns (default 50)' -r
 complete -c agent -n "__fish_agent_using_subcommand run" -l timeout -d 'Kill each command after SECS seconds (default 30; the model may ask for less)' -r
+complete -c agent -n "__fish_agent_using_subcommand run" -l sandbox -d 'What commands may write: workspace-write (default: the workspace, the temp dir and `writable` paths), read-only (nothing), off (no sandbox)' -r -f -a "workspace-write\t'Write only inside the workspace, the temp dir and the `writable` paths'
+read-only\t'Write nothing (but /dev/null and the like)'
+off\t'No sandbox: commands may do what you may'"
 complete -c agent -n "__fish_agent_using_subcommand run" -l config -d 'Read this settings file instead of the user settings file' -r -F
 complete -c agent -n "__fish_agent_using_subcommand run" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
 complete -c agent -n "__fish_agent_using_subcommand run" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
@@ -65,6 +68,8 @@ always\t'Always colour'
 never\t'Never colour'"
 complete -c agent -n "__fish_agent_using_subcommand run" -l no-prompt -d 'Never prompt: every command that would need approval is denied'
 complete -c agent -n "__fish_agent_using_subcommand run" -l plain -d 'Plain line output even on a terminal (no live pane)'
+complete -c agent -n "__fish_agent_using_subcommand run" -l network -d 'Let commands use the network inside the sandbox (off by default)'
+complete -c agent -n "__fish_agent_using_subcommand run" -l sandbox-required -d 'Refuse to run any command where the sandbox cannot apply'
 complete -c agent -n "__fish_agent_using_subcommand run" -l json -d 'Print machine-readable JSON'
 complete -c agent -n "__fish_agent_using_subcommand run" -s q -l quiet -d 'Print less (errors only)'
 complete -c agent -n "__fish_agent_using_subcommand run" -s v -l verbose -d 'Print more detail'
@@ -72,12 +77,17 @@ complete -c agent -n "__fish_agent_using_subcommand run" -s h -l help -d 'Print 
 complete -c agent -n "__fish_agent_using_subcommand run" -s V -l version -d 'Print version'
 complete -c agent -n "__fish_agent_using_subcommand exec" -l timeout -d 'Kill the command after SECS seconds (default 30; fractions allowed)' -r
 complete -c agent -n "__fish_agent_using_subcommand exec" -l max-output-chars -d 'Keep at most N characters of stdout + stderr (head and tail) in --json output' -r
+complete -c agent -n "__fish_agent_using_subcommand exec" -l sandbox -d 'What commands may write: workspace-write (default: the workspace, the temp dir and `writable` paths), read-only (nothing), off (no sandbox)' -r -f -a "workspace-write\t'Write only inside the workspace, the temp dir and the `writable` paths'
+read-only\t'Write nothing (but /dev/null and the like)'
+off\t'No sandbox: commands may do what you may'"
 complete -c agent -n "__fish_agent_using_subcommand exec" -l config -d 'Read this settings file instead of the user settings file' -r -F
 complete -c agent -n "__fish_agent_using_subcommand exec" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
 complete -c agent -n "__fish_agent_using_subcommand exec" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
 complete -c agent -n "__fish_agent_using_subcommand exec" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand exec" -l network -d 'Let commands use the network inside the sandbox (off by default)'
+complete -c agent -n "__fish_agent_using_subcommand exec" -l sandbox-required -d 'Refuse to run any command where the sandbox cannot apply'
 complete -c agent -n "__fish_agent_using_subcommand exec" -l json -d 'Print machine-readable JSON'
 complete -c agent -n "__fish_agent_using_subcommand exec" -s q -l quiet -d 'Print less (errors only)'
 complete -c agent -n "__fish_agent_using_subcommand exec" -s v -l verbose -d 'Print more detail'

@@ -56,6 +56,9 @@ off\:"Offer the model no shell tool at all"
 allow-all\:"Allow them, except destructive programs, which still ask"))' \
 '--max-turns=[Stop after N model turns (default 50)]:N:_default' \
 '--timeout=[Kill each command after SECS seconds (default 30; the model may ask for less)]:SECS:_default' \
+'--sandbox=[What commands may write\: workspace-write (default\: the workspace, the temp dir and \`writable\` paths), read-only (nothing), off (no sandbox)]:MODE:((workspace-write\:"Write only inside the workspace, the temp dir and the \`writable\` paths"
+read-only\:"Write nothing (but /dev/null and the like)"
+off\:"No sandbox\: commands may do what you may"))' \
 '--config=[Read this settings file instead of the user settings file]:FILE:_files' \
 '--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
 '-C+[Work in DIR instead of the current directory]:DIR:_files' \
@@ -65,6 +68,8 @@ always\:"Always colour"
 never\:"Never colour"))' \
 '--no-prompt[Never prompt\: every command that would need approval is denied]' \
 '--plain[Plain line output even on a terminal (no live pane)]' \
+'--network[Let commands use the network inside the sandbox (off by default)]' \
+'--sandbox-required[Refuse to run any command where the sandbox cannot apply]' \
 '--json[Print machine-readable JSON]' \
 '(-v --verbose)-q[Print less (errors only)]' \
 '(-v --verbose)--quiet[Print less (errors only)]' \
@@ -81,6 +86,9 @@ never\:"Never colour"))' \
 _arguments "${_arguments_options[@]}" : \
 '--timeout=[Kill the command after SECS seconds (default 30; fractions allowed)]:SECS:_default' \
 '--max-output-chars=[Keep at most N characters of stdout + stderr (head and tail) in --json output]:N:_default' \
+'--sandbox=[What commands may write\: workspace-write (default\: the workspace, the temp dir and \`writable\` paths), read-only (nothing), off (no sandbox)]:MODE:((workspace-write\:"Write only inside the workspace, the temp dir and the \`writable\` paths"
+read-only\:"Write nothing (but /dev/null and the like)"
+off\:"No sandbox\: commands may do what you may"))' \
 '--config=[Read this settings file instead of the user settings file]:FILE:_files' \
 '--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
 '-C+[Work in DIR instead of the current directory]:DIR:_files' \
@@ -88,6 +96,8 @@ _arguments "${_arguments_options[@]}" : \
 '--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--network[Let commands use the network inside the sandbox (off by default)]' \
+'--sandbox-required[Refuse to run any command where the sandbox cannot apply]' \
 '--json[Print machine-readable JSON]' \
 '(-v --verbose)-q[Print less (errors only)]' \
 '(-v --verbose)--quiet[Print less (errors only)]' \

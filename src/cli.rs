@@ -79,7 +79,7 @@ pub enum Command {
     /// The final answer goes to stdout; progress to stderr (or the live pane on a
     /// terminal). Every run is recorded under `agent history`.
     #[command(
-        after_help = "Examples:\n  agent run 'list the files here'\n  echo 'what OS is this' | agent run\n  agent run --provider ollama --model llama3.2 'show git status'\n  agent run --allow 'cargo test' --json 'run the tests' > events.ndjson\n\nExit status: 0 done (also when --max-turns stopped it), 1 provider/network/I/O failure,\n2 usage or settings error, 130 interrupted."
+        after_help = "Examples:\n  agent run 'list the files here'\n  echo 'what OS is this' | agent run\n  agent run --provider ollama --model llama3.2 'show git status'\n  agent run --allow 'cargo test' --json 'run the tests' > events.ndjson\n\nExit status: 0 done (also when --max-turns stopped it), 1 provider/network/I/O failure,\n2 usage or settings error, 130 interrupted (Ctrl+C); 129, 131, 143 stopped by SIGHUP,\nSIGQUIT, SIGTERM (the running command is ended first)."
     )]
     Run(RunArgs),
 
@@ -207,10 +207,40 @@ pub struct RunArgs {
     /// Plain line output even on a terminal (no live pane).
     #[arg(long)]
     pub plain: bool,
+    /// The command sandbox.
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
     /// The task; several words are joined with spaces. `-` or absent: read it from stdin
     /// (when stdin is not a terminal).
     #[arg(value_name = "PROMPT", num_args = 0..)]
     pub prompt: Vec<String>,
+}
+
+/// The sandbox flags of `run` and `exec`.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Sandbox")]
+pub struct SandboxArgs {
+    /// What commands may write: workspace-write (default: the workspace, the temp dir and
+    /// `writable` paths), read-only (nothing), off (no sandbox).
+    #[arg(long = "sandbox", value_enum, value_name = "MODE")]
+    pub sandbox_mode: Option<SandboxArg>,
+    /// Let commands use the network inside the sandbox (off by default).
+    #[arg(long)]
+    pub network: bool,
+    /// Refuse to run any command where the sandbox cannot apply.
+    #[arg(long)]
+    pub sandbox_required: bool,
+}
+
+/// A sandbox mode for `--sandbox`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SandboxArg {
+    /// Write only inside the workspace, the temp dir and the `writable` paths.
+    WorkspaceWrite,
+    /// Write nothing (but /dev/null and the like).
+    ReadOnly,
+    /// No sandbox: commands may do what you may.
+    Off,
 }
 
 /// A provider for `--provider`.
@@ -268,6 +298,9 @@ pub struct ExecArgs {
     /// Keep at most N characters of stdout + stderr (head and tail) in --json output.
     #[arg(long, value_name = "N")]
     pub max_output_chars: Option<usize>,
+    /// The command sandbox.
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
     /// The command line; several words are joined with spaces.
     #[arg(required = true, value_name = "COMMAND", num_args = 1.., trailing_var_arg = true)]
     pub command: Vec<String>,

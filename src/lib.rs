@@ -13,6 +13,7 @@ pub mod error;
 pub mod exec;
 pub mod model;
 pub mod policy;
+pub mod sandbox;
 pub mod settings;
 pub mod transcript;
 pub mod ui;
@@ -34,7 +35,13 @@ pub const VERSION: &str = match option_env!("AGENT_VERSION_LONG") {
 /// Parses `args`, runs the command and returns the process exit code. Errors
 /// are printed as one line `agent: <what happened>: <what to do>`.
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
-    let cli = match cli::Cli::try_parse_from(args) {
+    let mut args = args.into_iter().peekable();
+    let program = args.next();
+    // The sandbox helper re-executes this binary: it restricts itself and becomes the command.
+    if args.peek().is_some_and(|arg| arg == sandbox::HELPER_ARG) {
+        return sandbox::helper_main(args.skip(1));
+    }
+    let cli = match cli::Cli::try_parse_from(program.into_iter().chain(args)) {
         Ok(cli) => cli,
         Err(error) => {
             let status = if error.use_stderr() {

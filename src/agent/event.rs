@@ -53,6 +53,8 @@ pub enum Event {
         cwd: String,
         /// `agent` version.
         version: String,
+        /// The command sandbox: mode, whether it is active here, network, and why not.
+        sandbox: crate::sandbox::Status,
     },
     /// A piece of the model's text, as it streams.
     TextDelta {

@@ -46,6 +46,8 @@ pub struct Config {
     pub max_turns: u32,
     /// Extra environment variables to keep from commands (the configured key variable).
     pub env_remove: Vec<String>,
+    /// The command sandbox (commands run inside it when it is active).
+    pub sandbox: crate::sandbox::Sandbox,
 }
 
 /// Counters a caller can read even when it drops the run (Ctrl+C).
@@ -213,6 +215,13 @@ impl Loop<'_> {
             Err(error) => return fail(error, None, emit),
         };
         let command = Some(shell.command.clone());
+        if let Some(refusal) = self.config.sandbox.refusal() {
+            let error = ToolError::new(
+                ErrorCode::Sandbox,
+                format!("{refusal}. Do not retry: answer without running commands."),
+            );
+            return fail(error, command, emit);
+        }
         if self.repeated(&shell) >= MAX_IDENTICAL_CALLS {
             let error = ToolError::new(
                 ErrorCode::Loop,
@@ -264,6 +273,7 @@ impl Loop<'_> {
         request.shell.clone_from(&self.config.shell);
         request.max_output_chars = self.config.max_output_chars;
         request.env_remove.clone_from(&self.config.env_remove);
+        request.sandbox = self.config.sandbox.active_policy().cloned();
         request.timeout = shell
             .timeout_ms
             .map(Duration::from_millis)
@@ -396,6 +406,35 @@ fn denial_message(decision: &Decision, by: DecidedBy) -> String {
     )
 }
 
+/// What the sandbox lets commands do, for the system prompt (empty when it is not active).
+fn sandbox_sentence(sandbox: &crate::sandbox::Sandbox) -> String {
+    use crate::sandbox::SandboxMode;
+    let Some(policy) = sandbox.active_policy() else {
+        return String::new();
+    };
+    let writes = match policy.mode {
+        SandboxMode::ReadOnly => "cannot write any file".to_owned(),
+        SandboxMode::WorkspaceWrite | SandboxMode::Off => format!(
+            "can write only inside {}",
+            policy
+                .writable
+                .iter()
+                .map(|dir| dir.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let network = if policy.network {
+        ""
+    } else {
+        " and cannot use the network"
+    };
+    format!(
+        " Commands run in a sandbox: they can read files but {writes}{network}; a result with \
+         `sandbox_denied` means the sandbox likely refused something."
+    )
+}
+
 /// The system prompt: OS, shell, workspace and the rules of the tool.
 #[must_use]
 pub fn system_prompt(config: &Config) -> String {
@@ -420,7 +459,7 @@ pub fn system_prompt(config: &Config) -> String {
             cwd = config.workspace.display(),
             timeout = exec::describe_duration(config.timeout),
             cap = config.max_output_chars,
-        )
+        ) + &sandbox_sentence(&config.sandbox)
     };
     format!(
         "You are agent, a coding assistant working in a terminal on {os}, in the directory {cwd}.\n\

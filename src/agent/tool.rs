@@ -111,6 +111,10 @@ pub fn result_content(result: &ExecResult) -> String {
     if let Some(error) = &result.error {
         value["error"] = json!(error);
     }
+    if result.sandbox_denied {
+        value["sandbox_denied"] = json!(true);
+        value["sandbox_note"] = json!(result.sandbox_note);
+    }
     value.to_string()
 }
 

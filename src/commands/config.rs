@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use crate::cli::{ConfigCommand, GlobalArgs};
 use crate::error::{Error, Result, Status};
+use crate::sandbox::State;
 use crate::settings;
 
 /// Runs `agent config …`.
@@ -35,7 +36,13 @@ pub(crate) fn run(global: &GlobalArgs, command: &ConfigCommand) -> Result<ExitCo
         ConfigCommand::Show => {
             let workspace = super::workspace(global.cwd.as_deref())?;
             let settings = super::load_settings(global, &super::overrides(global), &workspace)?;
-            super::print_stdout(&settings::render(&settings, global.json))?;
+            let sandbox = super::sandbox(&settings, &workspace);
+            let state = match &sandbox.state {
+                State::Active(how) => Ok(how.as_str()),
+                State::Unavailable(why) => Err(why.as_str()),
+                State::Off => Err("mode off"),
+            };
+            super::print_stdout(&settings::render(&settings, state, global.json))?;
         }
     }
     Ok(Status::Success.into())

@@ -18,7 +18,16 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
             "the command is empty: say what to run (`agent exec 'ls -la'`)".to_owned(),
         ));
     }
+    let overrides = super::with_sandbox_flags(super::overrides(global), &args.sandbox);
+    let settings = super::load_settings(global, &overrides, &cwd)?;
+    let sandbox = super::sandbox(&settings, &cwd);
+    super::sandbox_notice(&sandbox, global.quiet);
+    if sandbox.refusal().is_some() {
+        // The notice above said why on stderr; nothing runs.
+        return Ok(Status::Failure.into());
+    }
     let mut request = ExecRequest::new(command, cwd);
+    request.sandbox = sandbox.active_policy().cloned();
     if let Some(timeout) = args.timeout {
         request.timeout = timeout;
     }
@@ -81,6 +90,9 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
                 let _ = writeln!(std::io::stderr(), "agent: {}", error.message);
             }
         }
+    }
+    if let Some(note) = &result.sandbox_note {
+        let _ = writeln!(std::io::stderr(), "agent: {note}");
     }
     Ok(ExitCode::from((result.shell_status() & 0xff) as u8))
 }

@@ -12,8 +12,9 @@ use std::process::ExitCode;
 
 use std::io::Write as _;
 
-use crate::cli::{Cli, Command, GlobalArgs};
+use crate::cli::{Cli, Command, GlobalArgs, SandboxArg, SandboxArgs};
 use crate::error::{Error, Result};
+use crate::sandbox::{Policy, Sandbox, SandboxMode, State};
 use crate::settings::{Overrides, Settings};
 
 /// Runs the parsed command line.
@@ -57,6 +58,59 @@ pub(crate) fn overrides(global: &GlobalArgs) -> Overrides {
         profile: global.profile.clone(),
         ..Overrides::default()
     }
+}
+
+/// `overrides` plus the sandbox flags of `run` and `exec`.
+pub(crate) fn with_sandbox_flags(overrides: Overrides, args: &SandboxArgs) -> Overrides {
+    Overrides {
+        sandbox_mode: args.sandbox_mode.map(|mode| match mode {
+            SandboxArg::WorkspaceWrite => SandboxMode::WorkspaceWrite,
+            SandboxArg::ReadOnly => SandboxMode::ReadOnly,
+            SandboxArg::Off => SandboxMode::Off,
+        }),
+        network: args.network.then_some(true),
+        sandbox_required: args.sandbox_required.then_some(true),
+        ..overrides
+    }
+}
+
+/// The sandbox for commands run in `workspace` with `settings`: `~/` in `writable`
+/// is the home directory, relative paths are taken from the workspace.
+pub(crate) fn sandbox(settings: &Settings, workspace: &std::path::Path) -> Sandbox {
+    let home = env_var("HOME")
+        .filter(|home| !home.is_empty())
+        .map(std::path::PathBuf::from);
+    let extra: Vec<std::path::PathBuf> = settings
+        .writable
+        .iter()
+        .filter_map(|entry| match (entry.value.strip_prefix("~/"), &home) {
+            (Some(rest), Some(home)) => Some(home.join(rest)),
+            (Some(_), None) => None,
+            (None, _) if entry.value == "~" => home.clone(),
+            (None, _) => Some(workspace.join(&entry.value)),
+        })
+        .collect();
+    let policy = Policy::new(
+        settings.sandbox_mode.value,
+        settings.network.value,
+        workspace,
+        &std::env::temp_dir(),
+        &extra,
+    );
+    Sandbox::new(policy, settings.sandbox_required.value)
+}
+
+/// Says once on stderr when the sandbox cannot apply: a warning (unless -q) when
+/// commands run without it, an error line when it is required and nothing will run.
+pub(crate) fn sandbox_notice(sandbox: &Sandbox, quiet: bool) {
+    let line = match (&sandbox.state, sandbox.refusal()) {
+        (_, Some(refusal)) => format!("agent: {refusal}"),
+        (State::Unavailable(why), None) if !quiet => format!(
+            "agent: warning: the sandbox is not available here ({why}): commands run without it"
+        ),
+        _ => return,
+    };
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// Loads the settings for the workspace and prints their warnings (unless -q).

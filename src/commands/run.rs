@@ -42,10 +42,11 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         deny: args.deny.clone(),
         timeout: args.timeout,
         max_turns: args.max_turns,
-        ..super::overrides(global)
+        ..super::with_sandbox_flags(super::overrides(global), &args.sandbox)
     };
     let workspace = super::workspace(global.cwd.as_deref())?;
     let settings = super::load_settings(global, &overrides, &workspace)?;
+    let sandbox = super::sandbox(&settings, &workspace);
     let provider = ProviderConfig {
         provider: settings.provider.value,
         model: settings.model.value.clone(),
@@ -71,11 +72,13 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
             .into_iter()
             .filter(|v| !v.is_empty())
             .collect(),
+        sandbox,
     };
     let quiet = global.quiet;
     if settings.provider.value == ProviderKind::Demo && !quiet {
         demo_notice(&settings);
     }
+    super::sandbox_notice(&config.sandbox, quiet);
 
     let start = SystemTime::now();
     let mut transcript = open_transcript(start, quiet);
@@ -97,6 +100,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         model: model.describe(),
         cwd: workspace.display().to_string(),
         version: crate::VERSION.to_owned(),
+        sandbox: config.sandbox.status(),
     });
 
     let reachable = approve::terminal_reachable(args.no_prompt);

@@ -52,6 +52,8 @@ pub struct ExecRequest {
     pub shell: String,
     /// Extra environment variables to remove (e.g. a configured `api_key_env`).
     pub env_remove: Vec<String>,
+    /// Run inside this sandbox (only set when the sandbox is active on this machine).
+    pub sandbox: Option<crate::sandbox::Policy>,
 }
 
 impl ExecRequest {
@@ -64,6 +66,7 @@ impl ExecRequest {
             max_output_chars: DEFAULT_MAX_OUTPUT_CHARS,
             shell: default_shell().to_owned(),
             env_remove: Vec::new(),
+            sandbox: None,
         }
     }
 }
@@ -83,6 +86,9 @@ pub enum ErrorCode {
     /// The program was not found.
     #[serde(rename = "ENOENT")]
     NotFound,
+    /// The sandbox is required but cannot apply on this machine: nothing runs.
+    #[serde(rename = "ESANDBOX")]
+    Sandbox,
     /// The policy or the person denied the command.
     #[serde(rename = "EDENIED")]
     Denied,
@@ -142,6 +148,12 @@ pub struct ExecResult {
     pub signal: Option<i32>,
     /// Set when the command could not run or did not finish normally.
     pub error: Option<ToolError>,
+    /// The sandbox likely refused something the command tried (a guess from its stderr).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sandbox_denied: bool,
+    /// What the sandbox likely refused and what the model can do, when `sandbox_denied`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_note: Option<String>,
 }
 
 impl ExecResult {
@@ -157,6 +169,8 @@ impl ExecResult {
             truncated: false,
             signal: None,
             error: Some(error),
+            sandbox_denied: false,
+            sandbox_note: None,
         }
     }
 
@@ -322,7 +336,7 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
         return ExecResult::failed(error);
     }
     let start = Instant::now();
-    let mut child = match process::command(request).spawn() {
+    let mut child = match process::command(request).and_then(|mut command| command.spawn()) {
         Ok(child) => child,
         Err(error) => {
             return ExecResult::failed(ToolError::new(
@@ -422,6 +436,11 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
     } else {
         not_found(exit_code, &captured.stderr)
     };
+    let sandbox_note = request
+        .sandbox
+        .as_ref()
+        .filter(|_| error.is_none())
+        .and_then(|policy| crate::sandbox::likely_denial(policy, exit_code, &captured.stderr));
     ExecResult {
         exit_code,
         stdout: captured.stdout,
@@ -431,6 +450,8 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
         truncated: captured.truncated,
         signal,
         error,
+        sandbox_denied: sandbox_note.is_some(),
+        sandbox_note,
     }
 }
 

@@ -16,10 +16,14 @@ pub const SCRUBBED_ENV: &[&str] = &[
     "ANTHROPIC_API_KEY",
 ];
 
-/// Builds the child process for `request`: shell, working directory, scrubbed
-/// environment, null stdin, piped stdout/stderr, own process group.
-pub(crate) fn command(request: &ExecRequest) -> tokio::process::Command {
-    let mut command = shell_command(request);
+/// Builds the child process for `request`: shell (inside the sandbox helper when
+/// `request.sandbox` is set), working directory, scrubbed environment, null stdin,
+/// piped stdout/stderr, own process group.
+///
+/// # Errors
+/// When the sandbox helper cannot be found.
+pub(crate) fn command(request: &ExecRequest) -> std::io::Result<tokio::process::Command> {
+    let mut command = shell_command(request)?;
     command
         .current_dir(&request.cwd)
         .stdin(Stdio::null())
@@ -32,18 +36,36 @@ pub(crate) fn command(request: &ExecRequest) -> tokio::process::Command {
     {
         command.env_remove(name);
     }
-    command
+    Ok(command)
 }
 
 #[cfg(unix)]
-fn shell_command(request: &ExecRequest) -> tokio::process::Command {
-    let mut command = tokio::process::Command::new(&request.shell);
-    command.arg("-c").arg(&request.command).process_group(0);
-    command
+fn shell_command(request: &ExecRequest) -> std::io::Result<tokio::process::Command> {
+    let mut command = match &request.sandbox {
+        None => {
+            let mut command = tokio::process::Command::new(&request.shell);
+            command.arg("-c").arg(&request.command);
+            command
+        }
+        Some(policy) => {
+            let argv = [
+                request.shell.as_str().into(),
+                "-c".into(),
+                request.command.as_str().into(),
+            ];
+            let (program, args) = crate::sandbox::wrap(policy, &argv)?;
+            let mut command = tokio::process::Command::new(program);
+            command.args(args);
+            command
+        }
+    };
+    command.process_group(0);
+    Ok(command)
 }
 
+/// Windows has no sandbox: `request.sandbox` is never set here (it is never active).
 #[cfg(windows)]
-fn shell_command(request: &ExecRequest) -> tokio::process::Command {
+fn shell_command(request: &ExecRequest) -> std::io::Result<tokio::process::Command> {
     /// `CREATE_NEW_PROCESS_GROUP`: Ctrl+C in the agent's console does not reach the command.
     const CREATE_NEW_PROCESS_GROUP: u32 = 0x0000_0200;
     let mut command = tokio::process::Command::new(&request.shell);
@@ -55,7 +77,7 @@ fn shell_command(request: &ExecRequest) -> tokio::process::Command {
     // Do not let cmd.exe prefer a program in the current directory over PATH (a cloned
     // repository could plant `whoami.bat`); defence in depth beside the policy's list.
     command.env("NoDefaultCurrentDirectoryInExePath", "1");
-    command
+    Ok(command)
 }
 
 /// The signal sent to a process group.

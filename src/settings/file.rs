@@ -11,6 +11,7 @@ use toml_edit::{Document, Item, Table};
 use super::SettingsError;
 use crate::model::ProviderKind;
 use crate::policy::Mode;
+use crate::sandbox::SandboxMode;
 
 /// A typed value for one known key.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +27,10 @@ pub(crate) enum Value {
     MaxOutputChars(usize),
     MaxTurns(u32),
     Shell(String),
+    SandboxMode(SandboxMode),
+    Network(bool),
+    Writable(Vec<String>),
+    SandboxRequired(bool),
 }
 
 /// A value and the line it was written on.
@@ -58,6 +63,10 @@ enum Kind {
     MaxOutputChars,
     MaxTurns,
     Shell,
+    SandboxMode,
+    Network,
+    Writable,
+    SandboxRequired,
 }
 
 /// The schema: (table, key, kind, dotted name). Profiles take the keys flat.
@@ -93,6 +102,10 @@ const SCHEMA: &[(&str, &str, Kind, &str)] = &[
     ),
     ("limits", "max_turns", Kind::MaxTurns, "limits.max_turns"),
     ("exec", "shell", Kind::Shell, "exec.shell"),
+    ("sandbox", "mode", Kind::SandboxMode, "sandbox.mode"),
+    ("sandbox", "network", Kind::Network, "sandbox.network"),
+    ("sandbox", "writable", Kind::Writable, "sandbox.writable"),
+    ("sandbox", "required", Kind::SandboxRequired, "sandbox.required"),
 ];
 
 /// Tables that only group other tables.
@@ -102,6 +115,7 @@ const TABLES: &[&str] = &[
     "permissions.commands",
     "limits",
     "exec",
+    "sandbox",
 ];
 
 /// Reads `path`; a missing file is an empty layer.
@@ -279,6 +293,30 @@ impl Reader<'_> {
             Kind::BaseUrl => Value::BaseUrl(text(item).ok_or_else(|| wrong("a string"))?),
             Kind::ApiKeyEnv => Value::ApiKeyEnv(text(item).ok_or_else(|| wrong("a string"))?),
             Kind::Shell => Value::Shell(text(item).ok_or_else(|| wrong("a string"))?),
+            Kind::SandboxMode => {
+                let value = text(item).ok_or_else(|| wrong("a string"))?;
+                Value::SandboxMode(SandboxMode::parse(&value).ok_or_else(|| {
+                    wrong("one of \"workspace-write\", \"read-only\", \"off\"")
+                })?)
+            }
+            Kind::Network => Value::Network(item.as_bool().ok_or_else(|| wrong("true or false"))?),
+            Kind::SandboxRequired => {
+                Value::SandboxRequired(item.as_bool().ok_or_else(|| wrong("true or false"))?)
+            }
+            Kind::Writable => {
+                let array = item
+                    .as_array()
+                    .ok_or_else(|| wrong("an array of paths"))?;
+                let mut paths = Vec::new();
+                for value in array {
+                    let path = value.as_str().ok_or_else(|| wrong("an array of paths"))?;
+                    if path.trim().is_empty() {
+                        return Err(wrong("an array of non-empty paths"));
+                    }
+                    paths.push(path.to_owned());
+                }
+                Value::Writable(paths)
+            }
             Kind::Allow | Kind::Deny => {
                 let array = item
                     .as_array()

@@ -23,6 +23,7 @@ use file::{Entry, Layer, Value};
 
 use crate::model::ProviderKind;
 use crate::policy::{Mode, Rule, Source};
+use crate::sandbox::SandboxMode;
 
 /// Default number of model turns before the loop stops.
 pub const DEFAULT_MAX_TURNS: u32 = 50;
@@ -146,6 +147,12 @@ pub struct Overrides {
     pub max_output_chars: Option<usize>,
     /// `--max-turns`.
     pub max_turns: Option<u32>,
+    /// `--sandbox MODE`.
+    pub sandbox_mode: Option<SandboxMode>,
+    /// `--network`: commands may use the network inside the sandbox.
+    pub network: Option<bool>,
+    /// `--sandbox-required`.
+    pub sandbox_required: Option<bool>,
 }
 
 /// The merged settings.
@@ -175,6 +182,14 @@ pub struct Settings {
     pub max_turns: Sourced<u32>,
     /// Shell program.
     pub shell: Sourced<String>,
+    /// How much commands may write (`[sandbox] mode`).
+    pub sandbox_mode: Sourced<SandboxMode>,
+    /// Commands may use the network inside the sandbox.
+    pub network: Sourced<bool>,
+    /// Extra writable paths, as written (`~` not yet expanded).
+    pub writable: Vec<Sourced<String>>,
+    /// Refuse to run commands when the sandbox cannot apply.
+    pub sandbox_required: Sourced<bool>,
     /// The user settings file (it need not exist).
     pub user_file: PathBuf,
     /// The project settings file, when there is one.
@@ -207,12 +222,22 @@ impl Draft {
             Value::MaxOutputChars(n) => s.max_output_chars = sourced(*n, origin),
             Value::MaxTurns(n) => s.max_turns = sourced(*n, origin),
             Value::Shell(shell) => s.shell = sourced(shell.clone(), origin),
+            Value::SandboxMode(mode) => s.sandbox_mode = sourced(*mode, origin),
+            Value::Network(network) => s.network = sourced(*network, origin),
+            Value::Writable(paths) => s
+                .writable
+                .extend(paths.iter().map(|path| sourced(path.clone(), origin.clone()))),
+            Value::SandboxRequired(required) => s.sandbox_required = sourced(*required, origin),
         }
     }
 
     /// A project entry: only what tightens is applied; the rest is reported.
     fn apply_project(&mut self, entry: &Entry, path: &Path) {
         let origin = Origin::Project(path.to_path_buf(), entry.line);
+        if let Value::Writable(paths) = &entry.value {
+            self.narrow_writable(paths, path, entry.line);
+            return;
+        }
         let s = &self.settings;
         let tightens = match &entry.value {
             Value::Deny(_) => true,
@@ -220,6 +245,9 @@ impl Draft {
             Value::TimeoutSecs(secs) => Duration::from_secs(*secs) <= s.timeout.value,
             Value::MaxOutputChars(n) => *n <= s.max_output_chars.value,
             Value::MaxTurns(n) => *n <= s.max_turns.value,
+            Value::SandboxMode(mode) => mode.strictness() >= s.sandbox_mode.value.strictness(),
+            Value::Network(network) => !network || s.network.value,
+            Value::SandboxRequired(required) => *required || !s.sandbox_required.value,
             _ => false,
         };
         if tightens {
@@ -231,6 +259,9 @@ impl Draft {
                 Value::TimeoutSecs(_) | Value::MaxOutputChars(_) | Value::MaxTurns(_) => {
                     "a project file can only lower limits"
                 }
+                Value::SandboxMode(_) => "a project file can only make the sandbox stricter",
+                Value::Network(_) => "a project file can only turn the network off",
+                Value::SandboxRequired(_) => "a project file can only require the sandbox",
                 _ => "a project file can only add deny rules and lower limits",
             };
             self.settings.warnings.push(format!(
@@ -239,6 +270,24 @@ impl Draft {
                 entry.line,
                 entry.key
             ));
+        }
+    }
+}
+
+impl Draft {
+    /// A project's `writable` list keeps only the user's entries it names: it can
+    /// remove writable paths, never add one.
+    fn narrow_writable(&mut self, paths: &[String], file: &Path, line: usize) {
+        let s = &mut self.settings;
+        s.writable.retain(|entry| paths.contains(&entry.value));
+        for path in paths {
+            if !s.writable.iter().any(|entry| entry.value == *path) {
+                s.warnings.push(format!(
+                    "{}:{line}: writable path `{path}` is ignored: a project file can only remove \
+                     writable paths, not add them",
+                    file.display()
+                ));
+            }
         }
     }
 }
@@ -286,6 +335,10 @@ pub fn load(
             max_output_chars: sourced(crate::exec::DEFAULT_MAX_OUTPUT_CHARS, default("")),
             max_turns: sourced(DEFAULT_MAX_TURNS, default("")),
             shell: sourced(crate::exec::default_shell().to_owned(), default("")),
+            sandbox_mode: sourced(SandboxMode::default(), default("")),
+            network: sourced(false, default("")),
+            writable: Vec::new(),
+            sandbox_required: sourced(false, default("")),
             user_file: user_file.clone(),
             project_file: None,
             warnings: Vec::new(),
@@ -363,6 +416,15 @@ fn apply_flags(draft: &mut Draft, overrides: &Overrides) {
     }
     if let Some(n) = overrides.max_turns {
         s.max_turns = sourced(n, Origin::Flag("--max-turns"));
+    }
+    if let Some(mode) = overrides.sandbox_mode {
+        s.sandbox_mode = sourced(mode, Origin::Flag("--sandbox"));
+    }
+    if let Some(network) = overrides.network {
+        s.network = sourced(network, Origin::Flag("--network"));
+    }
+    if let Some(required) = overrides.sandbox_required {
+        s.sandbox_required = sourced(required, Origin::Flag("--sandbox-required"));
     }
 }
 

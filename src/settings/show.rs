@@ -97,7 +97,28 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
             json!(settings.shell.value),
             &settings.shell.origin,
         ),
+        row(
+            "sandbox.mode",
+            json!(settings.sandbox_mode.value.name()),
+            &settings.sandbox_mode.origin,
+        ),
+        row(
+            "sandbox.network",
+            json!(settings.network.value),
+            &settings.network.origin,
+        ),
+        row(
+            "sandbox.required",
+            json!(settings.sandbox_required.value),
+            &settings.sandbox_required.origin,
+        ),
     ]);
+    rows.extend(
+        settings
+            .writable
+            .iter()
+            .map(|entry| row("sandbox.writable", json!(entry.value), &entry.origin)),
+    );
     rows
 }
 
@@ -114,10 +135,21 @@ fn source_name(source: Source, settings: &Settings) -> String {
     }
 }
 
-/// The merged settings as text (`key = value  # origin`) or JSON.
+/// The merged settings as text (`key = value  # origin`) or JSON. `sandbox` is whether
+/// the sandbox applies on this machine: `Ok(what enforces it)` or `Err(why not)`; it is
+/// shown as `sandbox.active`.
 #[must_use]
-pub fn render(settings: &Settings, as_json: bool) -> String {
-    let rows = rows(settings);
+pub fn render(settings: &Settings, sandbox: Result<&str, &str>, as_json: bool) -> String {
+    let mut rows = rows(settings);
+    let at = rows
+        .iter()
+        .position(|(key, ..)| key == "sandbox.required")
+        .map_or(rows.len(), |at| at + 1);
+    let (active, why) = match sandbox {
+        Ok(how) => (true, how.to_owned()),
+        Err(why) => (false, why.to_owned()),
+    };
+    rows.insert(at, ("sandbox.active".to_owned(), json!(active), why));
     if as_json {
         let mut object = serde_json::Map::new();
         object.insert(
@@ -135,11 +167,13 @@ pub fn render(settings: &Settings, as_json: bool) -> String {
         );
         let mut allow = Vec::new();
         let mut deny = Vec::new();
+        let mut writable = Vec::new();
         for (key, value, origin) in rows {
             let entry = json!({ "value": value, "source": origin });
             match key.as_str() {
                 "permissions.commands.allow" => allow.push(entry),
                 "permissions.commands.deny" => deny.push(entry),
+                "sandbox.writable" => writable.push(entry),
                 _ => {
                     object.insert(key, entry);
                 }
@@ -147,6 +181,7 @@ pub fn render(settings: &Settings, as_json: bool) -> String {
         }
         object.insert("permissions.commands.allow".into(), Value::Array(allow));
         object.insert("permissions.commands.deny".into(), Value::Array(deny));
+        object.insert("sandbox.writable".into(), Value::Array(writable));
         object.insert("warnings".into(), json!(settings.warnings));
         return format!("{}\n", Value::Object(object));
     }

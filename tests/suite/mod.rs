@@ -7,6 +7,7 @@ mod harness;
 mod model;
 mod readme;
 mod run;
+mod sandbox;
 mod sanitize;
 mod ship;
 mod signals;

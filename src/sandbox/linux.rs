@@ -1,0 +1,202 @@
+//! The Linux sandbox, applied by the helper process to itself just before it `exec`s
+//! the command, so the command and all its children inherit it:
+//!
+//! 1. `.git/hooks` and `.agent/` (the policy's read-only directories) are bind-mounted
+//!    read-only in a private mount namespace (best effort: where namespaces cannot be
+//!    created they stay writable like the rest of the workspace);
+//! 2. Landlock: read and execute everywhere, write only beneath the writable
+//!    directories and to the usual devices; with the network off, no TCP bind or
+//!    connect (ABI 4 and later). Landlock also forbids any later (u)mount, so the
+//!    command cannot undo step 1;
+//! 3. seccomp, with the network off: `socket()` for any family but `AF_UNIX` and
+//!    `io_uring_setup()` fail with `EACCES` (covers UDP and kernels before ABI 4).
+//!
+//! No `unsafe` here: the crates' safe APIs do the system calls.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
+    RulesetAttr, RulesetCreatedAttr, RulesetStatus,
+};
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+    SeccompRule,
+};
+
+use super::HelperArgs;
+
+/// The Landlock ABI whose file-system rights are handled (ABI 5 adds device ioctls);
+/// older kernels get what they support (the crate's best-effort mode).
+const FS_ABI: ABI = ABI::V5;
+/// The ABI that adds TCP bind/connect rights.
+const NET_ABI: ABI = ABI::V4;
+
+/// Device files any command may write (and use ioctls on): output sinks, randomness,
+/// the terminal.
+const DEVICE_FILES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/ptmx",
+];
+/// Device directories any command may write beneath: pseudo-terminals.
+const DEVICE_DIRS: &[&str] = &["/dev/pts"];
+/// Shared memory, writable like the temp dir (in `workspace-write` mode only).
+const SHARED_MEMORY: &str = "/dev/shm";
+
+/// Whether Landlock works in this kernel, without restricting this process.
+pub(super) fn probe() -> Result<String, String> {
+    let hard = |ruleset: Ruleset| ruleset.set_compatibility(CompatLevel::HardRequirement);
+    hard(Ruleset::default())
+        .handle_access(AccessFs::from_all(ABI::V1))
+        .and_then(Ruleset::create)
+        .map_err(|error| format!("Landlock is not available in this kernel: {error}"))?;
+    let tcp = hard(Ruleset::default())
+        .handle_access(AccessNet::from_all(NET_ABI))
+        .and_then(Ruleset::create)
+        .is_ok();
+    Ok(if tcp {
+        "Landlock (files, TCP) + seccomp".to_owned()
+    } else {
+        "Landlock (files) + seccomp".to_owned()
+    })
+}
+
+/// Restricts this process (and what it will `exec`) as `args` say.
+pub(super) fn restrict(args: &HelperArgs) -> Result<(), String> {
+    if !args.read_only.is_empty() {
+        // Best effort, see the file comment; Landlock below applies either way.
+        let _ = protect(&args.read_only);
+    }
+    let status = landlock(args).map_err(|error| format!("Landlock: {error}"))?;
+    if status == RulesetStatus::NotEnforced {
+        // The parent saw Landlock work; refuse rather than run unrestricted.
+        return Err("Landlock did not enforce the rules".to_owned());
+    }
+    if !args.network {
+        refuse_sockets().map_err(|error| format!("seccomp: {error}"))?;
+    }
+    Ok(())
+}
+
+fn landlock(args: &HelperArgs) -> Result<RulesetStatus, landlock::RulesetError> {
+    let everything = AccessFs::from_all(FS_ABI);
+    let read = AccessFs::from_read(FS_ABI);
+    let file_rights = AccessFs::from_file(FS_ABI);
+    let mut ruleset = Ruleset::default().handle_access(everything)?;
+    if !args.network {
+        ruleset = ruleset.handle_access(AccessNet::from_all(NET_ABI))?;
+    }
+    let mut created = ruleset.create()?;
+    // Paths that do not exist (or cannot be opened) are left out: nothing to allow.
+    let open = |path: &Path| PathFd::new(path).ok();
+    if let Some(root) = open(Path::new("/")) {
+        created = created.add_rule(PathBeneath::new(root, read))?;
+    }
+    for file in DEVICE_FILES {
+        if let Some(fd) = open(Path::new(file)) {
+            created = created.add_rule(PathBeneath::new(fd, read | file_rights))?;
+        }
+    }
+    let shared_memory = (!args.writable.is_empty()).then(|| PathBuf::from(SHARED_MEMORY));
+    let dirs = DEVICE_DIRS
+        .iter()
+        .map(PathBuf::from)
+        .chain(shared_memory)
+        .chain(args.writable.iter().cloned());
+    for dir in dirs {
+        if let Some(fd) = open(&dir) {
+            let rights = if dir.is_dir() {
+                everything
+            } else {
+                read | file_rights
+            };
+            created = created.add_rule(PathBeneath::new(fd, rights))?;
+        }
+    }
+    Ok(created.restrict_self()?.ruleset)
+}
+
+/// `socket(family ≠ AF_UNIX, …)` and `io_uring_setup` fail with `EACCES`.
+fn refuse_sockets() -> Result<(), seccompiler::Error> {
+    let not_unix = SeccompCondition::new(
+        0,
+        SeccompCmpArgLen::Dword,
+        SeccompCmpOp::Ne,
+        u64::from(libc::AF_UNIX.unsigned_abs()),
+    )?;
+    let rules: BTreeMap<i64, Vec<SeccompRule>> = [
+        (libc::SYS_socket, vec![SeccompRule::new(vec![not_unix])?]),
+        // io_uring can create sockets without socket(2); nothing here needs it.
+        (libc::SYS_io_uring_setup, Vec::new()),
+    ]
+    .into_iter()
+    .collect();
+    let arch = std::env::consts::ARCH.try_into()?;
+    let errno = u32::try_from(libc::EACCES).unwrap_or(13);
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(errno),
+        arch,
+    )?;
+    let program: BpfProgram = filter.try_into()?;
+    seccompiler::apply_filter(&program)
+}
+
+/// Makes `dirs` read-only in a private mount namespace: directly as root, else inside
+/// a new user namespace that maps this user to itself.
+fn protect(dirs: &[PathBuf]) -> std::io::Result<()> {
+    use rustix::mount::{
+        MountFlags, MountPropagationFlags, mount_bind, mount_change, mount_remount,
+    };
+    use rustix::thread::UnshareFlags;
+
+    let uid = rustix::process::getuid().as_raw();
+    let gid = rustix::process::getgid().as_raw();
+    if unshare(UnshareFlags::NEWNS).is_err() {
+        unshare(UnshareFlags::NEWUSER | UnshareFlags::NEWNS)?;
+        // Older kernels lack `setgroups`; the maps below still work there.
+        let _ = std::fs::write("/proc/self/setgroups", "deny");
+        std::fs::write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
+        std::fs::write("/proc/self/gid_map", format!("{gid} {gid} 1"))?;
+    }
+    // Nothing mounted here may reach the parent namespace.
+    mount_change(
+        "/",
+        MountPropagationFlags::PRIVATE | MountPropagationFlags::REC,
+    )?;
+    for dir in dirs {
+        // A remount must keep the flags the kernel locked on the original mount.
+        let kept = rustix::fs::statvfs(dir).map_or(MountFlags::empty(), |stat| {
+            use rustix::fs::StatVfsMountFlags as St;
+            [
+                (St::NOSUID, MountFlags::NOSUID),
+                (St::NODEV, MountFlags::NODEV),
+                (St::NOEXEC, MountFlags::NOEXEC),
+                (St::NOATIME, MountFlags::NOATIME),
+                (St::NODIRATIME, MountFlags::NODIRATIME),
+                (St::RELATIME, MountFlags::RELATIME),
+            ]
+            .into_iter()
+            .filter(|(st, _)| stat.f_flag.contains(*st))
+            .fold(MountFlags::empty(), |flags, (_, mount)| flags | mount)
+        });
+        mount_bind(dir, dir)?;
+        mount_remount(dir, MountFlags::BIND | MountFlags::RDONLY | kept, "")?;
+    }
+    Ok(())
+}
+
+/// `unshare(2)` for namespaces only. rustix deprecated its safe wrapper because
+/// `CLONE_FILES` is unsound in a multi-threaded process; this helper is single-threaded
+/// and never passes `CLONE_FILES`.
+#[allow(deprecated)]
+fn unshare(flags: rustix::thread::UnshareFlags) -> std::io::Result<()> {
+    Ok(rustix::thread::unshare(flags)?)
+}

@@ -1,0 +1,410 @@
+//! The command sandbox through the real binary (Linux with Landlock; skipped with a
+//! note where the kernel has none). The test's temp root holds `work/` (the workspace),
+//! `tmp/` (given to the agent as `TMPDIR`, so `/tmp` itself is *not* writable) and
+//! `outside/`, which is neither: a write there must fail with the sandbox on.
+
+use std::path::{Path, PathBuf};
+
+use super::fake_model::{FakeModel, turn_text, turn_tool_call};
+use super::harness::{Sandbox, json};
+use assert_cmd::Command;
+use predicates::prelude::*;
+use pretty_assertions::assert_eq;
+
+struct Dirs {
+    sandbox: Sandbox,
+    tmp: PathBuf,
+    outside: PathBuf,
+}
+
+impl Dirs {
+    fn new() -> Self {
+        let sandbox = Sandbox::new();
+        let tmp = sandbox.root.path().join("tmp");
+        let outside = sandbox.root.path().join("outside");
+        std::fs::create_dir_all(&tmp).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        Self {
+            sandbox,
+            tmp,
+            outside,
+        }
+    }
+
+    fn agent(&self) -> Command {
+        let mut cmd = self.sandbox.agent();
+        cmd.env("TMPDIR", &self.tmp);
+        cmd
+    }
+
+    /// `agent exec --json ARGS…`: the result and the exit status.
+    fn exec(&self, args: &[&str]) -> (serde_json::Value, Option<i32>) {
+        let output = self
+            .agent()
+            .args(["exec", "--json"])
+            .args(args)
+            .output()
+            .unwrap();
+        (json(&output), output.status.code())
+    }
+
+    fn work(&self) -> PathBuf {
+        self.sandbox.work()
+    }
+}
+
+/// Whether the sandbox works on this machine; tests skip (saying so) where it does not.
+fn available() -> bool {
+    let dirs = Dirs::new();
+    let output = dirs
+        .agent()
+        .args(["config", "show", "--json"])
+        .output()
+        .unwrap();
+    let active = json(&output)["sandbox.active"]["value"] == true;
+    if !active {
+        eprintln!("note: the sandbox is not available on this machine; sandbox tests skipped");
+    }
+    active
+}
+
+fn quoted(path: &Path) -> String {
+    format!("'{}'", path.display())
+}
+
+#[test]
+fn writes_inside_the_workspace_and_temp_dir_work() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let (result, status) = dirs.exec(&["touch inside && mkdir -p sub/dir && touch \"$TMPDIR/t\""]);
+    assert_eq!(status, Some(0), "{result}");
+    assert!(dirs.work().join("inside").exists());
+    assert!(dirs.tmp.join("t").exists());
+    assert_eq!(result.get("sandbox_denied"), None, "{result}");
+}
+
+#[test]
+fn a_write_outside_fails_with_the_sandbox_and_works_without() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let target = dirs.outside.join("f");
+    let command = format!("touch {}", quoted(&target));
+    let (result, status) = dirs.exec(&[&command]);
+    assert_ne!(status, Some(0), "{result}");
+    assert!(!target.exists(), "the sandbox let a write outside through");
+    assert_eq!(result["sandbox_denied"], true, "{result}");
+    let note = result["sandbox_note"].as_str().unwrap();
+    assert!(
+        note.contains("likely") && note.contains("Permission denied"),
+        "{note}"
+    );
+    // `/tmp` is not the temp dir here (TMPDIR is): it is outside too.
+    let (_, status) = dirs.exec(&[&format!(
+        "touch /tmp/agent-sandbox-test-{}",
+        std::process::id()
+    )]);
+    assert_ne!(
+        status,
+        Some(0),
+        "/tmp was writable although TMPDIR points elsewhere"
+    );
+
+    let (result, status) = dirs.exec(&["--sandbox", "off", "--", &command]);
+    assert_eq!(status, Some(0), "{result}");
+    assert!(target.exists());
+}
+
+#[test]
+fn read_only_refuses_a_workspace_write_but_not_dev_null() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let (result, status) = dirs.exec(&[
+        "--sandbox",
+        "read-only",
+        "--",
+        "echo fine > /dev/null && touch inside",
+    ]);
+    assert_ne!(status, Some(0), "{result}");
+    assert!(!dirs.work().join("inside").exists());
+    assert!(
+        result["stderr"].as_str().unwrap().contains("touch"),
+        "{result}"
+    );
+}
+
+#[test]
+fn git_hooks_and_agent_settings_stay_read_only() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    std::fs::create_dir_all(dirs.work().join(".git/hooks")).unwrap();
+    std::fs::create_dir_all(dirs.work().join(".agent")).unwrap();
+    let (result, _) = dirs.exec(&[
+        "touch .git/HEAD.new; touch .git/hooks/pre-commit; touch .agent/settings.toml; true",
+    ]);
+    assert!(dirs.work().join(".git/HEAD.new").exists(), "{result}");
+    assert!(
+        !dirs.work().join(".git/hooks/pre-commit").exists(),
+        "a hook was planted: {result}"
+    );
+    assert!(
+        !dirs.work().join(".agent/settings.toml").exists(),
+        "the project settings were written: {result}"
+    );
+}
+
+#[test]
+fn grandchildren_are_restricted_too() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let target = dirs.outside.join("grandchild");
+    let command = format!(
+        "sh -c \"sh -c 'touch {}' & wait\"; sh -c 'touch ok'",
+        target.display()
+    );
+    let (result, _) = dirs.exec(&[&command]);
+    assert!(dirs.work().join("ok").exists(), "{result}");
+    assert!(
+        !target.exists(),
+        "a grandchild escaped the sandbox: {result}"
+    );
+}
+
+/// `bash` opens TCP for `> /dev/tcp/HOST/PORT`; `sh` (dash) cannot.
+fn connect_command(port: u16) -> Option<String> {
+    let bash = ["/bin/bash", "/usr/bin/bash"]
+        .into_iter()
+        .find(|path| Path::new(path).exists())?;
+    Some(format!("{bash} -c 'echo hi > /dev/tcp/127.0.0.1/{port}'"))
+}
+
+/// One `agent run` whose model (on 127.0.0.1) asks to connect to `listener`; whether the
+/// listener saw a connection, and what the model got back.
+fn run_connect(dirs: &Dirs, listener: &std::net::TcpListener, flags: &[&str]) -> (bool, String) {
+    let port = listener.local_addr().unwrap().port();
+    let Some(command) = connect_command(port) else {
+        return (false, String::new());
+    };
+    let server = FakeModel::openai_turns([turn_tool_call(&command, "connect"), turn_text("done")]);
+    dirs.agent()
+        .env("OPENAI_API_KEY", "sk-test")
+        .args(["run", "--provider", "openai", "--base-url"])
+        .arg(server.openai_url())
+        .args(["--mode", "allow-all"])
+        .args(flags)
+        .arg("connect")
+        .assert()
+        .success()
+        .stdout("done\n");
+    let connected = listener.accept().is_ok();
+    let result = server.request(1).tool_results()[0].1.clone();
+    (connected, result)
+}
+
+#[test]
+fn the_network_is_off_for_commands_but_not_for_the_agent() {
+    if !available() || connect_command(1).is_none() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let (connected, result) = run_connect(&dirs, &listener, &[]);
+    assert!(!connected, "the command reached the listener: {result}");
+    assert!(result.contains("\"sandbox_denied\":true"), "{result}");
+    assert!(result.contains("network use is off"), "{result}");
+
+    let (connected, result) = run_connect(&dirs, &listener, &["--network"]);
+    assert!(
+        connected,
+        "with --network the command should connect: {result}"
+    );
+    assert!(result.contains("\"exit_code\":0"), "{result}");
+}
+
+#[test]
+fn the_start_event_records_the_sandbox() {
+    let dirs = Dirs::new();
+    let output = dirs
+        .agent()
+        .env("AGENT_TEST_SANDBOX_UNAVAILABLE", "1")
+        .args([
+            "run",
+            "--json",
+            "--provider",
+            "demo",
+            "--sandbox",
+            "read-only",
+            "hi",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let start: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(start["type"], "start");
+    assert_eq!(start["sandbox"]["mode"], "read-only");
+    assert_eq!(start["sandbox"]["active"], false);
+    assert_eq!(start["sandbox"]["network"], false);
+    assert!(
+        start["sandbox"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("test-only"),
+        "{start}"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr.matches("sandbox is not available").count(),
+        1,
+        "said once on stderr: {stderr}"
+    );
+    if available() {
+        let output = dirs
+            .agent()
+            .args(["run", "--json", "--provider", "demo", "hi"])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let start: serde_json::Value =
+            serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+        assert_eq!(
+            start["sandbox"],
+            serde_json::json!({"mode": "workspace-write", "active": true, "network": false})
+        );
+    }
+}
+
+#[test]
+fn required_refuses_to_run_where_the_sandbox_cannot_apply() {
+    let dirs = Dirs::new();
+    dirs.sandbox.settings("[sandbox]\nrequired = true\n");
+    dirs.agent()
+        .env("AGENT_TEST_SANDBOX_UNAVAILABLE", "1")
+        .args(["exec", "touch ran"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("required but not available"));
+    assert!(!dirs.work().join("ran").exists());
+
+    let server = FakeModel::openai_turns([turn_tool_call("touch ran", "touch"), turn_text("no")]);
+    dirs.agent()
+        .env("AGENT_TEST_SANDBOX_UNAVAILABLE", "1")
+        .env("OPENAI_API_KEY", "sk-test")
+        .args(["run", "--provider", "openai", "--base-url"])
+        .arg(server.openai_url())
+        .args(["--allow", "touch", "touch it"])
+        .assert()
+        .success();
+    assert!(!dirs.work().join("ran").exists());
+    let result = &server.request(1).tool_results()[0].1;
+    assert!(result.contains("ESANDBOX"), "{result}");
+
+    // Without `required`, the same machine runs the command unsandboxed, saying so.
+    let dirs = Dirs::new();
+    dirs.agent()
+        .env("AGENT_TEST_SANDBOX_UNAVAILABLE", "1")
+        .args(["exec", "touch ran"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("commands run without it"));
+    assert!(dirs.work().join("ran").exists());
+    // `--sandbox-required` does the same as the setting.
+    dirs.agent()
+        .env("AGENT_TEST_SANDBOX_UNAVAILABLE", "1")
+        .args(["exec", "--sandbox-required", "touch again"])
+        .assert()
+        .code(1);
+    assert!(!dirs.work().join("again").exists());
+}
+
+#[test]
+fn a_project_file_cannot_widen_the_sandbox() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let granted = dirs.sandbox.root.path().join("granted");
+    std::fs::create_dir_all(&granted).unwrap();
+    dirs.sandbox.settings(&format!(
+        "[sandbox]\nwritable = [{:?}]\n",
+        granted.display().to_string()
+    ));
+    std::fs::create_dir_all(dirs.work().join(".agent")).unwrap();
+    std::fs::write(
+        dirs.work().join(".agent/settings.toml"),
+        format!(
+            "[sandbox]\nmode = \"off\"\nnetwork = true\nwritable = [{:?}, {:?}]\n",
+            granted.display().to_string(),
+            dirs.outside.display().to_string()
+        ),
+    )
+    .unwrap();
+    let output = dirs
+        .agent()
+        .args(["exec", "--json", "--"])
+        .arg(format!(
+            "touch {}/a; touch {}/b; true",
+            quoted(&granted),
+            quoted(&dirs.outside)
+        ))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        granted.join("a").exists(),
+        "the user's writable path: {stderr}"
+    );
+    assert!(
+        !dirs.outside.join("b").exists(),
+        "the project file added a writable path"
+    );
+    for warning in [
+        "can only remove writable paths",
+        "can only make the sandbox stricter",
+        "can only turn the network off",
+    ] {
+        assert!(stderr.contains(warning), "{warning}: {stderr}");
+    }
+
+    // A project file may remove the user's entry.
+    std::fs::write(
+        dirs.work().join(".agent/settings.toml"),
+        "[sandbox]\nwritable = []\nmode = \"read-only\"\n",
+    )
+    .unwrap();
+    let shown = dirs.agent().args(["config", "show"]).output().unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(!shown.contains("sandbox.writable"), "{shown}");
+    assert!(shown.contains("sandbox.mode = \"read-only\""), "{shown}");
+}
+
+#[test]
+fn config_show_says_whether_the_sandbox_is_active_and_why_not() {
+    let dirs = Dirs::new();
+    dirs.agent()
+        .env("AGENT_TEST_SANDBOX_UNAVAILABLE", "1")
+        .args(["config", "show"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "sandbox.mode = \"workspace-write\"",
+        ))
+        .stdout(predicate::str::contains("sandbox.active = false"))
+        .stdout(predicate::str::contains("test-only"));
+    dirs.sandbox.settings("[sandbox]\nmode = \"off\"\n");
+    dirs.agent()
+        .args(["config", "show"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("sandbox.active = false"))
+        .stdout(predicate::str::contains("# mode off"));
+}
