@@ -274,6 +274,9 @@ impl Loop<'_> {
         request.max_output_chars = self.config.max_output_chars;
         request.env_remove.clone_from(&self.config.env_remove);
         request.sandbox = self.config.sandbox.active_policy().cloned();
+        if by != DecidedBy::Person {
+            request.env_set = exec::git::neutralising_env();
+        }
         request.timeout = shell
             .timeout_ms
             .map(Duration::from_millis)

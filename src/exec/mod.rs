@@ -6,6 +6,7 @@
 //! models or terminals: whoever calls it has already decided the command may run.
 
 mod cap;
+pub mod git;
 mod process;
 
 use std::path::{Path, PathBuf};
@@ -52,6 +53,8 @@ pub struct ExecRequest {
     pub shell: String,
     /// Extra environment variables to remove (e.g. a configured `api_key_env`).
     pub env_remove: Vec<String>,
+    /// Environment variables to set (e.g. [`git::neutralising_env`]).
+    pub env_set: Vec<(String, String)>,
     /// Run inside this sandbox (only set when the sandbox is active on this machine).
     pub sandbox: Option<crate::sandbox::Policy>,
 }
@@ -66,6 +69,7 @@ impl ExecRequest {
             max_output_chars: DEFAULT_MAX_OUTPUT_CHARS,
             shell: default_shell().to_owned(),
             env_remove: Vec::new(),
+            env_set: Vec::new(),
             sandbox: None,
         }
     }

@@ -36,6 +36,7 @@ pub(crate) fn command(request: &ExecRequest) -> std::io::Result<tokio::process::
     {
         command.env_remove(name);
     }
+    command.envs(request.env_set.iter().map(|(k, v)| (k, v)));
     Ok(command)
 }
 

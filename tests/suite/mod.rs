@@ -1,5 +1,6 @@
 //! Integration suites, one file per feature, and the shared test harness.
 
+mod allow_options;
 mod check;
 mod exec;
 mod fake_model;

@@ -1,0 +1,98 @@
+//! Allow rules cover a program and subcommand, not every option (`assets/allow-options.txt`),
+//! and a repository's git configuration cannot run code under a command no person approved.
+
+use super::fake_model::{FakeModel, turn_text, turn_tool_call};
+use super::harness::Sandbox;
+use pretty_assertions::assert_eq;
+
+#[test]
+fn an_allow_rule_does_not_cover_an_option_that_writes_a_file() {
+    let sandbox = Sandbox::new();
+    let output = sandbox
+        .agent()
+        .args([
+            "check",
+            "--json",
+            "--allow",
+            "git log",
+            "--",
+            "git log --output=x",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    let decision = super::harness::json(&output);
+    assert_eq!(
+        decision,
+        serde_json::json!({
+            "decision": "ask",
+            "reason": "`--output=x` writes a file; allow rule \"git log\" covers the program, \
+                       not this option (a rule that contains the option allows it)",
+            "source": "builtin",
+            "rule": "git --output",
+        })
+    );
+    // A rule that contains the option allows that exact form.
+    sandbox
+        .agent()
+        .args([
+            "check",
+            "--allow",
+            "git log --output=x",
+            "--",
+            "git log --output=x",
+        ])
+        .assert()
+        .code(0);
+}
+
+/// A repository whose `.git/config` runs `touch PWNED` from `core.fsmonitor`.
+fn booby_trapped_repository(sandbox: &Sandbox) {
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(sandbox.work())
+            .env("HOME", sandbox.root.path().join("home"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .status()
+            .expect("git must be installed");
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q", "."]);
+    std::fs::write(sandbox.work().join("f"), "a\n").unwrap();
+    git(&["config", "core.fsmonitor", "touch PWNED; false"]);
+}
+
+#[test]
+fn repository_config_cannot_run_code_under_an_allowed_git_command() {
+    let sandbox = Sandbox::new();
+    booby_trapped_repository(&sandbox);
+    let server = FakeModel::openai_turns([
+        turn_tool_call("git status --short", "see what changed"),
+        turn_text("f is new"),
+    ]);
+    sandbox
+        .agent()
+        .env("OPENAI_API_KEY", "sk-test")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .args(["run", "--provider", "openai", "--base-url"])
+        .arg(server.openai_url())
+        .args(["--allow", "git status", "what changed?"])
+        .assert()
+        .success();
+    assert!(
+        !sandbox.work().join("PWNED").exists(),
+        "core.fsmonitor ran under an allowed `git status`"
+    );
+    // The same command typed by the user runs git as configured: the trap is real.
+    sandbox
+        .agent()
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .args(["exec", "--sandbox", "off", "git status --short"])
+        .assert()
+        .success();
+    assert!(
+        sandbox.work().join("PWNED").exists(),
+        "the trap did not fire"
+    );
+}
