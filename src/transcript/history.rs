@@ -76,11 +76,8 @@ fn summarize(id: String, events: &[Value]) -> RunSummary {
     }
 }
 
-/// Every run in `runs_dir`, oldest first.
-///
-/// # Errors
-/// When the directory exists but cannot be read.
-pub fn list(runs_dir: &Path) -> std::io::Result<Vec<RunSummary>> {
+/// The transcript files in `runs_dir`, oldest first (their names start with the time).
+fn transcript_paths(runs_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let entries = match std::fs::read_dir(runs_dir) {
         Ok(entries) => entries,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -92,32 +89,48 @@ pub fn list(runs_dir: &Path) -> std::io::Result<Vec<RunSummary>> {
         .filter(|path| path.extension().is_some_and(|ext| ext == "ndjson"))
         .collect();
     paths.sort();
-    Ok(paths
+    Ok(paths)
+}
+
+/// The run id of a transcript path (the file name without `.ndjson`).
+fn run_id(path: &Path) -> Option<String> {
+    Some(path.file_stem()?.to_string_lossy().into_owned())
+}
+
+/// Every run in `runs_dir`, oldest first.
+///
+/// # Errors
+/// When the directory exists but cannot be read.
+pub fn list(runs_dir: &Path) -> std::io::Result<Vec<RunSummary>> {
+    Ok(transcript_paths(runs_dir)?
         .into_iter()
         .filter_map(|path| {
-            let id = path.file_stem()?.to_string_lossy().into_owned();
+            let id = run_id(&path)?;
             let events = read_events(&path).ok()?;
             Some(summarize(id, &events))
         })
         .collect())
 }
 
-/// The transcript whose id is `id`, ends with `id` (the short id) or starts with it.
+/// The transcript whose id is `id`, ends with `id` (the short id) or starts with it. Only
+/// file names are compared: no transcript is opened.
 ///
 /// # Errors
 /// A message naming the id when none or several match.
 pub fn find(runs_dir: &Path, id: &str) -> Result<PathBuf, String> {
-    let runs =
-        list(runs_dir).map_err(|error| format!("cannot read `{}`: {error}", runs_dir.display()))?;
+    let paths = transcript_paths(runs_dir)
+        .map_err(|error| format!("cannot read `{}`: {error}", runs_dir.display()))?;
     let id = id.trim_end_matches(".ndjson");
-    let matches: Vec<&RunSummary> = runs
-        .iter()
-        .filter(|run| {
-            !id.is_empty() && (run.id == id || run.id.ends_with(id) || run.id.starts_with(id))
+    let matches: Vec<PathBuf> = paths
+        .into_iter()
+        .filter(|path| {
+            run_id(path).is_some_and(|run| {
+                !id.is_empty() && (run == id || run.ends_with(id) || run.starts_with(id))
+            })
         })
         .collect();
     match matches.as_slice() {
-        [run] => Ok(runs_dir.join(format!("{}.ndjson", run.id))),
+        [path] => Ok(path.clone()),
         [] => Err(format!("no run `{id}`: `agent history` lists the runs")),
         _ => Err(format!(
             "`{id}` matches {} runs: give more of the id",

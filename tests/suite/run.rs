@@ -376,6 +376,40 @@ fn history_lists_and_shows_runs() {
         .code(2);
 }
 
+/// `history show ID` finds the transcript by its file name and opens no other: a FIFO
+/// posing as another run's transcript would block a reader forever.
+#[cfg(unix)]
+#[test]
+fn history_show_opens_only_the_transcript_it_shows() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([turn_text("here")]);
+    openai_run(&sandbox, &server)
+        .arg("where am i")
+        .assert()
+        .success();
+    let runs = sandbox.state_dir().join("agent/runs");
+    let fifo = runs.join("0000-blocking.ndjson");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success(), "mkfifo");
+    let id = std::fs::read_dir(&runs)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p != &fifo)
+        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .unwrap();
+    sandbox
+        .agent()
+        .args(["history", "show", &id])
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("done: answered"));
+}
+
 #[test]
 fn a_server_error_is_retried() {
     let sandbox = Sandbox::new();
