@@ -224,9 +224,11 @@ impl Draft {
             Value::Shell(shell) => s.shell = sourced(shell.clone(), origin),
             Value::SandboxMode(mode) => s.sandbox_mode = sourced(*mode, origin),
             Value::Network(network) => s.network = sourced(*network, origin),
-            Value::Writable(paths) => s
-                .writable
-                .extend(paths.iter().map(|path| sourced(path.clone(), origin.clone()))),
+            Value::Writable(paths) => s.writable.extend(
+                paths
+                    .iter()
+                    .map(|path| sourced(path.clone(), origin.clone())),
+            ),
             Value::SandboxRequired(required) => s.sandbox_required = sourced(*required, origin),
         }
     }
@@ -455,14 +457,16 @@ fn finish(draft: Draft, env: &dyn Fn(&str) -> Option<String>) -> Settings {
     settings.model = draft
         .model
         .unwrap_or_else(|| sourced(kind.default_model().to_owned(), Origin::Default("")));
-    settings.base_url = draft
-        .base_url
-        .unwrap_or_else(|| match env("OPENAI_BASE_URL") {
-            Some(url) if kind == ProviderKind::OpenAi && !url.is_empty() => {
-                sourced(url, Origin::Env("OPENAI_BASE_URL"))
-            }
-            _ => sourced(kind.default_base_url().to_owned(), Origin::Default("")),
-        });
+    // The environment beats the files, the flag beats the environment; `OPENAI_BASE_URL`
+    // is the OpenAI provider's only.
+    let env_url =
+        env("OPENAI_BASE_URL").filter(|url| kind == ProviderKind::OpenAi && !url.is_empty());
+    settings.base_url = match (draft.base_url, env_url) {
+        (Some(flag), _) if matches!(flag.origin, Origin::Flag(_)) => flag,
+        (_, Some(url)) => sourced(url, Origin::Env("OPENAI_BASE_URL")),
+        (Some(file), None) => file,
+        (None, None) => sourced(kind.default_base_url().to_owned(), Origin::Default("")),
+    };
     settings.api_key_env = draft
         .api_key_env
         .unwrap_or_else(|| sourced(kind.default_key_env().to_owned(), Origin::Default("")));

@@ -215,3 +215,19 @@ fn a_malformed_user_file_stops_everything() {
         "{error}"
     );
 }
+
+#[test]
+fn openai_base_url_beats_the_file_and_loses_to_the_flag() {
+    let mut fixture = Fixture::new();
+    fixture.user("[model]\nprovider = \"openai\"\nbase_url = \"http://file.example/v1\"\n");
+    fixture.env("OPENAI_BASE_URL", "http://env.example/v1");
+    let settings = fixture.load(&Overrides::default()).unwrap();
+    assert_eq!(settings.base_url.value, "http://env.example/v1");
+    let flag = Overrides {
+        base_url: Some("http://flag.example/v1".into()),
+        ..Overrides::default()
+    };
+    let settings = fixture.load(&flag).unwrap();
+    assert_eq!(settings.base_url.value, "http://flag.example/v1");
+    assert_eq!(settings.base_url.origin, Origin::Flag("--base-url"));
+}

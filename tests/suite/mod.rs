@@ -2,6 +2,7 @@
 
 mod allow_options;
 mod check;
+mod config;
 mod exec;
 mod fake_model;
 mod harness;

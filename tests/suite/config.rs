@@ -1,0 +1,73 @@
+//! `agent config show`: the layers of DESIGN.md, in order: defaults < user file < project file
+//! < environment < flags. One test per environment variable of the layer table.
+
+use super::harness::{Sandbox, json};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+/// `config show --json` with `env` set, after writing `settings` as the user file.
+fn shown(settings: &str, env: &[(&str, &str)], args: &[&str]) -> serde_json::Value {
+    let sandbox = Sandbox::new();
+    sandbox.settings(settings);
+    let mut cmd = sandbox.agent();
+    cmd.args(["config", "show", "--json"]).args(args);
+    for (key, value) in env {
+        cmd.env(key, value);
+    }
+    let output = cmd.output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    json(&output)
+}
+
+const USER_FILE: &str = "[model]\nprovider = \"openai\"\nmodel = \"file-model\"\n\
+                         base_url = \"http://file.example/v1\"\n";
+
+#[test]
+fn openai_base_url_beats_the_settings_file_and_loses_to_the_flag() {
+    let env = [("OPENAI_BASE_URL", "http://env.example/v1")];
+    let show = shown(USER_FILE, &env, &[]);
+    assert_eq!(
+        show["model.base_url"],
+        json!({"source": "env OPENAI_BASE_URL", "value": "http://env.example/v1"})
+    );
+    // `config show` has no --base-url; `run` does, and it wins there (unit-tested in
+    // settings); the file's URL stays when the variable is unset.
+    let show = shown(USER_FILE, &[], &[]);
+    assert_eq!(show["model.base_url"]["value"], "http://file.example/v1");
+}
+
+#[test]
+fn openai_base_url_does_not_change_another_provider() {
+    let env = [("OPENAI_BASE_URL", "http://env.example/v1")];
+    let show = shown("[model]\nprovider = \"anthropic\"\n", &env, &[]);
+    assert_eq!(show["model.base_url"]["source"], "default");
+}
+
+#[test]
+fn agent_model_beats_the_settings_file() {
+    let show = shown(USER_FILE, &[("AGENT_MODEL", "env-model")], &[]);
+    assert_eq!(
+        show["model.model"],
+        json!({"source": "env AGENT_MODEL", "value": "env-model"})
+    );
+}
+
+#[test]
+fn openai_api_key_is_read_from_the_environment_and_picks_the_provider() {
+    let show = shown("", &[("OPENAI_API_KEY", "sk-test-0123")], &[]);
+    assert_eq!(show["model.provider"]["value"], "openai");
+    assert_eq!(show["model.api_key"]["source"], "env OPENAI_API_KEY");
+    assert_ne!(
+        show["model.api_key"]["value"], "sk-test-0123",
+        "a key is never printed"
+    );
+    assert_ne!(show["model.api_key"]["value"], "<not set>");
+}
+
+#[test]
+fn anthropic_api_key_is_read_from_the_environment_and_picks_the_provider() {
+    let show = shown("", &[("ANTHROPIC_API_KEY", "sk-ant-0123")], &[]);
+    assert_eq!(show["model.provider"]["value"], "anthropic");
+    assert_eq!(show["model.api_key"]["source"], "env ANTHROPIC_API_KEY");
+    assert_ne!(show["model.api_key"]["value"], "<not set>");
+}
