@@ -76,7 +76,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     };
     let quiet = global.quiet;
     if settings.provider.value == ProviderKind::Demo && !quiet {
-        demo_notice(&settings);
+        demo_notice(&settings, super::use_color(global));
     }
     super::sandbox_notice(&config.sandbox, quiet);
 
@@ -214,7 +214,9 @@ fn retry_notice(message: &str) {
     let _ = writeln!(std::io::stderr(), "agent: {message}");
 }
 
-fn demo_notice(settings: &Settings) {
+/// Says the demo model answers, dimmed when `color` (the one colour decision: `--color`,
+/// `NO_COLOR`, a terminal).
+fn demo_notice(settings: &Settings, color: bool) {
     let line = match &settings.provider.origin {
         Origin::Default(_) => {
             "agent: offline demo model (set OPENAI_API_KEY or ANTHROPIC_API_KEY for a real one)"
@@ -222,7 +224,7 @@ fn demo_notice(settings: &Settings) {
         _ => "agent: offline demo model",
     };
     let mut stderr = std::io::stderr().lock();
-    if std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none() {
+    if color {
         let _ = writeln!(stderr, "\x1b[2m{line}\x1b[0m");
     } else {
         let _ = writeln!(stderr, "{line}");

@@ -2,6 +2,7 @@
 
 mod allow_options;
 mod check;
+mod color;
 mod config;
 mod exec;
 mod fake_model;
