@@ -1,7 +1,8 @@
 //! `cargo bench`: wall time and peak memory of the real binary, no timing
 //! assertions (numbers are printed for the README and the closing notes).
 //!
-//! Measures `agent exec true` against a bare `sh -c true`, `agent --version`
+//! Measures `agent exec true` against a bare `sh -c true` and with the sandbox on vs
+//! off, `agent --version`
 //! start-up, one gigabyte of output through the output cap, and the policy's
 //! decision rate through `agent check --stdin`. Peak RSS comes from GNU
 //! `/usr/bin/time -f %M` when it is installed.
@@ -26,6 +27,9 @@ fn main() {
     }
     if wanted("exec") {
         exec_overhead();
+    }
+    if wanted("sandbox") {
+        sandbox_overhead();
     }
     if wanted("throughput") {
         throughput();
@@ -194,6 +198,27 @@ fn exec_overhead() {
         ms(bare),
         agent.as_secs_f64() / bare.as_secs_f64(),
         rss(&[AGENT, "exec", "true"]),
+    );
+}
+
+/// `agent exec true` with the default sandbox (workspace-write, network off) against
+/// `--sandbox off`: the cost of the re-executed helper, Landlock and seccomp.
+fn sandbox_overhead() {
+    let shown = Command::new(AGENT)
+        .args(["config", "show", "--json"])
+        .output()
+        .expect("config show");
+    let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap_or_default();
+    let active = &shown["sandbox.active"];
+    let off = median_wall(&[AGENT, "exec", "--sandbox", "off", "true"], 300);
+    let on = median_wall(&[AGENT, "exec", "--sandbox", "workspace-write", "true"], 300);
+    println!(
+        "sandbox: agent exec true {:.2} ms sandboxed vs {:.2} ms with --sandbox off (+{:.2} ms; active here: {}, {})",
+        ms(on),
+        ms(off),
+        ms(on) - ms(off),
+        active["value"],
+        active["source"].as_str().unwrap_or("?"),
     );
 }
 
