@@ -35,14 +35,15 @@ pub(super) fn segments(text: &str) -> Vec<Vec<Word>> {
     out
 }
 
-/// `del/q x` runs `del` with `/q`: cmd ends a built-in's name at `/`.
+/// `del/q x` runs `del` with `/q`: cmd ends a built-in's name at `/` (and `.`, `+`).
 fn split_program_switch(argv: &[Word]) -> Option<Vec<Word>> {
     let (first, rest) = argv.split_first()?;
     let text = first.known()?;
     if text.contains(['\\', ':']) {
         return None;
     }
-    let at = text.find('/').filter(|&at| at > 0)?;
+    // `.` and `+` end a built-in's name as well (`del.`, `del+ x`).
+    let at = text.find(['/', '.', '+']).filter(|&at| at > 0)?;
     let mut out = vec![Word::literal(&text[..at]), Word::literal(&text[at..])];
     out.extend_from_slice(rest);
     Some(out)

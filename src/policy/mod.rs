@@ -216,12 +216,24 @@ const RENAMING_WORDS: &[&str] = &["alias", "unalias", "hash", "enable", "doskey"
 /// anywhere, as any word of the raw text (`git -c core.pager='rm -rf x' log` counts), or a
 /// Windows `@`-prefixed or control-character-separated name.
 fn mentions_protected(os: OsFamily, command: &str) -> bool {
-    command
-        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '+')))
+    let unquoted = word::without_quoting(command, os);
+    [Some(command), unquoted.as_deref()]
+        .into_iter()
+        .flatten()
+        .flat_map(|text| {
+            text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '+')))
+        })
         .filter(|token| !token.is_empty())
         .any(|token| {
-            let key = word::program_key(token, os);
-            programs::is_protected(&key) || RENAMING_WORDS.contains(&key.as_str())
+            // cmd.exe ends a built-in's name at `.` and `+` too (`del.`, `del+`).
+            let name = match os {
+                OsFamily::Unix => token,
+                OsFamily::Windows => token.split(['.', '+']).next().unwrap_or(token),
+            };
+            [token, name].iter().any(|candidate| {
+                let key = word::program_key(candidate, os);
+                programs::is_protected(&key) || RENAMING_WORDS.contains(&key.as_str())
+            })
         })
 }
 

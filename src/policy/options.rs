@@ -13,14 +13,20 @@ const TABLE: &str = include_str!("../../assets/allow-options.txt");
 /// How an option is written on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Form {
-    /// `--name`, `--name=…`, or any abbreviation `--na`.
+    /// `--name`, `--name=…`, or any abbreviation `--na`; `_` counts as `-` (node).
     Long(String),
+    /// Any long option starting with `--name` (`--inspect*`: `--inspect-wait` …).
+    LongFamily(String),
     /// A short option letter, anywhere in a single-dash cluster (`-px`, `-xVALUE`).
     Short(char),
-    /// `-name` exactly (also `--name`, `-name=…`, `--name=…`).
+    /// `-name` exactly (also `--name`, `-name=…`, `--name=…`, and Go's `-test.name`).
     SingleDash(String),
-    /// Any `NAME=value` argument (make variables).
+    /// Any argument with a `=` that is not an option (make variables, `X!=cmd`, `'A = b'`).
     Assignment,
+    /// An argument file (`@args.txt`) whose options cannot be seen.
+    ArgumentFile,
+    /// A path argument outside the workspace: absolute, from `~`, or through `..`.
+    OutsidePath,
 }
 
 /// One table row.
@@ -82,7 +88,10 @@ pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<
             word: text.to_owned(),
             option: row.option.clone(),
             effect: row.effect.clone(),
-            entry: format!("{program} {}", row.option),
+            entry: match &row.subcommand {
+                Some(sub) => format!("{program}:{sub} {}", row.option),
+                None => format!("{program} {}", row.option),
+            },
         })
     })
 }
@@ -98,11 +107,16 @@ impl Row {
 
 impl Form {
     fn matches(&self, word: &str) -> bool {
+        let long_body = || {
+            let body = word.strip_prefix("--")?;
+            let body = body.split_once('=').map_or(body, |(b, _)| b);
+            (!body.is_empty()).then(|| body.replace('_', "-"))
+        };
         match self {
-            Form::Long(name) => word.strip_prefix("--").is_some_and(|body| {
-                let body = body.split_once('=').map_or(body, |(b, _)| b);
-                !body.is_empty() && name.starts_with(body)
-            }),
+            Form::Long(name) => long_body().is_some_and(|body| name.starts_with(&body)),
+            Form::LongFamily(stem) => {
+                long_body().is_some_and(|body| body.starts_with(stem.as_str()))
+            }
             Form::Short(letter) => {
                 !word.starts_with("--")
                     && word.strip_prefix('-').is_some_and(|cluster| {
@@ -116,16 +130,16 @@ impl Form {
                     .or_else(|| word.strip_prefix('-'))
                     .unwrap_or("");
                 let body = body.split_once('=').map_or(body, |(b, _)| b);
-                body == name
+                body.strip_prefix("test.").unwrap_or(body) == name
             }
-            Form::Assignment => word.split_once('=').is_some_and(|(name, _)| {
-                let name = name.trim_end_matches(['+', ':', '?', '!']);
-                !name.is_empty()
-                    && !name.starts_with('-')
-                    && name
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
-            }),
+            Form::Assignment => !word.starts_with('-') && word.contains('='),
+            Form::ArgumentFile => word.starts_with('@') && word.len() > 1,
+            Form::OutsidePath => {
+                !word.starts_with('-')
+                    && (word.starts_with('/')
+                        || word.starts_with('~')
+                        || word.split(['/', '\\']).any(|part| part == ".."))
+            }
         }
     }
 }
@@ -181,6 +195,12 @@ fn parse_table(text: &str) -> Result<Vec<Row>, String> {
         let dashless = programs.iter().all(|p| single_dash.contains(p));
         let form = if option == "VAR=" {
             Form::Assignment
+        } else if option == "@FILE" {
+            Form::ArgumentFile
+        } else if option == "PATH" {
+            Form::OutsidePath
+        } else if let Some(stem) = option.strip_prefix("--").and_then(|o| o.strip_suffix('*')) {
+            Form::LongFamily(stem.to_owned())
         } else if let Some(long) = option.strip_prefix("--") {
             Form::Long(long.to_owned())
         } else if let Some(short) = option.strip_prefix('-') {
@@ -232,7 +252,11 @@ mod tests {
             ("git log --oneline", 2, None),
             ("git log -p --ext-diff", 2, Some("git --ext-diff")),
             ("git diff --no-index a b", 2, Some("git --no-index")),
-            ("git format-patch -o out HEAD~1", 2, Some("git -o")),
+            (
+                "git format-patch -o out HEAD~1",
+                2,
+                Some("git:format-patch -o"),
+            ),
             ("git ls-files -o", 2, None),
             ("git log --output=x", 3, None),
             (
@@ -275,6 +299,71 @@ mod tests {
             ),
             ("docker run --rm alpine", 2, None),
             ("ls --output", 1, None),
+            (
+                "node --experimental_loader=data:x x.js",
+                1,
+                Some("node --experimental-loader"),
+            ),
+            (
+                "node --inspect_brk=0.0.0.0:9229 x.js",
+                1,
+                Some("node --inspect*"),
+            ),
+            (
+                "node --inspect-wait=0.0.0.0:9229 x.js",
+                1,
+                Some("node --inspect*"),
+            ),
+            ("node x.js", 1, None),
+            ("make X@!=/tmp/evil.sh", 1, Some("make VAR=")),
+            ("make SHELL = /tmp/evil.sh", 1, Some("make VAR=")),
+            (
+                "git diff /home/u/.ssh/id_rsa /dev/null",
+                2,
+                Some("git:diff PATH"),
+            ),
+            ("git diff ~/.ssh/id_rsa", 2, Some("git:diff PATH")),
+            ("git diff ../other/x", 2, Some("git:diff PATH")),
+            ("git diff src/main.rs", 2, None),
+            ("git log ../x", 2, None),
+            (
+                "go test -test.cpuprofile=/root/.bashrc ./...",
+                2,
+                Some("go -cpuprofile"),
+            ),
+            (
+                "cargo test -- --logfile /root/.bashrc",
+                2,
+                Some("cargo --logfile"),
+            ),
+            (
+                "python -m pytest --config-file=/tmp/x.ini",
+                3,
+                Some("python --config-file"),
+            ),
+            (
+                "python -m pytest --log-file=/root/.bashrc",
+                3,
+                Some("python --log-file"),
+            ),
+            ("python -m pytest --log-file-level=INFO", 3, None),
+            (
+                "python -m pytest --pastebin=all",
+                3,
+                Some("python --pastebin"),
+            ),
+            ("python -m pytest @args.txt", 3, Some("python @FILE")),
+            (
+                "docker run --env-file /root/.aws/credentials alpine",
+                2,
+                Some("docker --env-file"),
+            ),
+            (
+                "docker run -p 0.0.0.0:2375:2375 alpine",
+                2,
+                Some("docker -p"),
+            ),
+            ("npm test -C ../other", 2, Some("npm -C")),
         ];
         for (command, covered, want) in cases {
             let got = uncovered(OsFamily::Unix, &words(command), *covered).map(|u| u.entry);

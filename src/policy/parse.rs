@@ -96,7 +96,16 @@ pub(super) fn parse(text: &str) -> Script {
     // made plain characters is read too. Their commands only ever add deny findings.
     let continued = text.contains("\n\\").then(|| text.replace("\n\\", "\n \\"));
     let unescaped = escaped_blanks_made_plain(text);
-    for variant_text in [continued, unescaped].into_iter().flatten() {
+    // `sh` takes a carriage return for a plain character, the parser `\` + CR LF for a line
+    // continuation; dash reads `((` as two subshells, the parser as arithmetic.
+    let returns = text.contains('\r').then(|| text.replace('\r', "_"));
+    let subshells = text
+        .contains("((")
+        .then(|| text.replace("((", "( (").replace("))", ") )"));
+    for variant_text in [continued, unescaped, returns, subshells]
+        .into_iter()
+        .flatten()
+    {
         let mut variant = parse_tree(&variant_text);
         correct_glued_comments(&variant_text, &mut variant);
         script.has_error |= variant.has_error;

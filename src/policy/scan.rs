@@ -8,7 +8,7 @@
 use super::parse::{self, Command, Script};
 use super::programs::{FEED_ARGUMENTS, JOINERS, SHELLS, is_protected, is_wrapper};
 use super::rules::{Match, Rules};
-use super::word::{Word, WordKind, is_plain, program_key};
+use super::word::{Word, WordKind, is_plain, program_key, without_quoting};
 use super::{OsFamily, cmd};
 
 /// Deepest nesting of command strings (`sh -c "sh -c '…'"`) searched; deeper is unchecked
@@ -398,6 +398,13 @@ impl<'r> Scan<'r> {
     /// hiding code in quotes): every run of name characters is tried as a program. Matches are
     /// only possible (ask), never a definite deny, because the text may be quoted data.
     pub(super) fn crude(&mut self, text: &str) {
+        self.crude_tokens(text);
+        if let Some(unquoted) = without_quoting(text, self.os) {
+            self.crude_tokens(&unquoted);
+        }
+    }
+
+    fn crude_tokens(&mut self, text: &str) {
         let tokens: Vec<Word> = text
             .split(|c: char| !(c.is_ascii_alphanumeric() || "_.-/+\\:".contains(c)))
             .filter(|t| !t.is_empty())

@@ -324,6 +324,18 @@ pub(super) fn program_key(word: &str, os: OsFamily) -> String {
     key
 }
 
+/// The text with every quoting character removed (`'`, `"`, `\` for POSIX shells; `"` and
+/// `^` for cmd.exe), or `None` when it has none. The raw-text searches read this too, so a
+/// program hidden by quotes from a misread parse (`r''m`, `r\m`, `d^el`) is still found.
+pub(super) fn without_quoting(text: &str, os: OsFamily) -> Option<String> {
+    let quoting: &[char] = match os {
+        OsFamily::Unix => &['\'', '"', '\\'],
+        OsFamily::Windows => &['"', '^'],
+    };
+    text.contains(quoting)
+        .then(|| text.chars().filter(|c| !quoting.contains(c)).collect())
+}
+
 /// Whether every character is one that no shell treats specially, so the word means itself
 /// and cannot hide a second command.
 pub(super) fn is_plain(text: &str) -> bool {

@@ -60,3 +60,45 @@ fn review_findings_stay_fixed() {
     }
     assert_eq!(allow_all(OsFamily::Unix, "touch F").decision, Allow);
 }
+
+/// The second review (issue 10): commands tree-sitter misreads without an error, where only
+/// the raw-text searches can see the hidden program. Mode allow-all must ask for every one,
+/// and a deny rule must at least ask (definite deny where a corrected reading shows it).
+#[test]
+fn misread_commands_never_run_unasked() {
+    let hidden = [
+        "echo `echo \\`r''m -rf /tmp/x\\``",
+        "ls `ls \\\"\\`r''m -rf /tmp/x\\`\\\"`",
+        "ls \\\r\nr''m -rf /tmp/x",
+        "cat <<-E\n\t$(r''m -rf /tmp/x)\n\tE",
+        "echo \"${x-'}\"; r''m -rf /tmp/x; \"'}\"",
+        "ls $'\\'\nr''m -rf /tmp/x\n'",
+        "((r''m -rf /tmp/x))",
+        "a <<E;\nx\nE\nr''m -rf /tmp/x",
+        "cat <<E\"O\"F\nx\nEOF\nr''m -rf /tmp/x",
+    ];
+    let deny = Rules::new(vec![], vec![rule("rm -rf", Source::User)]);
+    for command in hidden {
+        let all = apply_mode(decide(&Rules::empty(), OsFamily::Unix, command), Mode::AllowAll);
+        assert_eq!(all.decision, Ask, "allow-all allowed {command:?}: {all:?}");
+        let denied = decide(&deny, OsFamily::Unix, command);
+        assert!(denied.decision >= Ask, "{command:?}: {denied:?}");
+        let all = apply_mode(denied, Mode::AllowAll);
+        assert_eq!(all.decision.max(Ask), all.decision, "{command:?}: {all:?}");
+        assert_ne!(all.decision, Allow, "{command:?}");
+    }
+    // Where a corrected reading shows the command, the deny rule wins outright.
+    for command in ["ls \\\r\nrm -rf /tmp/x", "((rm -rf /tmp/x))"] {
+        assert_eq!(decide(&deny, OsFamily::Unix, command).decision, Deny, "{command:?}");
+    }
+    let windows_deny = Rules::new(vec![], vec![rule("del", Source::User)]);
+    for command in ["del. x", "dir & del+ x"] {
+        let decision = decide(&windows_deny, OsFamily::Windows, command);
+        assert_eq!(decision.decision, Deny, "{command:?}: {decision:?}");
+    }
+    let all = apply_mode(
+        decide(&Rules::empty(), OsFamily::Windows, "rd. /s /q C:\\x"),
+        Mode::AllowAll,
+    );
+    assert_eq!(all.decision, Ask, "{all:?}");
+}
