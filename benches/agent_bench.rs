@@ -211,7 +211,10 @@ fn sandbox_overhead() {
     let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap_or_default();
     let active = &shown["sandbox.active"];
     let off = median_wall(&[AGENT, "exec", "--sandbox", "off", "true"], 300);
-    let on = median_wall(&[AGENT, "exec", "--sandbox", "workspace-write", "true"], 300);
+    let on = median_wall(
+        &[AGENT, "exec", "--sandbox", "workspace-write", "true"],
+        300,
+    );
     println!(
         "sandbox: agent exec true {:.2} ms sandboxed vs {:.2} ms with --sandbox off (+{:.2} ms; active here: {}, {})",
         ms(on),

@@ -105,7 +105,12 @@ const SCHEMA: &[(&str, &str, Kind, &str)] = &[
     ("sandbox", "mode", Kind::SandboxMode, "sandbox.mode"),
     ("sandbox", "network", Kind::Network, "sandbox.network"),
     ("sandbox", "writable", Kind::Writable, "sandbox.writable"),
-    ("sandbox", "required", Kind::SandboxRequired, "sandbox.required"),
+    (
+        "sandbox",
+        "required",
+        Kind::SandboxRequired,
+        "sandbox.required",
+    ),
 ];
 
 /// Tables that only group other tables.
@@ -295,18 +300,18 @@ impl Reader<'_> {
             Kind::Shell => Value::Shell(text(item).ok_or_else(|| wrong("a string"))?),
             Kind::SandboxMode => {
                 let value = text(item).ok_or_else(|| wrong("a string"))?;
-                Value::SandboxMode(SandboxMode::parse(&value).ok_or_else(|| {
-                    wrong("one of \"workspace-write\", \"read-only\", \"off\"")
-                })?)
+                Value::SandboxMode(
+                    SandboxMode::parse(&value).ok_or_else(|| {
+                        wrong("one of \"workspace-write\", \"read-only\", \"off\"")
+                    })?,
+                )
             }
             Kind::Network => Value::Network(item.as_bool().ok_or_else(|| wrong("true or false"))?),
             Kind::SandboxRequired => {
                 Value::SandboxRequired(item.as_bool().ok_or_else(|| wrong("true or false"))?)
             }
             Kind::Writable => {
-                let array = item
-                    .as_array()
-                    .ok_or_else(|| wrong("an array of paths"))?;
+                let array = item.as_array().ok_or_else(|| wrong("an array of paths"))?;
                 let mut paths = Vec::new();
                 for value in array {
                     let path = value.as_str().ok_or_else(|| wrong("an array of paths"))?;
