@@ -79,7 +79,7 @@ pub enum Command {
     /// The final answer goes to stdout; progress to stderr (or the live pane on a
     /// terminal). Every run is recorded under `agent history`.
     #[command(
-        after_help = "Examples:\n  agent run 'list the files here'\n  echo 'what OS is this' | agent run\n  agent run --provider ollama --model llama3.2 'show git status'\n  agent run --allow 'cargo test' --json 'run the tests' > events.ndjson\n\nExit status: 0 done (also when --max-turns stopped it), 1 provider/network/I/O failure,\n2 usage or settings error, 130 interrupted (Ctrl+C); 129, 131, 143 stopped by SIGHUP,\nSIGQUIT, SIGTERM (the running command is ended first)."
+        after_help = "Examples:\n  agent run 'list the files here'\n  echo 'what OS is this' | agent run\n  agent run --provider ollama --model llama3.2 'show git status'\n  agent run --allow 'cargo test' --json 'run the tests' > events.ndjson\n\nExit status: 0 done (also when --max-turns stopped it), 1 provider/network/I/O failure,\n2 usage or settings error, 5 the answer was printed but cut at the output limit\n(raise --max-output-tokens), 130 interrupted (Ctrl+C); 129, 131, 143 stopped by SIGHUP,\nSIGQUIT, SIGTERM (the running command is ended first)."
     )]
     Run(RunArgs),
 
@@ -185,6 +185,9 @@ pub struct RunArgs {
     /// The provider's base URL (any OpenAI-compatible server: Ollama, vLLM, LM Studio, llama.cpp …).
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
+    /// Longest model reply per turn, in tokens (default: Anthropic 8192, others the server's).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_output_tokens: Option<u32>,
     /// Also allow commands starting with PREFIX, for this run only (repeatable).
     #[arg(long, value_name = "PREFIX")]
     pub allow: Vec<String>,

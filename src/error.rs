@@ -17,6 +17,9 @@ pub enum Status {
     Ask = 3,
     /// `check`: the decision is deny.
     Deny = 4,
+    /// `run`: the answer was printed but cut at the model's output limit — not a clean
+    /// success for a script, not a failure to answer either.
+    Truncated = 5,
     /// Stopped by SIGHUP (the terminal was closed): 128 + 1.
     HangUp = 129,
     /// Interrupted (Ctrl+C, SIGINT): 128 + 2.

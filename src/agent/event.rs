@@ -29,6 +29,10 @@ pub enum Outcome {
     Answered,
     /// `--max-turns` was reached first.
     MaxTurns,
+    /// The answer was cut at the model's output limit (`max_output_tokens`).
+    Truncated,
+    /// The provider's content filter stopped the reply.
+    ContentFilter,
     /// The person pressed Ctrl+C (or Esc at a prompt).
     Interrupted,
     /// The provider failed.
@@ -58,6 +62,11 @@ pub enum Event {
     },
     /// A piece of the model's text, as it streams.
     TextDelta {
+        /// The text.
+        text: String,
+    },
+    /// A piece of the model's reasoning (thinking), as it streams; not part of the answer.
+    ReasoningDelta {
         /// The text.
         text: String,
     },

@@ -17,7 +17,7 @@ pub use tool::{SHELL, ShellCall, shell_tool};
 
 use crate::approve::{Approval, ApprovalRequest, Approve};
 use crate::exec::{self, ErrorCode, ExecRequest, ToolError};
-use crate::model::{Message, Model, ModelError, Request, ToolCall};
+use crate::model::{Delta, Message, Model, ModelError, Request, StopReason, ToolCall};
 use crate::policy::{self, Decision, Mode, OsFamily, Rule, Rules, Source, Verdict};
 
 /// The same call this many times in a row is refused with `ELOOP`.
@@ -94,12 +94,17 @@ pub async fn run<M: Model, A: Approve>(
             messages: &messages,
             tools: &tools,
         };
-        let mut on_text = |text: &str| {
-            emit(Event::TextDelta {
-                text: text.to_owned(),
-            })
+        let mut on_delta = |delta: Delta<'_>| {
+            emit(match delta {
+                Delta::Text(text) => Event::TextDelta {
+                    text: text.to_owned(),
+                },
+                Delta::Reasoning(text) => Event::ReasoningDelta {
+                    text: text.to_owned(),
+                },
+            });
         };
-        let reply = match model.complete(&request, &mut on_text).await {
+        let reply = match model.complete(&request, &mut on_delta).await {
             Ok(reply) => reply,
             Err(error) => {
                 emit(Event::Error {
@@ -111,11 +116,11 @@ pub async fn run<M: Model, A: Approve>(
             }
         };
         emit(Event::TurnEnd { turn: stats.turns });
+        if let Some(ended) = cut_or_filtered(&reply, stats, emit) {
+            return ended;
+        }
         let calls = reply.tool_calls.clone();
-        messages.push(Message::Assistant {
-            text: reply.text.clone(),
-            tool_calls: reply.tool_calls,
-        });
+        messages.push(reply.to_message());
         if calls.is_empty() {
             emit(done(Outcome::Answered, stats, Some(reply.text), None));
             return Ok(Outcome::Answered);
@@ -142,6 +147,46 @@ pub async fn run<M: Model, A: Approve>(
     );
     emit(done(Outcome::MaxTurns, stats, None, Some(&note)));
     Ok(Outcome::MaxTurns)
+}
+
+/// Ends the run when the reply was cut at the output limit (the text is the answer, with a
+/// note; tool calls in a cut reply are not run, their arguments may be cut too) or stopped by
+/// a content filter (an error). `None`: the reply is whole.
+fn cut_or_filtered(
+    reply: &crate::model::Reply,
+    stats: &Stats,
+    emit: &mut (dyn FnMut(Event) + Send),
+) -> Option<Result<Outcome, ModelError>> {
+    match reply.stop {
+        StopReason::MaxTokens => {
+            let note = if reply.tool_calls.is_empty() {
+                "the answer was cut at the model's output limit: raise `max_output_tokens` in \
+                 [model] (or --max-output-tokens) to get it whole"
+            } else {
+                "the reply was cut at the model's output limit in the middle of a tool call, \
+                 which was not run: raise `max_output_tokens` in [model] (or \
+                 --max-output-tokens)"
+            };
+            emit(done(
+                Outcome::Truncated,
+                stats,
+                Some(reply.text.clone()),
+                Some(note),
+            ));
+            Some(Ok(Outcome::Truncated))
+        }
+        StopReason::ContentFilter => {
+            let error = ModelError::ContentFilter;
+            emit(Event::Error {
+                code: error.code().to_owned(),
+                message: error.to_string(),
+            });
+            let note = "the provider's content filter stopped the reply";
+            emit(done(Outcome::ContentFilter, stats, None, Some(note)));
+            Some(Err(error))
+        }
+        StopReason::EndTurn | StopReason::ToolUse | StopReason::Other => None,
+    }
 }
 
 fn done(outcome: Outcome, stats: &Stats, answer: Option<String>, note: Option<&str>) -> Event {

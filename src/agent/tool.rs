@@ -134,6 +134,7 @@ mod tests {
             id: "1".into(),
             name: name.into(),
             arguments: arguments.into(),
+            extra: None,
         }
     }
 

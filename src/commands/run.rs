@@ -32,6 +32,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         }),
         model: args.model.clone(),
         base_url: args.base_url.clone(),
+        max_output_tokens: args.max_output_tokens,
         mode: args.mode.map(|m| match m {
             ModeArg::Ask => Mode::Ask,
             ModeArg::Deny => Mode::Deny,
@@ -53,6 +54,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         base_url: settings.base_url.value.clone(),
         api_key: settings.api_key.clone(),
         api_key_env: settings.api_key_env.value.clone(),
+        max_output_tokens: settings.max_output_tokens.as_ref().map(|n| n.value),
     };
     let mut model = AnyModel::new(&provider, cfg!(windows))?;
     if !global.quiet {
@@ -90,7 +92,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         .map_or_else(|| "unrecorded".to_owned(), |t| t.id().to_owned());
     let color = super::use_color(global);
     let tui = (!global.json && !args.plain && live_screen_possible())
-        .then(|| Arc::new(Mutex::new(Tui::new(color))));
+        .then(|| Arc::new(Mutex::new(Tui::new(color).verbose(global.verbose))));
     let mut output = Output::new(global, &config, tui.clone());
     let mut emit = |event: Event| output.emit(&event, transcript.as_mut());
     emit(Event::Start {
@@ -162,8 +164,12 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
             output.finish()?;
             Ok(Status::Success.into())
         }
+        Outcome::Truncated => {
+            output.finish()?;
+            Ok(Status::Truncated.into())
+        }
         Outcome::Interrupted => Ok(Status::Interrupted.into()),
-        Outcome::Error => Ok(Status::Failure.into()),
+        Outcome::Error | Outcome::ContentFilter => Ok(Status::Failure.into()),
     }
 }
 
@@ -273,10 +279,12 @@ struct Output {
 
 impl Output {
     fn new(global: &GlobalArgs, config: &agent::Config, tui: Option<Arc<Mutex<Tui>>>) -> Self {
+        let mut plain = Plain::new(global.verbose, global.quiet);
+        plain.dim = super::use_color(global);
         Self {
             json: global.json,
             tui,
-            plain: Plain::new(global.verbose, global.quiet),
+            plain,
             answer: None,
             recorded_chars: 0,
             max_output_chars: config.max_output_chars,

@@ -1,31 +1,34 @@
 //! Anthropic Messages with streaming tool use. Owns the request body (system prompt apart,
-//! `tool_use` and `tool_result` blocks, roles merged where the API wants one message) and the
-//! decoding of the typed events (`message_start` … `message_stop`); the HTTP side is `sse`'s.
+//! `thinking` blocks sent back first with their `signature`, `tool_use` and `tool_result`
+//! blocks, roles merged where the API wants one message) and the decoding of the typed events
+//! (`message_start` … `message_stop`, thinking and signature deltas included); the HTTP side
+//! is `sse`'s.
 
 use std::collections::BTreeMap;
 use std::fmt;
 
-use eventsource_stream::Event;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::sse::{Decoder, Post, Transport, snippet};
+use super::sse::{Decoder, Event, Post, Transport, reported, snippet};
 use super::{
-    Message, Model, ModelError, ProviderConfig, ProviderKind, Reply, Request, StopReason, ToolCall,
+    Delta, Message, Model, ModelError, ProviderConfig, ProviderKind, Reasoning, Reply, Request,
+    StopReason, ToolCall,
 };
 
 /// The API version this file speaks — the only stable one, and what the event and block
 /// shapes below follow.
 const API_VERSION: &str = "2023-06-01";
-/// Output limit per turn, which the API requires — room for a long answer or a big tool call,
-/// within what every current Claude model accepts.
-const MAX_OUTPUT_TOKENS: u32 = 8192;
+/// Output limit per turn unless `max_output_tokens` says otherwise; the API requires one —
+/// room for a long answer or a big tool call, within what every current Claude model accepts.
+pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 8192;
 
 /// An Anthropic Messages model.
 pub struct Anthropic {
     transport: Transport,
     api_key: Option<String>,
+    max_output_tokens: u32,
 }
 
 impl fmt::Debug for Anthropic {
@@ -54,9 +57,14 @@ impl Anthropic {
                 key_env: config.api_key_env.clone(),
             });
         }
+        let mut transport = Transport::new(&config.base_url, &config.model, &config.api_key_env)?;
+        transport.key_sent = api_key.is_some();
         Ok(Self {
-            transport: Transport::new(&config.base_url, &config.model, &config.api_key_env)?,
+            transport,
             api_key,
+            max_output_tokens: config
+                .max_output_tokens
+                .unwrap_or(DEFAULT_MAX_OUTPUT_TOKENS),
         })
     }
 
@@ -83,11 +91,9 @@ impl Anthropic {
         } else {
             format!("{server}/v1/messages")
         };
-        Ok(Post {
-            url,
-            headers,
-            body: body(&self.transport.model, request),
-        })
+        let mut body = body(&self.transport.model, request);
+        body["max_tokens"] = json!(self.max_output_tokens);
+        Ok(Post { url, headers, body })
     }
 }
 
@@ -99,23 +105,30 @@ impl Model for Anthropic {
     async fn complete(
         &mut self,
         request: &Request<'_>,
-        on_text: &mut (dyn FnMut(&str) + Send),
+        on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
     ) -> Result<Reply, ModelError> {
         let post = self.post(request)?;
         self.transport
-            .complete::<EventDecoder>(&post, on_text)
+            .complete::<EventDecoder>(&post, on_delta)
             .await
     }
 }
 
-/// The Messages request body.
+/// The Messages request body, with the default output limit.
 pub(super) fn body(model: &str, request: &Request<'_>) -> Value {
     let mut messages: Vec<(&str, Vec<Value>)> = Vec::new();
     for message in request.messages {
         let (role, blocks) = match message {
             Message::User(text) => ("user", text_block(text)),
-            Message::Assistant { text, tool_calls } => {
-                let mut blocks = text_block(text);
+            Message::Assistant {
+                text,
+                tool_calls,
+                reasoning,
+            } => {
+                // Thinking blocks go back first, in order, signatures untouched: the API checks
+                // them before it accepts the tool results that follow.
+                let mut blocks = reasoning.replay.clone();
+                blocks.extend(text_block(text));
                 blocks.extend(tool_calls.iter().map(|call| {
                     // The API wants an object; what the model sent may not even be JSON.
                     let input = serde_json::from_str::<Value>(&call.arguments)
@@ -152,7 +165,7 @@ pub(super) fn body(model: &str, request: &Request<'_>) -> Value {
         .collect();
     let mut body = json!({
         "model": model,
-        "max_tokens": MAX_OUTPUT_TOKENS,
+        "max_tokens": DEFAULT_MAX_OUTPUT_TOKENS,
         "stream": true,
         "messages": messages,
     });
@@ -221,7 +234,17 @@ enum Block {
         #[serde(default)]
         input: Value,
     },
-    /// Thinking and other blocks: not shown, not kept.
+    Thinking {
+        #[serde(default)]
+        thinking: String,
+        #[serde(default)]
+        signature: String,
+    },
+    RedactedThinking {
+        #[serde(default)]
+        data: String,
+    },
+    /// Other blocks: not shown, not kept.
     #[serde(other)]
     Other,
 }
@@ -234,6 +257,12 @@ enum BlockDelta {
     },
     InputJsonDelta {
         partial_json: String,
+    },
+    ThinkingDelta {
+        thinking: String,
+    },
+    SignatureDelta {
+        signature: String,
     },
     #[serde(other)]
     Other,
@@ -262,11 +291,19 @@ struct ToolUse {
     partial_json: String,
 }
 
-/// Accumulates events: text in order, tool-use blocks by index.
+/// A thinking block being streamed, kept to be sent back as it came.
+enum Thought {
+    Thinking { thinking: String, signature: String },
+    Redacted { data: String },
+}
+
+/// Accumulates events: text in order, tool-use and thinking blocks by index.
 #[derive(Default)]
 pub(super) struct EventDecoder {
     text: String,
+    reasoning: String,
     tools: BTreeMap<usize, ToolUse>,
+    thoughts: BTreeMap<usize, Thought>,
     stop: Option<StopReason>,
 }
 
@@ -274,7 +311,7 @@ impl Decoder for EventDecoder {
     fn on_event(
         &mut self,
         event: &Event,
-        on_text: &mut dyn FnMut(&str),
+        on_delta: &mut dyn FnMut(Delta<'_>),
     ) -> Result<bool, ModelError> {
         let parsed: StreamEvent =
             serde_json::from_str(&event.data).map_err(|e| ModelError::Stream {
@@ -289,7 +326,23 @@ impl Decoder for EventDecoder {
                 index,
                 content_block,
             } => match content_block {
-                Block::Text { text } => self.push_text(&text, on_text),
+                Block::Text { text } => self.push_text(&text, on_delta),
+                Block::Thinking {
+                    thinking,
+                    signature,
+                } => {
+                    self.push_reasoning(&thinking, on_delta);
+                    self.thoughts.insert(
+                        index,
+                        Thought::Thinking {
+                            thinking,
+                            signature,
+                        },
+                    );
+                }
+                Block::RedactedThinking { data } => {
+                    self.thoughts.insert(index, Thought::Redacted { data });
+                }
                 Block::ToolUse { id, name, input } => {
                     self.tools.insert(
                         index,
@@ -304,7 +357,23 @@ impl Decoder for EventDecoder {
                 Block::Other => {}
             },
             StreamEvent::ContentBlockDelta { index, delta } => match delta {
-                BlockDelta::TextDelta { text } => self.push_text(&text, on_text),
+                BlockDelta::TextDelta { text } => self.push_text(&text, on_delta),
+                BlockDelta::ThinkingDelta { thinking } => {
+                    self.push_reasoning(&thinking, on_delta);
+                    if let Some(Thought::Thinking { thinking: kept, .. }) =
+                        self.thoughts.get_mut(&index)
+                    {
+                        kept.push_str(&thinking);
+                    }
+                }
+                BlockDelta::SignatureDelta { signature } => {
+                    if let Some(Thought::Thinking {
+                        signature: kept, ..
+                    }) = self.thoughts.get_mut(&index)
+                    {
+                        kept.push_str(&signature);
+                    }
+                }
                 BlockDelta::InputJsonDelta { partial_json } => match self.tools.get_mut(&index) {
                     Some(tool) => tool.partial_json.push_str(&partial_json),
                     None => {
@@ -320,16 +389,19 @@ impl Decoder for EventDecoder {
                     self.stop = Some(match reason.as_str() {
                         "end_turn" | "stop_sequence" => StopReason::EndTurn,
                         "tool_use" => StopReason::ToolUse,
-                        "max_tokens" => StopReason::MaxTokens,
+                        "max_tokens" | "model_context_window_exceeded" => StopReason::MaxTokens,
+                        "refusal" => StopReason::ContentFilter,
                         _ => StopReason::Other,
                     });
                 }
             }
             StreamEvent::MessageStop => return Ok(true),
             StreamEvent::Error { error } => {
-                return Err(ModelError::Stream {
-                    message: format!("the server reported `{}`: {}", error.kind, error.message),
-                });
+                let raw = json!({"error": {"type": error.kind, "message": error.message}});
+                return Err(reported(
+                    format!("`{}`: {}", error.kind, error.message),
+                    &raw,
+                ));
             }
             StreamEvent::Ignored => {}
         }
@@ -357,6 +429,7 @@ impl Decoder for EventDecoder {
                     id: tool.id,
                     name: tool.name,
                     arguments,
+                    extra: None,
                 }
             })
             .collect();
@@ -364,19 +437,41 @@ impl Decoder for EventDecoder {
             StopReason::EndTurn if !tool_calls.is_empty() => StopReason::ToolUse,
             other => other,
         };
+        let replay = self
+            .thoughts
+            .into_values()
+            .map(|thought| match thought {
+                Thought::Thinking {
+                    thinking,
+                    signature,
+                } => json!({"type": "thinking", "thinking": thinking, "signature": signature}),
+                Thought::Redacted { data } => json!({"type": "redacted_thinking", "data": data}),
+            })
+            .collect();
         Reply {
             text: self.text,
             tool_calls,
             stop,
+            reasoning: Reasoning {
+                text: self.reasoning,
+                replay,
+            },
         }
     }
 }
 
 impl EventDecoder {
-    fn push_text(&mut self, text: &str, on_text: &mut dyn FnMut(&str)) {
+    fn push_text(&mut self, text: &str, on_delta: &mut dyn FnMut(Delta<'_>)) {
         if !text.is_empty() {
-            on_text(text);
+            on_delta(Delta::Text(text));
             self.text.push_str(text);
+        }
+    }
+
+    fn push_reasoning(&mut self, text: &str, on_delta: &mut dyn FnMut(Delta<'_>)) {
+        if !text.is_empty() {
+            on_delta(Delta::Reasoning(text));
+            self.reasoning.push_str(text);
         }
     }
 }
@@ -421,8 +516,10 @@ data: {\"type\":\"message_stop\"}\n\n";
                 id: "toolu_1".into(),
                 name: "shell".into(),
                 arguments: r#"{"command": "ls -la"}"#.into(),
+                extra: None,
             }],
             stop: StopReason::ToolUse,
+            reasoning: Reasoning::default(),
         };
         replay::every_split_gives::<EventDecoder>(TOOL_USE_SSE, &expected).await;
     }
@@ -445,10 +542,12 @@ data: {\"type\":\"message_stop\"}\n\n";
             id: "t".into(),
             name: "shell".into(),
             arguments: arguments.into(),
+            extra: None,
         };
         let messages = [Message::Assistant {
             text: String::new(),
             tool_calls: vec![call("[1]"), call("")],
+            reasoning: Reasoning::default(),
         }];
         let body = body(
             "m",

@@ -6,7 +6,7 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Message, Model, ModelError, Reply, Request, StopReason, ToolCall};
+use super::{Delta, Message, Model, ModelError, Reasoning, Reply, Request, StopReason, ToolCall};
 
 /// The plans, compiled in.
 const PLANS_TOML: &str = include_str!("../../assets/demo-plans.toml");
@@ -194,8 +194,10 @@ impl Demo {
                 id: format!("demo-{}", earlier + 1),
                 name: SHELL_TOOL.to_owned(),
                 arguments: arguments.to_string(),
+                extra: None,
             }],
             stop: StopReason::ToolUse,
+            reasoning: Reasoning::default(),
         }
     }
 }
@@ -208,11 +210,11 @@ impl Model for Demo {
     async fn complete(
         &mut self,
         request: &Request<'_>,
-        on_text: &mut (dyn FnMut(&str) + Send),
+        on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
     ) -> Result<Reply, ModelError> {
         let reply = self.reply(request)?;
         for piece in chunks(&reply.text, TEXT_CHUNKS) {
-            on_text(piece);
+            on_delta(Delta::Text(piece));
             tokio::task::yield_now().await;
         }
         Ok(reply)
@@ -224,6 +226,7 @@ fn text_reply(text: String) -> Reply {
         text,
         tool_calls: Vec::new(),
         stop: StopReason::EndTurn,
+        reasoning: Reasoning::default(),
     }
 }
 
@@ -437,7 +440,11 @@ mod tests {
             tools,
         };
         let reply = Demo::new(windows)
-            .complete(&request, &mut |t| pieces.push(t.to_owned()))
+            .complete(&request, &mut |delta| {
+                if let Delta::Text(t) = delta {
+                    pieces.push(t.to_owned());
+                }
+            })
             .await
             .unwrap();
         (reply, pieces)
@@ -461,7 +468,9 @@ mod tests {
                     id: "demo-1".into(),
                     name: "shell".into(),
                     arguments,
+                    extra: None,
                 }],
+                reasoning: Reasoning::default(),
             },
             Message::ToolResult {
                 call_id: "demo-1".into(),
@@ -515,8 +524,10 @@ mod tests {
                     id: "demo-1".into(),
                     name: "shell".into(),
                     arguments: r#"{"command":"ls -la","description":"List the files in the working directory"}"#.into(),
+                    extra: None,
                 }],
                 stop: StopReason::ToolUse,
+                reasoning: Reasoning::default(),
             }
         );
         assert!(pieces.len() > 1, "{pieces:?}");
@@ -607,10 +618,7 @@ file20
         assert_eq!(command_of(&reply), "cargo test");
         assert_eq!(reply.tool_calls[0].id, "demo-2");
 
-        messages.push(Message::Assistant {
-            text: reply.text.clone(),
-            tool_calls: reply.tool_calls.clone(),
-        });
+        messages.push(reply.to_message());
         messages.push(Message::ToolResult {
             call_id: "demo-2".into(),
             content: json!({"exit_code": 0, "stdout": "test result: ok. 3 passed\n"}).to_string(),
@@ -639,6 +647,7 @@ file20
         messages.push(Message::Assistant {
             text: "Here are the files".into(),
             tool_calls: vec![],
+            reasoning: Reasoning::default(),
         });
         messages.push(Message::User("and who am I?".into()));
         let (reply, _) = run(false, &messages, &shell()).await;

@@ -28,7 +28,7 @@ pub struct ToolSpec {
 }
 
 /// One tool call the model asked for.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolCall {
     /// The provider's id of the call; the result is sent back under it.
     pub id: String,
@@ -36,6 +36,30 @@ pub struct ToolCall {
     pub name: String,
     /// The arguments as raw JSON text, as received: may be malformed, the loop validates.
     pub arguments: String,
+    /// Provider data that must travel back with the call, verbatim: the OpenAI wire's
+    /// `extra_content` (Gemini puts its `thought_signature` there). `None`: nothing to return.
+    pub extra: Option<serde_json::Value>,
+}
+
+/// What the model reasoned before (or between) its answer, as the provider sent it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Reasoning {
+    /// The readable text, for people (empty when the provider sends it encrypted).
+    pub text: String,
+    /// What the provider needs back with the message for the conversation to go on, in its
+    /// own shape: Anthropic `thinking` / `redacted_thinking` blocks in order (with their
+    /// `signature`); on the OpenAI wire one object of fields for the assistant message
+    /// (`{"reasoning_content": "…"}`, DeepSeek). Empty: nothing to send back.
+    pub replay: Vec<serde_json::Value>,
+}
+
+/// One piece of a reply as it streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delta<'a> {
+    /// Answer text.
+    Text(&'a str),
+    /// Reasoning text (thinking), shown apart from the answer.
+    Reasoning(&'a str),
 }
 
 /// One entry of the conversation sent to the model.
@@ -49,6 +73,8 @@ pub enum Message {
         text: String,
         /// The tool calls it made.
         tool_calls: Vec<ToolCall>,
+        /// Its reasoning, kept to be sent back where the provider needs it.
+        reasoning: Reasoning,
     },
     /// The result of one tool call.
     ToolResult {
@@ -77,9 +103,11 @@ pub enum StopReason {
     EndTurn,
     /// It wants tool calls run.
     ToolUse,
-    /// It ran out of output tokens.
+    /// It ran out of output tokens: the reply is cut.
     MaxTokens,
-    /// Anything else the server said (content filter, refusal, …).
+    /// The provider's content filter stopped it (`content_filter`, Anthropic's `refusal`).
+    ContentFilter,
+    /// Anything else the server said.
     Other,
 }
 
@@ -91,8 +119,22 @@ pub struct Reply {
     /// Tool calls in the order the model made them.
     pub tool_calls: Vec<ToolCall>,
     /// Why it stopped. Tool calls present imply [`StopReason::ToolUse`] unless the server said
-    /// [`StopReason::MaxTokens`] or [`StopReason::Other`].
+    /// otherwise ([`StopReason::MaxTokens`], …).
     pub stop: StopReason,
+    /// The reasoning, as streamed.
+    pub reasoning: Reasoning,
+}
+
+impl Reply {
+    /// The reply as a conversation entry, with what must be sent back.
+    #[must_use]
+    pub fn to_message(&self) -> Message {
+        Message::Assistant {
+            text: self.text.clone(),
+            tool_calls: self.tool_calls.clone(),
+            reasoning: self.reasoning.clone(),
+        }
+    }
 }
 
 /// One streaming chat model with tools.
@@ -100,12 +142,12 @@ pub trait Model {
     /// Human-readable "provider/model" for the screen and transcripts.
     fn describe(&self) -> String;
 
-    /// One turn: stream text deltas to `on_text` as they arrive, return the complete reply.
-    /// Text is never sent to `on_text` twice: a retry happens only before any text was sent.
+    /// One turn: stream text and reasoning to `on_delta` as they arrive, return the complete
+    /// reply. Nothing is sent to `on_delta` twice: a retry happens only before anything was.
     fn complete(
         &mut self,
         request: &Request<'_>,
-        on_text: &mut (dyn FnMut(&str) + Send),
+        on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
     ) -> impl Future<Output = Result<Reply, ModelError>> + Send;
 }
 
@@ -120,18 +162,28 @@ pub enum ModelError {
         /// The variable that should hold it.
         key_env: String,
     },
-    /// The server refused the key (401/403).
+    /// The server refused the request's credentials (401/403).
     #[error(
-        "the model server at {server} rejected the key (HTTP {status}): \
-         set `{key_env}` (or `api_key_env` in settings.toml)"
+        "the model server at {server} rejected {} (HTTP {status}: {message}): {}",
+        if *key_sent { format!("the key in `{key_env}`") } else { "the request: no key was sent".to_owned() },
+        if *key_sent {
+            "check that the key is valid for this server, or name another variable with \
+             `api_key_env` in settings.toml".to_owned()
+        } else {
+            format!("set `{key_env}` (or `api_key_env` in settings.toml)")
+        }
     )]
     Auth {
         /// Base URL of the server.
         server: String,
-        /// The variable the key comes from.
+        /// The variable the key comes from (or should).
         key_env: String,
+        /// Whether a key was sent at all.
+        key_sent: bool,
         /// 401 or 403.
         status: u16,
+        /// The server's error message, truncated.
+        message: String,
     },
     /// The server does not know the model.
     #[error("model `{model}` not found on {server}: check --model")]
@@ -178,6 +230,47 @@ pub enum ModelError {
         /// The server's error message, truncated.
         message: String,
     },
+    /// The conversation no longer fits the model's context window (400/413 saying so).
+    #[error(
+        "the conversation is too long for the model: {message}: start a new run with a \
+         narrower task or a lower --max-turns, or lower `max_output_chars` in [limits] so \
+         command output takes less room"
+    )]
+    ContextTooLong {
+        /// The server's error message, truncated.
+        message: String,
+    },
+    /// The server reported an error inside its (200) reply stream.
+    #[error("the model server reported an error mid-reply: {message}: {}", if *transient {
+        "try again in a moment"
+    } else {
+        "check --model and --base-url; the server refused this request"
+    })]
+    Reported {
+        /// The server's error message, truncated.
+        message: String,
+        /// Whether it says the trouble is passing (overloaded, rate limited, 5xx).
+        transient: bool,
+    },
+    /// A 200 whose body is neither an event stream nor JSON (a proxy's or portal's page).
+    #[error(
+        "the model server at {server} answered with `{content_type}` instead of an event \
+         stream: {start}: check --base-url (a proxy or login page may be in the way)"
+    )]
+    NotAStream {
+        /// Base URL of the server.
+        server: String,
+        /// The `Content-Type` it sent.
+        content_type: String,
+        /// The start of the body, on one line, quoted.
+        start: String,
+    },
+    /// The provider's content filter stopped the reply.
+    #[error(
+        "the provider's content filter stopped the model's reply (`content_filter` or \
+         `refusal`): rephrase the task, or ask the provider why it was filtered"
+    )]
+    ContentFilter,
     /// No connection at all.
     #[error(
         "cannot reach the model server at {server}: {message}: is it running? check --base-url"
@@ -206,7 +299,7 @@ pub enum ModelError {
 
 /// What to do after an HTTP error status.
 fn http_hint(status: u16) -> &'static str {
-    if status >= 500 {
+    if retryable_status(status) {
         "the server has a problem, try again later"
     } else {
         "check --model and --base-url; if they are right this may be a bug in agent"
@@ -214,18 +307,24 @@ fn http_hint(status: u16) -> &'static str {
 }
 
 impl ModelError {
-    /// Whether trying the same request again may succeed (network trouble, 429, 5xx, a broken
-    /// stream). The providers retry only before any text reached the caller.
+    /// Whether trying the same request again may succeed: network trouble, a broken stream,
+    /// 408, 409, 429, 5xx but 501, an in-stream error the server calls passing. Never 400,
+    /// 401, 403, 404, 413, 422. The providers retry only before anything reached the caller.
     #[must_use]
     pub fn is_retryable(&self) -> bool {
         match self {
             Self::Connect { .. } | Self::RateLimited { .. } | Self::Stream { .. } => true,
-            Self::Http { status, .. } => *status >= 500 || *status == 408,
+            // A 429 left as `Http` is out of credit, which waiting does not cure.
+            Self::Http { status, .. } => *status != 429 && retryable_status(*status),
+            Self::Reported { transient, .. } => *transient,
             Self::MissingKey { .. }
             | Self::Auth { .. }
             | Self::ModelNotFound { .. }
             | Self::NotFound { .. }
             | Self::BadUrl { .. }
+            | Self::ContextTooLong { .. }
+            | Self::NotAStream { .. }
+            | Self::ContentFilter
             | Self::Internal { .. } => false,
         }
     }
@@ -243,6 +342,10 @@ impl ModelError {
             Self::Http { .. } => "http",
             Self::Connect { .. } => "connect",
             Self::Stream { .. } => "stream",
+            Self::ContextTooLong { .. } => "context_too_long",
+            Self::Reported { .. } => "server_error",
+            Self::NotAStream { .. } => "not_a_stream",
+            Self::ContentFilter => "content_filter",
             Self::Internal { .. } => "internal",
         }
     }
@@ -255,6 +358,13 @@ impl ModelError {
             _ => None,
         }
     }
+}
+
+/// Statuses worth trying again: timeouts, conflicts, rate limits and server trouble — not
+/// 501, which says the server will never do it.
+#[must_use]
+pub fn retryable_status(status: u16) -> bool {
+    matches!(status, 408 | 409 | 429) || (status >= 500 && status != 501)
 }
 
 /// How often and how patiently the HTTP providers try one turn.
@@ -368,12 +478,12 @@ impl Model for AnyModel {
     async fn complete(
         &mut self,
         request: &Request<'_>,
-        on_text: &mut (dyn FnMut(&str) + Send),
+        on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
     ) -> Result<Reply, ModelError> {
         match self {
-            Self::OpenAi(m) => m.complete(request, on_text).await,
-            Self::Anthropic(m) => m.complete(request, on_text).await,
-            Self::Demo(m) => m.complete(request, on_text).await,
+            Self::OpenAi(m) => m.complete(request, on_delta).await,
+            Self::Anthropic(m) => m.complete(request, on_delta).await,
+            Self::Demo(m) => m.complete(request, on_delta).await,
         }
     }
 }
@@ -404,12 +514,28 @@ mod tests {
         let auth = ModelError::Auth {
             server: "https://api.openai.com/v1".into(),
             key_env: "OPENAI_API_KEY".into(),
+            key_sent: true,
             status: 401,
+            message: "Incorrect API key provided".into(),
         };
         assert_eq!(
             auth.to_string(),
-            "the model server at https://api.openai.com/v1 rejected the key (HTTP 401): \
-             set `OPENAI_API_KEY` (or `api_key_env` in settings.toml)"
+            "the model server at https://api.openai.com/v1 rejected the key in `OPENAI_API_KEY` \
+             (HTTP 401: Incorrect API key provided): check that the key is valid for this \
+             server, or name another variable with `api_key_env` in settings.toml"
+        );
+        let unsent = ModelError::Auth {
+            server: "http://127.0.0.1:8000/v1".into(),
+            key_env: "OPENAI_API_KEY".into(),
+            key_sent: false,
+            status: 401,
+            message: "missing bearer token".into(),
+        };
+        assert_eq!(
+            unsent.to_string(),
+            "the model server at http://127.0.0.1:8000/v1 rejected the request: no key was sent \
+             (HTTP 401: missing bearer token): set `OPENAI_API_KEY` (or `api_key_env` in \
+             settings.toml)"
         );
         let missing = ModelError::MissingKey {
             key_env: "ANTHROPIC_API_KEY".into(),
@@ -420,6 +546,24 @@ mod tests {
              or use --provider demo"
         );
         assert!(!auth.is_retryable());
+        for (status, retried) in [
+            (400, false),
+            (401, false),
+            (403, false),
+            (404, false),
+            (408, true),
+            (409, true),
+            (413, false),
+            (422, false),
+            (429, true),
+            (500, true),
+            (501, false),
+            (502, true),
+            (503, true),
+            (529, true),
+        ] {
+            assert_eq!(retryable_status(status), retried, "HTTP {status}");
+        }
         assert!(
             ModelError::Http {
                 status: 503,

@@ -1,18 +1,24 @@
 //! OpenAI Chat Completions with streaming tool calls — OpenAI itself and every compatible
-//! server (Ollama, vLLM, LM Studio, `llama.cpp`, OpenRouter). Owns the request body and the
-//! decoding of `chat.completion.chunk` events; the HTTP side is `sse`'s.
+//! server (Ollama, vLLM, LM Studio, `llama.cpp`, OpenRouter, Gemini, DeepSeek, Mistral). Owns
+//! the request body and the decoding of `chat.completion.chunk` events, with the quirks of
+//! real servers: calls sharing an `index` (Ollama) or having none (Gemini), arguments sent as
+//! an object (`llama.cpp`), content as a list of parts (Mistral), reasoning in
+//! `reasoning_content` or `reasoning` (sent back where it came, DeepSeek needs it), a call's
+//! `extra_content` (Gemini's `thought_signature`) sent back with it, errors inside the
+//! stream. The HTTP side is `sse`'s.
 
-use std::collections::BTreeMap;
 use std::fmt;
 
-use eventsource_stream::Event;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::sse::{Decoder, Post, Transport, error_message, snippet};
+use super::sse::{
+    Decoder, Event, Post, Transport, error_message, is_error_object, reported, snippet,
+};
 use super::{
-    Message, Model, ModelError, ProviderConfig, ProviderKind, Reply, Request, StopReason, ToolCall,
+    Delta, Message, Model, ModelError, ProviderConfig, ProviderKind, Reasoning, Reply, Request,
+    StopReason, ToolCall,
 };
 
 /// An OpenAI-compatible chat model.
@@ -20,6 +26,7 @@ pub struct OpenAi {
     transport: Transport,
     provider: ProviderKind,
     api_key: Option<String>,
+    max_output_tokens: Option<u32>,
 }
 
 impl fmt::Debug for OpenAi {
@@ -50,10 +57,13 @@ impl OpenAi {
                 key_env: config.api_key_env.clone(),
             });
         }
+        let mut transport = Transport::new(&config.base_url, &config.model, &config.api_key_env)?;
+        transport.key_sent = api_key.is_some();
         Ok(Self {
-            transport: Transport::new(&config.base_url, &config.model, &config.api_key_env)?,
+            transport,
             provider: config.provider,
             api_key,
+            max_output_tokens: config.max_output_tokens,
         })
     }
 
@@ -71,11 +81,31 @@ impl OpenAi {
             value.set_sensitive(true);
             headers.insert(AUTHORIZATION, value);
         }
+        let mut body = body(&self.transport.model, request);
+        if let Some(limit) = self.max_output_tokens {
+            body[limit_field(&self.transport.server)] = json!(limit);
+        }
         Ok(Post {
             url: format!("{}/chat/completions", self.transport.server),
             headers,
-            body: body(&self.transport.model, request),
+            body,
         })
+    }
+}
+
+/// The field that limits the reply: OpenAI (and Azure OpenAI) deprecated `max_tokens` for
+/// `max_completion_tokens`, which their reasoning models require; every compatible server
+/// (Ollama, vLLM, `llama.cpp`, LM Studio, Gemini, DeepSeek, Mistral, OpenRouter) reads
+/// `max_tokens`, and not all of them the newer name.
+fn limit_field(server: &str) -> &'static str {
+    let host = reqwest::Url::parse(server)
+        .ok()
+        .and_then(|url| url.host_str().map(str::to_ascii_lowercase))
+        .unwrap_or_default();
+    if host == "api.openai.com" || host.ends_with(".openai.azure.com") {
+        "max_completion_tokens"
+    } else {
+        "max_tokens"
     }
 }
 
@@ -87,16 +117,16 @@ impl Model for OpenAi {
     async fn complete(
         &mut self,
         request: &Request<'_>,
-        on_text: &mut (dyn FnMut(&str) + Send),
+        on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
     ) -> Result<Reply, ModelError> {
         let post = self.post(request)?;
         self.transport
-            .complete::<ChunkDecoder>(&post, on_text)
+            .complete::<ChunkDecoder>(&post, on_delta)
             .await
     }
 }
 
-/// The Chat Completions request body.
+/// The Chat Completions request body (no output limit: the caller adds it).
 pub(super) fn body(model: &str, request: &Request<'_>) -> Value {
     let mut messages = Vec::with_capacity(request.messages.len() + 1);
     if !request.system.is_empty() {
@@ -105,18 +135,28 @@ pub(super) fn body(model: &str, request: &Request<'_>) -> Value {
     for message in request.messages {
         messages.push(match message {
             Message::User(text) => json!({"role": "user", "content": text}),
-            Message::Assistant { text, tool_calls } if tool_calls.is_empty() => {
+            Message::Assistant {
+                text, tool_calls, ..
+            } if tool_calls.is_empty() => {
                 json!({"role": "assistant", "content": text})
             }
-            Message::Assistant { text, tool_calls } => {
+            Message::Assistant {
+                text,
+                tool_calls,
+                reasoning,
+            } => {
                 let calls: Vec<Value> = tool_calls
                     .iter()
                     .map(|call| {
-                        json!({
+                        let mut sent = json!({
                             "id": call.id,
                             "type": "function",
                             "function": {"name": call.name, "arguments": call.arguments},
-                        })
+                        });
+                        if let Some(extra) = &call.extra {
+                            sent["extra_content"] = extra.clone();
+                        }
+                        sent
                     })
                     .collect();
                 let content = if text.is_empty() {
@@ -124,7 +164,16 @@ pub(super) fn body(model: &str, request: &Request<'_>) -> Value {
                 } else {
                     json!(text)
                 };
-                json!({"role": "assistant", "content": content, "tool_calls": calls})
+                let mut sent =
+                    json!({"role": "assistant", "content": content, "tool_calls": calls});
+                // DeepSeek's thinking mode refuses the next request without the reasoning of
+                // a turn that called tools: send back the fields as they came.
+                for fields in &reasoning.replay {
+                    if let (Some(sent), Some(fields)) = (sent.as_object_mut(), fields.as_object()) {
+                        sent.extend(fields.clone());
+                    }
+                }
+                sent
             }
             Message::ToolResult { call_id, content } => {
                 json!({"role": "tool", "tool_call_id": call_id, "content": content})
@@ -156,22 +205,27 @@ pub(super) fn body(model: &str, request: &Request<'_>) -> Value {
 struct Chunk {
     #[serde(default)]
     choices: Vec<Choice>,
-    #[serde(default)]
-    error: Option<Value>,
 }
 
 #[derive(Deserialize)]
 struct Choice {
     #[serde(default)]
-    delta: Option<Delta>,
+    delta: Option<ChoiceDelta>,
     #[serde(default)]
     finish_reason: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
-struct Delta {
+struct ChoiceDelta {
+    /// A string, or a list of parts (`text`, `thinking`).
     #[serde(default)]
-    content: Option<String>,
+    content: Option<Value>,
+    /// DeepSeek, vLLM, LM Studio, Qwen.
+    #[serde(default)]
+    reasoning_content: Option<String>,
+    /// OpenRouter, Ollama, newer vLLM, Groq.
+    #[serde(default)]
+    reasoning: Option<String>,
     #[serde(default)]
     tool_calls: Option<Vec<ToolCallDelta>>,
 }
@@ -184,59 +238,94 @@ struct ToolCallDelta {
     id: Option<String>,
     #[serde(default)]
     function: Option<FunctionDelta>,
+    /// Provider data to return with the call (Gemini's `google.thought_signature`).
+    #[serde(default)]
+    extra_content: Option<Value>,
 }
 
 #[derive(Deserialize)]
 struct FunctionDelta {
     #[serde(default)]
     name: Option<String>,
+    /// A string of JSON text, or (`llama.cpp`, MiniMax) the object itself.
     #[serde(default)]
-    arguments: Option<String>,
+    arguments: Option<Value>,
 }
 
-/// Accumulates chunks: text in order, tool calls by `index`.
+/// A tool call being assembled, with the `index` it came under.
+struct PartialCall {
+    index: Option<usize>,
+    call: ToolCall,
+}
+
+/// Accumulates chunks: text and reasoning in order, tool calls by `id`, then `index`.
 #[derive(Default)]
 pub(super) struct ChunkDecoder {
     text: String,
-    calls: BTreeMap<usize, ToolCall>,
+    reasoning: String,
+    /// The field the reasoning came in (`reasoning_content` or `reasoning`), to send it back.
+    reasoning_field: Option<&'static str>,
+    calls: Vec<PartialCall>,
     finish: Option<StopReason>,
+    /// Any chunk with a choice came: `[DONE]` alone is not an answer.
+    answered: bool,
 }
 
 impl Decoder for ChunkDecoder {
     fn on_event(
         &mut self,
         event: &Event,
-        on_text: &mut dyn FnMut(&str),
+        on_delta: &mut dyn FnMut(Delta<'_>),
     ) -> Result<bool, ModelError> {
         let data = event.data.trim();
         if data == "[DONE]" {
+            if !self.answered {
+                return Err(ModelError::Stream {
+                    message: "the server sent `[DONE]` with no reply before it".into(),
+                });
+            }
             return Ok(true);
         }
-        let chunk: Chunk = serde_json::from_str(data).map_err(|e| ModelError::Stream {
+        let value: Value = serde_json::from_str(data).map_err(|e| ModelError::Stream {
             message: format!("malformed chunk from the server ({e}): {}", snippet(data)),
         })?;
-        if let Some(error) = chunk.error {
-            return Err(ModelError::Stream {
-                message: format!(
-                    "the server reported an error: {}",
-                    error_message(&json!({"error": error}).to_string())
-                ),
-            });
+        if is_error_object(&value) {
+            return Err(reported(error_message(data), &value));
         }
+        let chunk: Chunk = serde_json::from_value(value).map_err(|e| ModelError::Stream {
+            message: format!("malformed chunk from the server ({e}): {}", snippet(data)),
+        })?;
         for choice in chunk.choices {
+            self.answered = true;
             let delta = choice.delta.unwrap_or_default();
-            if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
-                on_text(&text);
-                self.text.push_str(&text);
+            // Some servers send both names for the same text: one is enough.
+            let reasoning = match (delta.reasoning_content, delta.reasoning) {
+                (Some(text), _) => Some(("reasoning_content", text)),
+                (None, Some(text)) => Some(("reasoning", text)),
+                (None, None) => None,
+            };
+            if let Some((field, text)) = reasoning {
+                self.reasoning_field.get_or_insert(field);
+                self.push_reasoning(&text, on_delta);
             }
-            for (position, call) in delta.tool_calls.unwrap_or_default().into_iter().enumerate() {
-                self.add_call_delta(call.index.unwrap_or(position), call);
+            match delta.content {
+                Some(Value::String(text)) => self.push_text(&text, on_delta),
+                Some(Value::Array(parts)) => {
+                    for part in &parts {
+                        self.push_part(part, on_delta);
+                    }
+                }
+                _ => {}
+            }
+            for call in delta.tool_calls.unwrap_or_default() {
+                self.add_call_delta(call);
             }
             if let Some(reason) = choice.finish_reason {
                 self.finish = Some(match reason.as_str() {
                     "stop" => StopReason::EndTurn,
                     "tool_calls" | "function_call" => StopReason::ToolUse,
                     "length" => StopReason::MaxTokens,
+                    "content_filter" => StopReason::ContentFilter,
                     _ => StopReason::Other,
                 });
             }
@@ -253,9 +342,10 @@ impl Decoder for ChunkDecoder {
         let tool_calls: Vec<ToolCall> = self
             .calls
             .into_iter()
-            .map(|(index, mut call)| {
+            .enumerate()
+            .map(|(position, PartialCall { mut call, .. })| {
                 if call.id.is_empty() {
-                    call.id = format!("call_{index}");
+                    call.id = format!("call_{position}");
                 }
                 if call.arguments.trim().is_empty() {
                     call.arguments = "{}".into();
@@ -268,37 +358,129 @@ impl Decoder for ChunkDecoder {
             StopReason::EndTurn if !tool_calls.is_empty() => StopReason::ToolUse,
             other => other,
         };
+        let replay = self
+            .reasoning_field
+            .map(|field| json!({ field: self.reasoning.clone() }))
+            .into_iter()
+            .collect();
         Reply {
             text: self.text,
             tool_calls,
             stop,
+            reasoning: Reasoning {
+                text: self.reasoning,
+                replay,
+            },
         }
     }
 }
 
 impl ChunkDecoder {
-    fn add_call_delta(&mut self, index: usize, delta: ToolCallDelta) {
-        let call = self.calls.entry(index).or_insert_with(|| ToolCall {
-            id: String::new(),
-            name: String::new(),
-            arguments: String::new(),
+    fn push_text(&mut self, text: &str, on_delta: &mut dyn FnMut(Delta<'_>)) {
+        if !text.is_empty() {
+            on_delta(Delta::Text(text));
+            self.text.push_str(text);
+        }
+    }
+
+    fn push_reasoning(&mut self, text: &str, on_delta: &mut dyn FnMut(Delta<'_>)) {
+        if !text.is_empty() {
+            on_delta(Delta::Reasoning(text));
+            self.reasoning.push_str(text);
+        }
+    }
+
+    /// One part of a content list: `text` is answer text, `thinking` (a string, or a list of
+    /// text parts as Mistral sends it) is reasoning, anything else is skipped.
+    fn push_part(&mut self, part: &Value, on_delta: &mut dyn FnMut(Delta<'_>)) {
+        match part.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                if let Some(text) = part.get("text").and_then(Value::as_str) {
+                    self.push_text(text, on_delta);
+                }
+            }
+            Some("thinking" | "reasoning") => {
+                let inner = part.get("thinking").or_else(|| part.get("text"));
+                match inner {
+                    Some(Value::String(text)) => self.push_reasoning(text, on_delta),
+                    Some(Value::Array(pieces)) => {
+                        for piece in pieces {
+                            if let Some(text) = piece.get("text").and_then(Value::as_str) {
+                                self.push_reasoning(text, on_delta);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Adds one tool-call delta. A new `id` starts a new call even under an `index` already
+    /// seen (Ollama numbers every call 0); a delta without `index` continues the call with its
+    /// `id`, or else the last call, unless it names a tool while the last call is complete
+    /// (proxies that send whole calls, one per chunk, with neither).
+    fn add_call_delta(&mut self, delta: ToolCallDelta) {
+        let id = delta.id.filter(|id| !id.is_empty());
+        let name = delta
+            .function
+            .as_ref()
+            .and_then(|f| f.name.clone())
+            .filter(|n| !n.is_empty());
+        let position = match (&id, delta.index) {
+            (Some(id), _) if self.calls.iter().any(|c| c.call.id == *id) => {
+                self.calls.iter().rposition(|c| c.call.id == *id)
+            }
+            (Some(_), index) => self
+                .calls
+                .iter()
+                .rposition(|c| c.index == index && index.is_some() && c.call.id.is_empty()),
+            (None, Some(index)) => self
+                .calls
+                .iter()
+                .rposition(|c| c.index == Some(index))
+                .filter(|&at| name.is_none() || !self.calls[at].is_complete()),
+            (None, None) => self
+                .calls
+                .len()
+                .checked_sub(1)
+                .filter(|&at| name.is_none() || !self.calls[at].is_complete()),
+        };
+        let at = position.unwrap_or_else(|| {
+            self.calls.push(PartialCall {
+                index: delta.index,
+                call: ToolCall::default(),
+            });
+            self.calls.len() - 1
         });
-        if let Some(id) = delta.id.filter(|id| !id.is_empty())
+        let call = &mut self.calls[at].call;
+        if let Some(id) = id
             && call.id.is_empty()
         {
             call.id = id;
         }
-        let Some(function) = delta.function else {
-            return;
-        };
-        if let Some(name) = function.name.filter(|n| !n.is_empty())
+        if let Some(extra) = delta.extra_content.filter(|e| !e.is_null()) {
+            call.extra = Some(extra);
+        }
+        if let Some(name) = name
             && call.name.is_empty()
         {
             call.name = name;
         }
-        if let Some(arguments) = function.arguments {
-            call.arguments.push_str(&arguments);
+        match delta.function.and_then(|f| f.arguments) {
+            Some(Value::String(text)) => call.arguments.push_str(&text),
+            Some(Value::Null) | None => {}
+            Some(object) => call.arguments.push_str(&object.to_string()),
         }
+    }
+}
+
+impl PartialCall {
+    /// Named, with arguments that already parse: a delta naming a tool starts another call.
+    fn is_complete(&self) -> bool {
+        !self.call.name.is_empty()
+            && serde_json::from_str::<Value>(&self.call.arguments).is_ok_and(|v| v.is_object())
     }
 }
 
@@ -328,14 +510,17 @@ data: [DONE]\r\n\r\n";
                     id: "call_1".into(),
                     name: "shell".into(),
                     arguments: r#"{"command":"ls"}"#.into(),
+                    extra: None,
                 },
                 ToolCall {
                     id: "call_2".into(),
                     name: "shell".into(),
                     arguments: "{}".into(),
+                    extra: None,
                 },
             ],
             stop: StopReason::ToolUse,
+            reasoning: Reasoning::default(),
         };
         replay::every_split_gives::<ChunkDecoder>(TOOL_CALLS_SSE, &expected).await;
     }

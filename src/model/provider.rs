@@ -105,6 +105,9 @@ pub struct ProviderConfig {
     pub api_key: Option<String>,
     /// The variable the key was read from, for messages.
     pub api_key_env: String,
+    /// Longest reply per turn in tokens (`max_output_tokens`); `None`: the provider's default
+    /// (Anthropic needs one and gets 8192; the OpenAI wire sends none).
+    pub max_output_tokens: Option<u32>,
 }
 
 impl ProviderConfig {
@@ -117,6 +120,7 @@ impl ProviderConfig {
             base_url: provider.default_base_url().to_owned(),
             api_key: None,
             api_key_env: provider.default_key_env().to_owned(),
+            max_output_tokens: None,
         }
     }
 }
@@ -130,6 +134,7 @@ impl fmt::Debug for ProviderConfig {
             .field("base_url", &self.base_url)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("api_key_env", &self.api_key_env)
+            .field("max_output_tokens", &self.max_output_tokens)
             .finish()
     }
 }

@@ -1,16 +1,18 @@
 //! The streaming HTTP transport shared by the HTTP providers: one reqwest client with rustls,
 //! a POST that answers with server-sent events, error statuses mapped to [`ModelError`], an
-//! idle timeout per chunk, and retries with backoff while no text has reached the caller.
-//! What the events mean is the provider's business: it supplies a [`Decoder`].
+//! idle timeout per chunk of bytes (comments and keep-alives count), and retries with backoff
+//! while nothing has reached the caller. The event-stream parser is ours (`Lines`): it also
+//! reads the `error:` field `llama.cpp` sends, which generic parsers drop. What the events
+//! mean is the provider's business: it supplies a [`Decoder`].
 
 use std::sync::Once;
 use std::time::Duration;
 
-use eventsource_stream::{Event, Eventsource};
 use futures_util::{Stream, StreamExt};
-use reqwest::header::{HeaderMap, RETRY_AFTER};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, RETRY_AFTER};
+use serde_json::Value;
 
-use super::{ModelError, Reply, RetryPolicy};
+use super::{Delta, ModelError, Reply, RetryPolicy, retryable_status};
 
 /// Time to open a TCP (and TLS) connection — a reachable server answers in well under a
 /// second; longer means the address is wrong or the server is down.
@@ -23,14 +25,29 @@ pub(super) const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 const MAX_ERROR_MESSAGE_CHARS: usize = 300;
 /// Longest piece of an offending event quoted in an error — enough to recognise it.
 const MAX_SNIPPET_CHARS: usize = 80;
+/// Longest start of an unexpected body (an HTML page) read and quoted — the title and first
+/// words say what answered; the rest is noise.
+const MAX_BODY_START_CHARS: usize = 200;
+/// Bytes read from an unexpected body at most, to find its start.
+const MAX_BODY_START_BYTES: usize = 8 * 1024;
+
+/// One server-sent event: its `event:` name (empty when none) and its `data:` lines joined.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Event {
+    /// The `event:` field.
+    pub event: String,
+    /// The `data:` fields, joined with newlines.
+    pub data: String,
+}
 
 /// Turns the events of one reply into a [`Reply`].
 pub(super) trait Decoder: Default {
-    /// Handles one event, sending text to `on_text`. `Ok(true)` once the final event came.
+    /// Handles one event, sending text and reasoning to `on_delta`. `Ok(true)` once the final
+    /// event came.
     fn on_event(
         &mut self,
         event: &Event,
-        on_text: &mut dyn FnMut(&str),
+        on_delta: &mut dyn FnMut(Delta<'_>),
     ) -> Result<bool, ModelError>;
 
     /// Whether the stream may end here without its final event (a complete reply anyway).
@@ -88,6 +105,8 @@ pub(super) struct Transport {
     pub model: String,
     /// The key variable, for "rejected" messages.
     pub key_env: String,
+    /// Whether requests carry a key (a 401 then means a bad key, not a missing one).
+    pub key_sent: bool,
     /// Longest wait for the response head and for each chunk.
     pub idle_timeout: Duration,
     /// Tries and backoff.
@@ -115,25 +134,26 @@ impl Transport {
             server: server.trim_end_matches('/').to_owned(),
             model: model.to_owned(),
             key_env: key_env.to_owned(),
+            key_sent: false,
             idle_timeout: IDLE_TIMEOUT,
             retry: RetryPolicy::default(),
             notice: None,
         })
     }
 
-    /// Sends `post` and decodes the stream, retrying while nothing reached `on_text`.
+    /// Sends `post` and decodes the stream, retrying while nothing reached `on_delta`.
     pub async fn complete<D: Decoder>(
         &self,
         post: &Post,
-        on_text: &mut (dyn FnMut(&str) + Send),
+        on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
     ) -> Result<Reply, ModelError> {
         let mut failed = 0;
         loop {
             let mut emitted = false;
             let result = {
-                let mut forward = |text: &str| {
+                let mut forward = |delta: Delta<'_>| {
                     emitted = true;
-                    on_text(text);
+                    on_delta(delta);
                 };
                 self.attempt::<D>(post, &mut forward).await
             };
@@ -162,7 +182,7 @@ impl Transport {
     async fn attempt<D: Decoder>(
         &self,
         post: &Post,
-        on_text: &mut (dyn FnMut(&str) + Send),
+        on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
     ) -> Result<Reply, ModelError> {
         let send = self
             .client
@@ -184,21 +204,36 @@ impl Transport {
             let body = self.body_text(response).await;
             return Err(self.status_error(status.as_u16(), retry_after, &body, &post.url));
         }
-        let is_json = response
+        let content_type = response
             .headers()
-            .get(reqwest::header::CONTENT_TYPE)
+            .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.contains("application/json"));
-        if is_json {
-            let body = self.body_text(response).await;
-            return Err(ModelError::Stream {
-                message: format!(
-                    "the server answered with JSON instead of an event stream: {}",
-                    error_message(&body)
-                ),
-            });
+            .unwrap_or_default()
+            .trim()
+            .to_owned();
+        let media = content_type.to_ascii_lowercase();
+        // No content type at all: some small servers omit it; read it as a stream.
+        if media.is_empty() || media.starts_with("text/event-stream") {
+            return read_events::<D, _, _>(response.bytes_stream(), self.idle_timeout, on_delta)
+                .await;
         }
-        read_events::<D, _, _>(response.bytes_stream(), self.idle_timeout, on_text).await
+        let start = if media.contains("json") {
+            // A JSON body on 200 is an error object, or a server that ignored `stream`.
+            let body = self.body_text(response).await;
+            if let Ok(value) = serde_json::from_str::<Value>(&body)
+                && is_error_object(&value)
+            {
+                return Err(reported(error_message(&body), &value));
+            }
+            quote_start(&body)
+        } else {
+            body_start(response, self.idle_timeout).await
+        };
+        Err(ModelError::NotAStream {
+            server: self.server.clone(),
+            content_type,
+            start,
+        })
     }
 
     /// The body of an error response, or empty if it does not come in time.
@@ -252,7 +287,15 @@ impl Transport {
             401 | 403 => ModelError::Auth {
                 server,
                 key_env: self.key_env.clone(),
+                key_sent: self.key_sent,
                 status,
+                message,
+            },
+            413 => ModelError::ContextTooLong {
+                message: format!("HTTP 413: {message}"),
+            },
+            400 | 422 if is_context_too_long(&lower) => ModelError::ContextTooLong {
+                message: format!("HTTP {status}: {message}"),
             },
             404 if lower.contains("model") => ModelError::ModelNotFound {
                 model: self.model.clone(),
@@ -280,50 +323,289 @@ impl Transport {
     }
 }
 
-/// Reads the events of one reply into `D`, with `idle` as the longest wait per chunk.
+/// The start of an unexpected body (read up to a few kilobytes), quoted.
+async fn body_start(response: reqwest::Response, idle: Duration) -> String {
+    let mut bytes = Vec::new();
+    let mut stream = std::pin::pin!(response.bytes_stream());
+    while bytes.len() < MAX_BODY_START_BYTES {
+        match tokio::time::timeout(idle, stream.next()).await {
+            Ok(Some(Ok(chunk))) => bytes.extend_from_slice(&chunk),
+            Ok(Some(Err(_)) | None) | Err(_) => break,
+        }
+    }
+    quote_start(&String::from_utf8_lossy(&bytes))
+}
+
+/// The start of `text`, on one line, control characters escaped, quoted.
+fn quote_start(text: &str) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.is_empty() {
+        return "an empty body".to_owned();
+    }
+    let mut start: String = one_line
+        .chars()
+        .take(MAX_BODY_START_CHARS)
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect();
+    if one_line.chars().nth(MAX_BODY_START_CHARS).is_some() {
+        start.push('…');
+    }
+    format!("`{start}`")
+}
+
+/// Whether a JSON body is an error report: `{"error": …}` or vLLM's `{"object": "error"}`.
+pub(super) fn is_error_object(value: &Value) -> bool {
+    value.get("error").is_some_and(|e| !e.is_null())
+        || value.get("object").and_then(Value::as_str) == Some("error")
+        || value.get("type").and_then(Value::as_str) == Some("error")
+}
+
+/// What a server's own words say about a conversation that no longer fits (`lower` is the
+/// body in lower case): OpenAI and its imitators, Anthropic, `llama.cpp`, Gemini, Mistral.
+pub(super) fn is_context_too_long(lower: &str) -> bool {
+    const SIGNS: [&str; 10] = [
+        "context_length_exceeded",
+        "maximum context length",
+        "context length",
+        "context window",
+        "prompt is too long",
+        "exceed_context_size",
+        "exceeds the available context",
+        "input token count",
+        "too many tokens",
+        "reduce the length of the messages",
+    ];
+    SIGNS.iter().any(|sign| lower.contains(sign))
+}
+
+/// The error a server reported inside its stream (`{"error": …}`, vLLM's `{"object": "error"}`,
+/// `llama.cpp`'s `error:` field, Anthropic's `error` event): `message` is the server's words,
+/// `raw` what it sent, read for a context-length complaint and for whether it is passing.
+pub(super) fn reported(message: String, raw: &Value) -> ModelError {
+    if is_context_too_long(&raw.to_string().to_ascii_lowercase()) {
+        return ModelError::ContextTooLong { message };
+    }
+    ModelError::Reported {
+        message,
+        transient: is_transient(raw),
+    }
+}
+
+/// Whether an in-stream error says the trouble passes: a status-like code that is worth a
+/// retry, or a type naming overload, rate limits or server trouble.
+fn is_transient(raw: &Value) -> bool {
+    const PASSING: [&str; 8] = [
+        "overloaded",
+        "server_error",
+        "rate_limit",
+        "unavailable",
+        "timeout",
+        "internal",
+        "api_error",
+        "resource_exhausted",
+    ];
+    let fields = [
+        "/code",
+        "/status",
+        "/type",
+        "/error/code",
+        "/error/status",
+        "/error/type",
+    ];
+    fields
+        .iter()
+        .filter_map(|pointer| raw.pointer(pointer))
+        .any(|value| match value {
+            Value::Number(n) => n
+                .as_u64()
+                .and_then(|n| u16::try_from(n).ok())
+                .is_some_and(retryable_status),
+            Value::String(s) => {
+                let lower = s.to_ascii_lowercase();
+                lower.parse::<u16>().is_ok_and(retryable_status)
+                    || PASSING.iter().any(|word| lower.contains(word))
+            }
+            _ => false,
+        })
+}
+
+/// Reads the events of one reply into `D`, with `idle` as the longest wait for any bytes
+/// (a comment or keep-alive is activity too).
 pub(super) async fn read_events<D, S, B>(
     bytes: S,
     idle: Duration,
-    on_text: &mut (dyn FnMut(&str) + Send),
+    on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
 ) -> Result<Reply, ModelError>
 where
     D: Decoder,
     S: Stream<Item = Result<B, reqwest::Error>>,
     B: AsRef<[u8]>,
 {
-    let mut events = std::pin::pin!(bytes.eventsource());
+    let mut bytes = std::pin::pin!(bytes);
+    let mut lines = Lines::default();
     let mut decoder = D::default();
+    let mut frames = Vec::new();
     loop {
-        let Ok(next) = tokio::time::timeout(idle, events.next()).await else {
+        let Ok(next) = tokio::time::timeout(idle, bytes.next()).await else {
             return Err(ModelError::Stream {
                 message: format!("the server sent nothing for {} s", idle.as_secs_f32()),
             });
         };
-        match next {
-            Some(Ok(event)) => {
-                if decoder.on_event(&event, on_text)? {
-                    return Ok(decoder.into_reply());
-                }
+        let ended = match next {
+            Some(Ok(chunk)) => {
+                lines.push(chunk.as_ref(), &mut frames);
+                false
             }
             Some(Err(error)) => {
                 return Err(ModelError::Stream {
-                    message: format!("the connection broke mid-reply: {}", stream_error(&error)),
+                    message: format!(
+                        "the connection broke mid-reply: {}",
+                        innermost_message(&error)
+                    ),
                 });
             }
-            None if decoder.may_end() => return Ok(decoder.into_reply()),
             None => {
-                return Err(ModelError::Stream {
-                    message: "the stream ended before the reply was complete".into(),
-                });
+                lines.finish(&mut frames);
+                true
             }
+        };
+        for frame in frames.drain(..) {
+            match frame {
+                Frame::Event(event) => {
+                    if decoder.on_event(&event, on_delta)? {
+                        return Ok(decoder.into_reply());
+                    }
+                }
+                Frame::Error(text) => {
+                    let raw = serde_json::from_str::<Value>(&text).unwrap_or(Value::String(text));
+                    let message = error_message(&raw.to_string());
+                    return Err(reported(message, &raw));
+                }
+            }
+        }
+        if ended {
+            return if decoder.may_end() {
+                Ok(decoder.into_reply())
+            } else {
+                Err(ModelError::Stream {
+                    message: "the stream ended before the reply was complete".into(),
+                })
+            };
         }
     }
 }
 
-fn stream_error(error: &eventsource_stream::EventStreamError<reqwest::Error>) -> String {
-    match error {
-        eventsource_stream::EventStreamError::Transport(e) => innermost_message(e),
-        other => other.to_string(),
+/// What a block of lines up to a blank line meant.
+#[derive(Debug, PartialEq, Eq)]
+enum Frame {
+    /// An event with data.
+    Event(Event),
+    /// An `error:` field (`llama.cpp`), its value.
+    Error(String),
+}
+
+/// The event-stream parser: bytes in, frames out, lines split on `\n`, `\r\n` or `\r`
+/// wherever the chunks are cut. Comments (`: keep-alive`) and unknown fields are skipped.
+#[derive(Debug, Default)]
+struct Lines {
+    /// Bytes of the unfinished line.
+    partial: Vec<u8>,
+    /// The last chunk ended in `\r`: a `\n` opening the next one ends no second line.
+    after_cr: bool,
+    event: String,
+    data: String,
+    has_data: bool,
+    error: Option<String>,
+}
+
+impl Lines {
+    fn push(&mut self, mut chunk: &[u8], frames: &mut Vec<Frame>) {
+        if self.after_cr && !chunk.is_empty() {
+            self.after_cr = false;
+            if chunk[0] == b'\n' {
+                chunk = &chunk[1..];
+            }
+        }
+        let mut start = 0;
+        let mut at = 0;
+        while at < chunk.len() {
+            let end = match chunk[at] {
+                b'\n' => at + 1,
+                b'\r' if chunk.get(at + 1) == Some(&b'\n') => at + 2,
+                b'\r' => {
+                    self.after_cr = at + 1 == chunk.len();
+                    at + 1
+                }
+                _ => {
+                    at += 1;
+                    continue;
+                }
+            };
+            self.partial.extend_from_slice(&chunk[start..at]);
+            let line = String::from_utf8_lossy(&std::mem::take(&mut self.partial)).into_owned();
+            self.line(&line, frames);
+            start = end;
+            at = end;
+        }
+        self.partial.extend_from_slice(&chunk[start..]);
+    }
+
+    /// The stream ended: a block whose last line was complete counts even without the blank
+    /// line after it; a line cut in the middle does not.
+    fn finish(&mut self, frames: &mut Vec<Frame>) {
+        if self.partial.is_empty() {
+            self.dispatch(frames);
+        }
+    }
+
+    fn line(&mut self, line: &str, frames: &mut Vec<Frame>) {
+        if line.is_empty() {
+            self.dispatch(frames);
+            return;
+        }
+        if line.starts_with(':') {
+            return;
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
+            None => (line, ""),
+        };
+        match field {
+            "data" => {
+                if self.has_data {
+                    self.data.push('\n');
+                }
+                self.data.push_str(value);
+                self.has_data = true;
+            }
+            "event" => value.clone_into(&mut self.event),
+            "error" => match &mut self.error {
+                Some(error) => {
+                    error.push('\n');
+                    error.push_str(value);
+                }
+                None => self.error = Some(value.to_owned()),
+            },
+            _ => {}
+        }
+    }
+
+    fn dispatch(&mut self, frames: &mut Vec<Frame>) {
+        let event = std::mem::take(&mut self.event);
+        let data = std::mem::take(&mut self.data);
+        if let Some(error) = self.error.take() {
+            frames.push(Frame::Error(error));
+        } else if std::mem::take(&mut self.has_data) {
+            frames.push(Frame::Event(Event { event, data }));
+        }
+        self.has_data = false;
     }
 }
 
@@ -357,8 +639,8 @@ fn innermost_message(error: &(dyn std::error::Error + 'static)) -> String {
     }
 }
 
-/// The server's own words from an error body (`error.message`, `message`, `error`, or the
-/// text), on one line and truncated.
+/// The server's own words from an error body (`error.message`, `message`, `error`,
+/// `error.error` as `llama.cpp` nests it, or the text), on one line and truncated.
 pub(super) fn error_message(body: &str) -> String {
     let from_json = serde_json::from_str::<serde_json::Value>(body)
         .ok()
@@ -368,6 +650,8 @@ pub(super) fn error_message(body: &str) -> String {
                 .and_then(text)
                 .or_else(|| v.get("message").and_then(text))
                 .or_else(|| v.get("error").and_then(text))
+                .or_else(|| v.pointer("/error/error/message").and_then(text))
+                .or_else(|| v.as_str().map(str::to_owned))
         });
     let text = from_json.unwrap_or_else(|| body.to_owned());
     let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -434,7 +718,11 @@ pub(super) mod replay {
         let result = read_events::<D, _, _>(
             futures_util::stream::iter(chunks),
             Duration::from_secs(5),
-            &mut |t| text.push_str(t),
+            &mut |delta| {
+                if let Delta::Text(t) = delta {
+                    text.push_str(t);
+                }
+            },
         )
         .await;
         (result, text)

@@ -20,6 +20,7 @@ pub(crate) enum Value {
     Model(String),
     BaseUrl(String),
     ApiKeyEnv(String),
+    MaxOutputTokens(u32),
     Mode(Mode),
     Allow(Vec<String>),
     Deny(Vec<String>),
@@ -56,6 +57,7 @@ enum Kind {
     Model,
     BaseUrl,
     ApiKeyEnv,
+    MaxOutputTokens,
     Mode,
     Allow,
     Deny,
@@ -75,6 +77,12 @@ const SCHEMA: &[(&str, &str, Kind, &str)] = &[
     ("model", "model", Kind::Model, "model.model"),
     ("model", "base_url", Kind::BaseUrl, "model.base_url"),
     ("model", "api_key_env", Kind::ApiKeyEnv, "model.api_key_env"),
+    (
+        "model",
+        "max_output_tokens",
+        Kind::MaxOutputTokens,
+        "model.max_output_tokens",
+    ),
     ("permissions", "mode", Kind::Mode, "permissions.mode"),
     (
         "permissions.commands",
@@ -297,6 +305,12 @@ impl Reader<'_> {
             Kind::Model => Value::Model(text(item).ok_or_else(|| wrong("a string"))?),
             Kind::BaseUrl => Value::BaseUrl(text(item).ok_or_else(|| wrong("a string"))?),
             Kind::ApiKeyEnv => Value::ApiKeyEnv(text(item).ok_or_else(|| wrong("a string"))?),
+            Kind::MaxOutputTokens => Value::MaxOutputTokens(
+                item.as_integer()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| wrong("a positive integer"))?,
+            ),
             Kind::Shell => Value::Shell(text(item).ok_or_else(|| wrong("a string"))?),
             Kind::SandboxMode => {
                 let value = text(item).ok_or_else(|| wrong("a string"))?;

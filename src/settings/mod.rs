@@ -63,6 +63,19 @@ pub enum SettingsError {
         /// The profiles the settings define.
         defined: Vec<String>,
     },
+    /// The model's base URL does not start with `http://` or `https://`.
+    #[error(
+        "base URL `{url}` ({origin}) must start with http:// or https://: write `{suggestion}` \
+         (or https://) instead"
+    )]
+    BadBaseUrl {
+        /// The URL as written.
+        url: String,
+        /// Where it was written.
+        origin: String,
+        /// The URL with `http://` in front.
+        suggestion: String,
+    },
     /// No home or config directory could be found.
     #[error("cannot find the configuration directory: set AGENT_CONFIG_DIR or HOME")]
     NoConfigDir,
@@ -135,6 +148,8 @@ pub struct Overrides {
     pub model: Option<String>,
     /// `--base-url`.
     pub base_url: Option<String>,
+    /// `--max-output-tokens`.
+    pub max_output_tokens: Option<u32>,
     /// `--mode`.
     pub mode: Option<Mode>,
     /// `--allow` prefixes.
@@ -168,6 +183,8 @@ pub struct Settings {
     pub api_key_env: Sourced<String>,
     /// The API key itself (never printed or written anywhere).
     pub api_key: Option<String>,
+    /// Longest model reply per turn in tokens; `None`: the provider's default.
+    pub max_output_tokens: Option<Sourced<u32>>,
     /// Permission mode.
     pub mode: Sourced<Mode>,
     /// Allow rules (user and flags only).
@@ -215,6 +232,7 @@ impl Draft {
             Value::Model(model) => self.model = Some(sourced(model.clone(), origin)),
             Value::BaseUrl(url) => self.base_url = Some(sourced(url.clone(), origin)),
             Value::ApiKeyEnv(var) => self.api_key_env = Some(sourced(var.clone(), origin)),
+            Value::MaxOutputTokens(n) => s.max_output_tokens = Some(sourced(*n, origin)),
             Value::Mode(mode) => s.mode = sourced(*mode, origin),
             Value::Allow(rules) => s.allow.extend(rules.iter().map(|r| rule(r, source))),
             Value::Deny(rules) => s.deny.extend(rules.iter().map(|r| rule(r, source))),
@@ -330,6 +348,7 @@ pub fn load(
             base_url: sourced(String::new(), default("")),
             api_key_env: sourced(String::new(), default("")),
             api_key: None,
+            max_output_tokens: None,
             mode: sourced(Mode::Ask, default("")),
             allow: Vec::new(),
             deny: Vec::new(),
@@ -389,7 +408,28 @@ pub fn load(
         draft.model = Some(sourced(model, Origin::Env("AGENT_MODEL")));
     }
     apply_flags(&mut draft, overrides);
-    Ok(finish(draft, env))
+    let settings = finish(draft, env);
+    check_base_url(&settings.base_url)?;
+    Ok(settings)
+}
+
+/// A base URL must say its scheme: `localhost:8080/v1` would otherwise be read as a URL of
+/// scheme `localhost`, or as a relative one, and fail far from where it was written.
+fn check_base_url(url: &Sourced<String>) -> Result<(), SettingsError> {
+    let value = url.value.trim();
+    let lower = value.to_ascii_lowercase();
+    if value.is_empty() || lower.starts_with("http://") || lower.starts_with("https://") {
+        return Ok(());
+    }
+    let suggestion = match value.split_once("://") {
+        Some((_, rest)) => format!("http://{rest}"),
+        None => format!("http://{value}"),
+    };
+    Err(SettingsError::BadBaseUrl {
+        url: value.to_owned(),
+        origin: url.origin.to_string(),
+        suggestion,
+    })
 }
 
 fn apply_flags(draft: &mut Draft, overrides: &Overrides) {
@@ -402,6 +442,9 @@ fn apply_flags(draft: &mut Draft, overrides: &Overrides) {
     }
     if let Some(url) = &overrides.base_url {
         draft.base_url = Some(sourced(url.clone(), Origin::Flag("--base-url")));
+    }
+    if let Some(n) = overrides.max_output_tokens {
+        s.max_output_tokens = Some(sourced(n, Origin::Flag("--max-output-tokens")));
     }
     if let Some(mode) = overrides.mode {
         s.mode = sourced(mode, Origin::Flag("--mode"));
@@ -430,10 +473,24 @@ fn apply_flags(draft: &mut Draft, overrides: &Overrides) {
     }
 }
 
-/// Resolves the model keys: an unset provider is picked from the keys present
-/// (demo when there are none); unset model, URL and key variable follow it.
+/// Resolves the model keys: an unset provider is picked from the keys present; with no key,
+/// a configured model, base URL or key variable still means a real provider (Anthropic for a
+/// `claude` model without a base URL, else OpenAI-compatible) — whose missing key is then an
+/// error, never a silent demo — and only with nothing configured at all is it the demo. Unset
+/// model, URL and key variable follow the provider.
 fn finish(draft: Draft, env: &dyn Fn(&str) -> Option<String>) -> Settings {
     let has = |var: &str| env(var).is_some_and(|v| !v.is_empty());
+    let configured = draft
+        .model
+        .as_ref()
+        .or(draft.base_url.as_ref())
+        .or(draft.api_key_env.as_ref())
+        .is_some()
+        || has("OPENAI_BASE_URL");
+    let claude = draft
+        .model
+        .as_ref()
+        .is_some_and(|m| m.value.to_ascii_lowercase().starts_with("claude"));
     let provider = draft.provider.unwrap_or_else(|| {
         if has("OPENAI_API_KEY") {
             sourced(
@@ -444,6 +501,16 @@ fn finish(draft: Draft, env: &dyn Fn(&str) -> Option<String>) -> Settings {
             sourced(
                 ProviderKind::Anthropic,
                 Origin::Default("ANTHROPIC_API_KEY is set"),
+            )
+        } else if claude && draft.base_url.is_none() {
+            sourced(
+                ProviderKind::Anthropic,
+                Origin::Default("a claude model is configured"),
+            )
+        } else if configured {
+            sourced(
+                ProviderKind::OpenAi,
+                Origin::Default("a model or base URL is configured"),
             )
         } else {
             sourced(

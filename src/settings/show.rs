@@ -60,6 +60,12 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
             &settings.mode.origin,
         ),
     ];
+    if let Some(limit) = &settings.max_output_tokens {
+        rows.insert(
+            5,
+            row("model.max_output_tokens", json!(limit.value), &limit.origin),
+        );
+    }
     let rule_rows = |name: &str, rules: &[Rule]| -> Vec<(String, Value, String)> {
         rules
             .iter()

@@ -22,7 +22,15 @@ pub struct Plain {
     pub quiet: bool,
     /// The reason of the last deny decision, for the summary line.
     denied: Option<String>,
+    /// Reasoning of the current turn, printed as one block before what follows it.
+    reasoning: String,
+    /// Print reasoning dimmed (colour is on).
+    pub dim: bool,
 }
+
+/// Characters of a turn's reasoning shown without `-v` — enough to follow the model's drift,
+/// short enough not to bury the commands.
+const REASONING_PREVIEW_CHARS: usize = 160;
 
 impl Plain {
     /// Plain output; `verbose` adds command output and allow decisions, `quiet` silences it.
@@ -33,6 +41,34 @@ impl Plain {
             verbose,
             quiet,
             denied: None,
+            reasoning: String::new(),
+            dim: false,
+        }
+    }
+
+    /// Prints the reasoning held so far: whole with `-v`, else its start on one line; always
+    /// sanitised, dimmed when colour is on.
+    fn flush_reasoning(&mut self) {
+        let reasoning = std::mem::take(&mut self.reasoning);
+        let reasoning = reasoning.trim();
+        if reasoning.is_empty() {
+            return;
+        }
+        let shown = if self.verbose {
+            sanitize::escape_prose(reasoning).into_owned()
+        } else {
+            let one_line = reasoning.split_whitespace().collect::<Vec<_>>().join(" ");
+            let mut start: String = one_line.chars().take(REASONING_PREVIEW_CHARS).collect();
+            if one_line.chars().nth(REASONING_PREVIEW_CHARS).is_some() {
+                start.push_str("… (-v shows all)");
+            }
+            sanitize::escape_prose(&start).into_owned()
+        };
+        let line = format!("thinking: {shown}");
+        if self.dim {
+            self.write(&format!("\x1b[2m{line}\x1b[0m"));
+        } else {
+            self.write(&line);
         }
     }
 
@@ -46,6 +82,11 @@ impl Plain {
         {
             self.denied = Some(reason.clone());
         }
+        if let Event::ReasoningDelta { text } = event {
+            self.reasoning.push_str(text);
+            return;
+        }
+        self.flush_reasoning();
         let line = match event {
             Event::TextDelta { text } => {
                 self.text.push_str(text);

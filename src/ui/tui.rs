@@ -50,7 +50,15 @@ pub struct Tui {
     pending_command: Option<String>,
     /// The reason of the last deny decision, for the summary line.
     denied: Option<String>,
+    /// Show reasoning whole (`-v`), not just its start.
+    verbose: bool,
+    /// Characters of reasoning shown this turn; `None` while none is being shown.
+    reasoning_shown: Option<usize>,
 }
+
+/// Characters of a turn's reasoning shown without `-v` — enough to follow the model's drift,
+/// short enough not to bury the commands.
+const REASONING_PREVIEW_CHARS: usize = 160;
 
 /// What the pane shows, apart from the terminal it draws on.
 #[derive(Debug, Default)]
@@ -91,11 +99,50 @@ impl Tui {
             pane: None,
             pending_command: None,
             denied: None,
+            verbose: false,
+            reasoning_shown: None,
         }
+    }
+
+    /// Shows the model's reasoning whole (`-v`) instead of its start.
+    #[must_use]
+    pub fn verbose(mut self, verbose: bool) -> Self {
+        self.verbose = verbose;
+        self
+    }
+
+    /// Streams reasoning dimmed and sanitised; without `-v` only its start, then `…`.
+    fn reasoning(&mut self, text: &str) {
+        let shown = self.reasoning_shown.unwrap_or(0);
+        let take = if self.verbose {
+            text.chars().count()
+        } else {
+            REASONING_PREVIEW_CHARS.saturating_sub(shown)
+        };
+        let mut piece: String = text.chars().take(take).collect();
+        if !self.verbose && piece.chars().count() < text.chars().count() && take > 0 {
+            piece.push('…');
+        }
+        self.reasoning_shown = Some(shown + take.min(text.chars().count()));
+        if piece.is_empty() {
+            return;
+        }
+        let piece = sanitize::escape_prose(&piece).into_owned();
+        let mut stderr = std::io::stderr().lock();
+        let _ = stderr.write_all(self.dim(&piece).as_bytes());
+        let _ = stderr.flush();
+        self.at_line_start = piece.ends_with('\n');
     }
 
     /// Shows what `event` means.
     pub fn handle(&mut self, event: &Event) {
+        if let Event::ReasoningDelta { text } = event {
+            self.reasoning(text);
+            return;
+        }
+        if self.reasoning_shown.take().is_some() {
+            self.end_line();
+        }
         match event {
             Event::TextDelta { text } => {
                 let mut stderr = std::io::stderr().lock();
@@ -160,7 +207,10 @@ impl Tui {
                     self.line(&self.dim(&format!("agent: {note}")));
                 }
             }
-            Event::Start { .. } | Event::Decision { .. } | Event::Error { .. } => {}
+            Event::Start { .. }
+            | Event::Decision { .. }
+            | Event::Error { .. }
+            | Event::ReasoningDelta { .. } => {}
         }
     }
 

@@ -286,6 +286,23 @@ impl Reply {
         Self::with_body(200, Body::Sse(frames))
     }
 
+    /// 200 with an event stream of exactly `bytes`, as a real server sent them (a recorded
+    /// replay: comments, `error:` fields, CR line ends and all). Cuts and pieces apply.
+    pub fn raw_sse(bytes: impl Into<String>) -> Self {
+        Self::with_body(200, Body::Sse(vec![bytes.into()]))
+    }
+
+    /// `code` with exactly `text` under `content_type` (an HTML page from a proxy, …).
+    pub fn body(code: u16, content_type: &str, text: impl Into<String>) -> Self {
+        Self::with_body(
+            code,
+            Body::Fixed {
+                content_type: content_type.to_owned(),
+                text: text.into(),
+            },
+        )
+    }
+
     /// `code` with `body` (JSON content type if it parses as JSON, text otherwise).
     pub fn status(code: u16, body: impl Into<String>) -> Self {
         let text = body.into();
@@ -523,8 +540,12 @@ fn reason(status: u16) -> &'static str {
         403 => "Forbidden",
         404 => "Not Found",
         408 => "Request Timeout",
+        409 => "Conflict",
+        413 => "Content Too Large",
+        422 => "Unprocessable Content",
         429 => "Too Many Requests",
         500 => "Internal Server Error",
+        501 => "Not Implemented",
         502 => "Bad Gateway",
         503 => "Service Unavailable",
         529 => "Overloaded",

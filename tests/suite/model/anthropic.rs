@@ -1,11 +1,13 @@
 //! The Anthropic provider: typed events, tool use, the request it sends.
 
 use agent::model::anthropic::Anthropic;
-use agent::model::{Message, Model, ModelError, ProviderKind, Reply, StopReason, ToolCall};
+use agent::model::{
+    Message, Model, ModelError, ProviderKind, Reasoning, Reply, StopReason, ToolCall,
+};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use super::{ask, config, fast_retry, turn};
+use super::{ask, config, fast_retry, turn, turn_with_reasoning};
 use crate::suite::fake_model::{self as fake, Events, FakeModel, anthropic};
 
 fn model(server: &FakeModel) -> Anthropic {
@@ -39,15 +41,18 @@ async fn streams_text_and_tool_use_with_split_input() {
                 ToolCall {
                     id: "toolu_1".into(),
                     name: "shell".into(),
-                    arguments: r#"{"command": "ls -la"}"#.into()
+                    arguments: r#"{"command": "ls -la"}"#.into(),
+                    extra: None,
                 },
                 ToolCall {
                     id: "toolu_2".into(),
                     name: "shell".into(),
-                    arguments: r#"{"command": "pwd"}"#.into()
+                    arguments: r#"{"command": "pwd"}"#.into(),
+                    extra: None,
                 },
             ],
             stop: StopReason::ToolUse,
+            reasoning: Reasoning::default(),
         }
     );
     assert_eq!(pieces, ["I'll list ", "the files."]);
@@ -59,7 +64,7 @@ async fn streams_text_and_tool_use_with_split_input() {
 }
 
 #[tokio::test]
-async fn ignores_unknown_events_and_blocks() {
+async fn keeps_thinking_and_ignores_unknown_events() {
     let server = FakeModel::new([fake::Reply::sse([
         anthropic::message_start(),
         Events::named(
@@ -81,13 +86,18 @@ async fn ignores_unknown_events_and_blocks() {
         anthropic::message_delta("end_turn"),
         anthropic::message_stop(),
     ])]);
-    let reply = turn(&mut model(&server), &ask("hi")).await.0.unwrap();
+    let (result, _, reasoning) = turn_with_reasoning(&mut model(&server), &ask("hi")).await;
+    assert_eq!(reasoning, ["hmm"]);
     assert_eq!(
-        reply,
+        result.unwrap(),
         Reply {
             text: "Done.".into(),
             tool_calls: vec![],
-            stop: StopReason::EndTurn
+            stop: StopReason::EndTurn,
+            reasoning: Reasoning {
+                text: "hmm".into(),
+                replay: vec![json!({"type": "thinking", "thinking": "hmm", "signature": ""})],
+            },
         }
     );
 }
@@ -99,6 +109,7 @@ async fn sends_tool_use_and_merged_tool_results() {
         id: id.into(),
         name: "shell".into(),
         arguments: arguments.into(),
+        extra: None,
     };
     let messages = vec![
         Message::User("run two".into()),
@@ -108,6 +119,7 @@ async fn sends_tool_use_and_merged_tool_results() {
                 call("toolu_1", r#"{"command":"ls"}"#),
                 call("toolu_2", "{broken"),
             ],
+            reasoning: Reasoning::default(),
         },
         Message::ToolResult {
             call_id: "toolu_1".into(),
@@ -120,6 +132,7 @@ async fn sends_tool_use_and_merged_tool_results() {
         Message::Assistant {
             text: String::new(),
             tool_calls: vec![],
+            reasoning: Reasoning::default(),
         },
         Message::User("and now?".into()),
     ];
@@ -158,7 +171,7 @@ async fn sends_tool_use_and_merged_tool_results() {
 }
 
 #[tokio::test]
-async fn an_error_event_after_text_is_a_stream_error() {
+async fn an_error_event_after_text_is_reported_without_a_retry() {
     let server = FakeModel::new([fake::Reply::sse([
         anthropic::message_start(),
         anthropic::text(0, "Start"),
@@ -166,7 +179,16 @@ async fn an_error_event_after_text_is_a_stream_error() {
     ])]);
     let (result, pieces) = turn(&mut model(&server), &ask("hi")).await;
     let error = result.unwrap_err();
-    assert!(matches!(error, ModelError::Stream { .. }), "{error:?}");
+    assert!(
+        matches!(
+            error,
+            ModelError::Reported {
+                transient: true,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
     assert!(
         error.to_string().contains("`overloaded_error`: Overloaded"),
         "{error}"

@@ -3,7 +3,7 @@
 use std::io::{Read, Write};
 
 use agent::model::openai::OpenAi;
-use agent::model::{Message, ProviderKind, StopReason};
+use agent::model::{Message, ProviderKind, Reasoning, StopReason};
 use pretty_assertions::assert_eq;
 
 use super::{config, turn};
@@ -31,6 +31,7 @@ fn plays_turns_to_a_client_on_a_current_thread_runtime_and_records_what_it_sent(
     messages.push(Message::Assistant {
         text: first.text,
         tool_calls: first.tool_calls,
+        reasoning: Reasoning::default(),
     });
     messages.push(Message::ToolResult {
         call_id: call.id.clone(),

@@ -1,8 +1,10 @@
 //! The model providers driven directly against the fake model server: one file per concern.
 
 mod anthropic;
+mod errors;
 mod fake_server;
 mod openai;
+mod quirks;
 mod transport;
 
 use std::time::Duration;
@@ -26,10 +28,11 @@ pub fn config(provider: ProviderKind, base_url: &str) -> ProviderConfig {
         base_url: base_url.into(),
         api_key: Some("sk-test-key".into()),
         api_key_env: provider.default_key_env().into(),
+        max_output_tokens: None,
     }
 }
 
-use agent::model::{Message, Model, ModelError, Reply, Request, ToolSpec};
+use agent::model::{Delta, Message, Model, ModelError, Reply, Request, ToolSpec};
 
 /// The `shell` tool as the agent offers it.
 pub fn shell_tool() -> ToolSpec {
@@ -44,11 +47,20 @@ pub fn shell_tool() -> ToolSpec {
     }
 }
 
-/// Runs one turn of `model` on `messages`, returning the result and the streamed pieces.
+/// Runs one turn of `model` on `messages`, returning the result and the streamed text pieces.
 pub async fn turn(
     model: &mut impl Model,
     messages: &[Message],
 ) -> (Result<Reply, ModelError>, Vec<String>) {
+    let (result, pieces, _) = turn_with_reasoning(model, messages).await;
+    (result, pieces)
+}
+
+/// Like [`turn`], with the streamed reasoning pieces too.
+pub async fn turn_with_reasoning(
+    model: &mut impl Model,
+    messages: &[Message],
+) -> (Result<Reply, ModelError>, Vec<String>, Vec<String>) {
     let tools = [shell_tool()];
     let request = Request {
         system: "You are a test.",
@@ -56,10 +68,14 @@ pub async fn turn(
         tools: &tools,
     };
     let mut pieces = Vec::new();
+    let mut reasoning = Vec::new();
     let result = model
-        .complete(&request, &mut |text| pieces.push(text.to_owned()))
+        .complete(&request, &mut |delta| match delta {
+            Delta::Text(text) => pieces.push(text.to_owned()),
+            Delta::Reasoning(text) => reasoning.push(text.to_owned()),
+        })
         .await;
-    (result, pieces)
+    (result, pieces, reasoning)
 }
 
 /// `[User(text)]`.

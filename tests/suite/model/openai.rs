@@ -1,7 +1,9 @@
 //! The OpenAI-compatible provider: streamed text and tool calls, the request it sends.
 
 use agent::model::openai::OpenAi;
-use agent::model::{Message, Model, ModelError, ProviderKind, Reply, StopReason, ToolCall};
+use agent::model::{
+    Message, Model, ModelError, ProviderKind, Reasoning, Reply, StopReason, ToolCall,
+};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -19,6 +21,7 @@ fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
         id: id.into(),
         name: name.into(),
         arguments: arguments.into(),
+        extra: None,
     }
 }
 
@@ -37,7 +40,8 @@ async fn streams_text_and_ends_the_turn() {
         Reply {
             text: "Hello!".into(),
             tool_calls: vec![],
-            stop: StopReason::EndTurn
+            stop: StopReason::EndTurn,
+            reasoning: Reasoning::default(),
         }
     );
     assert_eq!(pieces, ["Hel", "lo!"]);
@@ -87,6 +91,7 @@ async fn accumulates_two_tool_calls_split_over_interleaved_chunks() {
                 call("call_c", "noargs", "{}"),
             ],
             stop: StopReason::ToolUse,
+            reasoning: Reasoning::default(),
         }
     );
     assert_eq!(pieces, ["Running two commands."]);
@@ -120,7 +125,8 @@ async fn a_stream_closed_after_finish_reason_without_done_is_complete() {
         Reply {
             text: "ok".into(),
             tool_calls: vec![],
-            stop: StopReason::MaxTokens
+            stop: StopReason::MaxTokens,
+            reasoning: Reasoning::default(),
         }
     );
 }
@@ -133,6 +139,7 @@ async fn sends_the_whole_conversation_in_chat_completions_shape() {
         Message::Assistant {
             text: "Listing.".into(),
             tool_calls: vec![call("call_1", "shell", r#"{"command":"ls"}"#)],
+            reasoning: Reasoning::default(),
         },
         Message::ToolResult {
             call_id: "call_1".into(),
@@ -141,6 +148,7 @@ async fn sends_the_whole_conversation_in_chat_completions_shape() {
         Message::Assistant {
             text: String::new(),
             tool_calls: vec![call("call_2", "shell", "not json")],
+            reasoning: Reasoning::default(),
         },
         Message::ToolResult {
             call_id: "call_2".into(),
@@ -149,6 +157,7 @@ async fn sends_the_whole_conversation_in_chat_completions_shape() {
         Message::Assistant {
             text: "Two files.".into(),
             tool_calls: vec![],
+            reasoning: Reasoning::default(),
         },
         Message::User("thanks".into()),
     ];

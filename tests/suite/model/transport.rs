@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use agent::model::openai::OpenAi;
-use agent::model::{ModelError, ProviderKind, Reply, StopReason};
+use agent::model::{ModelError, ProviderKind, Reasoning, Reply, StopReason};
 use pretty_assertions::assert_eq;
 
 use super::{ask, config, fast_retry, turn};
@@ -30,6 +30,7 @@ fn hello_reply() -> Reply {
         text: "Hello".into(),
         tool_calls: vec![],
         stop: StopReason::EndTurn,
+        reasoning: Reasoning::default(),
     }
 }
 
@@ -89,13 +90,14 @@ async fn a_401_names_the_key_variable_and_is_not_retried() {
     let server = FakeModel::new([fake::Reply::error(401, "Incorrect API key provided")]);
     let error = turn(&mut model(&server), &ask("hi")).await.0.unwrap_err();
     assert!(
-        matches!(&error, ModelError::Auth { key_env, status: 401, .. } if key_env == "OPENAI_API_KEY")
+        matches!(&error, ModelError::Auth { key_env, status: 401, key_sent: true, .. } if key_env == "OPENAI_API_KEY")
     );
     assert_eq!(
         error.to_string(),
         format!(
-            "the model server at {} rejected the key (HTTP 401): set `OPENAI_API_KEY` \
-             (or `api_key_env` in settings.toml)",
+            "the model server at {} rejected the key in `OPENAI_API_KEY` (HTTP 401: Incorrect \
+             API key provided): check that the key is valid for this server, or name another \
+             variable with `api_key_env` in settings.toml",
             server.openai_url()
         )
     );
@@ -245,13 +247,14 @@ async fn lines_split_across_chunks_are_reassembled() {
 }
 
 #[tokio::test]
-async fn json_instead_of_a_stream_is_reported() {
+async fn json_instead_of_a_stream_is_reported_once() {
     let server = FakeModel::new(vec![fake::Reply::status(200, r#"{"choices":[]}"#); 3]);
     let error = turn(&mut model(&server), &ask("hi")).await.0.unwrap_err();
     assert!(
-        error
-            .to_string()
-            .contains("JSON instead of an event stream"),
+        error.to_string().contains(
+            "answered with `application/json` instead of an event stream: `{\"choices\":[]}`"
+        ),
         "{error}"
     );
+    assert_eq!(server.requests().len(), 1);
 }
