@@ -882,7 +882,7 @@ _agent() {
             return 0
             ;;
         agent__subcmd__run)
-            opts="-C -q -v -h -V --provider --model --base-url --allow --deny --mode --no-prompt --max-turns --timeout --plain --sandbox --network --sandbox-required --config --profile --cwd --json --quiet --verbose --color --help --version"
+            opts="-C -q -v -h -V --provider --model --base-url --max-output-tokens --allow --deny --mode --no-prompt --max-turns --timeout --plain --sandbox --network --sandbox-required --config --profile --cwd --json --quiet --verbose --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -897,6 +897,10 @@ _agent() {
                     return 0
                     ;;
                 --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-output-tokens)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

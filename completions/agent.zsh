@@ -48,6 +48,7 @@ ollama\:"A local Ollama server (http\://127.0.0.1\:11434/v1, no key)"
 demo\:"The offline demo model\: no key, no network"))' \
 '--model=[The model name (default\: the provider'\''s; AGENT_MODEL is respected)]:MODEL:_default' \
 '--base-url=[The provider'\''s base URL (any OpenAI-compatible server\: Ollama, vLLM, LM Studio, llama.cpp …)]:URL:_default' \
+'--max-output-tokens=[Longest model reply per turn, in tokens (default\: Anthropic 8192, others the server'\''s)]:N:_default' \
 '*--allow=[Also allow commands starting with PREFIX, for this run only (repeatable)]:PREFIX:_default' \
 '*--deny=[Also deny commands containing a command starting with PREFIX, for this run (repeatable)]:PREFIX:_default' \
 '--mode=[ask\: prompt for unsure commands; deny\: never prompt; off\: no shell tool; allow-all\: run everything not denied except destructive programs (rm, mv, dd, sudo …), which still ask]:MODE:((ask\:"Prompt for commands the policy is unsure about"
