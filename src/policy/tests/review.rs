@@ -79,7 +79,10 @@ fn misread_commands_never_run_unasked() {
     ];
     let deny = Rules::new(vec![], vec![rule("rm -rf", Source::User)]);
     for command in hidden {
-        let all = apply_mode(decide(&Rules::empty(), OsFamily::Unix, command), Mode::AllowAll);
+        let all = apply_mode(
+            decide(&Rules::empty(), OsFamily::Unix, command),
+            Mode::AllowAll,
+        );
         assert_eq!(all.decision, Ask, "allow-all allowed {command:?}: {all:?}");
         let denied = decide(&deny, OsFamily::Unix, command);
         assert!(denied.decision >= Ask, "{command:?}: {denied:?}");
@@ -89,7 +92,11 @@ fn misread_commands_never_run_unasked() {
     }
     // Where a corrected reading shows the command, the deny rule wins outright.
     for command in ["ls \\\r\nrm -rf /tmp/x", "((rm -rf /tmp/x))"] {
-        assert_eq!(decide(&deny, OsFamily::Unix, command).decision, Deny, "{command:?}");
+        assert_eq!(
+            decide(&deny, OsFamily::Unix, command).decision,
+            Deny,
+            "{command:?}"
+        );
     }
     let windows_deny = Rules::new(vec![], vec![rule("del", Source::User)]);
     for command in ["del. x", "dir & del+ x"] {
