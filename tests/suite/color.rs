@@ -44,7 +44,13 @@ fn the_demo_notice_follows_the_colour_decision() {
     );
     let never = on_a_terminal("--color never", &[]).unwrap();
     assert!(never.contains("offline demo model"), "{never:?}");
-    assert!(!never.contains('\x1b'), "--color never wrote colour: {never:?}");
+    assert!(
+        !never.contains('\x1b'),
+        "--color never wrote colour: {never:?}"
+    );
     let no_color = on_a_terminal("", &[("NO_COLOR", "1")]).unwrap();
-    assert!(!no_color.contains('\x1b'), "NO_COLOR wrote colour: {no_color:?}");
+    assert!(
+        !no_color.contains('\x1b'),
+        "NO_COLOR wrote colour: {no_color:?}"
+    );
 }
