@@ -525,6 +525,26 @@ data: [DONE]\r\n\r\n";
         replay::every_split_gives::<ChunkDecoder>(TOOL_CALLS_SSE, &expected).await;
     }
 
+    #[test]
+    fn the_official_servers_get_max_completion_tokens_and_the_others_max_tokens() {
+        for (server, field) in [
+            ("https://api.openai.com/v1", "max_completion_tokens"),
+            (
+                "https://my-team.openai.azure.com/openai/v1",
+                "max_completion_tokens",
+            ),
+            ("http://127.0.0.1:11434/v1", "max_tokens"),
+            ("https://api.deepseek.com", "max_tokens"),
+            (
+                "https://generativelanguage.googleapis.com/v1beta/openai",
+                "max_tokens",
+            ),
+            ("https://openrouter.ai/api/v1", "max_tokens"),
+        ] {
+            assert_eq!(limit_field(server), field, "{server}");
+        }
+    }
+
     #[tokio::test]
     async fn an_unfinished_stream_is_an_error() {
         let cut = &TOOL_CALLS_SSE[..TOOL_CALLS_SSE

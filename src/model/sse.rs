@@ -701,6 +701,64 @@ mod tests {
     }
 }
 
+#[cfg(test)]
+mod lines_tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn frames(chunks: &[&[u8]]) -> Vec<Frame> {
+        let mut lines = Lines::default();
+        let mut frames = Vec::new();
+        for chunk in chunks {
+            lines.push(chunk, &mut frames);
+        }
+        lines.finish(&mut frames);
+        frames
+    }
+
+    fn event(event: &str, data: &str) -> Frame {
+        Frame::Event(Event {
+            event: event.into(),
+            data: data.into(),
+        })
+    }
+
+    #[test]
+    fn every_line_end_and_every_cut_gives_the_same_events() {
+        for stream in [
+            "event: a\ndata: 1\ndata:2\n\n: comment\n\ndata: [DONE]\n\n",
+            "event: a\r\ndata: 1\r\ndata:2\r\n\r\n: comment\r\n\r\ndata: [DONE]\r\n\r\n",
+            "event: a\rdata: 1\rdata:2\r\r: comment\r\rdata: [DONE]\r\r",
+        ] {
+            let bytes = stream.as_bytes();
+            for split in 0..=bytes.len() {
+                assert_eq!(
+                    frames(&[&bytes[..split], &bytes[split..]]),
+                    [event("a", "1\n2"), event("", "[DONE]")],
+                    "{stream:?} split at {split}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_error_field_is_its_own_frame_and_wins_over_data() {
+        assert_eq!(
+            frames(&[b"error: {\"message\":\"boom\"}\n\ndata: [DONE]\n\n"]),
+            [
+                Frame::Error("{\"message\":\"boom\"}".into()),
+                event("", "[DONE]")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_last_block_without_its_blank_line_counts_but_a_cut_line_does_not() {
+        assert_eq!(frames(&[b"data: x\n"]), [event("", "x")]);
+        assert_eq!(frames(&[b"data: x\n\ndata: {\"cho"]), [event("", "x")]);
+    }
+}
+
 /// Feeding recorded streams to a decoder, cut into chunks anywhere.
 #[cfg(test)]
 pub(super) mod replay {

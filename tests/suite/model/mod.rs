@@ -5,6 +5,7 @@ mod errors;
 mod fake_server;
 mod openai;
 mod quirks;
+mod runs;
 mod transport;
 
 use std::time::Duration;
