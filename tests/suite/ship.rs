@@ -157,8 +157,9 @@ fn config_show_names_each_source() {
         line("limits.max_output_chars = 100000").contains("# default"),
         "{text}"
     );
+    // A model named (here by AGENT_MODEL) means a real provider, never the demo (issue 11).
     assert!(
-        line("model.provider = \"demo\"").contains("no provider configured"),
+        line("model.provider = \"openai\"").contains("a model or base URL is configured"),
         "{text}"
     );
 }
