@@ -114,16 +114,26 @@ impl Tui {
     /// Streams reasoning dimmed and sanitised; without `-v` only its start, then `…`.
     fn reasoning(&mut self, text: &str) {
         let shown = self.reasoning_shown.unwrap_or(0);
-        let take = if self.verbose {
-            text.chars().count()
+        let total = text.chars().count();
+        let piece: String = if self.verbose {
+            text.to_owned()
+        } else if shown < REASONING_PREVIEW_CHARS {
+            let take = REASONING_PREVIEW_CHARS - shown;
+            let mut piece: String = text.chars().take(take).collect();
+            if total > take {
+                piece.push('…');
+            }
+            piece
+        } else if shown == REASONING_PREVIEW_CHARS && total > 0 {
+            "…".to_owned()
         } else {
-            REASONING_PREVIEW_CHARS.saturating_sub(shown)
+            String::new()
         };
-        let mut piece: String = text.chars().take(take).collect();
-        if !self.verbose && piece.chars().count() < text.chars().count() && take > 0 {
-            piece.push('…');
-        }
-        self.reasoning_shown = Some(shown + take.min(text.chars().count()));
+        self.reasoning_shown = Some(if self.verbose {
+            shown + total
+        } else {
+            (shown + total).min(REASONING_PREVIEW_CHARS + 1)
+        });
         if piece.is_empty() {
             return;
         }
