@@ -172,6 +172,11 @@ fn run_sigquit_kills_the_group_records_done_and_exits_131() {
 }
 
 #[test]
+fn run_sigint_kills_the_group_records_done_and_exits_130() {
+    run_case("INT", 130);
+}
+
+#[test]
 fn a_command_ignoring_term_is_killed_after_the_grace() {
     let sandbox = Sandbox::new();
     let work = sandbox.work();
