@@ -3,7 +3,12 @@
 
 use std::path::PathBuf;
 
+use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::model::ProviderKind;
+use crate::policy::{Mode, OsFamily};
+use crate::sandbox::SandboxMode;
 
 /// A terminal coding agent that never runs a command you did not allow.
 ///
@@ -138,7 +143,7 @@ pub enum Command {
 pub struct CheckArgs {
     /// Decide as on this OS family (default: this machine's).
     #[arg(long, value_enum, value_name = "OS")]
-    pub os: Option<OsArg>,
+    pub os: Option<OsFamily>,
     /// Also allow commands starting with PREFIX (repeatable).
     #[arg(long, value_name = "PREFIX")]
     pub allow: Vec<String>,
@@ -151,15 +156,6 @@ pub struct CheckArgs {
     /// The command line; several words are joined with spaces.
     #[arg(value_name = "COMMAND", num_args = 0.., trailing_var_arg = true, required_unless_present = "stdin")]
     pub command: Vec<String>,
-}
-
-/// An OS family for `--os`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OsArg {
-    /// POSIX sh rules and the Unix read-only list.
-    Unix,
-    /// cmd.exe rules and the Windows read-only list.
-    Windows,
 }
 
 /// `agent config …`.
@@ -178,7 +174,7 @@ pub enum ConfigCommand {
 pub struct RunArgs {
     /// The model provider (default: from settings; else openai/anthropic when their key is set; else demo).
     #[arg(long, value_enum, value_name = "PROVIDER")]
-    pub provider: Option<ProviderArg>,
+    pub provider: Option<ProviderKind>,
     /// The model name (default: the provider's; AGENT_MODEL is respected).
     #[arg(long, value_name = "MODEL")]
     pub model: Option<String>,
@@ -197,7 +193,7 @@ pub struct RunArgs {
     /// ask: prompt for unsure commands; deny: never prompt; off: no shell tool; allow-all: run
     /// everything not denied except destructive programs (rm, mv, dd, sudo …), which still ask.
     #[arg(long, value_enum, value_name = "MODE")]
-    pub mode: Option<ModeArg>,
+    pub mode: Option<Mode>,
     /// Never prompt: every command that would need approval is denied.
     #[arg(long)]
     pub no_prompt: bool,
@@ -226,50 +222,13 @@ pub struct SandboxArgs {
     /// What commands may write: workspace-write (default: the workspace, the temp dir and
     /// `writable` paths), read-only (nothing), off (no sandbox).
     #[arg(long = "sandbox", value_enum, value_name = "MODE")]
-    pub sandbox_mode: Option<SandboxArg>,
+    pub sandbox_mode: Option<SandboxMode>,
     /// Let commands use the network inside the sandbox (off by default).
     #[arg(long)]
     pub network: bool,
     /// Refuse to run any command where the sandbox cannot apply.
     #[arg(long)]
     pub sandbox_required: bool,
-}
-
-/// A sandbox mode for `--sandbox`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SandboxArg {
-    /// Write only inside the workspace, the temp dir and the `writable` paths.
-    WorkspaceWrite,
-    /// Write nothing (but /dev/null and the like).
-    ReadOnly,
-    /// No sandbox: commands may do what you may.
-    Off,
-}
-
-/// A provider for `--provider`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ProviderArg {
-    /// OpenAI Chat Completions, or any compatible server with --base-url.
-    Openai,
-    /// Anthropic Messages.
-    Anthropic,
-    /// A local Ollama server (http://127.0.0.1:11434/v1, no key).
-    Ollama,
-    /// The offline demo model: no key, no network.
-    Demo,
-}
-
-/// A permission mode for `--mode`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ModeArg {
-    /// Prompt for commands the policy is unsure about.
-    Ask,
-    /// Deny them instead of prompting.
-    Deny,
-    /// Offer the model no shell tool at all.
-    Off,
-    /// Allow them, except destructive programs, which still ask.
-    AllowAll,
 }
 
 /// `agent history`.
@@ -321,4 +280,87 @@ pub fn parse_secs(value: &str) -> Result<std::time::Duration, String> {
         return Err(format!("`{value}` must be a positive number of seconds"));
     }
     Ok(std::time::Duration::from_secs_f64(secs))
+}
+
+// The library's own types on the command line: each value with its help text.
+
+impl ValueEnum for OsFamily {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[OsFamily::Unix, OsFamily::Windows]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            OsFamily::Unix => {
+                PossibleValue::new("unix").help("POSIX sh rules and the Unix read-only list")
+            }
+            OsFamily::Windows => {
+                PossibleValue::new("windows").help("cmd.exe rules and the Windows read-only list")
+            }
+        })
+    }
+}
+
+impl ValueEnum for ProviderKind {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[
+            ProviderKind::OpenAi,
+            ProviderKind::Anthropic,
+            ProviderKind::Ollama,
+            ProviderKind::Demo,
+        ]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            ProviderKind::OpenAi => PossibleValue::new("openai")
+                .help("OpenAI Chat Completions, or any compatible server with --base-url"),
+            ProviderKind::Anthropic => PossibleValue::new("anthropic").help("Anthropic Messages"),
+            ProviderKind::Ollama => PossibleValue::new("ollama")
+                .help("A local Ollama server (http://127.0.0.1:11434/v1, no key)"),
+            ProviderKind::Demo => {
+                PossibleValue::new("demo").help("The offline demo model: no key, no network")
+            }
+        })
+    }
+}
+
+impl ValueEnum for Mode {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[Mode::Ask, Mode::Deny, Mode::Off, Mode::AllowAll]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            Mode::Ask => {
+                PossibleValue::new("ask").help("Prompt for commands the policy is unsure about")
+            }
+            Mode::Deny => PossibleValue::new("deny").help("Deny them instead of prompting"),
+            Mode::Off => PossibleValue::new("off").help("Offer the model no shell tool at all"),
+            Mode::AllowAll => PossibleValue::new("allow-all")
+                .help("Allow them, except destructive programs, which still ask"),
+        })
+    }
+}
+
+impl ValueEnum for SandboxMode {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[
+            SandboxMode::WorkspaceWrite,
+            SandboxMode::ReadOnly,
+            SandboxMode::Off,
+        ]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            SandboxMode::WorkspaceWrite => PossibleValue::new(self.name())
+                .help("Write only inside the workspace, the temp dir and the `writable` paths"),
+            SandboxMode::ReadOnly => PossibleValue::new(self.name())
+                .help("Write nothing (but /dev/null and the like)"),
+            SandboxMode::Off => {
+                PossibleValue::new(self.name()).help("No sandbox: commands may do what you may")
+            }
+        })
+    }
 }

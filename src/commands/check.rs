@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 
-use crate::cli::{CheckArgs, GlobalArgs, OsArg};
+use crate::cli::{CheckArgs, GlobalArgs};
 use crate::error::{Error, Result, Status};
 use crate::policy::{self, Decision, OsFamily, Rules, Verdict};
 use crate::settings::Overrides;
@@ -20,11 +20,7 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
     let workspace = super::workspace(global.cwd.as_deref())?;
     let settings = super::load_settings(global, &overrides, &workspace)?;
     let rules = Rules::new(settings.allow.clone(), settings.deny.clone());
-    let os = match args.os {
-        Some(OsArg::Unix) => OsFamily::Unix,
-        Some(OsArg::Windows) => OsFamily::Windows,
-        None => OsFamily::current(),
-    };
+    let os = args.os.unwrap_or_else(OsFamily::current);
     let decide = |command: &str| {
         policy::apply_mode(policy::decide(&rules, os, command), settings.mode.value)
     };

@@ -12,9 +12,9 @@ use std::process::ExitCode;
 
 use std::io::Write as _;
 
-use crate::cli::{Cli, Command, GlobalArgs, SandboxArg, SandboxArgs};
+use crate::cli::{Cli, Command, GlobalArgs, SandboxArgs};
 use crate::error::{Error, Result};
-use crate::sandbox::{Policy, Sandbox, SandboxMode, State};
+use crate::sandbox::{Policy, Sandbox, State};
 use crate::settings::{Overrides, Settings};
 
 /// Runs the parsed command line.
@@ -63,11 +63,7 @@ pub(crate) fn overrides(global: &GlobalArgs) -> Overrides {
 /// `overrides` plus the sandbox flags of `run` and `exec`.
 pub(crate) fn with_sandbox_flags(overrides: Overrides, args: &SandboxArgs) -> Overrides {
     Overrides {
-        sandbox_mode: args.sandbox_mode.map(|mode| match mode {
-            SandboxArg::WorkspaceWrite => SandboxMode::WorkspaceWrite,
-            SandboxArg::ReadOnly => SandboxMode::ReadOnly,
-            SandboxArg::Off => SandboxMode::Off,
-        }),
+        sandbox_mode: args.sandbox_mode,
         network: args.network.then_some(true),
         sandbox_required: args.sandbox_required.then_some(true),
         ..overrides

@@ -8,11 +8,11 @@ use std::time::{Duration, SystemTime};
 
 use crate::agent::{self, Event, Outcome, Stats};
 use crate::approve::{self, Approver};
-use crate::cli::{GlobalArgs, ModeArg, ProviderArg, RunArgs};
+use crate::cli::{GlobalArgs, RunArgs};
 use crate::error::{Error, Result, Status};
 use crate::exec;
 use crate::model::{AnyModel, Model as _, ProviderConfig, ProviderKind};
-use crate::policy::{Mode, OsFamily};
+use crate::policy::OsFamily;
 use crate::settings::{self, Origin, Overrides, Settings};
 use crate::transcript::Transcript;
 use crate::ui::{Plain, Tui};
@@ -24,21 +24,11 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let words = (!args.prompt.is_empty()).then(|| args.prompt.join(" "));
     let prompt = read_prompt(words.as_deref())?;
     let overrides = Overrides {
-        provider: args.provider.map(|p| match p {
-            ProviderArg::Openai => ProviderKind::OpenAi,
-            ProviderArg::Anthropic => ProviderKind::Anthropic,
-            ProviderArg::Ollama => ProviderKind::Ollama,
-            ProviderArg::Demo => ProviderKind::Demo,
-        }),
+        provider: args.provider,
         model: args.model.clone(),
         base_url: args.base_url.clone(),
         max_output_tokens: args.max_output_tokens,
-        mode: args.mode.map(|m| match m {
-            ModeArg::Ask => Mode::Ask,
-            ModeArg::Deny => Mode::Deny,
-            ModeArg::Off => Mode::Off,
-            ModeArg::AllowAll => Mode::AllowAll,
-        }),
+        mode: args.mode,
         allow: args.allow.clone(),
         deny: args.deny.clone(),
         timeout: args.timeout,
