@@ -356,8 +356,9 @@ impl ValueEnum for SandboxMode {
         Some(match self {
             SandboxMode::WorkspaceWrite => PossibleValue::new(self.name())
                 .help("Write only inside the workspace, the temp dir and the `writable` paths"),
-            SandboxMode::ReadOnly => PossibleValue::new(self.name())
-                .help("Write nothing (but /dev/null and the like)"),
+            SandboxMode::ReadOnly => {
+                PossibleValue::new(self.name()).help("Write nothing (but /dev/null and the like)")
+            }
             SandboxMode::Off => {
                 PossibleValue::new(self.name()).help("No sandbox: commands may do what you may")
             }
