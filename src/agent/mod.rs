@@ -295,13 +295,13 @@ impl Loop<'_> {
         };
         emit(Event::Decision {
             id: id.clone(),
-            decision: decision.decision,
+            decision: decision.verdict,
             reason: decision.reason.clone(),
             source: decision.source,
             rule: decision.rule.clone(),
             by,
         });
-        if decision.decision != Verdict::Allow {
+        if decision.verdict != Verdict::Allow {
             stats.commands_denied += 1;
             let error = ToolError::new(ErrorCode::Denied, denial_message(&decision, by));
             return fail(error, command, emit);
@@ -368,23 +368,23 @@ impl Loop<'_> {
     ) -> Option<(Decision, DecidedBy)> {
         let policy = policy::decide(&self.rules, self.config.os, &shell.command);
         let decision = policy::apply_mode(policy.clone(), self.config.mode);
-        let by = if decision.decision == policy.decision {
+        let by = if decision.verdict == policy.verdict {
             DecidedBy::Policy
         } else {
             DecidedBy::Mode
         };
-        if decision.decision != Verdict::Ask {
+        if decision.verdict != Verdict::Ask {
             return Some((decision, by));
         }
         if let Err(why) = approver.can_ask() {
             let reason = format!(
                 "{}; nobody can be asked ({why}){}",
                 decision.reason,
-                how_to_allow(&shell.command, self.config.os)
+                how_to_allow(decision.prefix.as_deref())
             );
             return Some((
                 Decision {
-                    decision: Verdict::Deny,
+                    verdict: Verdict::Deny,
                     reason,
                     ..decision
                 },
@@ -392,17 +392,20 @@ impl Loop<'_> {
             ));
         }
         let person = |verdict: Verdict, reason: String, rule: Option<String>| Decision {
-            decision: verdict,
+            verdict,
             reason,
             source: Source::User,
             rule,
             destructive: decision.destructive,
+            prefix: None,
         };
         let request = ApprovalRequest {
             command: shell.command.clone(),
             description: shell.description.clone(),
             decision: decision.clone(),
-            prefix: policy::suggest_prefix(self.config.os, &shell.command)
+            prefix: decision
+                .prefix
+                .clone()
                 .filter(|prefix| policy::is_valid_allow_prefix(prefix)),
         };
         match approver.ask(&request).await {
@@ -432,8 +435,8 @@ impl Loop<'_> {
 }
 
 /// `: run with --allow 'git push' or add it to settings.toml`, when a prefix can be offered.
-fn how_to_allow(command: &str, os: OsFamily) -> String {
-    match policy::suggest_prefix(os, command) {
+fn how_to_allow(prefix: Option<&str>) -> String {
+    match prefix {
         Some(prefix) => format!(
             "; to allow it, pass --allow '{prefix}' or add \"{prefix}\" to the allow list in settings.toml"
         ),

@@ -47,13 +47,13 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
                 Ok(command) => (command.to_owned(), decide(command)),
                 Err(_) => (String::from_utf8_lossy(&line).into_owned(), not_utf8()),
             };
-            strictest = strictest.max(decision.decision);
+            strictest = strictest.max(decision.verdict);
             write_decision(&mut out, global.json, Some(&command), &decision)?;
         }
     } else {
         let command = args.command.join(" ");
         let decision = decide(&command);
-        strictest = decision.decision;
+        strictest = decision.verdict;
         write_decision(&mut out, global.json, None, &decision)?;
     }
     finish(out)?;
@@ -67,11 +67,12 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
 
 fn not_utf8() -> Decision {
     Decision {
-        decision: Verdict::Ask,
+        verdict: Verdict::Ask,
         reason: "the line is not valid UTF-8".to_owned(),
         source: policy::Source::Parser,
         rule: None,
         destructive: true,
+        prefix: None,
     }
 }
 
@@ -94,7 +95,7 @@ fn write_decision(
             .map_err(std::io::Error::other)
             .and_then(|()| out.write_all(b"\n"))
     } else {
-        let verdict = match decision.decision {
+        let verdict = match decision.verdict {
             Verdict::Allow => "allow",
             Verdict::Ask => "ask",
             Verdict::Deny => "deny",

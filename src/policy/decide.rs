@@ -8,7 +8,7 @@
 use super::parse::{self, Shape};
 use super::scan::{Findings, Scan};
 use super::word::{Word, WordKind};
-use super::{Decision, OsFamily, Rules, Source, Verdict, builtin, cmd, options, split};
+use super::{Decision, OsFamily, Rules, Source, Verdict, builtin, cmd, options, split, suggest};
 
 /// Longest command checked, in bytes (64 KiB): parse time grows with length, and nobody
 /// reviews a longer command. Longer ones ask (deny without a terminal).
@@ -82,10 +82,14 @@ fn decide_unix(rules: &Rules, command: &str) -> Decision {
     // Allow only words that a second, independent reading of the shell's rules agrees on: the
     // parser has quirks (`\⇥` as a blank, a comment at a glued `#`) that would otherwise let
     // the shell run other words than the ones decided.
-    if decision.decision == Verdict::Allow
-        && split::split(command).as_deref() != Some(simple.words.as_slice())
-    {
-        return ask("may be split into words differently by the shell".to_owned());
+    if split::split(command).as_deref() != Some(simple.words.as_slice()) {
+        return match decision.verdict {
+            Verdict::Allow => ask("may be split into words differently by the shell".to_owned()),
+            Verdict::Ask | Verdict::Deny => Decision {
+                prefix: None,
+                ..decision
+            },
+        };
     }
     decision
 }
@@ -191,8 +195,17 @@ pub(super) fn single_words(os: OsFamily, command: &str) -> Option<Vec<Word>> {
     (!words.is_empty() && words.iter().all(|w| w.kind != WordKind::Expansion)).then_some(words)
 }
 
-/// One simple command that passed every shape check: user allow rules, then the list.
+/// One simple command that passed every shape check, with the prefix to offer when it asks.
 fn simple_command(rules: &Rules, os: OsFamily, words: &[Word], destructive: bool) -> Decision {
+    let mut decision = rules_and_lists(rules, os, words, destructive);
+    if decision.verdict == Verdict::Ask {
+        decision.prefix = suggest::prefix_for(os, words);
+    }
+    decision
+}
+
+/// User allow rules (with the options they do not cover), then the built-in list.
+fn rules_and_lists(rules: &Rules, os: OsFamily, words: &[Word], destructive: bool) -> Decision {
     if words.iter().any(|w| w.kind == WordKind::Expansion) {
         let reason = "contains an expansion";
         return Decision::new(Verdict::Ask, reason, Source::Parser, destructive);
@@ -270,6 +283,7 @@ fn decide_windows(rules: &Rules, command: &str) -> Decision {
         findings.destructive,
     )
 }
+
 
 /// Whether a line may name a network path anywhere. Win32 reads `/` as `\`, so `\\`, `//`,
 /// `\/` and `/\` all start a UNC path, and `\??\` (`\??\UNC\host\share`) is an NT path; cmd's

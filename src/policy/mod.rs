@@ -150,11 +150,12 @@ impl Mode {
     }
 }
 
-/// The policy's answer for one command.
+/// The policy's answer for one command: everything a caller needs, from one parse.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Decision {
-    /// Allow, ask or deny.
-    pub decision: Verdict,
+    /// Allow, ask or deny (`"decision"` in JSON).
+    #[serde(rename = "decision")]
+    pub verdict: Verdict,
     /// Why, for a person: lowercase, e.g. "contains a redirection ('>')".
     pub reason: String,
     /// Where the deciding rule or check comes from.
@@ -165,21 +166,22 @@ pub struct Decision {
     /// be checked: mode allow-all still asks, and the prompt marks it.
     #[serde(skip)]
     pub destructive: bool,
+    /// The allow rule to offer a person for this command ("always allow"), when one would be
+    /// safe: program plus subcommand (`git status`), never for a compound command or a
+    /// protected program. Set only when the verdict is ask.
+    #[serde(skip)]
+    pub prefix: Option<String>,
 }
 
 impl Decision {
-    fn new(
-        decision: Verdict,
-        reason: impl Into<String>,
-        source: Source,
-        destructive: bool,
-    ) -> Self {
+    fn new(verdict: Verdict, reason: impl Into<String>, source: Source, destructive: bool) -> Self {
         Decision {
-            decision,
+            verdict,
             reason: reason.into(),
             source,
             rule: None,
             destructive,
+            prefix: None,
         }
     }
 
@@ -197,10 +199,11 @@ pub fn decide(rules: &Rules, os: OsFamily, command: &str) -> Decision {
     // `rm -rf x`); the parser does not. Decide the joined text too and keep the stricter.
     if os == OsFamily::Unix && command.contains("\\\n") {
         let joined = decide_as_written(rules, os, &command.replace("\\\n", ""));
-        if joined.decision > decision.decision {
+        if joined.verdict > decision.verdict {
             decision = joined;
         }
         decision.destructive = true;
+        decision.prefix = None;
     }
     if !decision.destructive && mentions_protected(os, command) {
         decision.destructive = true;
@@ -242,17 +245,17 @@ fn mentions_protected(os: OsFamily, command: &str) -> bool {
 /// the command is destructive (it still asks). Deny stays deny in every mode.
 #[must_use]
 pub fn apply_mode(decision: Decision, mode: Mode) -> Decision {
-    match (mode, decision.decision) {
+    match (mode, decision.verdict) {
         (_, Verdict::Deny)
         | (Mode::Ask, Verdict::Allow | Verdict::Ask)
         | (Mode::Deny | Mode::AllowAll, Verdict::Allow) => decision,
         (Mode::Deny, Verdict::Ask) => Decision {
-            decision: Verdict::Deny,
+            verdict: Verdict::Deny,
             reason: format!("{} (mode `deny` never asks)", decision.reason),
             ..decision
         },
         (Mode::Off, Verdict::Allow | Verdict::Ask) => Decision {
-            decision: Verdict::Deny,
+            verdict: Verdict::Deny,
             reason: "the shell tool is off (mode `off`)".to_owned(),
             ..decision
         },
@@ -264,7 +267,7 @@ pub fn apply_mode(decision: Decision, mode: Mode) -> Decision {
             ..decision
         },
         (Mode::AllowAll, Verdict::Ask) => Decision {
-            decision: Verdict::Allow,
+            verdict: Verdict::Allow,
             reason: format!("allowed by mode `allow-all` ({})", decision.reason),
             ..decision
         },

@@ -125,20 +125,27 @@ const CODE_RUNNERS: &[&str] = &[
 /// program alone (`touch F` → `touch`).
 #[must_use]
 pub fn suggest_prefix(os: OsFamily, command: &str) -> Option<String> {
-    let words = single_words(os, command)?;
-    let program = plain(&words, 0, true)?;
+    prefix_for(os, &single_words(os, command)?)
+}
+
+/// [`suggest_prefix`] for the words of one plain simple command, already parsed.
+pub(super) fn prefix_for(os: OsFamily, words: &[Word]) -> Option<String> {
+    if words.iter().any(|w| w.kind == WordKind::Expansion) {
+        return None;
+    }
+    let program = plain(words, 0, true)?;
     let key = program_key(program, os);
     if is_protected(&key) || runs_other_programs(&key) || CODE_RUNNERS.contains(&key.as_str()) {
         return None;
     }
     let prefix = match MULTI_WORD_TOOLS.iter().find(|(tool, _, _)| *tool == key) {
         Some((_, runners, scripts)) => {
-            let sub = plain(&words, 1, false)?;
+            let sub = plain(words, 1, false)?;
             if runners.contains(&sub) {
                 return None;
             }
             if scripts.contains(&sub) {
-                format!("{program} {sub} {}", plain(&words, 2, false)?)
+                format!("{program} {sub} {}", plain(words, 2, false)?)
             } else {
                 format!("{program} {sub}")
             }

@@ -108,7 +108,7 @@ fn allow_rules_do_not_cover_risky_options() {
     for (command, verdict, reason) in cases {
         let decision = decide(&rules, OsFamily::Unix, command);
         assert_eq!(
-            (decision.decision, decision.reason.as_str()),
+            (decision.verdict, decision.reason.as_str()),
             (*verdict, *reason),
             "{command:?}"
         );

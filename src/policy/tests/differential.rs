@@ -129,13 +129,13 @@ fn check(bench: &Bench, command: &str) -> Result<(), String> {
             continue;
         };
         let zapped = calls.iter().any(|c| c.first().is_some_and(|p| p == "zap"));
-        if zapped && all.decision == Verdict::Allow {
+        if zapped && all.verdict == Verdict::Allow {
             return Err(format!(
                 "{shell} ran `zap` but the policy allows under allow-all: {command:?} ({})",
                 all.reason
             ));
         }
-        if decision.decision != Verdict::Allow {
+        if decision.verdict != Verdict::Allow {
             continue;
         }
         let words =
@@ -288,14 +288,14 @@ fn hidden_commands_are_denied() {
     for command in ["date +%s\\\t#x && zap", "a 'q'\\ #x; zap", "ls ] ]#x; zap"] {
         let decision = decide(&rules, OsFamily::Unix, command);
         assert_eq!(
-            decision.decision,
+            decision.verdict,
             Verdict::Deny,
             "{command:?}: {decision:?}"
         );
     }
     for command in ["date +%s\\\t#x --set=2001-01-01", "ls ] ]#x --foo"] {
         let decision = decide(&rules, OsFamily::Unix, command);
-        assert_eq!(decision.decision, Verdict::Ask, "{command:?}: {decision:?}");
+        assert_eq!(decision.verdict, Verdict::Ask, "{command:?}: {decision:?}");
         assert!(decision.destructive, "{command:?}: allow-all must ask too");
     }
 }

@@ -47,10 +47,10 @@ pub(super) fn table(os: OsFamily, cases: &[(&str, Verdict)]) {
         .iter()
         .filter_map(|(command, want)| {
             let got = decide(&rules, os, command);
-            (got.decision != *want).then(|| {
+            (got.verdict != *want).then(|| {
                 format!(
                     "{command:?}: want {want:?}, got {:?} ({})",
-                    got.decision, got.reason
+                    got.verdict, got.reason
                 )
             })
         })
@@ -84,13 +84,18 @@ pub(super) fn destructive_table(os: OsFamily, cases: &[(&str, bool)]) {
 #[allow(clippy::too_many_lines)] // one table
 fn decisions_in_full() {
     let rules = rules();
-    let d = |command: &str| decide(&rules, OsFamily::Unix, command);
-    let full = |decision, reason: &str, source, rule: Option<&str>, destructive| Decision {
-        decision,
+    // The offered prefix has its own test below.
+    let d = |command: &str| Decision {
+        prefix: None,
+        ..decide(&rules, OsFamily::Unix, command)
+    };
+    let full = |verdict, reason: &str, source, rule: Option<&str>, destructive| Decision {
+        verdict,
         reason: reason.to_owned(),
         source,
         rule: rule.map(str::to_owned),
         destructive,
+        prefix: None,
     };
     let cases: Vec<(&str, Decision)> = vec![
         (
@@ -291,12 +296,13 @@ fn decisions_in_full() {
 
 #[test]
 fn modes() {
-    let base = |decision, destructive| Decision {
-        decision,
+    let base = |verdict, destructive| Decision {
+        verdict,
         reason: "r".to_owned(),
         source: Source::Builtin,
         rule: None,
         destructive,
+        prefix: None,
     };
     let cases: &[(Mode, Verdict, bool, Verdict)] = &[
         (Mode::Ask, Allow, false, Allow),
@@ -317,7 +323,7 @@ fn modes() {
     for (mode, from, destructive, want) in cases {
         let got = apply_mode(base(*from, *destructive), *mode);
         assert_eq!(
-            got.decision, *want,
+            got.verdict, *want,
             "{mode:?} on {from:?} (destructive {destructive})"
         );
     }
@@ -325,11 +331,11 @@ fn modes() {
     assert_eq!(denied.reason, "r (mode `deny` never asks)");
     let rules = rules();
     let rm = apply_mode(decide(&rules, OsFamily::Unix, "rm x"), Mode::AllowAll);
-    assert_eq!(rm.decision, Ask, "protected program in allow-all: {rm:?}");
+    assert_eq!(rm.verdict, Ask, "protected program in allow-all: {rm:?}");
     let touch = apply_mode(decide(&rules, OsFamily::Unix, "touch x"), Mode::AllowAll);
-    assert_eq!(touch.decision, Allow, "{touch:?}");
+    assert_eq!(touch.verdict, Allow, "{touch:?}");
     let denied = apply_mode(decide(&rules, OsFamily::Unix, "sudo ls"), Mode::AllowAll);
-    assert_eq!(denied.decision, Deny, "deny rules win in every mode");
+    assert_eq!(denied.verdict, Deny, "deny rules win in every mode");
     let order = [Mode::AllowAll, Mode::Ask, Mode::Deny, Mode::Off].map(Mode::strictness);
     assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
     assert!(Allow < Ask && Ask < Deny);
@@ -353,4 +359,31 @@ fn json_shape() {
     assert_eq!(mode.ok(), Some(Mode::AllowAll));
     let os: Result<OsFamily, _> = serde_json::from_str(r#""windows""#);
     assert_eq!(os.ok(), Some(OsFamily::Windows));
+}
+
+/// `decide` offers the same prefix `suggest_prefix` would, from its one parse, and only when
+/// it asks.
+#[test]
+fn the_offered_prefix_comes_with_the_decision() {
+    let rules = rules();
+    let cases: &[(OsFamily, &str, Option<&str>)] = &[
+        (OsFamily::Unix, "touch F", Some("touch")),
+        (OsFamily::Unix, "git commit -m x", Some("git commit")),
+        (OsFamily::Unix, "cargo build --release", Some("cargo build")),
+        (OsFamily::Unix, "rm x", None),
+        (OsFamily::Unix, "touch F; ls", None),
+        (OsFamily::Unix, "touch $F", None),
+        (OsFamily::Unix, "ls", None),
+        (OsFamily::Unix, "rm -rf x", None),
+        (OsFamily::Unix, "t\\\nouch F", None),
+        (OsFamily::Windows, "mkdir x", Some("mkdir")),
+        (OsFamily::Windows, "mkdir x & dir", None),
+    ];
+    for (os, command, want) in cases {
+        let decision = decide(&rules, *os, command);
+        assert_eq!(decision.prefix.as_deref(), *want, "{command:?}: {decision:?}");
+        if decision.verdict == Ask {
+            assert_eq!(decision.prefix, suggest_prefix(*os, command), "{command:?}");
+        }
+    }
 }

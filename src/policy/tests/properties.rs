@@ -43,7 +43,7 @@ proptest! {
         let rules = rules();
         for os in [OsFamily::Unix, OsFamily::Windows] {
             let decision = decide(&rules, os, &command);
-            prop_assert_ne!(decision.decision, Allow, "{:?} input: {:?}", os, command);
+            prop_assert_ne!(decision.verdict, Allow, "{:?} input: {:?}", os, command);
         }
     }
 
@@ -57,7 +57,7 @@ proptest! {
         let rules = rules();
         for os in [OsFamily::Unix, OsFamily::Windows] {
             let decision = decide(&rules, os, &command);
-            prop_assert_ne!(decision.decision, Allow, "{:?} input: {:?}", os, command);
+            prop_assert_ne!(decision.verdict, Allow, "{:?} input: {:?}", os, command);
         }
     }
 
@@ -89,7 +89,7 @@ proptest! {
         };
         let command = format!("{program}{args}{op}{denied}{suffix}{close}");
         let decision = decide(&rules(), OsFamily::Unix, &command);
-        prop_assert_eq!(decision.decision, Deny, "input: {:?} → {:?}", command, decision);
+        prop_assert_eq!(decision.verdict, Deny, "input: {:?} → {:?}", command, decision);
     }
 
     #[test]
@@ -111,7 +111,7 @@ proptest! {
         };
         let command = format!("{program}{args}{op}{denied}{close}");
         let decision = decide(&rules(), OsFamily::Windows, &command);
-        prop_assert_eq!(decision.decision, Deny, "input: {:?} → {:?}", command, decision);
+        prop_assert_eq!(decision.verdict, Deny, "input: {:?} → {:?}", command, decision);
     }
 }
 
@@ -168,7 +168,7 @@ fn decisions_per_second() {
         let mut allowed = 0usize;
         for _ in 0..rounds {
             for command in corpus {
-                if decide(&rules, os, command).decision == Allow {
+                if decide(&rules, os, command).verdict == Allow {
                     allowed += 1;
                 }
             }

@@ -53,12 +53,12 @@ fn review_findings_stay_fixed() {
         (OsFamily::Windows, "@format c:"),
     ] {
         assert_eq!(
-            allow_all(os, command).decision,
+            allow_all(os, command).verdict,
             Ask,
             "allow-all allowed {command:?}"
         );
     }
-    assert_eq!(allow_all(OsFamily::Unix, "touch F").decision, Allow);
+    assert_eq!(allow_all(OsFamily::Unix, "touch F").verdict, Allow);
 }
 
 /// The second review (issue 10): commands tree-sitter misreads without an error, where only
@@ -83,17 +83,17 @@ fn misread_commands_never_run_unasked() {
             decide(&Rules::empty(), OsFamily::Unix, command),
             Mode::AllowAll,
         );
-        assert_eq!(all.decision, Ask, "allow-all allowed {command:?}: {all:?}");
+        assert_eq!(all.verdict, Ask, "allow-all allowed {command:?}: {all:?}");
         let denied = decide(&deny, OsFamily::Unix, command);
-        assert!(denied.decision >= Ask, "{command:?}: {denied:?}");
+        assert!(denied.verdict >= Ask, "{command:?}: {denied:?}");
         let all = apply_mode(denied, Mode::AllowAll);
-        assert_eq!(all.decision.max(Ask), all.decision, "{command:?}: {all:?}");
-        assert_ne!(all.decision, Allow, "{command:?}");
+        assert_eq!(all.verdict.max(Ask), all.verdict, "{command:?}: {all:?}");
+        assert_ne!(all.verdict, Allow, "{command:?}");
     }
     // Where a corrected reading shows the command, the deny rule wins outright.
     for command in ["ls \\\r\nrm -rf /tmp/x", "((rm -rf /tmp/x))"] {
         assert_eq!(
-            decide(&deny, OsFamily::Unix, command).decision,
+            decide(&deny, OsFamily::Unix, command).verdict,
             Deny,
             "{command:?}"
         );
@@ -101,11 +101,11 @@ fn misread_commands_never_run_unasked() {
     let windows_deny = Rules::new(vec![], vec![rule("del", Source::User)]);
     for command in ["del. x", "dir & del+ x"] {
         let decision = decide(&windows_deny, OsFamily::Windows, command);
-        assert_eq!(decision.decision, Deny, "{command:?}: {decision:?}");
+        assert_eq!(decision.verdict, Deny, "{command:?}: {decision:?}");
     }
     let all = apply_mode(
         decide(&Rules::empty(), OsFamily::Windows, "rd. /s /q C:\\x"),
         Mode::AllowAll,
     );
-    assert_eq!(all.decision, Ask, "{all:?}");
+    assert_eq!(all.verdict, Ask, "{all:?}");
 }
