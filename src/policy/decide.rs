@@ -284,7 +284,6 @@ fn decide_windows(rules: &Rules, command: &str) -> Decision {
     )
 }
 
-
 /// Whether a line may name a network path anywhere. Win32 reads `/` as `\`, so `\\`, `//`,
 /// `\/` and `/\` all start a UNC path, and `\??\` (`\??\UNC\host\share`) is an NT path; cmd's
 /// built-ins also split arguments at `,` `;` `=` (`dir /s,\\host\share`). Any two slashes in a
