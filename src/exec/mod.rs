@@ -413,8 +413,20 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
         decoder.finish(&mut text);
         cap.push(stream, &text);
     }
-    let captured = cap.finish();
-    let duration_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+    finished(request, start.elapsed(), status, timed_out, io_error, cap.finish())
+}
+
+/// The result of a finished command: its status, the output kept, the error (timeout, I/O,
+/// not found) and whether the sandbox likely refused something.
+fn finished(
+    request: &ExecRequest,
+    elapsed: Duration,
+    status: Option<std::io::Result<std::process::ExitStatus>>,
+    timed_out: bool,
+    io_error: Option<std::io::Error>,
+    captured: cap::Captured,
+) -> ExecResult {
+    let duration_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
     let (exit_code, signal) = match &status {
         Some(Ok(status)) => (status.code(), exit_signal(status)),
         _ => (None, None),
