@@ -413,7 +413,14 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
         decoder.finish(&mut text);
         cap.push(stream, &text);
     }
-    finished(request, start.elapsed(), status, timed_out, io_error, cap.finish())
+    finished(
+        request,
+        start.elapsed(),
+        status,
+        timed_out,
+        io_error,
+        cap.finish(),
+    )
 }
 
 /// The result of a finished command: its status, the output kept, the error (timeout, I/O,
