@@ -882,7 +882,7 @@ _agent() {
             return 0
             ;;
         agent__subcmd__run)
-            opts="-C -q -v -h -V --provider --model --base-url --max-output-tokens --allow --deny --mode --no-prompt --max-turns --timeout --plain --sandbox --network --sandbox-required --config --profile --cwd --json --quiet --verbose --color --help --version"
+            opts="-C -q -v -h -V --provider --model --base-url --max-output-tokens --allow --deny --mode --no-prompt --max-turns --timeout --plain --max-tokens --max-time --continue --resume --sandbox --network --sandbox-required --config --profile --cwd --json --quiet --verbose --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -921,6 +921,18 @@ _agent() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-time)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resume)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -58,6 +58,9 @@ off\t'Offer the model no shell tool at all'
 allow-all\t'Allow them, except destructive programs, which still ask'"
 complete -c agent -n "__fish_agent_using_subcommand run" -l max-turns -d 'Stop after N model turns (default 50)' -r
 complete -c agent -n "__fish_agent_using_subcommand run" -l timeout -d 'Kill each command after SECS seconds (default 30; the model may ask for less)' -r
+complete -c agent -n "__fish_agent_using_subcommand run" -l max-tokens -d 'Stop the run (exit 6) once its model turns used N tokens, input + output as the server reports them; a continued run counts only this invocation\'s part' -r
+complete -c agent -n "__fish_agent_using_subcommand run" -l max-time -d 'Stop the run (exit 6) after DURATION of wall time (`90s`, `10m`, `1h 30m`); a running command is stopped like a timeout. A continued run counts only this invocation' -r
+complete -c agent -n "__fish_agent_using_subcommand run" -l resume -d 'Continue run ID (full or short, as `agent history` shows it), in any workspace' -r
 complete -c agent -n "__fish_agent_using_subcommand run" -l sandbox -d 'What commands may write: workspace-write (default: the workspace, the temp dir and `writable` paths), read-only (nothing), off (no sandbox)' -r -f -a "workspace-write\t'Write only inside the workspace, the temp dir and the `writable` paths'
 read-only\t'Write nothing (but /dev/null and the like)'
 off\t'No sandbox: commands may do what you may'"
@@ -69,6 +72,7 @@ always\t'Always colour'
 never\t'Never colour'"
 complete -c agent -n "__fish_agent_using_subcommand run" -l no-prompt -d 'Never prompt: every command that would need approval is denied'
 complete -c agent -n "__fish_agent_using_subcommand run" -l plain -d 'Plain line output even on a terminal (no live pane)'
+complete -c agent -n "__fish_agent_using_subcommand run" -l continue -d 'Continue the latest run in this workspace: its conversation is sent again (its commands are not re-run) and PROMPT is the next task'
 complete -c agent -n "__fish_agent_using_subcommand run" -l network -d 'Let commands use the network inside the sandbox (off by default)'
 complete -c agent -n "__fish_agent_using_subcommand run" -l sandbox-required -d 'Refuse to run any command where the sandbox cannot apply'
 complete -c agent -n "__fish_agent_using_subcommand run" -l json -d 'Print machine-readable JSON'

@@ -57,6 +57,9 @@ off\:"Offer the model no shell tool at all"
 allow-all\:"Allow them, except destructive programs, which still ask"))' \
 '--max-turns=[Stop after N model turns (default 50)]:N:_default' \
 '--timeout=[Kill each command after SECS seconds (default 30; the model may ask for less)]:SECS:_default' \
+'--max-tokens=[Stop the run (exit 6) once its model turns used N tokens, input + output as the server reports them; a continued run counts only this invocation'\''s part]:N:_default' \
+'--max-time=[Stop the run (exit 6) after DURATION of wall time (\`90s\`, \`10m\`, \`1h 30m\`); a running command is stopped like a timeout. A continued run counts only this invocation]:DURATION:_default' \
+'--resume=[Continue run ID (full or short, as \`agent history\` shows it), in any workspace]:ID:_default' \
 '--sandbox=[What commands may write\: workspace-write (default\: the workspace, the temp dir and \`writable\` paths), read-only (nothing), off (no sandbox)]:MODE:((workspace-write\:"Write only inside the workspace, the temp dir and the \`writable\` paths"
 read-only\:"Write nothing (but /dev/null and the like)"
 off\:"No sandbox\: commands may do what you may"))' \
@@ -69,6 +72,7 @@ always\:"Always colour"
 never\:"Never colour"))' \
 '--no-prompt[Never prompt\: every command that would need approval is denied]' \
 '--plain[Plain line output even on a terminal (no live pane)]' \
+'(--resume)--continue[Continue the latest run in this workspace\: its conversation is sent again (its commands are not re-run) and PROMPT is the next task]' \
 '--network[Let commands use the network inside the sandbox (off by default)]' \
 '--sandbox-required[Refuse to run any command where the sandbox cannot apply]' \
 '--json[Print machine-readable JSON]' \

@@ -84,7 +84,7 @@ pub enum Command {
     /// The final answer goes to stdout; progress to stderr (or the live pane on a
     /// terminal). Every run is recorded under `agent history`.
     #[command(
-        after_help = "Examples:\n  agent run 'list the files here'\n  echo 'what OS is this' | agent run\n  agent run --provider ollama --model llama3.2 'show git status'\n  agent run --allow 'cargo test' --json 'run the tests' > events.ndjson\n\nExit status: 0 done (also when --max-turns stopped it), 1 provider/network/I/O failure,\n2 usage or settings error, 5 the answer was printed but cut at the output limit\n(raise --max-output-tokens), 130 interrupted (Ctrl+C); 129, 131, 143 stopped by SIGHUP,\nSIGQUIT, SIGTERM (the running command is ended first)."
+        after_help = "Examples:\n  agent run 'list the files here'\n  echo 'what OS is this' | agent run\n  agent run --provider ollama --model llama3.2 'show git status'\n  agent run --allow 'cargo test' --json 'run the tests' > events.ndjson\n  agent run --continue 'now fix it'\n  agent run --max-tokens 200000 --max-time 10m 'fix the failing test'\n\nExit status: 0 done (also when --max-turns stopped it), 1 provider/network/I/O failure,\n2 usage or settings error, 5 the answer was printed but cut at the output limit\n(raise --max-output-tokens), 6 --max-tokens or --max-time stopped it, 130 interrupted\n(Ctrl+C); 129, 131, 143 stopped by SIGHUP, SIGQUIT, SIGTERM (the running command is ended\nfirst)."
     )]
     Run(RunArgs),
 
@@ -206,6 +206,21 @@ pub struct RunArgs {
     /// Plain line output even on a terminal (no live pane).
     #[arg(long)]
     pub plain: bool,
+    /// Stop the run (exit 6) once its model turns used N tokens, input + output as the server
+    /// reports them; a continued run counts only this invocation's part.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_tokens: Option<u64>,
+    /// Stop the run (exit 6) after DURATION of wall time (`90s`, `10m`, `1h 30m`); a running
+    /// command is stopped like a timeout. A continued run counts only this invocation.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub max_time: Option<std::time::Duration>,
+    /// Continue the latest run in this workspace: its conversation is sent again (its
+    /// commands are not re-run) and PROMPT is the next task.
+    #[arg(long = "continue", conflicts_with = "resume")]
+    pub continue_latest: bool,
+    /// Continue run ID (full or short, as `agent history` shows it), in any workspace.
+    #[arg(long, value_name = "ID")]
+    pub resume: Option<String>,
     /// The command sandbox.
     #[command(flatten)]
     pub sandbox: SandboxArgs,
@@ -266,6 +281,19 @@ pub struct ExecArgs {
     /// The command line; several words are joined with spaces.
     #[arg(required = true, value_name = "COMMAND", num_args = 1.., trailing_var_arg = true)]
     pub command: Vec<String>,
+}
+
+/// Parses a positive duration written for people (`90s`, `10m`, `1h 30m`).
+///
+/// # Errors
+/// When the value is not a duration or is zero.
+pub fn parse_duration(value: &str) -> Result<std::time::Duration, String> {
+    let duration = humantime::parse_duration(value.trim())
+        .map_err(|error| format!("`{value}` is not a duration like `90s` or `10m`: {error}"))?;
+    if duration.is_zero() {
+        return Err(format!("`{value}` must be longer than zero"));
+    }
+    Ok(duration)
 }
 
 /// Parses a positive number of seconds, fractions allowed.

@@ -20,6 +20,9 @@ pub enum Status {
     /// `run`: the answer was printed but cut at the model's output limit — not a clean
     /// success for a script, not a failure to answer either.
     Truncated = 5,
+    /// `run`: `--max-tokens` or `--max-time` stopped it before a final answer — not 0, so a
+    /// script notices; not 1, nothing failed.
+    Budget = 6,
     /// Stopped by SIGHUP (the terminal was closed): 128 + 1.
     HangUp = 129,
     /// Interrupted (Ctrl+C, SIGINT): 128 + 2.

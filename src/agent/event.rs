@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::exec::{ExecResult, Stream, ToolError};
+use crate::model::{ToolCall, Usage};
 use crate::policy::{Source, Verdict};
 
 /// Who made a decision final.
@@ -37,6 +38,8 @@ pub enum Outcome {
     Interrupted,
     /// The provider failed.
     Error,
+    /// `--max-tokens` or `--max-time` was spent first.
+    Budget,
 }
 
 /// Everything that happens in a run, in order.
@@ -59,6 +62,29 @@ pub enum Event {
         version: String,
         /// The command sandbox: mode, whether it is active here, network, and why not.
         sandbox: crate::sandbox::Status,
+    },
+    /// An earlier run goes on (`run --continue`, `--resume ID`): this invocation's part is
+    /// appended to its transcript after this marker, in place of a `start` event.
+    Continue {
+        /// The run id (transcript file stem), the same as the earlier part's.
+        id: String,
+        /// UTC time this part began, RFC 3339.
+        time: String,
+        /// The new task.
+        prompt: String,
+        /// `provider/model` of this part.
+        model: String,
+        /// The workspace.
+        cwd: String,
+        /// `agent` version.
+        version: String,
+        /// The command sandbox of this part.
+        sandbox: crate::sandbox::Status,
+        /// Complete model turns of the earlier parts sent back to the model.
+        resumed_turns: u32,
+        /// What could not be resumed (a damaged transcript, an older format), if anything.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
     },
     /// A piece of the model's text, as it streams.
     TextDelta {
@@ -127,8 +153,17 @@ pub enum Event {
     },
     /// A model turn finished.
     TurnEnd {
-        /// 1-based turn number.
+        /// 1-based turn number (counted per invocation).
         turn: u32,
+        /// The tokens the turn took, when the server said.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        usage: Option<Usage>,
+        /// The tool calls as the model made them (raw arguments, provider data), so that a
+        /// continued run can send them back; empty for a final answer.
+        tool_calls: Vec<ToolCall>,
+        /// Provider reasoning that must be sent back with the reply (`Reasoning::replay`).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        replay: Vec<serde_json::Value>,
     },
     /// The run ended.
     Done {
@@ -140,6 +175,9 @@ pub enum Event {
         commands_run: u32,
         /// Commands denied.
         commands_denied: u32,
+        /// Tokens of this invocation's turns, when the server reported them.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        usage: Option<Usage>,
         /// The final answer, when there is one.
         #[serde(skip_serializing_if = "Option::is_none")]
         answer: Option<String>,

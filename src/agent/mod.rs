@@ -6,12 +6,14 @@
 //! implementation of [`Approve`]'s job, drawing is the caller's. A command reaches the runner
 //! only with an allow decision from the policy or a person's yes.
 
+mod budget;
 mod event;
 mod tool;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use budget::Budget;
 pub use event::{DecidedBy, Event, Outcome};
 pub use tool::{SHELL, ShellCall, shell_tool};
 
@@ -48,6 +50,8 @@ pub struct Config {
     pub env_remove: Vec<String>,
     /// The command sandbox (commands run inside it when it is active).
     pub sandbox: crate::sandbox::Sandbox,
+    /// `--max-tokens` and `--max-time` for this invocation.
+    pub budget: Budget,
 }
 
 /// Counters a caller can read even when it drops the run (Ctrl+C).
@@ -59,6 +63,8 @@ pub struct Stats {
     pub commands_run: u32,
     /// Commands denied.
     pub commands_denied: u32,
+    /// Tokens of this invocation's turns, when the server reported any.
+    pub usage: Option<crate::model::Usage>,
 }
 
 /// Runs the loop for `prompt`, emitting events; the last event is `Done`
@@ -74,11 +80,30 @@ pub async fn run<M: Model, A: Approve>(
     stats: &mut Stats,
     emit: &mut (dyn FnMut(Event) + Send),
 ) -> Result<Outcome, ModelError> {
+    run_after(model, approver, config, Vec::new(), prompt, stats, emit).await
+}
+
+/// Like [`run`], going on from `earlier`: the conversation of a run being continued, rebuilt
+/// from its transcript (its commands are not run again).
+///
+/// # Errors
+/// The provider's error, after an `Error` and a `Done` event.
+pub async fn run_after<M: Model, A: Approve>(
+    model: &mut M,
+    approver: &mut A,
+    config: &Config,
+    earlier: Vec<Message>,
+    prompt: &str,
+    stats: &mut Stats,
+    emit: &mut (dyn FnMut(Event) + Send),
+) -> Result<Outcome, ModelError> {
+    let clock = config.budget.start();
     let mut state = Loop {
         config,
         rules: Rules::new(config.allow.clone(), config.deny.clone()),
         allow: config.allow.clone(),
         repeat: None,
+        time_left: None,
     };
     let system = system_prompt(config);
     let tools = if config.mode == Mode::Off {
@@ -86,8 +111,13 @@ pub async fn run<M: Model, A: Approve>(
     } else {
         vec![shell_tool(config.os, &config.shell)]
     };
-    let mut messages = vec![Message::User(prompt.to_owned())];
+    let mut messages = earlier;
+    messages.push(Message::User(prompt.to_owned()));
     while stats.turns < config.max_turns {
+        if let Some(note) = clock.spent(stats) {
+            emit(done(Outcome::Budget, stats, None, Some(&note)));
+            return Ok(Outcome::Budget);
+        }
         stats.turns += 1;
         let request = Request {
             system: &system,
@@ -104,7 +134,12 @@ pub async fn run<M: Model, A: Approve>(
                 },
             });
         };
-        let reply = match model.complete(&request, &mut on_delta).await {
+        let Some(completed) = clock.within(model.complete(&request, &mut on_delta)).await else {
+            let note = clock.time_note();
+            emit(done(Outcome::Budget, stats, None, Some(&note)));
+            return Ok(Outcome::Budget);
+        };
+        let reply = match completed {
             Ok(reply) => reply,
             Err(error) => {
                 emit(Event::Error {
@@ -115,7 +150,15 @@ pub async fn run<M: Model, A: Approve>(
                 return Err(error);
             }
         };
-        emit(Event::TurnEnd { turn: stats.turns });
+        if let Some(usage) = reply.usage {
+            *stats.usage.get_or_insert_default() += usage;
+        }
+        emit(Event::TurnEnd {
+            turn: stats.turns,
+            usage: reply.usage,
+            tool_calls: reply.tool_calls.clone(),
+            replay: reply.reasoning.replay.clone(),
+        });
         if let Some(ended) = cut_or_filtered(&reply, stats, emit) {
             return ended;
         }
@@ -126,6 +169,12 @@ pub async fn run<M: Model, A: Approve>(
             return Ok(Outcome::Answered);
         }
         for call in &calls {
+            // Between calls, never during one (but `--max-time` ends a command like a timeout).
+            if let Some(note) = clock.spent(stats) {
+                emit(done(Outcome::Budget, stats, None, Some(&note)));
+                return Ok(Outcome::Budget);
+            }
+            state.time_left = clock.time_left();
             let Some(content) = state.handle(call, approver, stats, emit).await else {
                 emit(done(
                     Outcome::Interrupted,
@@ -195,6 +244,7 @@ fn done(outcome: Outcome, stats: &Stats, answer: Option<String>, note: Option<&s
         turns: stats.turns,
         commands_run: stats.commands_run,
         commands_denied: stats.commands_denied,
+        usage: stats.usage,
         answer,
         note: note.map(str::to_owned),
     }
@@ -207,6 +257,8 @@ struct Loop<'a> {
     allow: Vec<Rule>,
     /// The last call's (command, working directory) and how often it came in a row.
     repeat: Option<((String, Option<String>), u32)>,
+    /// What is left of `--max-time`: a command runs at most this long.
+    time_left: Option<Duration>,
 }
 
 impl Loop<'_> {
@@ -326,7 +378,8 @@ impl Loop<'_> {
             .timeout_ms
             .map(Duration::from_millis)
             .filter(|asked| !asked.is_zero())
-            .map_or(self.config.timeout, |asked| asked.min(self.config.timeout));
+            .map_or(self.config.timeout, |asked| asked.min(self.config.timeout))
+            .min(self.time_left.unwrap_or(Duration::MAX));
         let mut sink = |chunk: exec::Chunk<'_>| {
             if !chunk.text.is_empty() {
                 emit(Event::OutputDelta {

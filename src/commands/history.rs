@@ -36,7 +36,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &HistoryArgs) -> Result<ExitCode> {
                 ))?;
             } else {
                 let mut out = String::from(
-                    "ID                        TIME                  TURNS  RUN  DENIED  OUTCOME      PROMPT\n",
+                    "ID                        TIME                  TURNS  RUN  DENIED  TOKENS         OUTCOME      PROMPT\n",
                 );
                 for run in &list {
                     let prompt = crate::ui::summary::one_line(&run.prompt);
@@ -45,9 +45,26 @@ pub(crate) fn run(global: &GlobalArgs, args: &HistoryArgs) -> Result<ExitCode> {
                     } else {
                         prompt
                     };
+                    // `in/out`, or `-` when the server reported none (the demo).
+                    let tokens = run.usage.map_or_else(
+                        || "-".to_owned(),
+                        |usage| {
+                            format!(
+                                "{}/{}",
+                                crate::model::short_tokens(usage.input),
+                                crate::model::short_tokens(usage.output)
+                            )
+                        },
+                    );
+                    // A continued run is one line; `+N` counts its continuations.
+                    let prompt = if run.parts > 1 {
+                        format!("{prompt} (+{})", run.parts - 1)
+                    } else {
+                        prompt
+                    };
                     let _ = writeln!(
                         out,
-                        "{:<25} {:<21} {:>5} {:>4} {:>7}  {:<12} {prompt}",
+                        "{:<25} {:<21} {:>5} {:>4} {:>7}  {tokens:<14} {:<12} {prompt}",
                         run.id,
                         run.time,
                         run.turns,

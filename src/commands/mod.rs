@@ -5,6 +5,7 @@ mod check;
 mod config;
 mod exec;
 mod history;
+mod resume;
 mod run;
 mod signals;
 

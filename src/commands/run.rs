@@ -36,6 +36,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         ..super::with_sandbox_flags(super::overrides(global), &args.sandbox)
     };
     let workspace = super::workspace(global.cwd.as_deref())?;
+    let earlier = super::resume::locate(&args, &workspace)?;
     let settings = super::load_settings(global, &overrides, &workspace)?;
     let sandbox = super::sandbox(&settings, &workspace);
     let provider = ProviderConfig {
@@ -65,6 +66,10 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
             .filter(|v| !v.is_empty())
             .collect(),
         sandbox,
+        budget: agent::Budget {
+            max_tokens: args.max_tokens,
+            max_time: args.max_time,
+        },
     };
     let quiet = global.quiet;
     if settings.provider.value == ProviderKind::Demo && !quiet {
@@ -73,7 +78,14 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     super::sandbox_notice(&config.sandbox, quiet);
 
     let start = SystemTime::now();
-    let mut transcript = open_transcript(start, quiet);
+    let rebuilt = match &earlier {
+        Some(path) => Some(super::resume::load(path, &model.describe())?),
+        None => None,
+    };
+    let mut transcript = match &earlier {
+        Some(path) => append_transcript(path, quiet),
+        None => open_transcript(start, quiet),
+    };
     if let (Some(transcript), Some(key)) = (&mut transcript, &settings.api_key) {
         transcript.redact(key);
     }
@@ -85,15 +97,30 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         .then(|| Arc::new(Mutex::new(Tui::new(color).verbose(global.verbose))));
     let mut output = Output::new(global, &config, tui.clone());
     let mut emit = |event: Event| output.emit(&event, transcript.as_mut());
-    emit(Event::Start {
-        id,
-        time: humantime::format_rfc3339_seconds(start).to_string(),
-        prompt: prompt.clone(),
-        model: model.describe(),
-        cwd: workspace.display().to_string(),
-        version: crate::VERSION.to_owned(),
-        sandbox: config.sandbox.status(),
+    let time = humantime::format_rfc3339_seconds(start).to_string();
+    emit(match &rebuilt {
+        Some(rebuilt) => Event::Continue {
+            id,
+            time,
+            prompt: prompt.clone(),
+            model: model.describe(),
+            cwd: workspace.display().to_string(),
+            version: crate::VERSION.to_owned(),
+            sandbox: config.sandbox.status(),
+            resumed_turns: rebuilt.turns,
+            note: rebuilt.note.clone(),
+        },
+        None => Event::Start {
+            id,
+            time,
+            prompt: prompt.clone(),
+            model: model.describe(),
+            cwd: workspace.display().to_string(),
+            version: crate::VERSION.to_owned(),
+            sandbox: config.sandbox.status(),
+        },
     });
+    let conversation = rebuilt.map(|rebuilt| rebuilt.messages).unwrap_or_default();
 
     let reachable = approve::terminal_reachable(args.no_prompt);
     let mut approver = Approver::new(reachable, settings.user_file.clone(), color, tui.clone());
@@ -101,10 +128,11 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let runtime = super::runtime()?;
     let outcome = runtime.block_on(async {
         let mut signals = Signals::listen();
-        let run = agent::run(
+        let run = agent::run_after(
             &mut model,
             &mut approver,
             &config,
+            conversation,
             &prompt,
             &mut stats,
             &mut emit,
@@ -134,6 +162,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
                 turns: stats.turns,
                 commands_run: stats.commands_run,
                 commands_denied: stats.commands_denied,
+                usage: stats.usage,
                 answer: None,
                 note: Some(stop.note()),
             });
@@ -158,6 +187,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
             output.finish()?;
             Ok(Status::Truncated.into())
         }
+        Outcome::Budget => Ok(Status::Budget.into()),
         Outcome::Interrupted => Ok(Status::Interrupted.into()),
         Outcome::Error | Outcome::ContentFilter => Ok(Status::Failure.into()),
     }
@@ -248,6 +278,24 @@ fn open_transcript(start: SystemTime, quiet: bool) -> Option<Transcript> {
                 "cannot create a transcript in `{}`: {error}",
                 runs.display()
             ));
+            None
+        }
+    }
+}
+
+/// The transcript of a run being continued, opened to append.
+fn append_transcript(path: &std::path::Path, quiet: bool) -> Option<Transcript> {
+    match Transcript::append(path) {
+        Ok(transcript) => Some(transcript),
+        Err(error) => {
+            if !quiet {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "agent: warning: cannot append to the transcript `{}`: {error}: this part \
+                     of the run is not recorded",
+                    path.display()
+                );
+            }
             None
         }
     }

@@ -1,8 +1,9 @@
 //! Anthropic Messages with streaming tool use. Owns the request body (system prompt apart,
 //! `thinking` blocks sent back first with their `signature`, `tool_use` and `tool_result`
 //! blocks, roles merged where the API wants one message) and the decoding of the typed events
-//! (`message_start` … `message_stop`, thinking and signature deltas included); the HTTP side
-//! is `sse`'s.
+//! (`message_start` … `message_stop`, thinking and signature deltas included, token usage
+//! from `message_start` and `message_delta`); prompt caching marks (`cache_control`) on the
+//! tools, the system prompt and the latest turns. The HTTP side is `sse`'s.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -14,7 +15,7 @@ use serde_json::{Value, json};
 use super::sse::{Decoder, Event, Post, Transport, reported, snippet};
 use super::{
     Delta, Message, Model, ModelError, ProviderConfig, ProviderKind, Reasoning, Reply, Request,
-    StopReason, ToolCall,
+    StopReason, ToolCall, Usage,
 };
 
 /// The API version this file speaks — the only stable one, and what the event and block
@@ -114,6 +115,17 @@ impl Model for Anthropic {
     }
 }
 
+/// Prompt-cache breakpoints on the latest user messages — with the tools and the system prompt
+/// that makes 4, the most the API accepts. Two, not one: the previous request's mark is where
+/// this request's cached prefix ends, and the API looks back only about 20 blocks for it.
+const CACHED_USER_TURNS: usize = 2;
+
+/// `{"type": "ephemeral"}`: cached for 5 minutes, refreshed by each read — a tool loop reads it
+/// every turn.
+fn ephemeral() -> Value {
+    json!({"type": "ephemeral"})
+}
+
 /// The Messages request body, with the default output limit.
 pub(super) fn body(model: &str, request: &Request<'_>) -> Value {
     let mut messages: Vec<(&str, Vec<Value>)> = Vec::new();
@@ -159,6 +171,17 @@ pub(super) fn body(model: &str, request: &Request<'_>) -> Value {
             _ => messages.push((role, blocks)),
         }
     }
+    // Cache the conversation up to the latest turns, so a tool loop is billed mostly as reads.
+    for (_, blocks) in messages
+        .iter_mut()
+        .rev()
+        .filter(|(role, _)| *role == "user")
+        .take(CACHED_USER_TURNS)
+    {
+        if let Some(last) = blocks.last_mut() {
+            last["cache_control"] = ephemeral();
+        }
+    }
     let messages: Vec<Value> = messages
         .into_iter()
         .map(|(role, content)| json!({"role": role, "content": content}))
@@ -170,10 +193,11 @@ pub(super) fn body(model: &str, request: &Request<'_>) -> Value {
         "messages": messages,
     });
     if !request.system.is_empty() {
-        body["system"] = json!(request.system);
+        body["system"] =
+            json!([{"type": "text", "text": request.system, "cache_control": ephemeral()}]);
     }
     if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
+        let mut tools: Vec<Value> = request
             .tools
             .iter()
             .map(|tool| {
@@ -184,6 +208,9 @@ pub(super) fn body(model: &str, request: &Request<'_>) -> Value {
                 })
             })
             .collect();
+        if let Some(last) = tools.last_mut() {
+            last["cache_control"] = ephemeral();
+        }
         body["tools"] = json!(tools);
     }
     body
@@ -209,14 +236,19 @@ enum StreamEvent {
         index: usize,
         delta: BlockDelta,
     },
+    MessageStart {
+        message: StartMessage,
+    },
     MessageDelta {
         delta: MessageDelta,
+        #[serde(default)]
+        usage: Option<WireUsage>,
     },
     MessageStop,
     Error {
         error: ErrorBody,
     },
-    /// `message_start`, `content_block_stop`, `ping` and whatever comes next: nothing to do.
+    /// `content_block_stop`, `ping` and whatever comes next: nothing to do.
     #[serde(other)]
     Ignored,
 }
@@ -275,6 +307,56 @@ struct MessageDelta {
 }
 
 #[derive(Deserialize)]
+struct StartMessage {
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+/// Usage as `message_start` and `message_delta` carry it; the delta's counts are running
+/// totals, so a field present later replaces the earlier one.
+#[derive(Deserialize, Default, Clone, Copy)]
+struct WireUsage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+}
+
+impl WireUsage {
+    fn update(&mut self, newer: WireUsage) {
+        self.input_tokens = newer.input_tokens.or(self.input_tokens);
+        self.output_tokens = newer.output_tokens.or(self.output_tokens);
+        self.cache_read_input_tokens = newer
+            .cache_read_input_tokens
+            .or(self.cache_read_input_tokens);
+        self.cache_creation_input_tokens = newer
+            .cache_creation_input_tokens
+            .or(self.cache_creation_input_tokens);
+    }
+
+    /// In the common shape: `input` counts cache reads and writes too (Anthropic's
+    /// `input_tokens` does not).
+    fn usage(self) -> Usage {
+        let cache_read = self.cache_read_input_tokens.unwrap_or(0);
+        let cache_write = self.cache_creation_input_tokens.unwrap_or(0);
+        Usage {
+            input: self
+                .input_tokens
+                .unwrap_or(0)
+                .saturating_add(cache_read)
+                .saturating_add(cache_write),
+            output: self.output_tokens.unwrap_or(0),
+            cache_read,
+            cache_write,
+        }
+    }
+}
+
+#[derive(Deserialize)]
 struct ErrorBody {
     #[serde(rename = "type", default)]
     kind: String,
@@ -305,6 +387,7 @@ pub(super) struct EventDecoder {
     tools: BTreeMap<usize, ToolUse>,
     thoughts: BTreeMap<usize, Thought>,
     stop: Option<StopReason>,
+    usage: Option<WireUsage>,
 }
 
 impl Decoder for EventDecoder {
@@ -384,7 +467,15 @@ impl Decoder for EventDecoder {
                 },
                 BlockDelta::Other => {}
             },
-            StreamEvent::MessageDelta { delta } => {
+            StreamEvent::MessageStart { message } => {
+                if let Some(usage) = message.usage {
+                    self.usage.get_or_insert_default().update(usage);
+                }
+            }
+            StreamEvent::MessageDelta { delta, usage } => {
+                if let Some(usage) = usage {
+                    self.usage.get_or_insert_default().update(usage);
+                }
                 if let Some(reason) = delta.stop_reason {
                     self.stop = Some(match reason.as_str() {
                         "end_turn" | "stop_sequence" => StopReason::EndTurn,
@@ -456,6 +547,7 @@ impl Decoder for EventDecoder {
                 text: self.reasoning,
                 replay,
             },
+            usage: self.usage.map(WireUsage::usage),
         }
     }
 }
@@ -520,6 +612,12 @@ data: {\"type\":\"message_stop\"}\n\n";
             }],
             stop: StopReason::ToolUse,
             reasoning: Reasoning::default(),
+            usage: Some(Usage {
+                input: 10,
+                output: 30,
+                cache_read: 0,
+                cache_write: 0,
+            }),
         };
         replay::every_split_gives::<EventDecoder>(TOOL_USE_SSE, &expected).await;
     }

@@ -198,6 +198,7 @@ impl Demo {
             }],
             stop: StopReason::ToolUse,
             reasoning: Reasoning::default(),
+            usage: None,
         }
     }
 }
@@ -227,6 +228,7 @@ fn text_reply(text: String) -> Reply {
         tool_calls: Vec::new(),
         stop: StopReason::EndTurn,
         reasoning: Reasoning::default(),
+        usage: None,
     }
 }
 
@@ -528,6 +530,7 @@ mod tests {
                 }],
                 stop: StopReason::ToolUse,
                 reasoning: Reasoning::default(),
+                usage: None,
             }
         );
         assert!(pieces.len() > 1, "{pieces:?}");

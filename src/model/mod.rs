@@ -11,8 +11,10 @@ pub mod demo;
 pub mod openai;
 mod provider;
 mod sse;
+mod usage;
 
 pub use provider::{ProviderConfig, ProviderKind, UnknownProvider};
+pub use usage::{Usage, short as short_tokens};
 
 use std::time::Duration;
 
@@ -27,8 +29,9 @@ pub struct ToolSpec {
     pub parameters: serde_json::Value,
 }
 
-/// One tool call the model asked for.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// One tool call the model asked for (recorded as is in `turn_end`, to rebuild the
+/// conversation when a run is continued).
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ToolCall {
     /// The provider's id of the call; the result is sent back under it.
     pub id: String,
@@ -38,6 +41,7 @@ pub struct ToolCall {
     pub arguments: String,
     /// Provider data that must travel back with the call, verbatim: the OpenAI wire's
     /// `extra_content` (Gemini puts its `thought_signature` there). `None`: nothing to return.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extra: Option<serde_json::Value>,
 }
 
@@ -123,6 +127,8 @@ pub struct Reply {
     pub stop: StopReason,
     /// The reasoning, as streamed.
     pub reasoning: Reasoning,
+    /// The tokens the turn took, when the server said (`None`: it did not).
+    pub usage: Option<Usage>,
 }
 
 impl Reply {

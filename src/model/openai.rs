@@ -5,7 +5,8 @@
 //! an object (`llama.cpp`), content as a list of parts (Mistral), reasoning in
 //! `reasoning_content` or `reasoning` (sent back where it came, DeepSeek needs it), a call's
 //! `extra_content` (Gemini's `thought_signature`) sent back with it, errors inside the
-//! stream. The HTTP side is `sse`'s.
+//! stream, token usage asked for with `stream_options.include_usage` (and asked no more from a
+//! server that refuses the option). The HTTP side is `sse`'s.
 
 use std::fmt;
 
@@ -18,7 +19,7 @@ use super::sse::{
 };
 use super::{
     Delta, Message, Model, ModelError, ProviderConfig, ProviderKind, Reasoning, Reply, Request,
-    StopReason, ToolCall,
+    StopReason, ToolCall, Usage,
 };
 
 /// An OpenAI-compatible chat model.
@@ -27,6 +28,9 @@ pub struct OpenAi {
     provider: ProviderKind,
     api_key: Option<String>,
     max_output_tokens: Option<u32>,
+    /// Whether to send `stream_options: {"include_usage": true}`: true until the server
+    /// refuses it (Mistral answers 422, older Groq and some gateways 400).
+    stream_usage: bool,
 }
 
 impl fmt::Debug for OpenAi {
@@ -64,6 +68,7 @@ impl OpenAi {
             provider: config.provider,
             api_key,
             max_output_tokens: config.max_output_tokens,
+            stream_usage: true,
         })
     }
 
@@ -84,6 +89,10 @@ impl OpenAi {
         let mut body = body(&self.transport.model, request);
         if let Some(limit) = self.max_output_tokens {
             body[limit_field(&self.transport.server)] = json!(limit);
+        }
+        // The official SDK leaves this to the caller; without it the stream carries no usage.
+        if self.stream_usage {
+            body["stream_options"] = json!({"include_usage": true});
         }
         Ok(Post {
             url: format!("{}/chat/completions", self.transport.server),
@@ -120,9 +129,34 @@ impl Model for OpenAi {
         on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
     ) -> Result<Reply, ModelError> {
         let post = self.post(request)?;
-        self.transport
+        match self
+            .transport
             .complete::<ChunkDecoder>(&post, on_delta)
             .await
+        {
+            Err(error) if self.stream_usage && refuses_stream_options(&error) => {
+                // Nothing reached `on_delta`: the server refused the request before any reply.
+                self.stream_usage = false;
+                let post = self.post(request)?;
+                self.transport
+                    .complete::<ChunkDecoder>(&post, on_delta)
+                    .await
+            }
+            other => other,
+        }
+    }
+}
+
+/// A 400/422 that names `stream_options` (Mistral's `extra_forbidden`, Groq's "property
+/// 'stream_options' is unsupported", gateways' "Unknown parameter").
+fn refuses_stream_options(error: &ModelError) -> bool {
+    match error {
+        ModelError::Http {
+            status: 400 | 422,
+            message,
+            ..
+        } => message.contains("stream_options") || message.contains("include_usage"),
+        _ => false,
     }
 }
 
@@ -205,6 +239,25 @@ pub(super) fn body(model: &str, request: &Request<'_>) -> Value {
 struct Chunk {
     #[serde(default)]
     choices: Vec<Choice>,
+    /// On the last chunk with `include_usage` (`null` before); some servers send it anyway.
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+    #[serde(default)]
+    prompt_tokens_details: Option<PromptDetails>,
+}
+
+#[derive(Deserialize)]
+struct PromptDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -269,6 +322,8 @@ pub(super) struct ChunkDecoder {
     finish: Option<StopReason>,
     /// Any chunk with a choice came: `[DONE]` alone is not an answer.
     answered: bool,
+    /// The last usage the server reported (servers that repeat it send running totals).
+    usage: Option<Usage>,
 }
 
 impl Decoder for ChunkDecoder {
@@ -295,6 +350,17 @@ impl Decoder for ChunkDecoder {
         let chunk: Chunk = serde_json::from_value(value).map_err(|e| ModelError::Stream {
             message: format!("malformed chunk from the server ({e}): {}", snippet(data)),
         })?;
+        if let Some(usage) = chunk.usage {
+            self.usage = Some(Usage {
+                input: usage.prompt_tokens,
+                output: usage.completion_tokens,
+                cache_read: usage
+                    .prompt_tokens_details
+                    .and_then(|details| details.cached_tokens)
+                    .unwrap_or(0),
+                cache_write: 0,
+            });
+        }
         for choice in chunk.choices {
             self.answered = true;
             let delta = choice.delta.unwrap_or_default();
@@ -371,6 +437,7 @@ impl Decoder for ChunkDecoder {
                 text: self.reasoning,
                 replay,
             },
+            usage: self.usage,
         }
     }
 }
@@ -521,6 +588,7 @@ data: [DONE]\r\n\r\n";
             ],
             stop: StopReason::ToolUse,
             reasoning: Reasoning::default(),
+            usage: None,
         };
         replay::every_split_gives::<ChunkDecoder>(TOOL_CALLS_SSE, &expected).await;
     }

@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::model::Usage;
+
 /// One line of `agent history`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RunSummary {
@@ -17,13 +19,18 @@ pub struct RunSummary {
     pub time: String,
     /// The prompt.
     pub prompt: String,
-    /// Model turns.
+    /// Parts: 1, plus one per `run --continue` / `--resume`.
+    pub parts: u64,
+    /// Model turns, over all parts.
     pub turns: u64,
     /// Commands run.
     pub commands_run: u64,
     /// Commands denied.
     pub commands_denied: u64,
-    /// answered, max_turns, interrupted, error — or incomplete when the run never ended.
+    /// Tokens over all parts, when the server reported them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// The latest part's outcome: answered, max_turns, interrupted, error — or incomplete when the run never ended.
     pub outcome: String,
 }
 
@@ -41,43 +48,68 @@ pub fn read_events(path: &Path) -> std::io::Result<Vec<Value>> {
 
 fn summarize(id: String, events: &[Value]) -> RunSummary {
     let start = events.iter().find(|e| e["type"] == "start");
-    let done = events.iter().rev().find(|e| e["type"] == "done");
     let text = |v: Option<&Value>, key: &str| {
         v.and_then(|v| v[key].as_str())
             .unwrap_or_default()
             .to_owned()
     };
-    let count = |key: &str, ty: &str| {
-        done.and_then(|d| d[key].as_u64())
-            .unwrap_or_else(|| events.iter().filter(|e| e["type"] == ty).count() as u64)
-    };
-    RunSummary {
+    // A continued run is one run of several parts, each opened by `start` or `continue`.
+    let mut parts: Vec<&[Value]> = Vec::new();
+    let mut from = 0;
+    for (at, event) in events.iter().enumerate() {
+        if at > from && event["type"] == "continue" {
+            parts.push(&events[from..at]);
+            from = at;
+        }
+    }
+    parts.push(&events[from..]);
+    let mut summary = RunSummary {
         id,
         time: text(start, "time"),
         prompt: text(start, "prompt"),
-        turns: count("turns", "turn_end"),
-        commands_run: done
-            .and_then(|d| d["commands_run"].as_u64())
-            .unwrap_or_else(|| {
-                events
-                    .iter()
-                    .filter(|e| e["type"] == "tool_result" && e["result"].is_object())
-                    .count() as u64
-            }),
-        commands_denied: done
-            .and_then(|d| d["commands_denied"].as_u64())
-            .unwrap_or_else(|| {
-                events
-                    .iter()
-                    .filter(|e| e["type"] == "decision" && e["decision"] == "deny")
-                    .count() as u64
-            }),
-        outcome: done.map_or_else(|| "incomplete".to_owned(), |d| text(Some(d), "outcome")),
+        parts: parts.len() as u64,
+        turns: 0,
+        commands_run: 0,
+        commands_denied: 0,
+        usage: None,
+        outcome: "incomplete".to_owned(),
+    };
+    for part in parts {
+        let done = part.iter().rev().find(|e| e["type"] == "done");
+        let count = |key: &str, counted: &dyn Fn(&Value) -> bool| {
+            done.and_then(|d| d[key].as_u64())
+                .unwrap_or_else(|| part.iter().filter(|e| counted(e)).count() as u64)
+        };
+        summary.turns += count("turns", &|e| e["type"] == "turn_end");
+        summary.commands_run += count("commands_run", &|e| {
+            e["type"] == "tool_result" && e["result"].is_object()
+        });
+        summary.commands_denied += count("commands_denied", &|e| {
+            e["type"] == "decision" && e["decision"] == "deny"
+        });
+        let usage = done
+            .and_then(|d| serde_json::from_value::<Usage>(d["usage"].clone()).ok())
+            .or_else(|| {
+                // A part that never ended: its turns' usage.
+                part.iter()
+                    .filter(|e| e["type"] == "turn_end")
+                    .filter_map(|e| serde_json::from_value::<Usage>(e["usage"].clone()).ok())
+                    .reduce(|mut sum, turn| {
+                        sum += turn;
+                        sum
+                    })
+            });
+        if let Some(usage) = usage {
+            *summary.usage.get_or_insert_default() += usage;
+        }
+        summary.outcome =
+            done.map_or_else(|| "incomplete".to_owned(), |d| text(Some(d), "outcome"));
     }
+    summary
 }
 
 /// The transcript files in `runs_dir`, oldest first (their names start with the time).
-fn transcript_paths(runs_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+pub(super) fn transcript_paths(runs_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let entries = match std::fs::read_dir(runs_dir) {
         Ok(entries) => entries,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -163,6 +195,19 @@ pub fn render_show(events: &[Value]) -> String {
                     s(&event["prompt"]).replace('\n', "\n> ")
                 );
             }
+            "continue" => {
+                let _ = writeln!(
+                    out,
+                    "continued · {} · {} · {} turns resumed\n> {}",
+                    s(&event["time"]),
+                    s(&event["model"]),
+                    event["resumed_turns"],
+                    s(&event["prompt"]).replace('\n', "\n> ")
+                );
+                if let Some(note) = event["note"].as_str() {
+                    let _ = writeln!(out, "note: {note}");
+                }
+            }
             "text_delta" => {
                 out.push_str(&s(&event["text"]));
                 text_open = !out.ends_with('\n');
@@ -210,9 +255,12 @@ pub fn render_show(events: &[Value]) -> String {
                 let _ = writeln!(out, "error: {}", s(&event["message"]));
             }
             "done" => {
+                let usage = serde_json::from_value::<Usage>(event["usage"].clone())
+                    .map(|usage| format!(" · {usage}"))
+                    .unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "done: {} · {} turns · {} run · {} denied",
+                    "done: {} · {} turns · {} run · {} denied{usage}",
                     s(&event["outcome"]),
                     event["turns"],
                     event["commands_run"],

@@ -2,9 +2,11 @@
 //! `<state>/runs/<UTC time>-<id>.ndjson`, one line per event, written and
 //! flushed as it happens so a crash loses at most the event in flight. The API
 //! key is redacted from every line; nothing else about credentials is ever
-//! recorded. Also reading them back for `agent history`.
+//! recorded. A continued run appends to its own file after a `continue` event. Also reading
+//! them back for `agent history` and for continuing a run (`resume`).
 
 mod history;
+mod resume;
 
 use std::fs::File;
 use std::hash::{BuildHasher as _, Hasher as _};
@@ -13,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 pub use history::{RunSummary, find, list, read_events, render_show};
+pub use resume::{Rebuilt, latest_in, rebuild};
 
 use crate::agent::Event;
 
@@ -50,6 +53,30 @@ impl Transcript {
         Ok(Self {
             file,
             path,
+            id,
+            redact: Vec::new(),
+            failed: false,
+        })
+    }
+
+    /// Opens the transcript at `path` to append a continued run's events. A last line cut
+    /// by a crash is ended first, so the next event starts a line of its own.
+    ///
+    /// # Errors
+    /// When the file cannot be opened for appending.
+    pub fn append(path: &Path) -> std::io::Result<Self> {
+        let mut file = std::fs::OpenOptions::new().append(true).open(path)?;
+        let ends_cut = last_byte(path).is_some_and(|last| last != b'\n');
+        if ends_cut {
+            file.write_all(b"\n")?;
+        }
+        let id = path
+            .file_stem()
+            .map(|stem| stem.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Ok(Self {
+            file,
+            path: path.to_owned(),
             id,
             redact: Vec::new(),
             failed: false,
@@ -99,6 +126,16 @@ impl Transcript {
         }
         written
     }
+}
+
+/// The last byte of the file at `path`, if it has one.
+fn last_byte(path: &Path) -> Option<u8> {
+    use std::io::{Read as _, Seek as _};
+    let mut file = File::open(path).ok()?;
+    file.seek(std::io::SeekFrom::End(-1)).ok()?;
+    let mut byte = [0];
+    file.read_exact(&mut byte).ok()?;
+    Some(byte[0])
 }
 
 /// Six hex digits, random per run (std's hasher keys are random per process).

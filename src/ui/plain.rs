@@ -144,12 +144,21 @@ impl Plain {
                 );
                 line
             }
-            Event::Done {
-                note: Some(note), ..
-            } => format!("agent: {}", sanitize::escape_prose(note)),
-            Event::Done { .. } => {
+            Event::TurnEnd {
+                turn,
+                usage: Some(usage),
+                ..
+            } if self.verbose => super::summary::turn_usage(*turn, usage),
+            Event::Done { note, usage, .. } => {
                 self.text.clear();
-                return;
+                let mut lines = Vec::new();
+                if let Some(note) = note {
+                    lines.push(format!("agent: {}", sanitize::escape_prose(note)));
+                }
+                if let Some(usage) = usage {
+                    lines.push(super::summary::run_usage(usage));
+                }
+                lines.join("\n")
             }
             _ => return,
         };

@@ -5,6 +5,7 @@
 //! [`super::sanitize`]): the command and the reasons can come from a model.
 
 use crate::exec::{ErrorCode, ExecResult, ToolError};
+use crate::model::Usage;
 
 /// Longest command shown in a summary before it is shortened with `…`.
 const MAX_COMMAND_CHARS: usize = 80;
@@ -89,6 +90,18 @@ pub fn summary(
         ),
         None => (Tone::Failure, format!("✗ {command}")),
     }
+}
+
+/// The run's tokens at its end: `agent: tokens: 12.4k in (9.1k cached) · 1.3k out`.
+#[must_use]
+pub fn run_usage(usage: &Usage) -> String {
+    format!("agent: tokens: {usage}")
+}
+
+/// One turn's tokens, with `-v`: `  turn 2 · 1.2k in · 300 out`.
+#[must_use]
+pub fn turn_usage(turn: u32, usage: &Usage) -> String {
+    format!("  turn {turn} · {usage}")
 }
 
 fn count_lines(text: &str) -> usize {

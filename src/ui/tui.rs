@@ -203,8 +203,13 @@ impl Tui {
             } => {
                 self.denied = Some(reason.clone());
             }
-            Event::TurnEnd { .. } => self.end_line(),
-            Event::Done { note, .. } => {
+            Event::TurnEnd { turn, usage, .. } => {
+                self.end_line();
+                if let (true, Some(usage)) = (self.verbose, usage) {
+                    self.line(&self.dim(&super::summary::turn_usage(*turn, usage)));
+                }
+            }
+            Event::Done { note, usage, .. } => {
                 if let Some(pane) = &self.pane {
                     let line = format!("✗ {} · interrupted", one_line(&pane.state.command));
                     self.close_pane();
@@ -216,8 +221,12 @@ impl Tui {
                     let note = sanitize::escape_prose(note);
                     self.line(&self.dim(&format!("agent: {note}")));
                 }
+                if let Some(usage) = usage {
+                    self.line(&self.dim(&super::summary::run_usage(usage)));
+                }
             }
             Event::Start { .. }
+            | Event::Continue { .. }
             | Event::Decision { .. }
             | Event::Error { .. }
             | Event::ReasoningDelta { .. } => {}

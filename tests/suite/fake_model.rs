@@ -236,6 +236,15 @@ impl RecordedRequest {
         if let Some(system) = self.body["system"].as_str() {
             return Some(system.to_owned());
         }
+        if let Some(blocks) = self.body["system"].as_array() {
+            return Some(
+                blocks
+                    .iter()
+                    .filter_map(|b| b["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            );
+        }
         let first = self.messages().into_iter().next()?;
         (first["role"] == "system").then(|| first["content"].as_str().unwrap_or("").to_owned())
     }

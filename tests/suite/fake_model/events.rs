@@ -82,6 +82,23 @@ pub mod openai {
         chunk(json!({}), Some(reason))
     }
 
+    /// The usage chunk `include_usage` asks for: no choices, `usage` with the counts.
+    pub fn usage(prompt: u64, completion: u64, cached: u64) -> Events {
+        Events::data(&json!({
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "fake",
+            "choices": [],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+                "prompt_tokens_details": {"cached_tokens": cached},
+            },
+        }))
+    }
+
     /// `data: [DONE]`.
     pub fn done() -> Events {
         Events::raw("data: [DONE]\n\n")
@@ -106,6 +123,28 @@ pub mod anthropic {
             "id": "msg_fake", "type": "message", "role": "assistant", "model": "fake",
             "content": [], "stop_reason": null, "stop_sequence": null,
             "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+        )
+    }
+
+    /// `message_start` with the input usage: uncached input, cache reads, cache writes.
+    pub fn message_start_usage(input: u64, cache_read: u64, cache_write: u64) -> Events {
+        Events::named(
+            "message_start",
+            &json!({"type": "message_start", "message": {
+            "id": "msg_fake", "type": "message", "role": "assistant", "model": "fake",
+            "content": [], "stop_reason": null, "stop_sequence": null,
+            "usage": {"input_tokens": input, "cache_read_input_tokens": cache_read,
+                "cache_creation_input_tokens": cache_write, "output_tokens": 1}}}),
+        )
+    }
+
+    /// `message_delta` with `stop_reason` and the output tokens of the whole message.
+    pub fn message_delta_usage(stop_reason: &str, output: u64) -> Events {
+        Events::named(
+            "message_delta",
+            &json!({"type": "message_delta",
+            "delta": {"stop_reason": stop_reason, "stop_sequence": null},
+            "usage": {"output_tokens": output}}),
         )
     }
 

@@ -2,7 +2,7 @@
 
 use agent::model::anthropic::Anthropic;
 use agent::model::{
-    Message, Model, ModelError, ProviderKind, Reasoning, Reply, StopReason, ToolCall,
+    Message, Model, ModelError, ProviderKind, Reasoning, Reply, StopReason, ToolCall, Usage,
 };
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -53,6 +53,12 @@ async fn streams_text_and_tool_use_with_split_input() {
             ],
             stop: StopReason::ToolUse,
             reasoning: Reasoning::default(),
+            usage: Some(Usage {
+                input: 1,
+                output: 1,
+                cache_read: 0,
+                cache_write: 0
+            }),
         }
     );
     assert_eq!(pieces, ["I'll list ", "the files."]);
@@ -98,6 +104,12 @@ async fn keeps_thinking_and_ignores_unknown_events() {
                 text: "hmm".into(),
                 replay: vec![json!({"type": "thinking", "thinking": "hmm", "signature": ""})],
             },
+            usage: Some(Usage {
+                input: 1,
+                output: 1,
+                cache_read: 0,
+                cache_write: 0
+            }),
         }
     );
 }
@@ -144,9 +156,11 @@ async fn sends_tool_use_and_merged_tool_results() {
             "model": "test-model",
             "max_tokens": 8192,
             "stream": true,
-            "system": "You are a test.",
+            "system": [{"type": "text", "text": "You are a test.",
+                        "cache_control": {"type": "ephemeral"}}],
             "messages": [
-                {"role": "user", "content": [{"type": "text", "text": "run two"}]},
+                {"role": "user", "content": [{"type": "text", "text": "run two",
+                    "cache_control": {"type": "ephemeral"}}]},
                 {"role": "assistant", "content": [
                     {"type": "text", "text": "Running."},
                     {"type": "tool_use", "id": "toolu_1", "name": "shell", "input": {"command": "ls"}},
@@ -157,13 +171,14 @@ async fn sends_tool_use_and_merged_tool_results() {
                      "content": "{\"exit_code\":0,\"stdout\":\"a\\n\"}"},
                     {"type": "tool_result", "tool_use_id": "toolu_2", "is_error": true,
                      "content": "{\"error\":{\"code\":\"EDENIED\",\"message\":\"no\"}}"},
-                    {"type": "text", "text": "and now?"},
+                    {"type": "text", "text": "and now?", "cache_control": {"type": "ephemeral"}},
                 ]},
             ],
             "tools": [{
                 "name": "shell",
                 "description": "Run a shell command with sh on Linux",
                 "input_schema": super::shell_tool().parameters,
+                "cache_control": {"type": "ephemeral"},
             }],
         })
     );

@@ -42,6 +42,7 @@ async fn streams_text_and_ends_the_turn() {
             tool_calls: vec![],
             stop: StopReason::EndTurn,
             reasoning: Reasoning::default(),
+            usage: None,
         }
     );
     assert_eq!(pieces, ["Hel", "lo!"]);
@@ -92,6 +93,7 @@ async fn accumulates_two_tool_calls_split_over_interleaved_chunks() {
             ],
             stop: StopReason::ToolUse,
             reasoning: Reasoning::default(),
+            usage: None,
         }
     );
     assert_eq!(pieces, ["Running two commands."]);
@@ -127,6 +129,7 @@ async fn a_stream_closed_after_finish_reason_without_done_is_complete() {
             tool_calls: vec![],
             stop: StopReason::MaxTokens,
             reasoning: Reasoning::default(),
+            usage: None,
         }
     );
 }
@@ -169,6 +172,7 @@ async fn sends_the_whole_conversation_in_chat_completions_shape() {
         json!({
             "model": "test-model",
             "stream": true,
+            "stream_options": {"include_usage": true},
             "messages": [
                 {"role": "system", "content": "You are a test."},
                 {"role": "user", "content": "list the files"},

@@ -31,6 +31,7 @@ fn hello_reply() -> Reply {
         tool_calls: vec![],
         stop: StopReason::EndTurn,
         reasoning: Reasoning::default(),
+        usage: None,
     }
 }
 

@@ -1,0 +1,362 @@
+//! Rebuilding a run's conversation from its transcript, for `run --continue` / `--resume ID`:
+//! the prompts (`start`, `continue`), each turn's text (its `text_delta`s), tool calls and
+//! provider replay data (its `turn_end`), and the results sent back (`tool_result`). Reading
+//! stops at the first line that does not parse (a cut last line, garbage); a turn counts only
+//! once its `turn_end` was recorded. What could not be rebuilt is said in a note. Finding the
+//! transcript to continue is here too; running anything is not.
+
+use std::collections::HashMap;
+use std::io::BufRead as _;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::model::{Message, Reasoning, ToolCall};
+
+/// A conversation rebuilt from a transcript.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rebuilt {
+    /// The messages, oldest first, ending with a complete turn (or a prompt).
+    pub messages: Vec<Message>,
+    /// Complete model turns in `messages`.
+    pub turns: u32,
+    /// What was left out or guessed, for the person and the `continue` marker.
+    pub note: Option<String>,
+}
+
+/// The result content for a call whose result was never recorded (the run stopped first).
+fn not_run() -> String {
+    json!({"error": {"message": "this call was not run: the run stopped before it (interrupted, \
+        a budget, or a damaged transcript); run it again if it is still needed"}})
+    .to_string()
+}
+
+/// The wire format a `provider/model` string speaks: reasoning and call data recorded on one
+/// wire mean nothing on another.
+fn wire(model: &str) -> &str {
+    match model.split('/').next().unwrap_or_default() {
+        "anthropic" => "anthropic",
+        "demo" => "demo",
+        _ => "openai",
+    }
+}
+
+/// The content sent to the model for a recorded `tool_result` (as `agent::tool` builds it).
+fn result_content(event: &Value) -> String {
+    let result = &event["result"];
+    if !result.is_object() {
+        return json!({"error": event["error"]}).to_string();
+    }
+    let mut content = json!({
+        "exit_code": result["exit_code"],
+        "stdout": result["stdout"],
+        "stderr": result["stderr"],
+        "duration_ms": result["duration_ms"],
+        "timed_out": result["timed_out"],
+        "truncated": result["truncated"],
+    });
+    if !result["error"].is_null() {
+        content["error"] = result["error"].clone();
+    }
+    if result["sandbox_denied"] == true {
+        content["sandbox_denied"] = json!(true);
+        content["sandbox_note"] = result["sandbox_note"].clone();
+    }
+    content.to_string()
+}
+
+/// A turn whose `turn_end` came, waiting for its results.
+struct Pending {
+    text: String,
+    calls: Vec<ToolCall>,
+    replay: Vec<Value>,
+    results: HashMap<String, String>,
+    /// Recorded before `turn_end` carried the calls: they are rebuilt from `tool_call` events.
+    older: bool,
+}
+
+/// The arguments of an older transcript's `tool_call` event, as the model most likely sent
+/// them.
+fn older_call(event: &Value) -> ToolCall {
+    let arguments = match event["arguments"].as_str() {
+        Some(raw) => raw.to_owned(),
+        None => {
+            let mut arguments = json!({
+                "command": event["command"],
+                "description": event["description"],
+            });
+            if let Some(dir) = event["working_directory"].as_str() {
+                arguments["working_directory"] = json!(dir);
+            }
+            arguments.to_string()
+        }
+    };
+    ToolCall {
+        id: event["id"].as_str().unwrap_or_default().to_owned(),
+        name: crate::agent::SHELL.to_owned(),
+        arguments,
+        extra: None,
+    }
+}
+
+/// The conversation in transcript `text`, to be sent to a model described as `model`
+/// (`provider/model`).
+#[must_use]
+pub fn rebuild(text: &str, model: &str) -> Rebuilt {
+    let mut rebuilt = Rebuilt {
+        messages: Vec::new(),
+        turns: 0,
+        note: None,
+    };
+    let mut notes: Vec<String> = Vec::new();
+    let mut text_buf = String::new();
+    let mut pending: Option<Pending> = None;
+    let mut same_wire = true;
+    let mut older = false;
+    let mut other_wire = false;
+    for (number, line) in text.split_inclusive('\n').enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let Ok(event) = serde_json::from_str::<Value>(line) else {
+            let what = if line.ends_with('\n') {
+                "is unreadable"
+            } else {
+                "was cut"
+            };
+            notes.push(format!(
+                "line {} of the transcript {what}: continuing after the last complete turn \
+                 before it",
+                number + 1
+            ));
+            break;
+        };
+        match event["type"].as_str().unwrap_or_default() {
+            "start" | "continue" => {
+                finish(&mut pending, &mut rebuilt);
+                text_buf.clear();
+                same_wire = wire(event["model"].as_str().unwrap_or_default()) == wire(model);
+                other_wire |= !same_wire;
+                if let Some(prompt) = event["prompt"].as_str() {
+                    rebuilt.messages.push(Message::User(prompt.to_owned()));
+                }
+            }
+            "text_delta" => text_buf.push_str(event["text"].as_str().unwrap_or_default()),
+            "turn_end" => {
+                finish(&mut pending, &mut rebuilt);
+                let recorded = event
+                    .get("tool_calls")
+                    .and_then(|calls| serde_json::from_value::<Vec<ToolCall>>(calls.clone()).ok());
+                older |= recorded.is_none();
+                let mut calls = recorded.clone().unwrap_or_default();
+                let mut replay: Vec<Value> =
+                    event["replay"].as_array().cloned().unwrap_or_default();
+                if !same_wire {
+                    replay.clear();
+                    for call in &mut calls {
+                        call.extra = None;
+                    }
+                }
+                pending = Some(Pending {
+                    text: std::mem::take(&mut text_buf),
+                    calls,
+                    replay,
+                    results: HashMap::new(),
+                    older: recorded.is_none(),
+                });
+            }
+            "tool_call" => {
+                if let Some(turn) = pending.as_mut().filter(|turn| turn.older) {
+                    turn.calls.push(older_call(&event));
+                }
+            }
+            "tool_result" => {
+                if let (Some(turn), Some(id)) = (pending.as_mut(), event["id"].as_str()) {
+                    turn.results.insert(id.to_owned(), result_content(&event));
+                }
+            }
+            "done" => {
+                finish(&mut pending, &mut rebuilt);
+                text_buf.clear();
+            }
+            _ => {}
+        }
+    }
+    finish(&mut pending, &mut rebuilt);
+    if older {
+        notes.push(
+            "part of it was recorded by an older agent: its tool calls are rebuilt from their \
+             commands and its reasoning is not sent back"
+                .to_owned(),
+        );
+    }
+    if other_wire {
+        notes.push("part of it ran on another provider: its reasoning is not sent back".to_owned());
+    }
+    rebuilt.note = (!notes.is_empty()).then(|| notes.join("; "));
+    rebuilt
+}
+
+/// Adds the pending turn, with a result for every call (recorded, or "not run").
+fn finish(pending: &mut Option<Pending>, rebuilt: &mut Rebuilt) {
+    let Some(mut turn) = pending.take() else {
+        return;
+    };
+    rebuilt.messages.push(Message::Assistant {
+        text: turn.text,
+        tool_calls: turn.calls.clone(),
+        reasoning: Reasoning {
+            text: String::new(),
+            replay: turn.replay,
+        },
+    });
+    for call in turn.calls {
+        let content = turn.results.remove(&call.id).unwrap_or_else(not_run);
+        rebuilt.messages.push(Message::ToolResult {
+            call_id: call.id,
+            content,
+        });
+    }
+    rebuilt.turns += 1;
+}
+
+/// The transcript in `runs_dir` written to last whose run started in `workspace`.
+///
+/// # Errors
+/// When `runs_dir` exists but cannot be read.
+pub fn latest_in(runs_dir: &Path, workspace: &str) -> std::io::Result<Option<PathBuf>> {
+    let mut paths: Vec<(std::time::SystemTime, PathBuf)> =
+        super::history::transcript_paths(runs_dir)?
+            .into_iter()
+            .map(|path| {
+                let modified = std::fs::metadata(&path)
+                    .and_then(|meta| meta.modified())
+                    .unwrap_or(std::time::SystemTime::UNIX_EPOCH);
+                (modified, path)
+            })
+            .collect();
+    paths.sort();
+    Ok(paths
+        .into_iter()
+        .rev()
+        .map(|(_, path)| path)
+        .find(|path| started_in(path, workspace)))
+}
+
+/// Whether the transcript's first event is a `start` in `workspace`.
+fn started_in(path: &Path, workspace: &str) -> bool {
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut first = String::new();
+    if std::io::BufReader::new(file).read_line(&mut first).is_err() {
+        return false;
+    }
+    serde_json::from_str::<Value>(&first)
+        .is_ok_and(|event| event["type"] == "start" && event["cwd"] == workspace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    const RUN: &str = r#"{"type":"start","id":"r","prompt":"list","model":"anthropic/m","cwd":"/w"}
+{"type":"reasoning_delta","text":"hm"}
+{"type":"text_delta","text":"Let me "}
+{"type":"text_delta","text":"look."}
+{"type":"turn_end","turn":1,"tool_calls":[{"id":"t1","name":"shell","arguments":"{\"command\":\"ls\"}"}],"replay":[{"type":"thinking","thinking":"hm","signature":"s"}]}
+{"type":"tool_call","id":"t1","command":"ls","description":"d"}
+{"type":"tool_result","id":"t1","command":"ls","result":{"exit_code":0,"stdout":"a\n","stderr":"","duration_ms":3,"timed_out":false,"truncated":false,"error":null}}
+{"type":"text_delta","text":"One file."}
+{"type":"turn_end","turn":2,"tool_calls":[]}
+{"type":"done","outcome":"answered","turns":2,"commands_run":1,"commands_denied":0}
+"#;
+
+    fn assistant(text: &str, calls: Vec<ToolCall>, replay: Vec<Value>) -> Message {
+        Message::Assistant {
+            text: text.into(),
+            tool_calls: calls,
+            reasoning: Reasoning {
+                text: String::new(),
+                replay,
+            },
+        }
+    }
+
+    fn ls() -> ToolCall {
+        ToolCall {
+            id: "t1".into(),
+            name: "shell".into(),
+            arguments: r#"{"command":"ls"}"#.into(),
+            extra: None,
+        }
+    }
+
+    #[test]
+    fn a_whole_run_comes_back_with_its_replay_data() {
+        let rebuilt = rebuild(RUN, "anthropic/m");
+        assert_eq!(
+            rebuilt.messages,
+            vec![
+                Message::User("list".into()),
+                assistant(
+                    "Let me look.",
+                    vec![ls()],
+                    vec![json!({"type":"thinking","thinking":"hm","signature":"s"})]
+                ),
+                Message::ToolResult {
+                    call_id: "t1".into(),
+                    content: r#"{"duration_ms":3,"exit_code":0,"stderr":"","stdout":"a\n","timed_out":false,"truncated":false}"#.into(),
+                },
+                assistant("One file.", vec![], vec![]),
+            ]
+        );
+        assert_eq!((rebuilt.turns, rebuilt.note), (2, None));
+        // On the other wire the thinking blocks mean nothing.
+        let other = rebuild(RUN, "openai/gpt");
+        assert_eq!(
+            other.messages[1],
+            assistant("Let me look.", vec![ls()], vec![])
+        );
+        assert!(other.note.unwrap().contains("another provider"));
+    }
+
+    #[test]
+    fn a_cut_transcript_resumes_after_the_last_complete_turn() {
+        let cut = &RUN[..RUN.find("{\"type\":\"turn_end\",\"turn\":2").unwrap() + 12];
+        let rebuilt = rebuild(cut, "anthropic/m");
+        assert_eq!(rebuilt.turns, 1);
+        assert_eq!(rebuilt.messages.len(), 3);
+        assert_eq!(
+            rebuilt.note.as_deref(),
+            Some(
+                "line 9 of the transcript was cut: continuing after the last complete turn before it"
+            )
+        );
+        // A call whose result never came gets one saying so.
+        let no_result = &RUN[..RUN.find("{\"type\":\"tool_call\"").unwrap()];
+        let rebuilt = rebuild(no_result, "anthropic/m");
+        let Message::ToolResult { content, .. } = &rebuilt.messages[2] else {
+            panic!("{:?}", rebuilt.messages);
+        };
+        assert!(content.contains("was not run"), "{content}");
+    }
+
+    #[test]
+    fn an_older_transcript_rebuilds_calls_from_their_commands() {
+        let older = RUN
+            .replace(r#","tool_calls":[{"id":"t1","name":"shell","arguments":"{\"command\":\"ls\"}"}],"replay":[{"type":"thinking","thinking":"hm","signature":"s"}]"#, "")
+            .replace(r#","tool_calls":[]"#, "");
+        let rebuilt = rebuild(&older, "anthropic/m");
+        let Message::Assistant { tool_calls, .. } = &rebuilt.messages[1] else {
+            panic!();
+        };
+        assert_eq!(
+            tool_calls[0].arguments,
+            r#"{"command":"ls","description":"d"}"#
+        );
+        assert_eq!(rebuilt.turns, 2);
+        assert!(rebuilt.note.unwrap().contains("older agent"));
+    }
+}
