@@ -279,7 +279,16 @@ impl GroupGuard {
         Self { pid }
     }
 
-    /// The command finished normally: nothing left to kill.
+    /// The shell finished: whatever it left running in its group (`server &`, `sleep 60 &`)
+    /// is killed, so no command outlives its call; then nothing is left to track.
+    fn finish(&mut self) {
+        if let Some(pid) = self.pid {
+            process::kill_group(pid, Kill::Force);
+        }
+        self.disarm();
+    }
+
+    /// Stops tracking the group.
     fn disarm(&mut self) {
         if let Some(pid) = self.pid.take() {
             running().retain(|p| *p != pid);
@@ -404,7 +413,7 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
             () = sleep_until_opt(drain_deadline) => break,
         }
     }
-    guard.disarm();
+    guard.finish();
     for (stream, decoder) in [Stream::Stdout, Stream::Stderr]
         .into_iter()
         .zip(&mut decoders)

@@ -8,8 +8,12 @@
 //!    directories and to the usual devices; with the network off, no TCP bind or
 //!    connect (ABI 4 and later). Landlock also forbids any later (u)mount, so the
 //!    command cannot undo step 1;
-//! 3. seccomp, with the network off: `socket()` for any family but `AF_UNIX` and
-//!    `io_uring_setup()` fail with `EACCES` (covers UDP and kernels before ABI 4).
+//! 3. seccomp: `ioctl(TIOCSTI)` and `ioctl(TIOCLINUX)` fail (no typing into the person's
+//!    terminal); with the network off, `socket()` for any family but `AF_UNIX`,
+//!    `io_uring_setup()` and every `connect()` fail with `EACCES` (UDP, kernels before ABI 4,
+//!    and the local services behind Unix sockets: tmux, D-Bus, Docker, ssh-agent);
+//! 4. Landlock scopes (ABI 6): no signals to processes outside the sandbox (the agent) and
+//!    no abstract Unix sockets made outside it. Device nodes can never be created.
 //!
 //! No `unsafe` here: the crates' safe APIs do the system calls.
 
@@ -18,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
-    RulesetAttr, RulesetCreatedAttr, RulesetStatus,
+    RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
 };
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
@@ -44,6 +48,11 @@ const DEVICE_FILES: &[&str] = &[
     "/dev/tty",
     "/dev/ptmx",
 ];
+/// `ioctl` request that pushes bytes into a terminal's input, as if typed.
+const TIOCSTI: u64 = 0x5412;
+/// `ioctl` request that pastes into a Linux virtual console.
+const TIOCLINUX: u64 = 0x541C;
+
 /// Device directories any command may write beneath: pseudo-terminals.
 const DEVICE_DIRS: &[&str] = &["/dev/pts"];
 /// Shared memory, writable like the temp dir (in `workspace-write` mode only).
@@ -78,17 +87,18 @@ pub(super) fn restrict(args: &HelperArgs) -> Result<(), String> {
         // The parent saw Landlock work; refuse rather than run unrestricted.
         return Err("Landlock did not enforce the rules".to_owned());
     }
-    if !args.network {
-        refuse_sockets().map_err(|error| format!("seccomp: {error}"))?;
-    }
+    filter_syscalls(args.network).map_err(|error| format!("seccomp: {error}"))?;
     Ok(())
 }
 
 fn landlock(args: &HelperArgs) -> Result<RulesetStatus, landlock::RulesetError> {
-    let everything = AccessFs::from_all(FS_ABI);
+    // Creating device nodes (`mknod`) would reach any disk or the kernel log as root.
+    let everything = AccessFs::from_all(FS_ABI) & !(AccessFs::MakeChar | AccessFs::MakeBlock);
     let read = AccessFs::from_read(FS_ABI);
     let file_rights = AccessFs::from_file(FS_ABI);
-    let mut ruleset = Ruleset::default().handle_access(everything)?;
+    let mut ruleset = Ruleset::default()
+        .handle_access(AccessFs::from_all(FS_ABI))?
+        .scope(Scope::Signal | Scope::AbstractUnixSocket)?;
     if !args.network {
         ruleset = ruleset.handle_access(AccessNet::from_all(NET_ABI))?;
     }
@@ -122,21 +132,32 @@ fn landlock(args: &HelperArgs) -> Result<RulesetStatus, landlock::RulesetError> 
     Ok(created.restrict_self()?.ruleset)
 }
 
-/// `socket(family ≠ AF_UNIX, …)` and `io_uring_setup` fail with `EACCES`.
-fn refuse_sockets() -> Result<(), seccompiler::Error> {
-    let not_unix = SeccompCondition::new(
-        0,
-        SeccompCmpArgLen::Dword,
-        SeccompCmpOp::Ne,
-        u64::from(libc::AF_UNIX.unsigned_abs()),
-    )?;
-    let rules: BTreeMap<i64, Vec<SeccompRule>> = [
-        (libc::SYS_socket, vec![SeccompRule::new(vec![not_unix])?]),
+/// `ioctl(TIOCSTI | TIOCLINUX)` fail with `EACCES`; with the network off, so do
+/// `socket(family ≠ AF_UNIX, …)`, `io_uring_setup` and `connect`.
+fn filter_syscalls(network: bool) -> Result<(), seccompiler::Error> {
+    let request = |value: u64| {
+        SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, value)
+            .and_then(|condition| SeccompRule::new(vec![condition]))
+    };
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    rules.insert(
+        libc::SYS_ioctl,
+        vec![request(TIOCSTI)?, request(TIOCLINUX)?],
+    );
+    if !network {
+        let not_unix = SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::Ne,
+            u64::from(libc::AF_UNIX.unsigned_abs()),
+        )?;
+        rules.insert(libc::SYS_socket, vec![SeccompRule::new(vec![not_unix])?]);
         // io_uring can create sockets without socket(2); nothing here needs it.
-        (libc::SYS_io_uring_setup, Vec::new()),
-    ]
-    .into_iter()
-    .collect();
+        rules.insert(libc::SYS_io_uring_setup, Vec::new());
+        // A Unix socket outside the sandbox is a local service (tmux, D-Bus, Docker,
+        // ssh-agent) that acts for the user: with the network off, no connecting at all.
+        rules.insert(libc::SYS_connect, Vec::new());
+    }
     let arch = std::env::consts::ARCH.try_into()?;
     let errno = u32::try_from(libc::EACCES).unwrap_or(13);
     let filter = SeccompFilter::new(
@@ -149,9 +170,16 @@ fn refuse_sockets() -> Result<(), seccompiler::Error> {
     seccompiler::apply_filter(&program)
 }
 
-/// Makes `dirs` read-only in a private mount namespace: directly as root, else inside
-/// a new user namespace that maps this user to itself.
+/// Makes `dirs` (directories or files) read-only in a private mount namespace: directly as
+/// root, else inside a new user namespace that maps this user to itself. A missing `hooks`
+/// directory is created first; a `.git` directory holding protected paths is bind-mounted
+/// onto itself, so it cannot be renamed away (a mount point cannot be moved).
 fn protect(dirs: &[PathBuf]) -> std::io::Result<()> {
+    for dir in dirs {
+        if dir.ends_with(".git/hooks") && !dir.exists() {
+            let _ = std::fs::create_dir(dir);
+        }
+    }
     use rustix::mount::{
         MountFlags, MountPropagationFlags, mount_bind, mount_change, mount_remount,
     };
@@ -171,7 +199,14 @@ fn protect(dirs: &[PathBuf]) -> std::io::Result<()> {
         "/",
         MountPropagationFlags::PRIVATE | MountPropagationFlags::REC,
     )?;
-    for dir in dirs {
+    let mut pinned: Vec<&Path> = Vec::new();
+    for git in dirs.iter().filter_map(|dir| dir.parent()) {
+        if git.ends_with(".git") && !pinned.contains(&git) {
+            mount_bind(git, git)?;
+            pinned.push(git);
+        }
+    }
+    for dir in dirs.iter().filter(|dir| dir.exists()) {
         // A remount must keep the flags the kernel locked on the original mount.
         let kept = rustix::fs::statvfs(dir).map_or(MountFlags::empty(), |stat| {
             use rustix::fs::StatVfsMountFlags as St;

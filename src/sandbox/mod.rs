@@ -34,9 +34,12 @@ pub const HELPER_ARG: &str = "__sandbox";
 /// can exercise the fallback and `required` on a machine where it works.
 pub const TEST_UNAVAILABLE_ENV: &str = "AGENT_TEST_SANDBOX_UNAVAILABLE";
 
-/// Directories inside the workspace that stay read-only in `workspace-write` mode: a
-/// command must not plant a git hook or loosen the project's agent settings.
-pub const PROTECTED_IN_WORKSPACE: &[&str] = &[".git/hooks", ".agent"];
+/// Paths inside the workspace that stay read-only in `workspace-write` mode: a command must
+/// not plant a git hook (in `.git/hooks`, or elsewhere through `core.hooksPath` in
+/// `.git/config`) or loosen the project's agent settings. `.git/hooks` is protected even
+/// when it does not exist yet (the helper creates it), and the `.git` directory holding
+/// them is pinned so it cannot be renamed away and replaced.
+pub const PROTECTED_IN_WORKSPACE: &[&str] = &[".git/hooks", ".git/config", ".agent"];
 
 /// How much a command may write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -120,10 +123,15 @@ impl Policy {
                     writable.push(dir);
                 }
             }
+            let git = workspace.join(".git");
+            let git_repository = git.is_dir() && !git.is_symlink();
             read_only = PROTECTED_IN_WORKSPACE
                 .iter()
                 .map(|sub| workspace.join(sub))
-                .filter(|dir| dir.is_dir() && !dir.is_symlink())
+                .filter(|path| {
+                    !path.is_symlink()
+                        && (path.exists() || (git_repository && path.ends_with(".git/hooks")))
+                })
                 .collect();
         }
         Self {
@@ -490,6 +498,7 @@ mod tests {
         let work = root.join("work");
         let temp = root.join("tmp");
         std::fs::create_dir_all(work.join(".git/hooks")).unwrap();
+        std::fs::write(work.join(".git/config"), "").unwrap();
         std::fs::create_dir_all(&temp).unwrap();
         let policy = Policy::new(
             SandboxMode::WorkspaceWrite,
@@ -499,7 +508,10 @@ mod tests {
             &[root.join("missing"), temp.clone()],
         );
         assert_eq!(policy.writable, vec![work.clone(), temp.clone()]);
-        assert_eq!(policy.read_only, vec![work.join(".git/hooks")]);
+        assert_eq!(
+            policy.read_only,
+            vec![work.join(".git/hooks"), work.join(".git/config")]
+        );
         let read_only = Policy::new(SandboxMode::ReadOnly, false, &work, &temp, &[]);
         assert!(read_only.writable.is_empty() && read_only.read_only.is_empty());
     }

@@ -106,11 +106,13 @@ fn a_background_grandchild_does_not_hold_the_call() {
     let (result, status) = exec_json(&sandbox, &["echo $$; sleep 60 & echo hi"]);
     let stdout = result["stdout"].as_str().unwrap();
     let pgid: u32 = stdout.lines().next().unwrap().parse().expect("pid printed");
+    let alive = group_alive(pgid);
     kill_group(pgid);
     assert!(stdout.ends_with("hi\n"), "{stdout}");
     assert_eq!(status, Some(0));
     let ms = result["duration_ms"].as_u64().unwrap();
     assert!(ms < 10_000, "waited for the grandchild: {ms} ms");
+    assert!(!alive, "the background `sleep` outlived its call");
 }
 
 #[test]

@@ -408,3 +408,107 @@ fn config_show_says_whether_the_sandbox_is_active_and_why_not() {
         .stdout(predicate::str::contains("sandbox.active = false"))
         .stdout(predicate::str::contains("# mode off"));
 }
+
+/// The second read's escapes, each closed: renaming `.git` away, `core.hooksPath` in
+/// `.git/config`, a missing hooks directory, device nodes, typing into a terminal, local
+/// services over Unix sockets, and signalling the agent.
+#[test]
+fn git_cannot_be_renamed_away_or_reconfigured() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    std::fs::create_dir_all(dirs.work().join(".git")).unwrap();
+    std::fs::write(dirs.work().join(".git/config"), "[core]\n").unwrap();
+    let (result, _) = dirs.exec(&[
+        "mv .git .git-old; mkdir -p .git/hooks; touch .git/hooks/pre-commit; \
+         echo '[core] hooksPath = h' >> .git/config; touch .git/HEAD.new; true",
+    ]);
+    assert!(dirs.work().join(".git/HEAD.new").exists(), "{result}");
+    assert!(!dirs.work().join(".git-old").exists(), "{result}");
+    assert!(
+        !dirs.work().join(".git/hooks/pre-commit").exists(),
+        "a hook was planted in a hooks directory that did not exist: {result}"
+    );
+    let config = std::fs::read_to_string(dirs.work().join(".git/config")).unwrap();
+    assert_eq!(config, "[core]\n", "{result}");
+}
+
+#[test]
+fn device_nodes_cannot_be_made() {
+    if !available() || !running_as_root() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let (result, _) = dirs.exec(&["mknod ./kmsg c 1 11"]);
+    assert!(!dirs.work().join("kmsg").exists(), "{result}");
+    let (result, _) = dirs.exec(&["--sandbox", "off", "mknod ./kmsg c 1 11"]);
+    assert!(
+        dirs.work().join("kmsg").exists(),
+        "the control run failed: {result}"
+    );
+}
+
+fn running_as_root() -> bool {
+    std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// `TIOCSTI` on a pseudo-terminal of its own: refused in the sandbox (as root it works
+/// without one, so that run proves the test can fail).
+#[test]
+fn a_command_cannot_type_into_a_terminal() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let script = "python3 -c 'import os,fcntl,termios; m,s=os.openpty(); \
+                  fcntl.ioctl(s, termios.TIOCSTI, b\"x\"); open(\"typed\",\"w\")'";
+    let (result, _) = dirs.exec(&[script]);
+    assert!(
+        !dirs.work().join("typed").exists(),
+        "TIOCSTI worked: {result}"
+    );
+    if running_as_root() {
+        let (result, _) = dirs.exec(&["--sandbox", "off", script]);
+        assert!(
+            dirs.work().join("typed").exists(),
+            "the control run failed: {result}"
+        );
+    }
+}
+
+/// A Unix socket outside the workspace stands for a local service (tmux, D-Bus, Docker):
+/// with the network off, connecting to it is refused; `--network` allows it.
+#[test]
+fn local_services_over_unix_sockets_need_the_network() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let path = dirs.outside.join("service.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let script = format!(
+        "python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"{}\"); \
+         open(\"connected\",\"w\")'",
+        path.display()
+    );
+    let (result, _) = dirs.exec(&[&script]);
+    assert!(!dirs.work().join("connected").exists(), "{result}");
+    let (result, _) = dirs.exec(&["--network", &script]);
+    assert!(dirs.work().join("connected").exists(), "{result}");
+}
+
+#[test]
+fn a_command_cannot_signal_the_agent() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let (result, code) = dirs.exec(&["kill -TERM $PPID; echo survived"]);
+    assert_eq!(code, Some(0), "{result}");
+    assert_eq!(result["stdout"], "survived\n", "{result}");
+}

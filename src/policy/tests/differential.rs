@@ -287,11 +287,7 @@ fn hidden_commands_are_denied() {
     let rules = rules();
     for command in ["date +%s\\\t#x && zap", "a 'q'\\ #x; zap", "ls ] ]#x; zap"] {
         let decision = decide(&rules, OsFamily::Unix, command);
-        assert_eq!(
-            decision.verdict,
-            Verdict::Deny,
-            "{command:?}: {decision:?}"
-        );
+        assert_eq!(decision.verdict, Verdict::Deny, "{command:?}: {decision:?}");
     }
     for command in ["date +%s\\\t#x --set=2001-01-01", "ls ] ]#x --foo"] {
         let decision = decide(&rules, OsFamily::Unix, command);

@@ -381,7 +381,11 @@ fn the_offered_prefix_comes_with_the_decision() {
     ];
     for (os, command, want) in cases {
         let decision = decide(&rules, *os, command);
-        assert_eq!(decision.prefix.as_deref(), *want, "{command:?}: {decision:?}");
+        assert_eq!(
+            decision.prefix.as_deref(),
+            *want,
+            "{command:?}: {decision:?}"
+        );
         if decision.verdict == Ask {
             assert_eq!(decision.prefix, suggest_prefix(*os, command), "{command:?}");
         }
