@@ -41,6 +41,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     if args.peek().is_some_and(|arg| arg == sandbox::HELPER_ARG) {
         return sandbox::helper_main(args.skip(1));
     }
+    // The agent holds API keys in its environment: other processes of this user (the
+    // commands it runs among them) may not read `/proc/<agent>/environ` or attach a debugger.
+    // Programs the agent starts are dumpable again after their `exec`.
+    #[cfg(target_os = "linux")]
+    let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
     let cli = match cli::Cli::try_parse_from(program.into_iter().chain(args)) {
         Ok(cli) => cli,
         Err(error) => {

@@ -96,6 +96,12 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let tui = (!global.json && !args.plain && live_screen_possible())
         .then(|| Arc::new(Mutex::new(Tui::new(color).verbose(global.verbose))));
     let mut output = Output::new(global, &config, tui.clone());
+    output.redact.extend(
+        settings
+            .api_key
+            .as_deref()
+            .and_then(crate::transcript::redactable),
+    );
     let mut emit = |event: Event| output.emit(&event, transcript.as_mut());
     let time = humantime::format_rfc3339_seconds(start).to_string();
     emit(match &rebuilt {
@@ -313,6 +319,8 @@ struct Output {
     max_output_chars: usize,
     transcript_failed: bool,
     stdout_closed: bool,
+    /// Secrets (the API key) never written to stdout as `--json`.
+    redact: Vec<String>,
 }
 
 impl Output {
@@ -328,6 +336,7 @@ impl Output {
             max_output_chars: config.max_output_chars,
             transcript_failed: false,
             stdout_closed: false,
+            redact: Vec::new(),
         }
     }
 
@@ -363,7 +372,10 @@ impl Output {
             );
         }
         if self.json && !self.stdout_closed {
-            let line = serde_json::to_string(event).unwrap_or_default();
+            let line = crate::transcript::redacted(
+                serde_json::to_string(event).unwrap_or_default(),
+                &self.redact,
+            );
             let mut stdout = std::io::stdout().lock();
             if writeln!(stdout, "{line}")
                 .and_then(|()| stdout.flush())

@@ -32,6 +32,24 @@ pub struct Transcript {
 /// Shortest secret worth redacting: shorter strings would mangle ordinary text.
 const MIN_REDACTED_CHARS: usize = 8;
 
+/// `secret` when it is long enough to redact without mangling ordinary text.
+#[must_use]
+pub fn redactable(secret: &str) -> Option<String> {
+    (secret.chars().count() >= MIN_REDACTED_CHARS).then(|| secret.to_owned())
+}
+
+/// `line` with every secret replaced by `[REDACTED]`: for the transcript and for `--json`
+/// on stdout alike (a command may print the key, e.g. from `/proc/…/environ`).
+#[must_use]
+pub fn redacted(mut line: String, secrets: &[String]) -> String {
+    for secret in secrets {
+        if line.contains(secret.as_str()) {
+            line = line.replace(secret.as_str(), "[REDACTED]");
+        }
+    }
+    line
+}
+
 impl Transcript {
     /// Creates a new transcript in `runs_dir` for a run starting at `start`.
     ///
@@ -97,8 +115,8 @@ impl Transcript {
 
     /// Never writes `secret` (an API key) into the file.
     pub fn redact(&mut self, secret: &str) {
-        if secret.chars().count() >= MIN_REDACTED_CHARS {
-            self.redact.push(secret.to_owned());
+        if let Some(secret) = redactable(secret) {
+            self.redact.push(secret);
         }
     }
 
@@ -110,12 +128,10 @@ impl Transcript {
         if self.failed {
             return Ok(());
         }
-        let mut line = serde_json::to_string(event).map_err(std::io::Error::other)?;
-        for secret in &self.redact {
-            if line.contains(secret.as_str()) {
-                line = line.replace(secret.as_str(), "[REDACTED]");
-            }
-        }
+        let mut line = redacted(
+            serde_json::to_string(event).map_err(std::io::Error::other)?,
+            &self.redact,
+        );
         line.push('\n');
         let written = self
             .file

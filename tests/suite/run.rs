@@ -334,6 +334,24 @@ fn the_transcript_records_the_run_and_never_the_key() {
     assert!(text.contains("[REDACTED]"), "{text}");
 }
 
+/// `--json` on stdout is redacted like the transcript: CI logs keep it.
+#[test]
+fn json_output_never_shows_the_key() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([
+        turn_tool_call(&format!("echo {KEY}"), "leak"),
+        turn_text(&format!("the key is {KEY}")),
+    ]);
+    let output = openai_run(&sandbox, &server)
+        .args(["--allow", "echo", "--json", "go"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("[REDACTED]"), "{stdout}");
+    assert!(!stdout.contains(KEY), "the key reached stdout: {stdout}");
+}
+
 #[test]
 fn history_lists_and_shows_runs() {
     let sandbox = Sandbox::new();
