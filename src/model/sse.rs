@@ -30,6 +30,12 @@ const MAX_SNIPPET_CHARS: usize = 80;
 const MAX_BODY_START_CHARS: usize = 200;
 /// Bytes read from an unexpected body at most, to find its start.
 const MAX_BODY_START_BYTES: usize = 8 * 1024;
+/// Most of an error response's body read: the message is at its start, and a server must not
+/// make the agent hold an endless body.
+const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
+/// Largest event (one line, or the data of one event) kept while it streams in: far above
+/// any real reply chunk, small enough that a server sending no newline cannot exhaust memory.
+const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
 
 /// One server-sent event: its `event:` name (empty when none) and its `data:` lines joined.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -236,12 +242,11 @@ impl Transport {
         })
     }
 
-    /// The body of an error response, or empty if it does not come in time.
+    /// The body of an error response (its first 64 KiB: the message is at the start), or
+    /// what came of it before the idle timeout.
     async fn body_text(&self, response: reqwest::Response) -> String {
-        match tokio::time::timeout(self.idle_timeout, response.text()).await {
-            Ok(Ok(text)) => text,
-            Ok(Err(_)) | Err(_) => String::new(),
-        }
+        let bytes = read_at_most(response, self.idle_timeout, MAX_ERROR_BODY_BYTES).await;
+        String::from_utf8_lossy(&bytes).into_owned()
     }
 
     fn silence(&self, when: &str) -> ModelError {
@@ -325,15 +330,22 @@ impl Transport {
 
 /// The start of an unexpected body (read up to a few kilobytes), quoted.
 async fn body_start(response: reqwest::Response, idle: Duration) -> String {
+    quote_start(&String::from_utf8_lossy(
+        &read_at_most(response, idle, MAX_BODY_START_BYTES).await,
+    ))
+}
+
+/// Up to about `limit` bytes of a body, as they come within the idle timeout.
+async fn read_at_most(response: reqwest::Response, idle: Duration, limit: usize) -> Vec<u8> {
     let mut bytes = Vec::new();
     let mut stream = std::pin::pin!(response.bytes_stream());
-    while bytes.len() < MAX_BODY_START_BYTES {
+    while bytes.len() < limit {
         match tokio::time::timeout(idle, stream.next()).await {
             Ok(Some(Ok(chunk))) => bytes.extend_from_slice(&chunk),
             Ok(Some(Err(_)) | None) | Err(_) => break,
         }
     }
-    quote_start(&String::from_utf8_lossy(&bytes))
+    bytes
 }
 
 /// The start of `text`, on one line, control characters escaped, quoted.
@@ -461,6 +473,14 @@ where
         let ended = match next {
             Some(Ok(chunk)) => {
                 lines.push(chunk.as_ref(), &mut frames);
+                if lines.held() > MAX_EVENT_BYTES {
+                    return Err(ModelError::Stream {
+                        message: format!(
+                            "the server sent an event larger than {} MiB without ending it",
+                            MAX_EVENT_BYTES / (1024 * 1024)
+                        ),
+                    });
+                }
                 false
             }
             Some(Err(error)) => {
@@ -555,6 +575,11 @@ impl Lines {
             at = end;
         }
         self.partial.extend_from_slice(&chunk[start..]);
+    }
+
+    /// Bytes held for the event being read (its unfinished line and its data so far).
+    fn held(&self) -> usize {
+        self.partial.len() + self.data.len()
     }
 
     /// The stream ended: a block whose last line was complete counts even without the blank

@@ -201,3 +201,29 @@ async fn sse_comments_count_as_activity_for_the_idle_timeout() {
     assert_eq!(reply.text, "hi");
     assert_eq!(server.requests().len(), 1);
 }
+
+/// A server that opens an event and never ends it cannot make the agent hold it all: past
+/// 16 MiB the turn fails with a stream error (and is not answered).
+#[tokio::test]
+async fn an_endless_event_is_cut_off() {
+    let endless = || fake::Reply::raw_sse(format!("data: {}", "x".repeat(17 * 1024 * 1024)));
+    // A broken stream is tried again: every try gets the same endless event.
+    let server = FakeModel::new([endless(), endless(), endless()]);
+    let error = turn(&mut model(&server), &ask("hi")).await.0.unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Stream { message } if message.contains("larger than 16 MiB")),
+        "{error:?}"
+    );
+}
+
+/// An error body is read only as far as its message: a 500 with an endless body still ends.
+#[tokio::test]
+async fn a_huge_error_body_is_read_only_at_its_start() {
+    let body = format!(
+        "{{\"error\":{{\"message\":\"overloaded\"}}}}{}",
+        " ".repeat(8 * 1024 * 1024)
+    );
+    let server = FakeModel::new([fake::Reply::body(400, "application/json", body)]);
+    let error = turn(&mut model(&server), &ask("hi")).await.0.unwrap_err();
+    assert!(!format!("{error}").is_empty(), "{error:?}");
+}
