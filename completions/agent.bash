@@ -37,6 +37,9 @@ _agent() {
             agent,man)
                 cmd="agent__subcmd__man"
                 ;;
+            agent,rules)
+                cmd="agent__subcmd__rules"
+                ;;
             agent,run)
                 cmd="agent__subcmd__run"
                 ;;
@@ -85,6 +88,9 @@ _agent() {
             agent__subcmd__help,man)
                 cmd="agent__subcmd__help__subcmd__man"
                 ;;
+            agent__subcmd__help,rules)
+                cmd="agent__subcmd__help__subcmd__rules"
+                ;;
             agent__subcmd__help,run)
                 cmd="agent__subcmd__help__subcmd__run"
                 ;;
@@ -102,6 +108,12 @@ _agent() {
                 ;;
             agent__subcmd__help__subcmd__history,show)
                 cmd="agent__subcmd__help__subcmd__history__subcmd__show"
+                ;;
+            agent__subcmd__help__subcmd__rules,list)
+                cmd="agent__subcmd__help__subcmd__rules__subcmd__list"
+                ;;
+            agent__subcmd__help__subcmd__rules,remove)
+                cmd="agent__subcmd__help__subcmd__rules__subcmd__remove"
                 ;;
             agent__subcmd__history,help)
                 cmd="agent__subcmd__history__subcmd__help"
@@ -121,6 +133,24 @@ _agent() {
             agent__subcmd__history__subcmd__help,show)
                 cmd="agent__subcmd__history__subcmd__help__subcmd__show"
                 ;;
+            agent__subcmd__rules,help)
+                cmd="agent__subcmd__rules__subcmd__help"
+                ;;
+            agent__subcmd__rules,list)
+                cmd="agent__subcmd__rules__subcmd__list"
+                ;;
+            agent__subcmd__rules,remove)
+                cmd="agent__subcmd__rules__subcmd__remove"
+                ;;
+            agent__subcmd__rules__subcmd__help,help)
+                cmd="agent__subcmd__rules__subcmd__help__subcmd__help"
+                ;;
+            agent__subcmd__rules__subcmd__help,list)
+                cmd="agent__subcmd__rules__subcmd__help__subcmd__list"
+                ;;
+            agent__subcmd__rules__subcmd__help,remove)
+                cmd="agent__subcmd__rules__subcmd__help__subcmd__remove"
+                ;;
             *)
                 ;;
         esac
@@ -128,7 +158,7 @@ _agent() {
 
     case "${cmd}" in
         agent)
-            opts="-C -q -v -h -V --config --profile --cwd --json --quiet --verbose --color --help --version run exec check history config completions man help"
+            opts="-C -q -v -h -V --config --profile --cwd --json --quiet --verbose --color --help --version run exec check history config rules completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -494,7 +524,7 @@ _agent() {
             return 0
             ;;
         agent__subcmd__help)
-            opts="run exec check history config completions man help"
+            opts="run exec check history config rules completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -664,6 +694,48 @@ _agent() {
         agent__subcmd__help__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__help__subcmd__rules)
+            opts="list remove"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__help__subcmd__rules__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__help__subcmd__rules__subcmd__remove)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -881,8 +953,174 @@ _agent() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        agent__subcmd__rules)
+            opts="-C -q -v -h -V --allow --deny --config --profile --cwd --json --quiet --verbose --color --help --version list remove help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --allow)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --deny)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__rules__subcmd__help)
+            opts="list remove help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__rules__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__rules__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__rules__subcmd__help__subcmd__remove)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__rules__subcmd__list)
+            opts="-C -q -v -h -V --config --profile --cwd --json --quiet --verbose --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__rules__subcmd__remove)
+            opts="-C -q -v -h -V --config --profile --cwd --json --quiet --verbose --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         agent__subcmd__run)
-            opts="-C -q -v -h -V --provider --model --base-url --max-output-tokens --allow --deny --mode --no-prompt --max-turns --timeout --plain --max-tokens --max-time --continue --resume --sandbox --network --sandbox-required --config --profile --cwd --json --quiet --verbose --color --help --version"
+            opts="-C -q -v -h -V --provider --model --base-url --max-output-tokens --allow --deny --mode --no-prompt --max-turns --timeout --plain --fail-on-deny --no-project-instructions --max-tokens --max-time --continue --resume --sandbox --network --sandbox-required --config --profile --cwd --json --quiet --verbose --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -40,6 +40,7 @@ complete -c agent -n "__fish_agent_needs_command" -f -a "exec" -d 'Run COMMAND t
 complete -c agent -n "__fish_agent_needs_command" -f -a "check" -d 'Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever'
 complete -c agent -n "__fish_agent_needs_command" -f -a "history" -d 'List past runs, or show one, from their transcripts'
 complete -c agent -n "__fish_agent_needs_command" -f -a "config" -d 'Where settings live, and the merged settings with the source of each value'
+complete -c agent -n "__fish_agent_needs_command" -f -a "rules" -d 'List every allow and deny rule with where it comes from, or remove one'
 complete -c agent -n "__fish_agent_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c agent -n "__fish_agent_needs_command" -f -a "man" -d 'Print the man page (roff) for `agent`'
 complete -c agent -n "__fish_agent_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -72,6 +73,8 @@ always\t'Always colour'
 never\t'Never colour'"
 complete -c agent -n "__fish_agent_using_subcommand run" -l no-prompt -d 'Never prompt: every command that would need approval is denied'
 complete -c agent -n "__fish_agent_using_subcommand run" -l plain -d 'Plain line output even on a terminal (no live pane)'
+complete -c agent -n "__fish_agent_using_subcommand run" -l fail-on-deny -d 'Exit 3 when any command was denied, after the final answer (for CI; also `[ci] fail_on_deny = true`). The `done` event lists the denials'
+complete -c agent -n "__fish_agent_using_subcommand run" -l no-project-instructions -d 'Do not add AGENTS.md (workspace and git repository root) to the system prompt'
 complete -c agent -n "__fish_agent_using_subcommand run" -l continue -d 'Continue the latest run in this workspace: its conversation is sent again (its commands are not re-run) and PROMPT is the next task'
 complete -c agent -n "__fish_agent_using_subcommand run" -l network -d 'Let commands use the network inside the sandbox (off by default)'
 complete -c agent -n "__fish_agent_using_subcommand run" -l sandbox-required -d 'Refuse to run any command where the sandbox cannot apply'
@@ -205,6 +208,47 @@ complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subc
 complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print the merged settings and where each value came from'
 complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "init" -d 'Write a commented example settings file to the user path (never overwrites)'
 complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -l allow -d 'Also list PREFIX as an allow rule from a flag, as `run --allow` would (repeatable)' -r
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -l deny -d 'Also list PREFIX as a deny rule from a flag, as `run --deny` would (repeatable)' -r
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -f -a "list" -d 'List every rule that applies in this workspace, with its source'
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -f -a "remove" -d 'Take RULE out of your settings file: its allow and deny lists, and this workspace\'s table (comments kept). Rules from a project file or a flag are not yours to remove here'
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from list" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from list" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from list" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from list" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from list" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from remove" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from remove" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from remove" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from remove" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from remove" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from remove" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from remove" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from remove" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from remove" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "list" -d 'List every rule that applies in this workspace, with its source'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "remove" -d 'Take RULE out of your settings file: its allow and deny lists, and this workspace\'s table (comments kept). Rules from a project file or a flag are not yours to remove here'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c agent -n "__fish_agent_using_subcommand completions" -l config -d 'Read this settings file instead of the user settings file' -r -F
 complete -c agent -n "__fish_agent_using_subcommand completions" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
 complete -c agent -n "__fish_agent_using_subcommand completions" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
@@ -227,16 +271,19 @@ complete -c agent -n "__fish_agent_using_subcommand man" -s q -l quiet -d 'Print
 complete -c agent -n "__fish_agent_using_subcommand man" -s v -l verbose -d 'Print more detail'
 complete -c agent -n "__fish_agent_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent -n "__fish_agent_using_subcommand man" -s V -l version -d 'Print version'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config completions man help" -f -a "run" -d 'Drive the model loop on a task: PROMPT, or stdin when PROMPT is `-` or absent and stdin is piped'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config completions man help" -f -a "exec" -d 'Run COMMAND through the same runner the model uses (no policy: you typed it)'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config completions man help" -f -a "check" -d 'Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config completions man help" -f -a "history" -d 'List past runs, or show one, from their transcripts'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config completions man help" -f -a "config" -d 'Where settings live, and the merged settings with the source of each value'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config completions man help" -f -a "man" -d 'Print the man page (roff) for `agent`'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules completions man help" -f -a "run" -d 'Drive the model loop on a task: PROMPT, or stdin when PROMPT is `-` or absent and stdin is piped'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules completions man help" -f -a "exec" -d 'Run COMMAND through the same runner the model uses (no policy: you typed it)'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules completions man help" -f -a "check" -d 'Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules completions man help" -f -a "history" -d 'List past runs, or show one, from their transcripts'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules completions man help" -f -a "config" -d 'Where settings live, and the merged settings with the source of each value'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules completions man help" -f -a "rules" -d 'List every allow and deny rule with where it comes from, or remove one'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules completions man help" -f -a "man" -d 'Print the man page (roff) for `agent`'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "list" -d 'List past runs: time, prompt, turns, commands run and denied, outcome'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "show" -d 'Replay one run readably (--json: its raw events)'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the path of the user settings file (it need not exist yet)'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the merged settings and where each value came from'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "init" -d 'Write a commented example settings file to the user path (never overwrites)'
+complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from rules" -f -a "list" -d 'List every rule that applies in this workspace, with its source'
+complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from rules" -f -a "remove" -d 'Take RULE out of your settings file: its allow and deny lists, and this workspace\'s table (comments kept). Rules from a project file or a flag are not yours to remove here'

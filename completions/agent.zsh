@@ -72,6 +72,8 @@ always\:"Always colour"
 never\:"Never colour"))' \
 '--no-prompt[Never prompt\: every command that would need approval is denied]' \
 '--plain[Plain line output even on a terminal (no live pane)]' \
+'--fail-on-deny[Exit 3 when any command was denied, after the final answer (for CI; also \`\[ci\] fail_on_deny = true\`). The \`done\` event lists the denials]' \
+'--no-project-instructions[Do not add AGENTS.md (workspace and git repository root) to the system prompt]' \
 '(--resume)--continue[Continue the latest run in this workspace\: its conversation is sent again (its commands are not re-run) and PROMPT is the next task]' \
 '--network[Let commands use the network inside the sandbox (off by default)]' \
 '--sandbox-required[Refuse to run any command where the sandbox cannot apply]' \
@@ -366,6 +368,109 @@ esac
     ;;
 esac
 ;;
+(rules)
+_arguments "${_arguments_options[@]}" : \
+'*--allow=[Also list PREFIX as an allow rule from a flag, as \`run --allow\` would (repeatable)]:PREFIX:_default' \
+'*--deny=[Also list PREFIX as a deny rule from a flag, as \`run --deny\` would (repeatable)]:PREFIX:_default' \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+":: :_agent__subcmd__rules_commands" \
+"*::: :->rules" \
+&& ret=0
+
+    case $state in
+    (rules)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:agent-rules-command-$line[1]:"
+        case $line[1] in
+            (list)
+_arguments "${_arguments_options[@]}" : \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(remove)
+_arguments "${_arguments_options[@]}" : \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':rule -- The rule exactly as listed:_default' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_agent__subcmd__rules__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:agent-rules-help-command-$line[1]:"
+        case $line[1] in
+            (list)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(remove)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
 '--config=[Read this settings file instead of the user settings file]:FILE:_files' \
@@ -483,6 +588,30 @@ _arguments "${_arguments_options[@]}" : \
     ;;
 esac
 ;;
+(rules)
+_arguments "${_arguments_options[@]}" : \
+":: :_agent__subcmd__help__subcmd__rules_commands" \
+"*::: :->rules" \
+&& ret=0
+
+    case $state in
+    (rules)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:agent-help-rules-command-$line[1]:"
+        case $line[1] in
+            (list)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(remove)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -512,6 +641,7 @@ _agent_commands() {
 'check:Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever' \
 'history:List past runs, or show one, from their transcripts' \
 'config:Where settings live, and the merged settings with the source of each value' \
+'rules:List every allow and deny rule with where it comes from, or remove one' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff) for \`agent\`' \
 'help:Print this message or the help of the given subcommand(s)' \
@@ -596,6 +726,7 @@ _agent__subcmd__help_commands() {
 'check:Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever' \
 'history:List past runs, or show one, from their transcripts' \
 'config:Where settings live, and the merged settings with the source of each value' \
+'rules:List every allow and deny rule with where it comes from, or remove one' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff) for \`agent\`' \
 'help:Print this message or the help of the given subcommand(s)' \
@@ -669,6 +800,24 @@ _agent__subcmd__help__subcmd__man_commands() {
     local commands; commands=()
     _describe -t commands 'agent help man commands' commands "$@"
 }
+(( $+functions[_agent__subcmd__help__subcmd__rules_commands] )) ||
+_agent__subcmd__help__subcmd__rules_commands() {
+    local commands; commands=(
+'list:List every rule that applies in this workspace, with its source' \
+'remove:Take RULE out of your settings file\: its allow and deny lists, and this workspace'\''s table (comments kept). Rules from a project file or a flag are not yours to remove here' \
+    )
+    _describe -t commands 'agent help rules commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__rules__subcmd__list_commands] )) ||
+_agent__subcmd__help__subcmd__rules__subcmd__list_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help rules list commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__rules__subcmd__remove_commands] )) ||
+_agent__subcmd__help__subcmd__rules__subcmd__remove_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help rules remove commands' commands "$@"
+}
 (( $+functions[_agent__subcmd__help__subcmd__run_commands] )) ||
 _agent__subcmd__help__subcmd__run_commands() {
     local commands; commands=()
@@ -721,6 +870,49 @@ _agent__subcmd__history__subcmd__show_commands() {
 _agent__subcmd__man_commands() {
     local commands; commands=()
     _describe -t commands 'agent man commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__rules_commands] )) ||
+_agent__subcmd__rules_commands() {
+    local commands; commands=(
+'list:List every rule that applies in this workspace, with its source' \
+'remove:Take RULE out of your settings file\: its allow and deny lists, and this workspace'\''s table (comments kept). Rules from a project file or a flag are not yours to remove here' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'agent rules commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__rules__subcmd__help_commands] )) ||
+_agent__subcmd__rules__subcmd__help_commands() {
+    local commands; commands=(
+'list:List every rule that applies in this workspace, with its source' \
+'remove:Take RULE out of your settings file\: its allow and deny lists, and this workspace'\''s table (comments kept). Rules from a project file or a flag are not yours to remove here' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'agent rules help commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__rules__subcmd__help__subcmd__help_commands] )) ||
+_agent__subcmd__rules__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent rules help help commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__rules__subcmd__help__subcmd__list_commands] )) ||
+_agent__subcmd__rules__subcmd__help__subcmd__list_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent rules help list commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__rules__subcmd__help__subcmd__remove_commands] )) ||
+_agent__subcmd__rules__subcmd__help__subcmd__remove_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent rules help remove commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__rules__subcmd__list_commands] )) ||
+_agent__subcmd__rules__subcmd__list_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent rules list commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__rules__subcmd__remove_commands] )) ||
+_agent__subcmd__rules__subcmd__remove_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent rules remove commands' commands "$@"
 }
 (( $+functions[_agent__subcmd__run_commands] )) ||
 _agent__subcmd__run_commands() {

@@ -10,6 +10,21 @@ use crate::model::ProviderKind;
 use crate::policy::{Mode, OsFamily};
 use crate::sandbox::SandboxMode;
 
+/// The first steps, under `agent --help`.
+macro_rules! start_here {
+    () => {
+        "Start here:\n  agent run 'list the files here'     the offline demo model, no key needed\n  agent check 'git push'              what the policy would do with a command\n  agent config init                   write a commented settings file\n\nEach command has its own --help (`agent run --help`); README.md has the full guide."
+    };
+}
+
+/// The one table of exit statuses (README.md has the same), under `agent --help`,
+/// `agent run --help` and in the man page.
+macro_rules! exit_status {
+    () => {
+        "Exit status:\n  0    done (run: also when --max-turns stopped it)\n  1    provider, network or I/O failure (exec: also when the command could not start)\n  2    usage or settings error\n  3    run --fail-on-deny: the run answered but a command was denied; check: ask\n  4    check: deny\n  5    run: the answer was printed but cut at the output limit (raise --max-output-tokens)\n  6    run: --max-tokens or --max-time stopped it\n  124  exec: the command timed out (otherwise exec exits with the command's status)\n  130  interrupted (Ctrl+C); 129, 131, 143: stopped by SIGHUP, SIGQUIT, SIGTERM (a running\n       command is ended first)"
+    };
+}
+
 /// A terminal coding agent that never runs a command you did not allow.
 ///
 /// The model asks to run shell commands; each one passes a permission policy
@@ -19,7 +34,8 @@ use crate::sandbox::SandboxMode;
 #[command(name = "agent", version = crate::VERSION, about, long_about = None)]
 #[command(propagate_version = true, max_term_width = 100)]
 #[command(
-    after_help = "Start here:\n  agent run 'list the files here'     the offline demo model, no key needed\n  agent check 'git push'              what the policy would do with a command\n  agent config init                   write a commented settings file\n\nEach command has its own --help (`agent run --help`); README.md has the full guide."
+    after_help = start_here!(),
+    after_long_help = concat!(start_here!(), "\n\n", exit_status!())
 )]
 pub struct Cli {
     /// What to do.
@@ -84,7 +100,10 @@ pub enum Command {
     /// The final answer goes to stdout; progress to stderr (or the live pane on a
     /// terminal). Every run is recorded under `agent history`.
     #[command(
-        after_help = "Examples:\n  agent run 'list the files here'\n  echo 'what OS is this' | agent run\n  agent run --provider ollama --model llama3.2 'show git status'\n  agent run --allow 'cargo test' --json 'run the tests' > events.ndjson\n  agent run --continue 'now fix it'\n  agent run --max-tokens 200000 --max-time 10m 'fix the failing test'\n\nExit status: 0 done (also when --max-turns stopped it), 1 provider/network/I/O failure,\n2 usage or settings error, 5 the answer was printed but cut at the output limit\n(raise --max-output-tokens), 6 --max-tokens or --max-time stopped it, 130 interrupted\n(Ctrl+C); 129, 131, 143 stopped by SIGHUP, SIGQUIT, SIGTERM (the running command is ended\nfirst)."
+        after_help = concat!(
+            "Examples:\n  agent run 'list the files here'\n  echo 'what OS is this' | agent run\n  agent run --provider ollama --model llama3.2 'show git status'\n  agent run --allow 'cargo test' --json 'run the tests' > events.ndjson\n  agent run --continue 'now fix it'\n  agent run --max-tokens 200000 --max-time 10m 'fix the failing test'\n\n",
+        exit_status!()
+    )
     )]
     Run(RunArgs),
 
@@ -123,6 +142,16 @@ pub enum Command {
     #[command(subcommand)]
     Config(ConfigCommand),
 
+    /// List every allow and deny rule with where it comes from, or remove one.
+    ///
+    /// Rules come from your settings file (everywhere, or this workspace's
+    /// `[projects."<path>"]` table that `3` at the prompt writes), a `--profile`, the
+    /// project file `.agent/settings.toml` (deny only) and `--allow`/`--deny`.
+    #[command(
+        after_help = "Examples:\n  agent rules\n  agent rules --json\n  agent rules remove 'cargo test'"
+    )]
+    Rules(RulesArgs),
+
     /// Print a shell completion script.
     #[command(
         after_help = "Install, for example:\n  agent completions bash > ~/.local/share/bash-completion/completions/agent\n  agent completions zsh > ~/.zfunc/_agent\n  agent completions fish > ~/.config/fish/completions/agent.fish"
@@ -156,6 +185,34 @@ pub struct CheckArgs {
     /// The command line; several words are joined with spaces.
     #[arg(value_name = "COMMAND", num_args = 0.., trailing_var_arg = true, required_unless_present = "stdin")]
     pub command: Vec<String>,
+}
+
+/// `agent rules`.
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// list (default) or remove.
+    #[command(subcommand)]
+    pub command: Option<RulesCommand>,
+    /// Also list PREFIX as an allow rule from a flag, as `run --allow` would (repeatable).
+    #[arg(long, value_name = "PREFIX")]
+    pub allow: Vec<String>,
+    /// Also list PREFIX as a deny rule from a flag, as `run --deny` would (repeatable).
+    #[arg(long, value_name = "PREFIX")]
+    pub deny: Vec<String>,
+}
+
+/// `agent rules …`.
+#[derive(Debug, Subcommand)]
+pub enum RulesCommand {
+    /// List every rule that applies in this workspace, with its source.
+    List,
+    /// Take RULE out of your settings file: its allow and deny lists, and this workspace's
+    /// table (comments kept). Rules from a project file or a flag are not yours to remove here.
+    Remove {
+        /// The rule exactly as listed.
+        #[arg(value_name = "RULE")]
+        rule: String,
+    },
 }
 
 /// `agent config …`.
@@ -206,6 +263,13 @@ pub struct RunArgs {
     /// Plain line output even on a terminal (no live pane).
     #[arg(long)]
     pub plain: bool,
+    /// Exit 3 when any command was denied, after the final answer (for CI; also
+    /// `[ci] fail_on_deny = true`). The `done` event lists the denials.
+    #[arg(long)]
+    pub fail_on_deny: bool,
+    /// Do not add AGENTS.md (workspace and git repository root) to the system prompt.
+    #[arg(long)]
+    pub no_project_instructions: bool,
     /// Stop the run (exit 6) once its model turns used N tokens, input + output as the server
     /// reports them; a continued run counts only this invocation's part.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]

@@ -33,6 +33,13 @@ pub enum Status {
     Terminated = 143,
 }
 
+impl Status {
+    /// `run --fail-on-deny`: the run answered, but a command was denied on the way. The
+    /// same number as `check`'s ask (each subcommand has its own 3–9); a job reads it as
+    /// "something needed a person".
+    pub const DENIED: Status = Status::Ask;
+}
+
 impl From<Status> for ExitCode {
     fn from(status: Status) -> Self {
         ExitCode::from(status as u8)

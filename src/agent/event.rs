@@ -22,6 +22,15 @@ pub enum DecidedBy {
     NoTerminal,
 }
 
+/// A command that did not run because it was denied.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Denial {
+    /// The command (as decided: a person's edit, when there was one).
+    pub command: String,
+    /// Why it was denied.
+    pub reason: String,
+}
+
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -62,6 +71,9 @@ pub enum Event {
         version: String,
         /// The command sandbox: mode, whether it is active here, network, and why not.
         sandbox: crate::sandbox::Status,
+        /// The AGENTS.md files added to the system prompt.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        instructions: Vec<String>,
     },
     /// An earlier run goes on (`run --continue`, `--resume ID`): this invocation's part is
     /// appended to its transcript after this marker, in place of a `start` event.
@@ -127,6 +139,13 @@ pub enum Event {
         rule: Option<String>,
         /// Who made it final.
         by: DecidedBy,
+        /// The command decided, when the person edited the model's (`e` at the prompt).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        command: Option<String>,
+        /// The model's command, when the person edited it: what is decided and run is
+        /// `command`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        edited_from: Option<String>,
     },
     /// Output of a running command.
     OutputDelta {
@@ -175,6 +194,8 @@ pub enum Event {
         commands_run: u32,
         /// Commands denied.
         commands_denied: u32,
+        /// Each denied command and why, in order (`--fail-on-deny` exits 3 when any).
+        denials: Vec<Denial>,
         /// Tokens of this invocation's turns, when the server reported them.
         #[serde(skip_serializing_if = "Option::is_none")]
         usage: Option<Usage>,

@@ -6,21 +6,24 @@
 //! implementation of [`Approve`]'s job, drawing is the caller's. A command reaches the runner
 //! only with an allow decision from the policy or a person's yes.
 
+mod approval;
 mod budget;
 mod event;
+mod instructions;
 mod tool;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 pub use budget::Budget;
-pub use event::{DecidedBy, Event, Outcome};
+pub use event::{DecidedBy, Denial, Event, Outcome};
+pub use instructions::{Instructions, MAX_INSTRUCTION_BYTES};
 pub use tool::{SHELL, ShellCall, shell_tool};
 
-use crate::approve::{Approval, ApprovalRequest, Approve};
+use crate::approve::Approve;
 use crate::exec::{self, ErrorCode, ExecRequest, ToolError};
 use crate::model::{Delta, Message, Model, ModelError, Request, StopReason, ToolCall};
-use crate::policy::{self, Decision, Mode, OsFamily, Rule, Rules, Source, Verdict};
+use crate::policy::{Mode, OsFamily, Rule, Rules, Source, Verdict};
 
 /// The same call this many times in a row is refused with `ELOOP`.
 const MAX_IDENTICAL_CALLS: u32 = 4;
@@ -52,10 +55,12 @@ pub struct Config {
     pub sandbox: crate::sandbox::Sandbox,
     /// `--max-tokens` and `--max-time` for this invocation.
     pub budget: Budget,
+    /// The project's AGENTS.md, added to the system prompt (words to the model only).
+    pub instructions: Instructions,
 }
 
 /// Counters a caller can read even when it drops the run (Ctrl+C).
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Stats {
     /// Model turns taken.
     pub turns: u32,
@@ -63,6 +68,8 @@ pub struct Stats {
     pub commands_run: u32,
     /// Commands denied.
     pub commands_denied: u32,
+    /// Each denied command and why, in order.
+    pub denials: Vec<Denial>,
     /// Tokens of this invocation's turns, when the server reported any.
     pub usage: Option<crate::model::Usage>,
 }
@@ -104,6 +111,7 @@ pub async fn run_after<M: Model, A: Approve>(
         allow: config.allow.clone(),
         repeat: None,
         time_left: None,
+        run_allowed: approval::RunAllowed::default(),
     };
     let system = system_prompt(config);
     let tools = if config.mode == Mode::Off {
@@ -244,6 +252,7 @@ fn done(outcome: Outcome, stats: &Stats, answer: Option<String>, note: Option<&s
         turns: stats.turns,
         commands_run: stats.commands_run,
         commands_denied: stats.commands_denied,
+        denials: stats.denials.clone(),
         usage: stats.usage,
         answer,
         note: note.map(str::to_owned),
@@ -259,6 +268,8 @@ struct Loop<'a> {
     repeat: Option<((String, Option<String>), u32)>,
     /// What is left of `--max-time`: a command runs at most this long.
     time_left: Option<Duration>,
+    /// Exact commands a person allowed for the rest of the run (`2`).
+    run_allowed: approval::RunAllowed,
 }
 
 impl Loop<'_> {
@@ -330,21 +341,27 @@ impl Loop<'_> {
             return fail(error, command, emit);
         }
 
-        let (decision, by) = match self.decide(&shell, approver).await {
-            Some(decided) => decided,
-            None => {
-                emit(Event::Decision {
-                    id: id.clone(),
-                    decision: Verdict::Deny,
-                    reason: "denied at the prompt; the run was interrupted".to_owned(),
-                    source: Source::User,
-                    rule: None,
-                    by: DecidedBy::Person,
-                });
-                stats.commands_denied += 1;
-                return None;
-            }
+        let Some(decided) = self.decide(&shell, approver).await else {
+            let reason = "denied at the prompt; the run was interrupted".to_owned();
+            emit(Event::Decision {
+                id: id.clone(),
+                decision: Verdict::Deny,
+                reason: reason.clone(),
+                source: Source::User,
+                rule: None,
+                by: DecidedBy::Person,
+                command: None,
+                edited_from: None,
+            });
+            stats.commands_denied += 1;
+            stats.denials.push(Denial {
+                command: shell.command.clone(),
+                reason,
+            });
+            return None;
         };
+        let (decision, by) = (&decided.decision, decided.by);
+        let edited = decided.edited_from.is_some();
         emit(Event::Decision {
             id: id.clone(),
             decision: decision.verdict,
@@ -352,10 +369,17 @@ impl Loop<'_> {
             source: decision.source,
             rule: decision.rule.clone(),
             by,
+            command: edited.then(|| decided.command.clone()),
+            edited_from: decided.edited_from.clone(),
         });
+        let command = Some(decided.command.clone());
         if decision.verdict != Verdict::Allow {
             stats.commands_denied += 1;
-            let error = ToolError::new(ErrorCode::Denied, denial_message(&decision, by));
+            stats.denials.push(Denial {
+                command: decided.command.clone(),
+                reason: decision.reason.clone(),
+            });
+            let error = ToolError::new(ErrorCode::Denied, denial_message(&decided));
             return fail(error, command, emit);
         }
 
@@ -366,7 +390,7 @@ impl Loop<'_> {
             },
             None => self.config.workspace.clone(),
         };
-        let mut request = ExecRequest::new(shell.command.clone(), cwd);
+        let mut request = ExecRequest::new(decided.command.clone(), cwd);
         request.shell.clone_from(&self.config.shell);
         request.max_output_chars = self.config.max_output_chars;
         request.env_remove.clone_from(&self.config.env_remove);
@@ -391,7 +415,10 @@ impl Loop<'_> {
         };
         let result = exec::run(&request, &mut sink).await;
         stats.commands_run += 1;
-        let content = tool::result_content(&result);
+        let mut content = tool::result_content(&result);
+        if let Some(from) = &decided.edited_from {
+            content = approval::mark_edited(&content, from, &decided.command);
+        }
         emit(Event::ToolResult {
             id,
             command,
@@ -411,94 +438,17 @@ impl Loop<'_> {
         self.repeat = Some((key, count));
         count
     }
-
-    /// The final decision: policy, then mode, then a person where one can be
-    /// asked. `None` when the person interrupted.
-    async fn decide<A: Approve>(
-        &mut self,
-        shell: &ShellCall,
-        approver: &mut A,
-    ) -> Option<(Decision, DecidedBy)> {
-        let policy = policy::decide(&self.rules, self.config.os, &shell.command);
-        let decision = policy::apply_mode(policy.clone(), self.config.mode);
-        let by = if decision.verdict == policy.verdict {
-            DecidedBy::Policy
-        } else {
-            DecidedBy::Mode
-        };
-        if decision.verdict != Verdict::Ask {
-            return Some((decision, by));
-        }
-        if let Err(why) = approver.can_ask() {
-            let reason = format!(
-                "{}; nobody can be asked ({why}){}",
-                decision.reason,
-                how_to_allow(decision.prefix.as_deref())
-            );
-            return Some((
-                Decision {
-                    verdict: Verdict::Deny,
-                    reason,
-                    ..decision
-                },
-                DecidedBy::NoTerminal,
-            ));
-        }
-        let person = |verdict: Verdict, reason: String, rule: Option<String>| Decision {
-            verdict,
-            reason,
-            source: Source::User,
-            rule,
-            destructive: decision.destructive,
-            prefix: None,
-        };
-        let request = ApprovalRequest {
-            command: shell.command.clone(),
-            description: shell.description.clone(),
-            decision: decision.clone(),
-            prefix: decision
-                .prefix
-                .clone()
-                .filter(|prefix| policy::is_valid_allow_prefix(prefix)),
-        };
-        match approver.ask(&request).await {
-            Approval::Allow => Some((
-                person(Verdict::Allow, "allowed at the prompt".into(), None),
-                DecidedBy::Person,
-            )),
-            Approval::AlwaysAllow(prefix) => {
-                self.allow.push(Rule {
-                    prefix: prefix.clone(),
-                    source: Source::User,
-                });
-                self.rules = Rules::new(self.allow.clone(), self.config.deny.clone());
-                let reason = format!("allowed at the prompt; \"{prefix}\" is now always allowed");
-                Some((
-                    person(Verdict::Allow, reason, Some(prefix)),
-                    DecidedBy::Person,
-                ))
-            }
-            Approval::Deny => Some((
-                person(Verdict::Deny, "denied at the prompt".into(), None),
-                DecidedBy::Person,
-            )),
-            Approval::Interrupt => None,
-        }
-    }
 }
 
-/// `: run with --allow 'git push' or add it to settings.toml`, when a prefix can be offered.
-fn how_to_allow(prefix: Option<&str>) -> String {
-    match prefix {
-        Some(prefix) => format!(
-            "; to allow it, pass --allow '{prefix}' or add \"{prefix}\" to the allow list in settings.toml"
-        ),
-        None => "; run it at a terminal to approve it".to_owned(),
+fn denial_message(decided: &approval::Decided) -> String {
+    let decision = &decided.decision;
+    if let Some(note) = &decided.note {
+        return format!(
+            "The user denied this command at the prompt and wrote: \"{note}\". Follow the \
+             user's note; do not retry the command unchanged."
+        );
     }
-}
-
-fn denial_message(decision: &Decision, by: DecidedBy) -> String {
-    let who = match by {
+    let who = match decided.by {
         DecidedBy::Person => "The user denied this command at the prompt",
         DecidedBy::Mode => "Denied by the permission mode",
         DecidedBy::NoTerminal => "Denied, it needs the user's approval",
@@ -567,7 +517,8 @@ pub fn system_prompt(config: &Config) -> String {
     };
     format!(
         "You are agent, a coding assistant working in a terminal on {os}, in the directory {cwd}.\n\
-         {tool}\nWhen you are done, reply with a short final answer grounded in what the commands showed.",
+         {tool}\nWhen you are done, reply with a short final answer grounded in what the commands showed.{instructions}",
         cwd = config.workspace.display(),
+        instructions = config.instructions.prompt_section(),
     )
 }

@@ -1,9 +1,12 @@
 //! Asking a person: whether a terminal is reachable at all, the confirmation
-//! prompt for a command the policy could not decide, and saving an "always
-//! allow" rule. Keys act at once: `1`, `y` or Enter allow (Enter not for a
-//! destructive command), `0` or `n` deny, `a` shows the rule it would save and
-//! asks for a second key, Esc or Ctrl+C deny and end the run. Keys typed before
-//! the question appeared are discarded.
+//! prompt for a command the policy could not decide, and saving the rules a
+//! person gives there. Keys act at once, each with a visible scope: `1`, `y` or
+//! Enter allow once (Enter not for a destructive command), `2` this exact
+//! command for the rest of the run, `3` the offered prefix in this project and
+//! `a` everywhere (both show the rule and ask for a second key), `0` or `n` deny,
+//! `t` deny with a note for the model, `e` edit the command (it is decided
+//! again), Esc or Ctrl+C deny and end the run. Keys typed before the question
+//! appeared are discarded.
 //!
 //! The prompt reads keys from the controlling terminal (crossterm opens
 //! `/dev/tty` when stdin is a pipe), so `cat task.md | agent run` still asks.
@@ -12,6 +15,7 @@
 //! prompt is cancelled and the terminal restored before the drop returns.
 
 mod display;
+mod line;
 mod prompt;
 mod rules_file;
 
@@ -21,7 +25,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use prompt::{Answer, Cancel, Question};
-pub use rules_file::save_allow_rule;
+pub use rules_file::{Scope, remove_rule, save_allow_rule, save_rule};
 
 use crate::policy::Decision;
 
@@ -30,10 +34,18 @@ use crate::policy::Decision;
 pub enum Approval {
     /// Run it, once.
     Allow,
+    /// Run it, and this exact command again for the rest of the run.
+    AllowForRun,
+    /// Run it, and allow this prefix in this workspace from now on (already saved).
+    AllowInProject(String),
     /// Run it, and allow this prefix from now on (already saved).
     AlwaysAllow(String),
     /// Do not run it.
     Deny,
+    /// Do not run it, and tell the model this.
+    DenyWithNote(String),
+    /// Decide this command instead: the person edited it.
+    Edit(String),
     /// Do not run it, and end the run.
     Interrupt,
 }
@@ -49,6 +61,8 @@ pub struct ApprovalRequest {
     pub decision: Decision,
     /// The prefix "always allow" would save, when one is safe to offer.
     pub prefix: Option<String>,
+    /// The model's command, when the person edited it into this one.
+    pub edited_from: Option<String>,
 }
 
 /// Asks a person about commands the policy could not decide.
@@ -119,23 +133,26 @@ impl Screen for NoScreen {
 pub struct Approver<S> {
     reachable: Result<(), &'static str>,
     settings_file: PathBuf,
+    workspace: PathBuf,
     color: bool,
     /// The screen to pause while asking.
     pub screen: S,
 }
 
 impl<S: Screen> Approver<S> {
-    /// An approver that asks when a terminal is reachable; "always allow"
-    /// rules go to `settings_file`.
+    /// An approver that asks when a terminal is reachable; rules go to `settings_file`
+    /// (those for this project under the `workspace`'s table).
     pub fn new(
         reachable: Result<(), &'static str>,
         settings_file: PathBuf,
+        workspace: PathBuf,
         color: bool,
         screen: S,
     ) -> Self {
         Self {
             reachable,
             settings_file,
+            workspace,
             color,
             screen,
         }
@@ -155,6 +172,8 @@ impl<S: Screen> Approve for Approver<S> {
             destructive: request.decision.destructive,
             prefix: request.prefix.clone(),
             rule_file: self.settings_file.clone(),
+            workspace: self.workspace.clone(),
+            edited_from: request.edited_from.clone(),
             color: self.color,
         };
         self.screen.pause();
@@ -168,26 +187,48 @@ impl<S: Screen> Approve for Approver<S> {
         .unwrap_or(Answer::Deny);
         let approval = match answer {
             Answer::Allow => Approval::Allow,
+            Answer::AllowForRun => Approval::AllowForRun,
             Answer::Deny => Approval::Deny,
+            Answer::DenyWithNote(note) => Approval::DenyWithNote(note),
+            Answer::Edit(command) => Approval::Edit(command),
             Answer::Interrupt => Approval::Interrupt,
-            Answer::AlwaysAllow(prefix) => match save_allow_rule(&self.settings_file, &prefix) {
-                Ok(()) => {
-                    prompt::note(&format!(
-                        "saved: \"{prefix}\" is always allowed (in {})",
-                        self.settings_file.display()
-                    ));
-                    Approval::AlwaysAllow(prefix)
-                }
-                Err(error) => {
-                    prompt::note(&format!(
-                        "agent: could not save the rule: {error}: allowed this once"
-                    ));
-                    Approval::Allow
-                }
-            },
+            Answer::AlwaysAllow(prefix) => self
+                .save(Scope::Everywhere, &prefix, "is always allowed")
+                .map_or(Approval::Allow, |()| Approval::AlwaysAllow(prefix)),
+            Answer::AllowInProject(prefix) => {
+                let workspace = self.workspace.clone();
+                self.save(
+                    Scope::Project(&workspace),
+                    &prefix,
+                    "is allowed in this project",
+                )
+                .map_or(Approval::Allow, |()| Approval::AllowInProject(prefix))
+            }
         };
         self.screen.resume();
         approval
+    }
+}
+
+impl<S> Approver<S> {
+    /// Saves a rule the person confirmed and says so; `None` (allowed once) when it failed.
+    fn save(&self, scope: Scope<'_>, prefix: &str, what: &str) -> Option<()> {
+        match save_rule(&self.settings_file, scope, prefix) {
+            Ok(()) => {
+                prompt::note(&format!(
+                    "saved: \"{prefix}\" {what} ({} in {})",
+                    scope.table(),
+                    self.settings_file.display()
+                ));
+                Some(())
+            }
+            Err(error) => {
+                prompt::note(&format!(
+                    "agent: could not save the rule: {error}: allowed this once"
+                ));
+                None
+            }
+        }
     }
 }
 

@@ -1,19 +1,25 @@
 //! The confirmation prompt itself: draws the question on stderr and reads keys
-//! from the terminal in raw mode (restored on every path). It answers only what
-//! the person typed after seeing it:
+//! from the terminal in raw mode (restored on every path). Every answer says its
+//! scope: `1`/`y`/Enter once, `2` this exact command for the rest of the run, `3`
+//! the offered prefix in this project, `a` the prefix everywhere; `0`/`n` deny,
+//! `t` deny with a note for the model, `e` edit the command before it runs, Esc
+//! or Ctrl+C deny and stop. It answers only what the person typed after seeing it:
 //!
 //! - keys typed before it appeared (while the model streamed) are discarded;
-//! - `a` shows the exact rule and the file it goes to, and saves it only on a
-//!   second key (`y` or `a`) pressed after a pause long enough to read it, so
-//!   a word typed into the prompt never writes a rule;
-//! - Enter does not allow a command marked destructive (`1`/`y` do);
+//! - `3` and `a` show the exact rule, the table and the file it goes to, and save
+//!   it only on a second key (`y`) pressed after a pause long enough to read it,
+//!   so a word typed into the prompt never writes a rule;
+//! - a prefix (`3`, `a`) is offered only when the policy offers one — never for a
+//!   compound command or a protected program; `2` (the exact command) remains;
+//! - Enter does not allow a destructive command (`1`/`y` do);
 //! - an unknown key shows which keys answer;
 //! - the task that asked can cancel it ([`Cancel`]): a signal that reached the
 //!   process rather than the prompt (Ctrl+C before raw mode, SIGTERM …) ends it
 //!   within [`KEY_POLL`], terminal restored.
 //!
 //! `y`/`n` work like `1`/`0` for people used to `[y/N]` prompts. The question
-//! is sanitised and fitted to the screen (see [`super::display`]).
+//! is sanitised and fitted to the screen (see [`super::display`]); `e` and `t`
+//! use a one-line editor ([`super::line`]).
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -26,20 +32,25 @@ use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use crossterm::style::Stylize as _;
 
 use super::display;
+use super::line::{self, Edited};
+use super::rules_file::Scope;
 use crate::ui::sanitize;
 
 /// How often a waiting prompt checks whether it was cancelled: short enough
 /// that Ctrl+C feels immediate, long enough to cost nothing.
 const KEY_POLL: Duration = Duration::from_millis(50);
-/// Keys pressed this soon after the "always allow" rule is shown are dropped:
-/// longer than the gap between the keys of a typed word, shorter than it
-/// takes to read the rule.
+/// Keys pressed this soon after a rule is shown are dropped: longer than the
+/// gap between the keys of a typed word, shorter than it takes to read the rule.
 const CONFIRM_PAUSE: Duration = Duration::from_millis(600);
 /// Lines of the model's description shown; it is the model's word, not what runs.
 const DESCRIPTION_LINES: usize = 3;
 /// Characters of the description (and of the policy's reason) shown.
 const NOTE_CHARS: usize = 300;
-/// Rows kept free below the question for the answer and the "always" confirmation.
+/// Longest note for the model (`t`): a sentence or two, not a document.
+pub const MAX_NOTE_CHARS: usize = 500;
+/// Longest edited command (`e`): the policy refuses longer ones anyway.
+const MAX_EDIT_CHARS: usize = 100_000;
+/// Rows kept free below the question for the answer and a confirmation.
 const SPARE_ROWS: usize = 3;
 /// Written before the question: attributes off, ASCII character set, autowrap
 /// on, cursor shown — whatever was printed before cannot disguise the question.
@@ -56,10 +67,14 @@ pub struct Question {
     pub reason: String,
     /// A protected program (rm, mv, sudo …) appears in it.
     pub destructive: bool,
-    /// The prefix "always allow" would save.
+    /// The prefix `3` and `a` would save; `None` offers neither.
     pub prefix: Option<String>,
-    /// The settings file "always allow" writes to.
+    /// The settings file `3` and `a` write to.
     pub rule_file: PathBuf,
+    /// The workspace `3` saves the rule for.
+    pub workspace: PathBuf,
+    /// The model's command, when the person edited it into this one.
+    pub edited_from: Option<String>,
     /// Use colour.
     pub color: bool,
 }
@@ -67,12 +82,20 @@ pub struct Question {
 /// The person's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
-    /// `1`, `y`, or Enter (not for a destructive command).
+    /// `1`, `y`, or Enter (not for a destructive command): this once.
     Allow,
+    /// `2`: this exact command, for the rest of the run.
+    AllowForRun,
+    /// `3`, confirmed: allow and save this prefix for the workspace.
+    AllowInProject(String),
+    /// `a`, confirmed: allow and save this prefix everywhere.
+    AlwaysAllow(String),
     /// `0` or `n`.
     Deny,
-    /// `a`, confirmed: allow and save this prefix.
-    AlwaysAllow(String),
+    /// `t`: deny, with a note for the model.
+    DenyWithNote(String),
+    /// `e`: run this command instead (it is decided again).
+    Edit(String),
     /// Esc or Ctrl+C, or the prompt was cancelled.
     Interrupt,
 }
@@ -129,7 +152,7 @@ impl Drop for RawMode {
 }
 
 /// What the next key wait produced.
-enum Next {
+pub(super) enum Next {
     Key(KeyEvent),
     TimeUp,
     Cancelled,
@@ -152,6 +175,10 @@ impl Question {
         };
         let description = short(&self.description, DESCRIPTION_LINES);
         let why = format!("why: {}", short(&self.reason, 1));
+        let edited = self
+            .edited_from
+            .as_ref()
+            .map(|from| format!("edited by you from: {}", crate::ui::summary::one_line(from)));
         let keys = self.keys();
         let mut others = vec![
             "? agent wants to run a command".to_owned(),
@@ -161,6 +188,7 @@ impl Question {
             keys.clone(),
             "> ".to_owned(),
         ];
+        others.extend(edited.clone());
         if self.destructive {
             others.push(DESTRUCTIVE.to_owned());
         }
@@ -187,6 +215,9 @@ impl Question {
             "  {}",
             paint(&display::size(&self.command), |s| s.dim().to_string())
         );
+        if let Some(edited) = &edited {
+            let _ = writeln!(out, "  {}", paint(edited, |s| s.cyan().to_string()));
+        }
         if self.destructive {
             let _ = writeln!(
                 out,
@@ -195,20 +226,26 @@ impl Question {
             );
         }
         let _ = writeln!(out, "  {}", paint(&why, |s| s.dim().to_string()));
-        let _ = write!(out, "  {keys}\n  > ");
+        let _ = write!(out, "  {}\n  > ", keys.replace('\n', "\n  "));
         out
     }
 
+    /// The two lines of keys: the ways to allow, then the ways not to.
     fn keys(&self) -> String {
         let mut keys = String::from(if self.destructive {
-            "1. Allow   0. Deny"
+            "1. Allow"
         } else {
-            "1. Allow (Enter)   0. Deny"
+            "1. Allow (Enter)"
         });
+        keys.push_str("   2. Allow for this run");
         if let Some(prefix) = &self.prefix {
-            let _ = write!(keys, "   a. Always allow \"{}\"", one_line(prefix));
+            let prefix = one_line(prefix);
+            let _ = write!(
+                keys,
+                "   3. Allow \"{prefix}\" in this project   a. Always allow \"{prefix}\""
+            );
         }
-        keys.push_str("   Esc: deny and stop");
+        keys.push_str("\n0. Deny   t. Deny with a note   e. Edit   Esc: deny and stop");
         keys
     }
 
@@ -231,19 +268,25 @@ impl Question {
         };
         let said = match &answer {
             Answer::Allow => "allowed".to_owned(),
-            Answer::Deny => "denied".to_owned(),
+            Answer::AllowForRun => "allowed for this run".to_owned(),
+            Answer::AllowInProject(prefix) => {
+                format!("allow \"{}\" in this project", one_line(prefix))
+            }
             Answer::AlwaysAllow(prefix) => format!("always allow \"{}\"", one_line(prefix)),
+            Answer::Deny => "denied".to_owned(),
+            Answer::DenyWithNote(note) => format!("denied: \"{}\"", one_line(note)),
+            Answer::Edit(_) => "edited; deciding again".to_owned(),
             Answer::Interrupt if cancel.is_cancelled() => "interrupted".to_owned(),
             Answer::Interrupt => "denied; stopping".to_owned(),
         };
-        let _ = write!(stderr, "{said}\r\n");
+        let _ = write!(stderr, "\r\u{1b}[2K  > {said}\r\n");
         let _ = stderr.flush();
         drop(raw);
         answer
     }
 
-    fn read_answer(&self, cancel: &Cancel, out: &mut impl std::io::Write) -> Answer {
-        let mut show = |text: &str| {
+    fn read_answer(&self, cancel: &Cancel, out: &mut std::io::Stderr) -> Answer {
+        let show = |out: &mut std::io::Stderr, text: &str| {
             let _ = write!(out, "\r\u{1b}[2K{}", text.replace('\n', "\r\n"));
             let _ = out.flush();
         };
@@ -256,78 +299,145 @@ impl Question {
             if stops(&key) {
                 return Answer::Interrupt;
             }
-            match key.code {
-                KeyCode::Char('1' | 'y' | 'Y') => return Answer::Allow,
-                KeyCode::Enter if !self.destructive => return Answer::Allow,
-                KeyCode::Char('0' | 'n' | 'N') => return Answer::Deny,
-                KeyCode::Enter => show(
+            let prefix = self.prefix.clone();
+            match (key.code, prefix) {
+                (KeyCode::Char('1' | 'y' | 'Y'), _) => return Answer::Allow,
+                (KeyCode::Enter, _) if !self.destructive => return Answer::Allow,
+                (KeyCode::Char('2'), _) => return Answer::AllowForRun,
+                (KeyCode::Char('0' | 'n' | 'N'), _) => return Answer::Deny,
+                (KeyCode::Enter, _) => show(
+                    out,
                     "  Enter does not allow a destructive command: press 1 to allow it, 0 to deny  > ",
                 ),
-                KeyCode::Char('a' | 'A') if self.prefix.is_some() => {
-                    let prefix = self.prefix.clone().unwrap_or_default();
-                    match self.confirm_always(&prefix, cancel, &mut show) {
-                        Some(answer) => return answer,
-                        None => show(&format!("  rule not saved; {}  > ", self.hint())),
+                (KeyCode::Char('3'), Some(prefix)) => {
+                    let scope = Scope::Project(&self.workspace);
+                    match self.confirm_rule(&prefix, scope, cancel, out) {
+                        Confirm::Save => return Answer::AllowInProject(prefix),
+                        Confirm::Stop => return Answer::Interrupt,
+                        Confirm::Failed => return Answer::Deny,
+                        Confirm::Back => {
+                            show(out, &format!("  rule not saved; {}  > ", self.hint()));
+                        }
                     }
                 }
-                _ => show(&format!("  {}  > ", self.hint())),
+                (KeyCode::Char('a' | 'A'), Some(prefix)) => {
+                    match self.confirm_rule(&prefix, Scope::Everywhere, cancel, out) {
+                        Confirm::Save => return Answer::AlwaysAllow(prefix),
+                        Confirm::Stop => return Answer::Interrupt,
+                        Confirm::Failed => return Answer::Deny,
+                        Confirm::Back => {
+                            show(out, &format!("  rule not saved; {}  > ", self.hint()));
+                        }
+                    }
+                }
+                (KeyCode::Char('t' | 'T'), _) => {
+                    show(
+                        out,
+                        "  a note for the model (Enter sends it, Esc goes back)\n",
+                    );
+                    match line::edit("note> ", "", MAX_NOTE_CHARS, cancel, out) {
+                        Edited::Done(note) if !note.trim().is_empty() => {
+                            return Answer::DenyWithNote(note.trim().to_owned());
+                        }
+                        Edited::Done(_) => show(out, &format!("  no note; {}  > ", self.hint())),
+                        Edited::Back => show(out, &format!("  {}  > ", self.hint())),
+                        Edited::Stop => return Answer::Interrupt,
+                        Edited::Failed => return Answer::Deny,
+                    }
+                }
+                (KeyCode::Char('e' | 'E'), _) => {
+                    show(
+                        out,
+                        "  edit the command (Enter runs it through the policy again, Esc goes back)\n",
+                    );
+                    match line::edit("$ ", &self.command, MAX_EDIT_CHARS, cancel, out) {
+                        Edited::Done(edited)
+                            if !edited.trim().is_empty() && edited != self.command =>
+                        {
+                            return Answer::Edit(edited);
+                        }
+                        Edited::Done(_) => {
+                            show(out, &format!("  not changed; {}  > ", self.hint()));
+                        }
+                        Edited::Back => show(out, &format!("  {}  > ", self.hint())),
+                        Edited::Stop => return Answer::Interrupt,
+                        Edited::Failed => return Answer::Deny,
+                    }
+                }
+                _ => show(out, &format!("  {}  > ", self.hint())),
             }
         }
     }
 
-    /// `press 1 to allow, 0 to deny, a to always allow, Esc to stop`.
+    /// `press 1 (once), 2 (this run), …, or Esc (stop)`.
     fn hint(&self) -> String {
-        let mut hint = String::from("press 1 to allow, 0 to deny");
+        let mut hint = String::from("press 1 (once), 2 (this run)");
         if self.prefix.is_some() {
-            hint.push_str(", a to always allow");
+            hint.push_str(", 3 (this project), a (always)");
         }
-        hint.push_str(", Esc to stop");
+        hint.push_str(", 0 (deny), t (deny with a note), e (edit) or Esc (stop)");
         hint
     }
 
-    /// Shows the rule and where it goes; `Some` when answered, `None` to ask again.
-    fn confirm_always(
+    /// Shows the rule, its table and its file, and waits for the second key.
+    fn confirm_rule(
         &self,
         prefix: &str,
+        scope: Scope<'_>,
         cancel: &Cancel,
-        show: &mut impl FnMut(&str),
-    ) -> Option<Answer> {
+        out: &mut std::io::Stderr,
+    ) -> Confirm {
+        let what = match scope {
+            Scope::Everywhere => format!("always allow \"{}\"", one_line(prefix)),
+            Scope::Project(_) => format!("allow \"{}\" in this project", one_line(prefix)),
+        };
         let rule = format!(
-            "  always allow \"{}\": adds it to [permissions.commands] allow in {}\n",
-            one_line(prefix),
+            "\r\u{1b}[2K  {what}: adds it to {} allow in {}\r\n",
+            one_line(&scope.table()),
             one_line(&self.rule_file.display().to_string())
         );
-        show(&rule);
+        let _ = write!(out, "{rule}");
+        let _ = out.flush();
         let until = Instant::now() + CONFIRM_PAUSE;
         loop {
             match next_key(cancel, Some(until)) {
-                Next::Key(key) if stops(&key) => return Some(Answer::Interrupt),
+                Next::Key(key) if stops(&key) => return Confirm::Stop,
                 Next::Key(_) => {} // typed before the rule could be read
                 Next::TimeUp => break,
-                Next::Cancelled => return Some(Answer::Interrupt),
-                Next::Failed => return Some(Answer::Deny),
+                Next::Cancelled => return Confirm::Stop,
+                Next::Failed => return Confirm::Failed,
             }
         }
-        show("  press y to save the rule, any other key to go back  > ");
+        let _ = write!(
+            out,
+            "\r\u{1b}[2K  press y to save the rule, any other key to go back  > "
+        );
+        let _ = out.flush();
         match next_key(cancel, None) {
-            Next::Key(key) if stops(&key) => Some(Answer::Interrupt),
+            Next::Key(key) if stops(&key) => Confirm::Stop,
             Next::Key(key) => match key.code {
-                KeyCode::Char('y' | 'Y' | 'a' | 'A') => {
-                    Some(Answer::AlwaysAllow(prefix.to_owned()))
-                }
-                _ => None,
+                KeyCode::Char('y' | 'Y') => Confirm::Save,
+                _ => Confirm::Back,
             },
-            Next::Cancelled => Some(Answer::Interrupt),
-            Next::TimeUp | Next::Failed => Some(Answer::Deny),
+            Next::Cancelled => Confirm::Stop,
+            Next::TimeUp | Next::Failed => Confirm::Failed,
         }
     }
+}
+
+/// The second key after a rule was shown.
+enum Confirm {
+    Save,
+    Back,
+    Stop,
+    Failed,
 }
 
 /// The warning line for a destructive command.
 const DESTRUCTIVE: &str = "⚠ destructive: removes, moves or overwrites files, or gains privileges";
 
 /// Esc, Ctrl+C and Ctrl+D deny and end the run.
-fn stops(key: &KeyEvent) -> bool {
+pub(super) fn stops(key: &KeyEvent) -> bool {
     matches!(key.code, KeyCode::Esc)
         || (matches!(key.code, KeyCode::Char('c' | 'd'))
             && key.modifiers.contains(KeyModifiers::CONTROL))
@@ -335,7 +445,7 @@ fn stops(key: &KeyEvent) -> bool {
 
 /// The next key press, or why there is none: cancelled, past `until`, or the
 /// terminal failed.
-fn next_key(cancel: &Cancel, until: Option<Instant>) -> Next {
+pub(super) fn next_key(cancel: &Cancel, until: Option<Instant>) -> Next {
     loop {
         if cancel.is_cancelled() {
             return Next::Cancelled;
@@ -429,6 +539,8 @@ mod tests {
             destructive: false,
             prefix: Some("touch".into()),
             rule_file: PathBuf::from("/home/me/.config/agent/settings.toml"),
+            workspace: PathBuf::from("/home/me/src/app"),
+            edited_from: None,
             color: false,
         }
     }
@@ -442,7 +554,8 @@ mod tests {
   $ touch F
   1 line · 7 characters
   why: `touch` is not on the read-only list
-  1. Allow (Enter)   0. Deny   a. Always allow "touch"   Esc: deny and stop
+  1. Allow (Enter)   2. Allow for this run   3. Allow "touch" in this project   a. Always allow "touch"
+  0. Deny   t. Deny with a note   e. Edit   Esc: deny and stop
   > "#
         );
     }
@@ -458,7 +571,23 @@ mod tests {
         let shown = question.render(120, 40);
         assert!(shown.contains("⚠ destructive"), "{shown}");
         assert!(
-            shown.contains("  1. Allow   0. Deny   Esc: deny and stop\n"),
+            shown.contains(
+                "  1. Allow   2. Allow for this run\n  0. Deny   t. Deny with a note   e. Edit   Esc: deny and stop\n"
+            ),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn an_edited_command_says_so() {
+        let question = Question {
+            command: "cargo nextest run".into(),
+            edited_from: Some("cargo test\u{1b}[8m".into()),
+            ..question()
+        };
+        let shown = question.render(120, 40);
+        assert!(
+            shown.contains("  $ cargo nextest run\n  1 line · 17 characters\n  edited by you from: cargo test\\u{1b}[8m\n"),
             "{shown}"
         );
     }

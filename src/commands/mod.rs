@@ -6,6 +6,7 @@ mod config;
 mod exec;
 mod history;
 mod resume;
+mod rules;
 mod run;
 mod signals;
 
@@ -26,6 +27,7 @@ pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::History(args) => history::run(&cli.global, &args),
         Command::Check(args) => check::run(&cli.global, args),
         Command::Config(command) => config::run(&cli.global, &command),
+        Command::Rules(args) => rules::run(&cli.global, &args),
         Command::Completions { shell } => {
             let mut command = <Cli as clap::CommandFactory>::command();
             let mut out = Vec::new();

@@ -11,7 +11,7 @@ use crate::approve::{self, Approver};
 use crate::cli::{GlobalArgs, RunArgs};
 use crate::error::{Error, Result, Status};
 use crate::exec;
-use crate::model::{AnyModel, Model as _, ProviderConfig, ProviderKind};
+use crate::model::{AnyModel, Model as _, ProviderConfig, ProviderKind, Tunable as _};
 use crate::policy::OsFamily;
 use crate::settings::{self, Origin, Overrides, Settings};
 use crate::transcript::Transcript;
@@ -33,6 +33,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         deny: args.deny.clone(),
         timeout: args.timeout,
         max_turns: args.max_turns,
+        fail_on_deny: args.fail_on_deny.then_some(true),
         ..super::with_sandbox_flags(super::overrides(global), &args.sandbox)
     };
     let workspace = super::workspace(global.cwd.as_deref())?;
@@ -70,7 +71,13 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
             max_tokens: args.max_tokens,
             max_time: args.max_time,
         },
+        instructions: if args.no_project_instructions {
+            agent::Instructions::default()
+        } else {
+            agent::Instructions::load(&workspace)
+        },
     };
+    instructions_notice(&config.instructions, global);
     let quiet = global.quiet;
     if settings.provider.value == ProviderKind::Demo && !quiet {
         demo_notice(&settings, super::use_color(global));
@@ -93,8 +100,11 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         .as_ref()
         .map_or_else(|| "unrecorded".to_owned(), |t| t.id().to_owned());
     let color = super::use_color(global);
-    let tui = (!global.json && !args.plain && live_screen_possible())
-        .then(|| Arc::new(Mutex::new(Tui::new(color).verbose(global.verbose))));
+    let tui = (!global.json && !args.plain && live_screen_possible()).then(|| {
+        Arc::new(Mutex::new(
+            Tui::new(color).verbose(global.verbose).quiet(global.quiet),
+        ))
+    });
     let mut output = Output::new(global, &config, tui.clone());
     output.redact.extend(
         settings
@@ -124,12 +134,24 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
             cwd: workspace.display().to_string(),
             version: crate::VERSION.to_owned(),
             sandbox: config.sandbox.status(),
+            instructions: config
+                .instructions
+                .files
+                .iter()
+                .map(|path| path.display().to_string())
+                .collect(),
         },
     });
     let conversation = rebuilt.map(|rebuilt| rebuilt.messages).unwrap_or_default();
 
     let reachable = approve::terminal_reachable(args.no_prompt);
-    let mut approver = Approver::new(reachable, settings.user_file.clone(), color, tui.clone());
+    let mut approver = Approver::new(
+        reachable,
+        settings.user_file.clone(),
+        workspace.clone(),
+        color,
+        tui.clone(),
+    );
     let mut stats = Stats::default();
     let runtime = super::runtime()?;
     let outcome = runtime.block_on(async {
@@ -168,6 +190,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
                 turns: stats.turns,
                 commands_run: stats.commands_run,
                 commands_denied: stats.commands_denied,
+                denials: stats.denials.clone(),
                 usage: stats.usage,
                 answer: None,
                 note: Some(stop.note()),
@@ -184,7 +207,13 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     if let Some(tui) = &tui {
         tui.lock().unwrap_or_else(PoisonError::into_inner).finish();
     }
+    let fail_on_deny = settings.fail_on_deny.value && !stats.denials.is_empty();
     match outcome? {
+        Outcome::Answered | Outcome::MaxTurns if fail_on_deny => {
+            output.finish()?;
+            denials_notice(&stats.denials, &settings.fail_on_deny.origin);
+            Ok(Status::DENIED.into())
+        }
         Outcome::Answered | Outcome::MaxTurns => {
             output.finish()?;
             Ok(Status::Success.into())
@@ -196,6 +225,51 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         Outcome::Budget => Ok(Status::Budget.into()),
         Outcome::Interrupted => Ok(Status::Interrupted.into()),
         Outcome::Error | Outcome::ContentFilter => Ok(Status::Failure.into()),
+    }
+}
+
+/// Names the AGENTS.md files read (`-v`), and warns (unless -q) when they were cut or
+/// could not be read.
+fn instructions_notice(instructions: &agent::Instructions, global: &GlobalArgs) {
+    let mut stderr = std::io::stderr().lock();
+    if global.verbose {
+        for path in &instructions.files {
+            let _ = writeln!(stderr, "agent: instructions: {}", path.display());
+        }
+    }
+    if global.quiet {
+        return;
+    }
+    if instructions.cut_bytes > 0 {
+        let _ = writeln!(
+            stderr,
+            "agent: warning: AGENTS.md is cut at {} KiB ({} bytes left out): shorten it, the \
+             model sees only the start",
+            agent::MAX_INSTRUCTION_BYTES / 1024,
+            instructions.cut_bytes
+        );
+    }
+    for problem in &instructions.unreadable {
+        let _ = writeln!(
+            stderr,
+            "agent: warning: cannot read {problem}: it is left out"
+        );
+    }
+}
+
+/// Says why the run exits 3 (`--fail-on-deny`), with -q too: it is why a job fails.
+fn denials_notice(denials: &[agent::Denial], origin: &Origin) {
+    let count = denials.len();
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(
+        stderr,
+        "agent: {count} command{} denied; exiting 3 (fail_on_deny, {origin})",
+        if count == 1 { " was" } else { "s were" },
+    );
+    for denial in denials {
+        let command = crate::ui::summary::one_line(&denial.command);
+        let reason = crate::ui::sanitize::escape_prose(&denial.reason).replace('\n', "⏎");
+        let _ = writeln!(stderr, "  ⊘ {command}: {reason}");
     }
 }
 
@@ -319,16 +393,27 @@ struct Output {
     max_output_chars: usize,
     transcript_failed: bool,
     stdout_closed: bool,
+    /// Colour the answer when stdout is a terminal (`--color`, NO_COLOR).
+    stdout_color: bool,
     /// Secrets (the API key) never written to stdout as `--json`.
     redact: Vec<String>,
 }
 
 impl Output {
     fn new(global: &GlobalArgs, config: &agent::Config, tui: Option<Arc<Mutex<Tui>>>) -> Self {
+        let stdout_color = match global.color {
+            crate::cli::Color::Always => true,
+            crate::cli::Color::Never => false,
+            crate::cli::Color::Auto => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::io::stdout().is_terminal()
+            }
+        };
         let mut plain = Plain::new(global.verbose, global.quiet);
         plain.dim = super::use_color(global);
         Self {
             json: global.json,
+            stdout_color,
             tui,
             plain,
             answer: None,
@@ -389,15 +474,21 @@ impl Output {
     /// Prints the final answer on stdout, unless it already streamed onto the
     /// same terminal (live screen with stdout a terminal) or went out as JSON.
     fn finish(&self) -> Result<()> {
-        let on_screen = self.tui.is_some() && std::io::stdout().is_terminal();
+        let shown_live = self.tui.as_ref().is_some_and(|tui| {
+            tui.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .shows_text()
+        });
+        let on_screen = shown_live && std::io::stdout().is_terminal();
         match &self.answer {
             Some(answer) if !self.json && !on_screen => {
                 let answer = answer.trim_end();
-                // Escape sequences reach a terminal escaped; a file or pipe gets the exact bytes.
+                // A terminal gets the Markdown rendered (and escape sequences escaped); a file
+                // or pipe gets the exact bytes.
                 let answer = if std::io::stdout().is_terminal() {
-                    crate::ui::sanitize::escape_prose(answer)
+                    crate::ui::markdown::render(answer, self.stdout_color)
                 } else {
-                    answer.into()
+                    answer.to_owned()
                 };
                 super::print_stdout(&format!("{answer}\n"))
             }

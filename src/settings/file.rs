@@ -32,6 +32,7 @@ pub(crate) enum Value {
     Network(bool),
     Writable(Vec<String>),
     SandboxRequired(bool),
+    FailOnDeny(bool),
 }
 
 /// A value and the line it was written on.
@@ -42,11 +43,13 @@ pub(crate) struct Entry {
     pub line: usize,
 }
 
-/// One file's settings: its top-level entries and its profiles.
+/// One file's settings: its top-level entries, its profiles, and its per-workspace
+/// rules (`[projects."<workspace>".permissions.commands]`, keyed by the path as written).
 #[derive(Debug, Default)]
 pub(crate) struct Layer {
     pub entries: Vec<Entry>,
     pub profiles: BTreeMap<String, Vec<Entry>>,
+    pub projects: BTreeMap<String, Vec<Entry>>,
     pub warnings: Vec<String>,
 }
 
@@ -69,6 +72,7 @@ enum Kind {
     Network,
     Writable,
     SandboxRequired,
+    FailOnDeny,
 }
 
 /// The schema: (table, key, kind, dotted name). Profiles take the keys flat.
@@ -119,6 +123,7 @@ const SCHEMA: &[(&str, &str, Kind, &str)] = &[
         Kind::SandboxRequired,
         "sandbox.required",
     ),
+    ("ci", "fail_on_deny", Kind::FailOnDeny, "ci.fail_on_deny"),
 ];
 
 /// Tables that only group other tables.
@@ -129,6 +134,7 @@ const TABLES: &[&str] = &[
     "limits",
     "exec",
     "sandbox",
+    "ci",
 ];
 
 /// Reads `path`; a missing file is an empty layer.
@@ -202,6 +208,8 @@ impl Reader<'_> {
             let line = self.key_line(table, key);
             if prefix.is_empty() && key == "profiles" {
                 self.profiles(item, line)?;
+            } else if prefix.is_empty() && key == "projects" {
+                self.projects(item, line)?;
             } else if let Some(&(_, _, kind, dotted)) =
                 SCHEMA.iter().find(|(t, k, ..)| *t == prefix && *k == key)
             {
@@ -277,6 +285,66 @@ impl Reader<'_> {
         Ok(())
     }
 
+    /// `[projects."<workspace>".permissions.commands]`: allow and deny rules that apply
+    /// only in that workspace; anything else there is reported and ignored.
+    fn projects(&mut self, item: &Item, line: usize) -> Result<(), SettingsError> {
+        let Some(projects) = item.as_table_like() else {
+            return Err(self.invalid(
+                line,
+                "`projects` must be a table of [projects.\"/path/to/workspace\"]".into(),
+            ));
+        };
+        for (workspace, project) in projects.iter() {
+            let line = projects
+                .key(workspace)
+                .and_then(toml_edit::Key::span)
+                .map_or(line, |span| line_of(self.text, span.start));
+            let owned;
+            let table = match project {
+                Item::Table(table) => table,
+                Item::Value(toml_edit::Value::InlineTable(inline)) => {
+                    owned = inline.clone().into_table();
+                    &owned
+                }
+                _ => {
+                    return Err(
+                        self.invalid(line, format!("`projects.\"{workspace}\"` must be a table"))
+                    );
+                }
+            };
+            let mut layer = Layer::default();
+            Reader {
+                path: self.path,
+                text: self.text,
+                layer: &mut layer,
+            }
+            .table(table, "")?;
+            let mut kept = Vec::new();
+            for entry in layer.entries {
+                if matches!(entry.value, Value::Allow(_) | Value::Deny(_)) {
+                    kept.push(entry);
+                } else {
+                    self.layer.warnings.push(format!(
+                        "{}:{}: `{}` in [projects.\"{workspace}\"] is ignored: a project table \
+                         holds only [permissions.commands] allow and deny",
+                        self.path.display(),
+                        entry.line,
+                        entry.key
+                    ));
+                }
+            }
+            if !layer.profiles.is_empty() || !layer.projects.is_empty() {
+                self.layer.warnings.push(format!(
+                    "{}:{line}: tables inside [projects.\"{workspace}\"] are ignored",
+                    self.path.display()
+                ));
+            }
+            self.layer.warnings.extend(layer.warnings);
+            self.layer.projects.insert(workspace.to_owned(), kept);
+        }
+        Ok(())
+    }
+
     fn value(
         &self,
         item: &Item,
@@ -323,6 +391,9 @@ impl Reader<'_> {
             Kind::Network => Value::Network(item.as_bool().ok_or_else(|| wrong("true or false"))?),
             Kind::SandboxRequired => {
                 Value::SandboxRequired(item.as_bool().ok_or_else(|| wrong("true or false"))?)
+            }
+            Kind::FailOnDeny => {
+                Value::FailOnDeny(item.as_bool().ok_or_else(|| wrong("true or false"))?)
             }
             Kind::Writable => {
                 let array = item.as_array().ok_or_else(|| wrong("an array of paths"))?;
@@ -549,6 +620,42 @@ mod tests {
             ]
         );
         assert_eq!(layer.warnings.len(), 1);
+    }
+
+    #[test]
+    fn project_tables_keep_their_rules_and_report_the_rest() {
+        let layer = parse_ok(
+            "[projects.\"/w\".permissions.commands]\nallow = [\"cargo test\"]\ndeny = [\"git push\"]\n[projects.\"/w\".limits]\nmax_turns = 3\n[ci]\nfail_on_deny = true\n",
+        );
+        assert_eq!(
+            layer.projects["/w"],
+            vec![
+                Entry {
+                    value: Value::Allow(vec!["cargo test".into()]),
+                    key: "permissions.commands.allow",
+                    line: 2
+                },
+                Entry {
+                    value: Value::Deny(vec!["git push".into()]),
+                    key: "permissions.commands.deny",
+                    line: 3
+                },
+            ]
+        );
+        assert_eq!(
+            layer.entries,
+            vec![Entry {
+                value: Value::FailOnDeny(true),
+                key: "ci.fail_on_deny",
+                line: 7
+            }]
+        );
+        assert_eq!(
+            layer.warnings,
+            vec![
+                "settings.toml:5: `limits.max_turns` in [projects.\"/w\"] is ignored: a project table holds only [permissions.commands] allow and deny"
+            ]
+        );
     }
 
     #[test]

@@ -96,6 +96,9 @@ pub enum Origin {
     Default(&'static str),
     /// The user settings file.
     User(PathBuf, usize),
+    /// This workspace's table in the user settings file
+    /// (`[projects."<workspace>".permissions.commands]`).
+    UserProject(PathBuf, usize, String),
     /// A profile in the user settings file.
     Profile(String, PathBuf, usize),
     /// The project settings file.
@@ -112,6 +115,11 @@ impl fmt::Display for Origin {
             Origin::Default("") => write!(f, "default"),
             Origin::Default(why) => write!(f, "default ({why})"),
             Origin::User(path, line) => write!(f, "user {}:{line}", path.display()),
+            Origin::UserProject(path, line, workspace) => write!(
+                f,
+                "user {}:{line} [projects.\"{workspace}\"]",
+                path.display()
+            ),
             Origin::Profile(name, path, line) => {
                 write!(f, "profile {name} {}:{line}", path.display())
             }
@@ -133,6 +141,27 @@ pub struct Sourced<T> {
 
 fn sourced<T>(value: T, origin: Origin) -> Sourced<T> {
     Sourced { value, origin }
+}
+
+/// Allow or deny.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleKind {
+    /// An allow rule.
+    Allow,
+    /// A deny rule.
+    Deny,
+}
+
+/// An allow or deny rule as written, and where: for `agent rules` and `config show`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedRule {
+    /// Allow or deny.
+    pub kind: RuleKind,
+    /// The prefix.
+    pub prefix: String,
+    /// Where it was written.
+    pub origin: Origin,
 }
 
 /// What the command line asks for, already out of clap's types.
@@ -168,6 +197,8 @@ pub struct Overrides {
     pub network: Option<bool>,
     /// `--sandbox-required`.
     pub sandbox_required: Option<bool>,
+    /// `--fail-on-deny`.
+    pub fail_on_deny: Option<bool>,
 }
 
 /// The merged settings.
@@ -191,6 +222,10 @@ pub struct Settings {
     pub allow: Vec<Rule>,
     /// Deny rules from every layer.
     pub deny: Vec<Rule>,
+    /// Every allow and deny rule with where it was written, in layer order.
+    pub rules: Vec<ListedRule>,
+    /// Exit 3 when any command was denied (`[ci] fail_on_deny`, `--fail-on-deny`).
+    pub fail_on_deny: Sourced<bool>,
     /// Per-command timeout.
     pub timeout: Sourced<Duration>,
     /// Output cap per command.
@@ -234,8 +269,17 @@ impl Draft {
             Value::ApiKeyEnv(var) => self.api_key_env = Some(sourced(var.clone(), origin)),
             Value::MaxOutputTokens(n) => s.max_output_tokens = Some(sourced(*n, origin)),
             Value::Mode(mode) => s.mode = sourced(*mode, origin),
-            Value::Allow(rules) => s.allow.extend(rules.iter().map(|r| rule(r, source))),
-            Value::Deny(rules) => s.deny.extend(rules.iter().map(|r| rule(r, source))),
+            Value::Allow(rules) => {
+                s.allow.extend(rules.iter().map(|r| rule(r, source)));
+                s.rules
+                    .extend(listed(RuleKind::Allow, rules.iter(), &origin));
+            }
+            Value::Deny(rules) => {
+                s.deny.extend(rules.iter().map(|r| rule(r, source)));
+                s.rules
+                    .extend(listed(RuleKind::Deny, rules.iter(), &origin));
+            }
+            Value::FailOnDeny(on) => s.fail_on_deny = sourced(*on, origin),
             Value::TimeoutSecs(secs) => s.timeout = sourced(Duration::from_secs(*secs), origin),
             Value::MaxOutputChars(n) => s.max_output_chars = sourced(*n, origin),
             Value::MaxTurns(n) => s.max_turns = sourced(*n, origin),
@@ -268,6 +312,7 @@ impl Draft {
             Value::SandboxMode(mode) => mode.strictness() >= s.sandbox_mode.value.strictness(),
             Value::Network(network) => !network || s.network.value,
             Value::SandboxRequired(required) => *required || !s.sandbox_required.value,
+            Value::FailOnDeny(on) => *on || !s.fail_on_deny.value,
             _ => false,
         };
         if tightens {
@@ -282,6 +327,7 @@ impl Draft {
                 Value::SandboxMode(_) => "a project file can only make the sandbox stricter",
                 Value::Network(_) => "a project file can only turn the network off",
                 Value::SandboxRequired(_) => "a project file can only require the sandbox",
+                Value::FailOnDeny(_) => "a project file can only turn fail_on_deny on",
                 _ => "a project file can only add deny rules and lower limits",
             };
             self.settings.warnings.push(format!(
@@ -310,6 +356,27 @@ impl Draft {
             }
         }
     }
+}
+
+fn listed<'a>(
+    kind: RuleKind,
+    rules: impl Iterator<Item = &'a String>,
+    origin: &Origin,
+) -> Vec<ListedRule> {
+    rules
+        .map(|prefix| ListedRule {
+            kind,
+            prefix: prefix.trim().to_owned(),
+            origin: origin.clone(),
+        })
+        .collect()
+}
+
+/// Whether `key` of a `[projects."<key>"]` table names `workspace` (as written, or
+/// once symbolic links are resolved).
+fn names_workspace(key: &str, workspace: &Path) -> bool {
+    let path = Path::new(key);
+    path == workspace || path.canonicalize().is_ok_and(|path| path == workspace)
 }
 
 fn rule(prefix: &str, source: Source) -> Rule {
@@ -352,6 +419,8 @@ pub fn load(
             mode: sourced(Mode::Ask, default("")),
             allow: Vec::new(),
             deny: Vec::new(),
+            rules: Vec::new(),
+            fail_on_deny: sourced(false, default("")),
             timeout: sourced(crate::exec::DEFAULT_TIMEOUT, default("")),
             max_output_chars: sourced(crate::exec::DEFAULT_MAX_OUTPUT_CHARS, default("")),
             max_turns: sourced(DEFAULT_MAX_TURNS, default("")),
@@ -374,6 +443,14 @@ pub fn load(
             Source::User,
         );
     }
+    for (key, entries) in &user.projects {
+        if names_workspace(key, workspace) {
+            for entry in entries {
+                let origin = Origin::UserProject(user_file.clone(), entry.line, key.clone());
+                draft.apply(entry, origin, Source::User);
+            }
+        }
+    }
     if let Some(name) = &overrides.profile {
         let Some(entries) = user.profiles.get(name) else {
             return Err(SettingsError::UnknownProfile {
@@ -393,6 +470,13 @@ pub fn load(
         let project: Layer = file::read(&project_path)?;
         for entry in &project.entries {
             draft.apply_project(entry, &project_path);
+        }
+        if !project.projects.is_empty() {
+            draft.settings.warnings.push(format!(
+                "{}: [projects] is ignored: per-project rules belong in the user settings file \
+                 (`3` at the prompt writes them there)",
+                project_path.display()
+            ));
         }
         for name in project.profiles.keys() {
             draft.settings.warnings.push(format!(
@@ -453,6 +537,19 @@ fn apply_flags(draft: &mut Draft, overrides: &Overrides) {
         .extend(overrides.allow.iter().map(|r| rule(r, Source::Flag)));
     s.deny
         .extend(overrides.deny.iter().map(|r| rule(r, Source::Flag)));
+    s.rules.extend(listed(
+        RuleKind::Allow,
+        overrides.allow.iter(),
+        &Origin::Flag("--allow"),
+    ));
+    s.rules.extend(listed(
+        RuleKind::Deny,
+        overrides.deny.iter(),
+        &Origin::Flag("--deny"),
+    ));
+    if let Some(on) = overrides.fail_on_deny {
+        s.fail_on_deny = sourced(on, Origin::Flag("--fail-on-deny"));
+    }
     if let Some(timeout) = overrides.timeout {
         s.timeout = sourced(timeout, Origin::Flag("--timeout"));
     }

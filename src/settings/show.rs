@@ -3,8 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Origin, Settings};
-use crate::policy::{Rule, Source};
+use super::{Origin, RuleKind, Settings};
 
 fn mode_name(mode: crate::policy::Mode) -> &'static str {
     match mode {
@@ -66,20 +65,19 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
             row("model.max_output_tokens", json!(limit.value), &limit.origin),
         );
     }
-    let rule_rows = |name: &str, rules: &[Rule]| -> Vec<(String, Value, String)> {
-        rules
-            .iter()
-            .map(|rule| {
-                (
-                    name.to_owned(),
-                    json!(rule.prefix),
-                    source_name(rule.source, settings),
-                )
-            })
-            .collect()
-    };
-    rows.extend(rule_rows("permissions.commands.allow", &settings.allow));
-    rows.extend(rule_rows("permissions.commands.deny", &settings.deny));
+    for kind in [RuleKind::Allow, RuleKind::Deny] {
+        let name = match kind {
+            RuleKind::Allow => "permissions.commands.allow",
+            RuleKind::Deny => "permissions.commands.deny",
+        };
+        rows.extend(
+            settings
+                .rules
+                .iter()
+                .filter(|rule| rule.kind == kind)
+                .map(|rule| row(name, json!(rule.prefix), &rule.origin)),
+        );
+    }
     let timeout = settings.timeout.value;
     let secs = if timeout.subsec_nanos() == 0 {
         json!(timeout.as_secs())
@@ -118,6 +116,11 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
             json!(settings.sandbox_required.value),
             &settings.sandbox_required.origin,
         ),
+        row(
+            "ci.fail_on_deny",
+            json!(settings.fail_on_deny.value),
+            &settings.fail_on_deny.origin,
+        ),
     ]);
     rows.extend(
         settings
@@ -126,19 +129,6 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
             .map(|entry| row("sandbox.writable", json!(entry.value), &entry.origin)),
     );
     rows
-}
-
-fn source_name(source: Source, settings: &Settings) -> String {
-    match source {
-        Source::User => format!("user {}", settings.user_file.display()),
-        Source::Project => settings.project_file.as_ref().map_or_else(
-            || "project".to_owned(),
-            |p| format!("project {}", p.display()),
-        ),
-        Source::Flag => "flag".to_owned(),
-        Source::Builtin => "builtin".to_owned(),
-        Source::Parser => "parser".to_owned(),
-    }
 }
 
 /// The merged settings as text (`key = value  # origin`) or JSON. `sandbox` is whether

@@ -231,3 +231,50 @@ fn openai_base_url_beats_the_file_and_loses_to_the_flag() {
     assert_eq!(settings.base_url.value, "http://flag.example/v1");
     assert_eq!(settings.base_url.origin, Origin::Flag("--base-url"));
 }
+
+#[test]
+fn the_user_file_s_table_for_this_workspace_adds_its_rules_and_others_do_not() {
+    let fixture = Fixture::new();
+    let work = fixture.dir.path().join("work");
+    fixture
+        .user(&format!(
+            "[permissions.commands]\nallow = [\"ls\"]\n\n[projects.{:?}.permissions.commands]\nallow = [\"cargo test\"]\ndeny = [\"git push\"]\n\n[projects.\"/elsewhere\".permissions.commands]\nallow = [\"make\"]\n",
+            work.display().to_string()
+        ))
+        .project("[ci]\nfail_on_deny = true\n[projects.\"/x\".permissions.commands]\nallow = [\"rm\"]\n");
+    let settings = fixture.load(&Overrides::default()).unwrap();
+    assert_eq!(
+        prefixes(&settings.allow),
+        vec![("ls", Source::User), ("cargo test", Source::User)]
+    );
+    assert_eq!(prefixes(&settings.deny), vec![("git push", Source::User)]);
+    let user_file = fixture.dir.path().join("config/settings.toml");
+    assert_eq!(
+        settings.rules[1],
+        ListedRule {
+            kind: RuleKind::Allow,
+            prefix: "cargo test".into(),
+            origin: Origin::UserProject(user_file, 5, work.display().to_string()),
+        }
+    );
+    assert!(settings.fail_on_deny.value);
+    assert!(
+        settings
+            .warnings
+            .iter()
+            .any(|w| w.contains("[projects] is ignored")),
+        "{:?}",
+        settings.warnings
+    );
+}
+
+#[test]
+fn a_project_file_cannot_turn_fail_on_deny_off() {
+    let fixture = Fixture::new();
+    fixture
+        .user("[ci]\nfail_on_deny = true\n")
+        .project("[ci]\nfail_on_deny = false\n");
+    let settings = fixture.load(&Overrides::default()).unwrap();
+    assert!(settings.fail_on_deny.value);
+    assert_eq!(settings.warnings.len(), 1, "{:?}", settings.warnings);
+}

@@ -26,6 +26,8 @@ pub struct Plain {
     reasoning: String,
     /// Print reasoning dimmed (colour is on).
     pub dim: bool,
+    /// Lines the current command printed (all of them, not only those kept).
+    output_lines: super::summary::OutputLines,
 }
 
 /// Characters of a turn's reasoning shown without `-v` — enough to follow the model's drift,
@@ -43,6 +45,7 @@ impl Plain {
             denied: None,
             reasoning: String::new(),
             dim: false,
+            output_lines: super::summary::OutputLines::default(),
         }
     }
 
@@ -85,6 +88,11 @@ impl Plain {
         if let Event::ReasoningDelta { text } = event {
             self.reasoning.push_str(text);
             return;
+        }
+        match event {
+            Event::ToolCall { .. } => self.output_lines = super::summary::OutputLines::default(),
+            Event::OutputDelta { stream, text, .. } => self.output_lines.push(*stream, text),
+            _ => {}
         }
         self.flush_reasoning();
         let line = match event {
@@ -136,12 +144,18 @@ impl Plain {
                 ..
             } => {
                 let denied = self.denied.take();
-                let (_, line) = summary(
+                let (tone, line) = summary(
                     command.as_deref(),
                     result.as_ref(),
                     error.as_ref(),
                     denied.as_deref(),
+                    result.as_ref().map(|_| self.output_lines.total()),
                 );
+                if tone == super::summary::Tone::Denied {
+                    // -q hides progress, never a denial.
+                    let _ = writeln!(std::io::stderr().lock(), "{line}");
+                    return;
+                }
                 line
             }
             Event::TurnEnd {

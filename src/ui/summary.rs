@@ -36,18 +36,47 @@ pub enum Tone {
     Denied,
 }
 
-/// The summary of one call's result: (tone, text).
+/// Lines a command printed, counted as its output streams: the real count, not that of
+/// what was kept under `max_output_chars`. A last line without a newline counts too.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OutputLines {
+    newlines: u64,
+    /// A stream's last line is still open (stdout, stderr).
+    open: [bool; 2],
+}
+
+impl OutputLines {
+    /// Counts a chunk of `stream`.
+    pub fn push(&mut self, stream: crate::exec::Stream, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        self.newlines += text.bytes().filter(|b| *b == b'\n').count() as u64;
+        self.open[stream as usize] = !text.ends_with('\n');
+    }
+
+    /// Lines so far.
+    #[must_use]
+    pub fn total(&self) -> u64 {
+        self.newlines + self.open.iter().map(|open| u64::from(*open)).sum::<u64>()
+    }
+}
+
+/// The summary of one call's result: (tone, text). `denied` is the decision's reason,
+/// shown instead of the message meant for the model; `lines` the output's real line count
+/// when it was counted as it streamed (else it is counted from the kept output).
 #[must_use]
-/// `denied` is the decision's reason, shown instead of the message meant for the model.
 pub fn summary(
     command: Option<&str>,
     result: Option<&ExecResult>,
     error: Option<&ToolError>,
     denied: Option<&str>,
+    lines: Option<u64>,
 ) -> (Tone, String) {
     let command = one_line(command.unwrap_or("<invalid call>"));
     if let Some(result) = result {
-        let lines = count_lines(&result.stdout) + count_lines(&result.stderr);
+        let lines = lines
+            .unwrap_or_else(|| (count_lines(&result.stdout) + count_lines(&result.stderr)) as u64);
         let lines = format!("{lines} line{}", if lines == 1 { "" } else { "s" });
         let ms =
             crate::exec::describe_duration(std::time::Duration::from_millis(result.duration_ms));
@@ -127,17 +156,17 @@ mod tests {
     fn summaries_read_as_designed() {
         let ok = result(Some(0), "a\nb\nc\n");
         assert_eq!(
-            summary(Some("ls -la"), Some(&ok), None, None).1,
+            summary(Some("ls -la"), Some(&ok), None, None, None).1,
             "✓ ls -la · exit 0 · 12 ms · 3 lines"
         );
         let failed = result(Some(1), "x");
         assert_eq!(
-            summary(Some("false"), Some(&failed), None, None).1,
+            summary(Some("false"), Some(&failed), None, None, None).1,
             "✗ false · exit 1 · 12 ms · 1 line"
         );
         let denied = ToolError::new(ErrorCode::Denied, "Denied by the policy: no. Do not retry.");
         assert_eq!(
-            summary(Some("touch F"), None, Some(&denied), Some("no")),
+            summary(Some("touch F"), None, Some(&denied), Some("no"), None),
             (Tone::Denied, "⊘ touch F · denied: no".into())
         );
     }
@@ -150,10 +179,34 @@ mod tests {
                 Some("ls\u{1b}[8m; touch x"),
                 None,
                 Some(&denied),
-                Some("because \u{1b}]0;t\u{7}")
+                Some("because \u{1b}]0;t\u{7}"),
+                None
             )
             .1,
             "⊘ ls\\u{1b}[8m; touch x · denied: because \\u{1b}]0;t\\u{7}"
+        );
+    }
+
+    #[test]
+    fn lines_are_counted_as_the_output_streams() {
+        use crate::exec::Stream;
+        let mut lines = OutputLines::default();
+        lines.push(Stream::Stdout, "a\nb");
+        lines.push(Stream::Stderr, "warn\n");
+        assert_eq!(lines.total(), 3);
+        lines.push(Stream::Stdout, "c\nd\n");
+        assert_eq!(lines.total(), 4);
+        let kept = result(Some(0), "[… 99 characters omitted …]\n");
+        assert_eq!(
+            summary(
+                Some("seq 1 4"),
+                Some(&kept),
+                None,
+                None,
+                Some(lines.total())
+            )
+            .1,
+            "✓ seq 1 4 · exit 0 · 12 ms · 4 lines"
         );
     }
 

@@ -20,12 +20,13 @@ use crossterm::style::Stylize as _;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 use ratatui::{Frame, Terminal, TerminalOptions, Viewport};
 
 use super::backend::StderrBackend;
+use super::markdown::Markdown;
 use super::sanitize;
-use super::summary::{Tone, one_line, summary};
+use super::summary::{OutputLines, Tone, one_line, summary};
 use crate::agent::Event;
 use crate::exec::Stream;
 
@@ -50,10 +51,19 @@ pub struct Tui {
     pending_command: Option<String>,
     /// The reason of the last deny decision, for the summary line.
     denied: Option<String>,
-    /// Show reasoning whole (`-v`), not just its start.
+    /// Show reasoning whole (`-v`), not just its start; decisions; a command's output
+    /// after it ends.
     verbose: bool,
+    /// `-q`: no model text, no pane, no summaries — but denials, notes and errors.
+    quiet: bool,
     /// Characters of reasoning shown this turn; `None` while none is being shown.
     reasoning_shown: Option<usize>,
+    /// The model's text since its last newline: a line is rendered when it is whole.
+    text_line: String,
+    /// The Markdown state of the model's text (inside a code block …).
+    markdown: Markdown,
+    /// Lines the current command printed (all of them, not only those kept).
+    output_lines: OutputLines,
 }
 
 /// Characters of a turn's reasoning shown without `-v` — enough to follow the model's drift,
@@ -86,6 +96,8 @@ struct Pane {
     last_draw: Instant,
     area: Rect,
     color: bool,
+    /// The terminal's size (columns, rows) the viewport was made for.
+    size: (u16, u16),
 }
 
 impl Tui {
@@ -100,8 +112,51 @@ impl Tui {
             pending_command: None,
             denied: None,
             verbose: false,
+            quiet: false,
             reasoning_shown: None,
+            text_line: String::new(),
+            markdown: Markdown::new(color),
+            output_lines: OutputLines::default(),
         }
+    }
+
+    /// `-q`: shows only denials, notes and errors (the answer then goes to stdout).
+    #[must_use]
+    pub fn quiet(mut self, quiet: bool) -> Self {
+        self.quiet = quiet;
+        self
+    }
+
+    /// Whether the model's text is shown here (not with `-q`).
+    #[must_use]
+    pub fn shows_text(&self) -> bool {
+        !self.quiet
+    }
+
+    /// The model's text: each whole line rendered (Markdown, sanitised) as it completes.
+    fn text(&mut self, text: &str) {
+        self.text_line.push_str(text);
+        let mut stderr = std::io::stderr().lock();
+        while let Some(at) = self.text_line.find('\n') {
+            let line: String = self.text_line.drain(..=at).collect();
+            let shown = self.markdown.line(line.trim_end_matches('\n'));
+            let _ = writeln!(stderr, "{shown}");
+            self.at_line_start = true;
+        }
+        let _ = stderr.flush();
+    }
+
+    /// Writes the model's unfinished line (the turn ended, or something else is shown).
+    fn flush_text(&mut self) {
+        if self.text_line.is_empty() {
+            return;
+        }
+        let line = std::mem::take(&mut self.text_line);
+        let shown = self.markdown.line(&line);
+        let mut stderr = std::io::stderr().lock();
+        let _ = stderr.write_all(shown.as_bytes());
+        let _ = stderr.flush();
+        self.at_line_start = false;
     }
 
     /// Shows the model's reasoning whole (`-v`) instead of its start.
@@ -113,6 +168,12 @@ impl Tui {
 
     /// Streams reasoning dimmed and sanitised; without `-v` only its start, then `…`.
     fn reasoning(&mut self, text: &str) {
+        if self.quiet {
+            return;
+        }
+        if !self.text_line.is_empty() {
+            self.end_line();
+        }
         let shown = self.reasoning_shown.unwrap_or(0);
         let total = text.chars().count();
         let piece: String = if self.verbose {
@@ -155,26 +216,31 @@ impl Tui {
         }
         match event {
             Event::TextDelta { text } => {
-                let mut stderr = std::io::stderr().lock();
-                let _ = stderr.write_all(sanitize::escape_prose(text).as_bytes());
-                let _ = stderr.flush();
-                if !text.is_empty() {
-                    self.at_line_start = text.ends_with('\n');
+                if !self.quiet {
+                    self.text(text);
                 }
             }
             Event::ToolCall { command, .. } => {
                 self.end_line();
                 self.pending_command.clone_from(command);
+                self.output_lines = OutputLines::default();
             }
             Event::Decision {
                 decision: crate::policy::Verdict::Allow,
+                command: edited,
+                reason,
                 ..
             } => {
+                self.decision_line("allow", reason);
                 let command = self.pending_command.take().unwrap_or_default();
-                self.pane = Pane::open(command, self.color);
-                self.draw(true);
+                let command = edited.clone().unwrap_or(command);
+                if !self.quiet {
+                    self.pane = Pane::open(command, self.color);
+                    self.draw(true);
+                }
             }
             Event::OutputDelta { stream, text, .. } => {
+                self.output_lines.push(*stream, text);
                 if let Some(pane) = &mut self.pane {
                     pane.state.push(*stream, text);
                 }
@@ -186,14 +252,23 @@ impl Tui {
                 error,
                 ..
             } => {
-                self.close_pane();
+                let kept = self.close_pane();
                 let denied = self.denied.take();
                 let (tone, line) = summary(
                     command.as_deref(),
                     result.as_ref(),
                     error.as_ref(),
                     denied.as_deref(),
+                    result.as_ref().map(|_| self.output_lines.total()),
                 );
+                if self.quiet && tone != Tone::Denied {
+                    return;
+                }
+                if self.verbose
+                    && let Some(state) = kept
+                {
+                    self.output(&state);
+                }
                 self.line(&self.paint(tone, &line));
             }
             Event::Decision {
@@ -201,6 +276,7 @@ impl Tui {
                 reason,
                 ..
             } => {
+                self.decision_line("deny", reason);
                 self.denied = Some(reason.clone());
             }
             Event::TurnEnd { turn, usage, .. } => {
@@ -221,8 +297,8 @@ impl Tui {
                     let note = sanitize::escape_prose(note);
                     self.line(&self.dim(&format!("agent: {note}")));
                 }
-                if let Some(usage) = usage {
-                    self.line(&self.dim(&super::summary::run_usage(usage)));
+                if let Some(usage) = usage.filter(|_| !self.quiet) {
+                    self.line(&self.dim(&super::summary::run_usage(&usage)));
                 }
             }
             Event::Start { .. }
@@ -244,8 +320,46 @@ impl Tui {
         self.end_line();
     }
 
+    /// `-v`: the decision on a call, dimmed (`  allow: on the read-only list`).
+    fn decision_line(&mut self, verdict: &str, reason: &str) {
+        if self.verbose {
+            let reason = sanitize::escape_prose(reason).replace('\n', "⏎");
+            self.line(&self.dim(&format!("  {verdict}: {reason}")));
+        }
+    }
+
+    /// `-v`: what a finished command printed, as the pane kept it, above its summary.
+    fn output(&mut self, state: &PaneState) {
+        let kept: Vec<String> = state
+            .lines
+            .iter()
+            .map(|(_, line)| line.clone())
+            .chain(
+                state
+                    .partial
+                    .iter()
+                    .filter(|text| !text.is_empty())
+                    .map(|text| clean(text)),
+            )
+            .collect();
+        let left_out = self.output_lines.total().saturating_sub(kept.len() as u64);
+        self.end_line();
+        let mut stderr = std::io::stderr().lock();
+        if left_out > 0 {
+            let _ = writeln!(
+                stderr,
+                "{}",
+                self.dim(&format!("  … {left_out} earlier lines not kept …"))
+            );
+        }
+        for line in kept {
+            let _ = writeln!(stderr, "  {line}");
+        }
+    }
+
     /// Ends a half-written line of model text.
     pub fn end_line(&mut self) {
+        self.flush_text();
         if !self.at_line_start {
             let _ = writeln!(std::io::stderr());
             self.at_line_start = true;
@@ -265,12 +379,13 @@ impl Tui {
         }
     }
 
-    fn close_pane(&mut self) {
-        if let Some(mut pane) = self.pane.take() {
-            let _ = pane.terminal.clear();
-            let _ = pane.terminal.set_cursor_position(pane.area.as_position());
-            let _ = pane.terminal.show_cursor();
-        }
+    /// Clears the pane away; returns what it showed.
+    fn close_pane(&mut self) -> Option<PaneState> {
+        let mut pane = self.pane.take()?;
+        let _ = pane.terminal.clear();
+        let _ = pane.terminal.set_cursor_position(pane.area.as_position());
+        let _ = pane.terminal.show_cursor();
+        Some(pane.state)
     }
 
     fn paint(&self, tone: Tone, text: &str) -> String {
@@ -313,19 +428,24 @@ impl crate::approve::Screen for Option<std::sync::Arc<std::sync::Mutex<Tui>>> {
     fn resume(&mut self) {}
 }
 
+/// An inline viewport of the pane's height at the cursor, on a terminal of `rows` rows.
+fn viewport(rows: u16) -> Option<Terminal<StderrBackend>> {
+    let height = PANE_ROWS.min(rows.saturating_sub(1)).max(3);
+    let mut terminal = Terminal::with_options(
+        StderrBackend::new(),
+        TerminalOptions {
+            viewport: Viewport::Inline(height),
+        },
+    )
+    .ok()?;
+    let _ = terminal.hide_cursor();
+    Some(terminal)
+}
+
 impl Pane {
     fn open(command: String, color: bool) -> Option<Self> {
-        let (_, rows) = crossterm::terminal::size().ok()?;
-        let height = PANE_ROWS.min(rows.saturating_sub(1)).max(3);
-        let backend = StderrBackend::new();
-        let mut terminal = Terminal::with_options(
-            backend,
-            TerminalOptions {
-                viewport: Viewport::Inline(height),
-            },
-        )
-        .ok()?;
-        let _ = terminal.hide_cursor();
+        let size = crossterm::terminal::size().ok()?;
+        let terminal = viewport(size.1)?;
         let now = Instant::now();
         let state = PaneState {
             command,
@@ -338,10 +458,35 @@ impl Pane {
             last_draw: now,
             area: Rect::default(),
             color,
+            size,
         })
     }
 
+    /// After a resize: clears the old pane from its first cell (where the cursor waits,
+    /// carried along by the terminal's re-wrap) and opens a new viewport there. Ratatui's own
+    /// resize would clear the whole screen on a narrower terminal, pushing a copy of
+    /// everything, the pane included, into the scrollback.
+    fn follow_resize(&mut self) {
+        let Ok(size) = crossterm::terminal::size() else {
+            return;
+        };
+        if size == self.size {
+            return;
+        }
+        {
+            let mut stderr = std::io::stderr().lock();
+            let _ = stderr.write_all(b"\r\x1b[J");
+            let _ = stderr.flush();
+        }
+        if let Some(terminal) = viewport(size.1) {
+            self.terminal = terminal;
+            self.area = Rect::default();
+        }
+        self.size = size;
+    }
+
     fn draw(&mut self) {
+        self.follow_resize();
         self.state.elapsed = self.started.elapsed();
         self.state.frame = self.state.frame.wrapping_add(1);
         let state = &self.state;
@@ -352,6 +497,9 @@ impl Pane {
             render(frame, state, color);
         });
         self.area = area;
+        // The (hidden) cursor waits at the pane's first cell: a terminal that re-wraps on
+        // a resize carries it along, so the pane is found again and cleared from there.
+        let _ = self.terminal.set_cursor_position(area.as_position());
         self.last_draw = Instant::now();
     }
 }
@@ -390,8 +538,10 @@ fn clean(line: &str) -> String {
         .collect()
 }
 
-/// Draws the pane: the command in the top border, the last lines inside,
-/// spinner, time and counts in the bottom border.
+/// Draws the pane: the command on top, the last lines under a bar on the left, spinner,
+/// time and counts at the bottom. Rows are only as long as their text (no right border,
+/// no fill): when the terminal narrows, it re-wraps only what is longer than the new width,
+/// so the pane keeps its place and is cleared whole.
 pub fn render(frame: &mut Frame<'_>, state: &PaneState, color: bool) {
     let area = frame.area();
     let style = |c: Color| {
@@ -409,28 +559,44 @@ pub fn render(frame: &mut Frame<'_>, state: &PaneState, color: bool) {
         .filter(|(text, _)| !text.is_empty())
         .map(|(text, stream)| (stream, clean(text)));
     let all: Vec<(Stream, String)> = state.lines.iter().cloned().chain(partials).collect();
-    let shown = all.iter().skip(all.len().saturating_sub(inner_rows));
-    let lines: Vec<Line<'_>> = shown
-        .map(|(stream, text)| match stream {
-            Stream::Stdout => Line::raw(text.clone()),
-            Stream::Stderr => Line::styled(text.clone(), style(Color::Red)),
-        })
+    let shown: Vec<&(Stream, String)> = all
+        .iter()
+        .skip(all.len().saturating_sub(inner_rows))
         .collect();
-    let title = format!(" $ {} ", one_line(&state.command));
+    let bar = || Span::styled("│ ", style(Color::DarkGray));
+    let mut lines: Vec<Line<'_>> = vec![Line::from(vec![
+        Span::styled("┌ ", style(Color::DarkGray)),
+        Span::styled(
+            format!("$ {}", one_line(&state.command)),
+            style(Color::Yellow),
+        ),
+    ])];
+    for (stream, text) in &shown {
+        let text = Span::styled(
+            text.clone(),
+            match stream {
+                Stream::Stdout => Style::default(),
+                Stream::Stderr => style(Color::Red),
+            },
+        );
+        lines.push(Line::from(vec![bar(), text]));
+    }
+    for _ in shown.len()..inner_rows {
+        lines.push(Line::from(Span::styled("│", style(Color::DarkGray))));
+    }
     let status = format!(
-        " {} {:.1} s · {} line{} · {} ",
+        "{} {:.1} s · {} line{} · {}",
         SPINNER[state.frame % SPINNER.len()],
         state.elapsed.as_secs_f64(),
         state.line_count,
         if state.line_count == 1 { "" } else { "s" },
         human_bytes(state.bytes),
     );
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(style(Color::DarkGray))
-        .title(Span::styled(title, style(Color::Yellow)))
-        .title_bottom(Line::styled(status, style(Color::Cyan)));
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    lines.push(Line::from(vec![
+        Span::styled("└ ", style(Color::DarkGray)),
+        Span::styled(status, style(Color::Cyan)),
+    ]));
+    frame.render_widget(Paragraph::new(lines), area);
 }
 
 fn human_bytes(bytes: u64) -> String {
@@ -489,13 +655,21 @@ mod tests {
         state.push(Stream::Stderr, "warn: x\n");
         state.push(Stream::Stdout, "three\nfour\npart");
         state.elapsed = Duration::from_millis(1500);
-        let lines = screen(&state, 40, 6);
-        assert_eq!(lines[0], "┌ $ cargo build ───────────────────────┐");
-        assert_eq!(lines[1], "│warn: x                               │");
-        assert_eq!(lines[2], "│three                                 │");
-        assert_eq!(lines[3], "│four                                  │");
-        assert_eq!(lines[4], "│part                                  │");
-        assert_eq!(lines[5], "└ ⠋ 1.5 s · 5 lines · 31 B ────────────┘");
+        let lines: Vec<String> = screen(&state, 40, 6)
+            .into_iter()
+            .map(|line| line.trim_end().to_owned())
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "┌ $ cargo build",
+                "│ warn: x",
+                "│ three",
+                "│ four",
+                "│ part",
+                "└ ⠋ 1.5 s · 5 lines · 31 B"
+            ]
+        );
     }
 
     #[test]
@@ -521,7 +695,7 @@ mod tests {
                 .iter()
                 .all(|(_, l)| l.chars().count() <= KEPT_LINE_CHARS)
         );
-        assert_eq!(screen(&state, 20, 4)[1], format!("│{}│", "x".repeat(18)));
+        assert_eq!(screen(&state, 20, 4)[1], format!("│ {}", "x".repeat(18)));
     }
 
     #[test]

@@ -9,17 +9,17 @@ use super::fake_model::{FakeModel, turn_text, turn_tool_call};
 use super::harness::Sandbox;
 
 /// How long a test waits for something to appear on screen before failing.
-const PATIENCE: Duration = Duration::from_secs(20);
+pub(super) const PATIENCE: Duration = Duration::from_secs(20);
 
 /// One tmux server with one session running a shell command line.
-struct Tmux {
-    socket: PathBuf,
+pub(super) struct Tmux {
+    pub(super) socket: PathBuf,
 }
 
 impl Tmux {
     /// Starts `script` (run by `sh -c`) in a 120×40 terminal with a clean
     /// environment pointing at the sandbox. `CI` is not set.
-    fn start(sandbox: &Sandbox, env: &[(&str, &str)], script: &str) -> Self {
+    pub(super) fn start(sandbox: &Sandbox, env: &[(&str, &str)], script: &str) -> Self {
         let socket = sandbox.root.path().join("tmux.sock");
         let mut vars = vec![
             format!("PATH={}", std::env::var("PATH").unwrap_or_default()),
@@ -64,7 +64,7 @@ impl Tmux {
         Self { socket }
     }
 
-    fn screen(&self) -> String {
+    pub(super) fn screen(&self) -> String {
         let output = std::process::Command::new("tmux")
             .arg("-S")
             .arg(&self.socket)
@@ -75,7 +75,7 @@ impl Tmux {
     }
 
     /// Waits until `needle` is on screen; returns the screen.
-    fn wait_for(&self, needle: &str) -> String {
+    pub(super) fn wait_for(&self, needle: &str) -> String {
         let start = Instant::now();
         loop {
             let screen = self.screen();
@@ -90,7 +90,7 @@ impl Tmux {
         }
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(super) fn keys(&self, keys: &[&str]) {
         let status = std::process::Command::new("tmux")
             .arg("-S")
             .arg(&self.socket)
@@ -112,16 +112,16 @@ impl Drop for Tmux {
     }
 }
 
-fn shell_quote(text: &str) -> String {
+pub(super) fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
 
-fn agent_bin() -> String {
+pub(super) fn agent_bin() -> String {
     env!("CARGO_BIN_EXE_agent").to_owned()
 }
 
 /// `agent run` against `server` inside tmux.
-fn run_in_tmux(
+pub(super) fn run_in_tmux(
     sandbox: &Sandbox,
     server: &FakeModel,
     extra_env: &[(&str, &str)],
@@ -137,7 +137,7 @@ fn run_in_tmux(
     Tmux::start(sandbox, &env, &script)
 }
 
-fn exists(path: &Path) -> bool {
+pub(super) fn exists(path: &Path) -> bool {
     path.exists()
 }
 
@@ -382,16 +382,41 @@ fn the_pane_follows_a_resize() {
         .status()
         .unwrap();
     assert!(status.success());
-    std::thread::sleep(Duration::from_millis(400));
-    let screen = tmux.screen();
-    let bottom = screen.lines().rev().find(|line| line.starts_with('└'));
-    let bottom = bottom.unwrap_or_else(|| panic!("no pane after the resize:\n{screen}"));
-    assert!(
-        bottom.chars().count() <= 60,
-        "the pane kept its old width:\n{screen}"
-    );
+    // The pane's title is cut to the new width once it redraws.
+    let start = Instant::now();
+    loop {
+        let visible = tmux.tmux_output(&["capture-pane", "-p"]);
+        let title = visible
+            .lines()
+            .rev()
+            .find(|line| line.starts_with("┌ $ for"));
+        if title.is_some_and(|title| title.trim_end().chars().count() <= 60) {
+            break;
+        }
+        assert!(
+            start.elapsed() < PATIENCE,
+            "the pane kept its old width:\n{visible}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let screen = tmux.wait_for("EXIT=0");
     assert!(screen.contains("printed"), "{screen}");
+    // The whole scrollback: one summary line, and nothing left of the pane at either width.
+    let all = tmux.tmux_output(&["capture-pane", "-p", "-J", "-S", "-"]);
+    assert_eq!(
+        all.matches("· exit 0 ·").count(),
+        1,
+        "the pane did not collapse into one summary:\n{all}"
+    );
+    assert!(
+        !all.lines()
+            .any(|line| line.starts_with('┌') || line.starts_with('└') || line.starts_with('│')),
+        "copies of the pane stayed in the scrollback:\n{all}"
+    );
+    assert!(
+        all.contains("300 lines"),
+        "the summary counts every line:\n{all}"
+    );
 }
 
 /// The pid of the `agent` talking to `server` (its URL is unique to the test).
@@ -411,7 +436,7 @@ fn agent_pid(server: &FakeModel) -> String {
 }
 
 impl Tmux {
-    fn tmux_output(&self, args: &[&str]) -> String {
+    pub(super) fn tmux_output(&self, args: &[&str]) -> String {
         let output = std::process::Command::new("tmux")
             .arg("-S")
             .arg(&self.socket)
@@ -526,7 +551,7 @@ fn enter_does_not_allow_a_destructive_command_and_unknown_keys_get_a_hint() {
     tmux.wait_for("Enter does not allow a destructive command");
     assert!(exists(&sandbox.work().join("F")), "Enter allowed rm");
     tmux.keys(&["x"]);
-    tmux.wait_for("  press 1 to allow, 0 to deny, Esc to stop  > ");
+    tmux.wait_for("  press 1 (once), 2 (this run), 0 (deny), t (deny with a note), e (edit) or Esc (stop)  > ");
     tmux.keys(&["0"]);
     let screen = tmux.wait_for("EXIT=0");
     assert!(exists(&sandbox.work().join("F")), "{screen}");
@@ -620,7 +645,7 @@ fn the_live_pane_strips_colour_and_shows_other_escapes() {
     let tmux = run_in_tmux(&sandbox, &server, &[], "--mode allow-all 'print'");
     let live = tmux.wait_for("RED ");
     assert!(
-        live.contains("│RED \\u{1b}]0;PANE-TITLE\\u{7} OUT"),
+        live.contains("│ RED \\u{1b}]0;PANE-TITLE\\u{7} OUT"),
         "not shown as expected in the pane:\n{live}"
     );
     tmux.wait_for("EXIT=0");
@@ -629,4 +654,54 @@ fn the_live_pane_strips_colour_and_shows_other_escapes() {
         !title.contains("PANE-TITLE"),
         "the command set the title: {title}"
     );
+}
+
+#[test]
+fn quiet_shows_no_pane_and_no_text_but_every_denial_and_the_answer() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([
+        turn_tool_call("seq 1 3", "print").with_text("thinking aloud\n"),
+        turn_tool_call("touch F", "create F"),
+        turn_text("the answer"),
+    ]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "-q 'go'");
+    tmux.wait_for("$ touch F");
+    tmux.keys(&["0"]);
+    let screen = tmux.wait_for("EXIT=0");
+    assert!(screen.contains("⊘ touch F · denied"), "{screen}");
+    assert!(screen.contains("the answer"), "{screen}");
+    assert!(!screen.contains("thinking aloud"), "{screen}");
+    assert!(!screen.contains("✓ seq"), "{screen}");
+    assert!(!screen.contains("│ 1"), "{screen}");
+}
+
+#[test]
+fn verbose_shows_decisions_and_a_command_s_output_after_it_ends() {
+    let sandbox = Sandbox::new();
+    let server =
+        FakeModel::openai_turns([turn_tool_call("seq 101 103", "print"), turn_text("printed")]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "-v 'go'");
+    let screen = tmux.wait_for("EXIT=0");
+    let all = tmux.tmux_output(&["capture-pane", "-p", "-J", "-S", "-"]);
+    assert!(all.contains("  allow: "), "{all}");
+    let out3 = all.find("\n  103\n").unwrap_or_else(|| panic!("{all}"));
+    let summary = all.find("✓ seq 101 103").unwrap_or_else(|| panic!("{all}"));
+    assert!(out3 < summary, "{screen}");
+    assert!(all.contains("· 3 lines"), "{all}");
+}
+
+#[test]
+fn the_answer_s_markdown_is_rendered_on_the_terminal() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([turn_text(
+        "# Result\n\n- first **point**\n* second\n\n```sh\necho hi\n```\ndone",
+    )]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'go'");
+    let screen = tmux.wait_for("EXIT=0");
+    assert!(screen.lines().any(|line| line == "Result"), "{screen}");
+    assert!(!screen.contains("# Result"), "{screen}");
+    assert!(screen.contains("• first point"), "{screen}");
+    assert!(screen.contains("• second"), "{screen}");
+    assert!(screen.contains("    echo hi"), "{screen}");
+    assert!(!screen.contains("**"), "{screen}");
 }

@@ -1,0 +1,229 @@
+//! The final decision on one command: the policy, then the mode, then — where the
+//! policy could not decide — a person, whose answer has a scope: once, this exact
+//! command for the rest of the run, a prefix in this project or everywhere (saved
+//! by the approver, and in force for the rest of this run at once). A person may
+//! deny with a note for the model, or edit the command: the edited command goes
+//! through the whole decision again and is marked as edited by the person.
+
+use std::collections::HashSet;
+
+use super::{DecidedBy, Loop, ShellCall};
+use crate::approve::{Approval, ApprovalRequest, Approve};
+use crate::policy::{self, Decision, Rule, Rules, Source, Verdict};
+
+/// Edits in a row before the prompt stops offering another round: a person
+/// editing this often is better served by denying with a note.
+const MAX_EDITS: usize = 20;
+
+/// The decision on a call, and the command it is about.
+#[derive(Debug, Clone)]
+pub(super) struct Decided {
+    /// The final decision (never ask).
+    pub decision: Decision,
+    /// Who made it final.
+    pub by: DecidedBy,
+    /// The command decided: the model's, or the person's edit of it.
+    pub command: String,
+    /// The model's command, when the person edited it.
+    pub edited_from: Option<String>,
+    /// What the person told the model with a denial (`t`).
+    pub note: Option<String>,
+}
+
+/// Commands a person allowed with `2`: the exact text, for the rest of the run.
+#[derive(Debug, Default)]
+pub(super) struct RunAllowed(HashSet<String>);
+
+impl Loop<'_> {
+    /// The final decision: policy, then mode, then a person where one can be asked.
+    /// `None` when the person interrupted.
+    pub(super) async fn decide<A: Approve>(
+        &mut self,
+        shell: &ShellCall,
+        approver: &mut A,
+    ) -> Option<Decided> {
+        let mut command = shell.command.clone();
+        let mut edited_from = None;
+        for _ in 0..=MAX_EDITS {
+            let decided = |decision: Decision, by: DecidedBy, command: &str| Decided {
+                decision,
+                by,
+                command: command.to_owned(),
+                edited_from: edited_from.clone(),
+                note: None,
+            };
+            let policy = policy::decide(&self.rules, self.config.os, &command);
+            let decision = policy::apply_mode(policy.clone(), self.config.mode);
+            let by = if decision.verdict == policy.verdict {
+                DecidedBy::Policy
+            } else {
+                DecidedBy::Mode
+            };
+            if decision.verdict != Verdict::Ask {
+                return Some(decided(decision, by, &command));
+            }
+            if self.run_allowed.0.contains(&command) {
+                let reason =
+                    "allowed at the prompt earlier in this run (2: this command, this run)";
+                return Some(decided(
+                    person(&decision, Verdict::Allow, reason.to_owned(), None),
+                    DecidedBy::Person,
+                    &command,
+                ));
+            }
+            if let Err(why) = approver.can_ask() {
+                let reason = format!(
+                    "{}; nobody can be asked ({why}){}",
+                    decision.reason,
+                    how_to_allow(decision.prefix.as_deref())
+                );
+                let denied = Decision {
+                    verdict: Verdict::Deny,
+                    reason,
+                    ..decision
+                };
+                return Some(decided(denied, DecidedBy::NoTerminal, &command));
+            }
+            let request = ApprovalRequest {
+                command: command.clone(),
+                description: shell.description.clone(),
+                decision: decision.clone(),
+                prefix: decision
+                    .prefix
+                    .clone()
+                    .filter(|prefix| policy::is_valid_allow_prefix(prefix)),
+                edited_from: edited_from.clone(),
+            };
+            let allow = |reason: String, rule: Option<String>| {
+                Some(decided(
+                    person(&decision, Verdict::Allow, reason, rule),
+                    DecidedBy::Person,
+                    &command,
+                ))
+            };
+            match approver.ask(&request).await {
+                Approval::Allow => return allow("allowed at the prompt".into(), None),
+                Approval::AllowForRun => {
+                    self.run_allowed.0.insert(command.clone());
+                    return allow(
+                        "allowed at the prompt for the rest of this run".into(),
+                        None,
+                    );
+                }
+                Approval::AllowInProject(prefix) => {
+                    self.add_allow_rule(&prefix);
+                    let reason = format!(
+                        "allowed at the prompt; \"{prefix}\" is now allowed in this project"
+                    );
+                    return allow(reason, Some(prefix));
+                }
+                Approval::AlwaysAllow(prefix) => {
+                    self.add_allow_rule(&prefix);
+                    let reason =
+                        format!("allowed at the prompt; \"{prefix}\" is now always allowed");
+                    return allow(reason, Some(prefix));
+                }
+                Approval::Deny => {
+                    return Some(decided(
+                        person(
+                            &decision,
+                            Verdict::Deny,
+                            "denied at the prompt".into(),
+                            None,
+                        ),
+                        DecidedBy::Person,
+                        &command,
+                    ));
+                }
+                Approval::DenyWithNote(note) => {
+                    let reason = format!("denied at the prompt with a note: {note}");
+                    let mut denied = decided(
+                        person(&decision, Verdict::Deny, reason, None),
+                        DecidedBy::Person,
+                        &command,
+                    );
+                    denied.note = Some(note);
+                    return Some(denied);
+                }
+                Approval::Edit(edited) => {
+                    edited_from.get_or_insert_with(|| shell.command.clone());
+                    command = edited;
+                }
+                Approval::Interrupt => return None,
+            }
+        }
+        let reason = format!("edited {MAX_EDITS} times without an answer: denied");
+        let decision = policy::decide(&self.rules, self.config.os, &command);
+        Some(Decided {
+            decision: person(&decision, Verdict::Deny, reason, None),
+            by: DecidedBy::Person,
+            command,
+            edited_from,
+            note: None,
+        })
+    }
+
+    /// A rule the person just saved applies for the rest of this run too.
+    fn add_allow_rule(&mut self, prefix: &str) {
+        self.allow.push(Rule {
+            prefix: prefix.to_owned(),
+            source: Source::User,
+        });
+        self.rules = Rules::new(self.allow.clone(), self.config.deny.clone());
+    }
+}
+
+/// A person's decision about a command the policy asked about.
+fn person(asked: &Decision, verdict: Verdict, reason: String, rule: Option<String>) -> Decision {
+    Decision {
+        verdict,
+        reason,
+        source: Source::User,
+        rule,
+        destructive: asked.destructive,
+        prefix: None,
+    }
+}
+
+/// `; to allow it, pass --allow 'git push' or …`, when a prefix can be offered.
+pub(super) fn how_to_allow(prefix: Option<&str>) -> String {
+    match prefix {
+        Some(prefix) => format!(
+            "; to allow it, pass --allow '{prefix}' or add \"{prefix}\" to the allow list in settings.toml"
+        ),
+        None => "; run it at a terminal to approve it".to_owned(),
+    }
+}
+
+/// The result sent to the model for a command the person edited: it says what ran
+/// instead of what the model asked for.
+pub(super) fn mark_edited(content: &str, from: &str, command: &str) -> String {
+    let mut value: serde_json::Value =
+        serde_json::from_str(content).unwrap_or_else(|_| serde_json::json!({ "result": content }));
+    if let Some(object) = value.as_object_mut() {
+        object.insert(
+            "edited_by_user".to_owned(),
+            serde_json::json!({
+                "note": "the user edited your command before it ran; this is the result of theirs",
+                "your_command": from,
+                "command_run": command,
+            }),
+        );
+    }
+    value.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn an_edited_result_names_both_commands() {
+        let content = mark_edited(r#"{"exit_code":0}"#, "cargo test", "cargo nextest run");
+        let value: serde_json::Value = serde_json::from_str(&content).unwrap();
+        assert_eq!(value["exit_code"], 0);
+        assert_eq!(value["edited_by_user"]["your_command"], "cargo test");
+        assert_eq!(value["edited_by_user"]["command_run"], "cargo nextest run");
+    }
+}

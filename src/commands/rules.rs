@@ -1,0 +1,162 @@
+//! `agent rules [list|remove RULE]`: every allow and deny rule that applies in this
+//! workspace with where it was written, and taking one out of the user settings file.
+
+use std::process::ExitCode;
+
+use serde_json::json;
+
+use crate::approve;
+use crate::cli::{GlobalArgs, RulesArgs, RulesCommand};
+use crate::error::{Error, Result, Status};
+use crate::settings::{ListedRule, Origin, RuleKind, Settings};
+
+/// Runs `agent rules …`.
+pub(crate) fn run(global: &GlobalArgs, args: &RulesArgs) -> Result<ExitCode> {
+    let workspace = super::workspace(global.cwd.as_deref())?;
+    let overrides = crate::settings::Overrides {
+        allow: args.allow.clone(),
+        deny: args.deny.clone(),
+        ..super::overrides(global)
+    };
+    let settings = super::load_settings(global, &overrides, &workspace)?;
+    match &args.command {
+        None | Some(RulesCommand::List) => {
+            super::print_stdout(&render(&settings, global.json))?;
+        }
+        Some(RulesCommand::Remove { rule }) => {
+            remove(global, &settings, &workspace, rule)?;
+        }
+    }
+    Ok(Status::Success.into())
+}
+
+/// `user`, `user-project`, `profile`, `project` or `flag`.
+fn source(origin: &Origin) -> &'static str {
+    match origin {
+        Origin::User(..) => "user",
+        Origin::UserProject(..) => "user-project",
+        Origin::Profile(..) => "profile",
+        Origin::Project(..) => "project",
+        Origin::Flag(_) => "flag",
+        Origin::Env(_) | Origin::Default(_) => "default",
+    }
+}
+
+fn kind_name(kind: RuleKind) -> &'static str {
+    match kind {
+        RuleKind::Allow => "allow",
+        RuleKind::Deny => "deny",
+    }
+}
+
+/// One rule per line (`allow  git status  # user ~/.config/agent/settings.toml:7`), or JSON.
+fn render(settings: &Settings, as_json: bool) -> String {
+    if as_json {
+        let rules: Vec<_> = settings
+            .rules
+            .iter()
+            .map(|rule| {
+                let (file, line, workspace) = match &rule.origin {
+                    Origin::User(file, line)
+                    | Origin::Profile(_, file, line)
+                    | Origin::Project(file, line) => {
+                        (Some(file.display().to_string()), Some(*line), None)
+                    }
+                    Origin::UserProject(file, line, workspace) => (
+                        Some(file.display().to_string()),
+                        Some(*line),
+                        Some(workspace.clone()),
+                    ),
+                    Origin::Flag(_) | Origin::Env(_) | Origin::Default(_) => (None, None, None),
+                };
+                let mut value = json!({
+                    "kind": kind_name(rule.kind),
+                    "rule": rule.prefix,
+                    "source": source(&rule.origin),
+                    "origin": rule.origin.to_string(),
+                    "file": file,
+                    "line": line,
+                });
+                if let Some(workspace) = workspace {
+                    value["workspace"] = json!(workspace);
+                }
+                if let Origin::Profile(name, ..) = &rule.origin {
+                    value["profile"] = json!(name);
+                }
+                value
+            })
+            .collect();
+        return format!(
+            "{}\n",
+            json!({
+                "user_file": settings.user_file.display().to_string(),
+                "project_file": settings.project_file.as_ref().map(|p| p.display().to_string()),
+                "rules": rules,
+            })
+        );
+    }
+    if settings.rules.is_empty() {
+        return format!(
+            "no allow or deny rules: commands off the built-in read-only list ask (allow one \
+             with `3` or `a` at the prompt, or in {})\n",
+            settings.user_file.display()
+        );
+    }
+    let shown: Vec<(String, &ListedRule)> = settings
+        .rules
+        .iter()
+        .map(|rule| {
+            let prefix = crate::ui::sanitize::escape_command(&rule.prefix).replace('\n', "⏎");
+            (format!("{:<5}  {prefix}", kind_name(rule.kind)), rule)
+        })
+        .collect();
+    let width = shown
+        .iter()
+        .map(|(left, _)| left.chars().count())
+        .max()
+        .unwrap_or(0);
+    shown
+        .iter()
+        .map(|(left, rule)| format!("{left:width$}  # {}\n", rule.origin))
+        .collect()
+}
+
+/// Takes `rule` out of the user file; says where it was, or where it lives instead.
+fn remove(
+    global: &GlobalArgs,
+    settings: &Settings,
+    workspace: &std::path::Path,
+    rule: &str,
+) -> Result<()> {
+    let file = &settings.user_file;
+    let removed = approve::remove_rule(file, workspace, rule).map_err(Error::Runtime)?;
+    if removed.is_empty() {
+        let elsewhere: Vec<String> = settings
+            .rules
+            .iter()
+            .filter(|listed| listed.prefix == rule.trim())
+            .map(|listed| listed.origin.to_string())
+            .collect();
+        let hint = if elsewhere.is_empty() {
+            "`agent rules` lists the rules there are".to_owned()
+        } else {
+            format!("it comes from {}: edit that instead", elsewhere.join(", "))
+        };
+        return Err(Error::Usage(format!(
+            "rule `{rule}` is not in `{}`: {hint}",
+            file.display()
+        )));
+    }
+    if global.json {
+        super::print_stdout(&format!(
+            "{}\n",
+            json!({ "removed": rule, "file": file.display().to_string(), "from": removed })
+        ))
+    } else {
+        super::print_stdout(&format!(
+            "removed \"{rule}\" from {} ({})\n",
+            file.display(),
+            removed.join(", ")
+        ))
+    }
+}
