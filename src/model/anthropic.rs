@@ -12,7 +12,8 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::sse::{Decoder, Event, Post, Transport, reported, snippet};
+use super::sse::{Decoder, Event, reported, snippet};
+use super::transport::{Post, Transport};
 use super::{
     Delta, Message, Model, ModelError, ProviderConfig, ProviderKind, Reasoning, Reply, Request,
     StopReason, ToolCall, Usage,
@@ -68,8 +69,6 @@ impl Anthropic {
                 .unwrap_or(DEFAULT_MAX_OUTPUT_TOKENS),
         })
     }
-
-    super::sse::transport_builders!();
 
     fn post(&self, request: &Request<'_>) -> Result<Post, ModelError> {
         let mut headers = HeaderMap::new();
@@ -565,6 +564,12 @@ impl EventDecoder {
             on_delta(Delta::Reasoning(text));
             self.reasoning.push_str(text);
         }
+    }
+}
+
+impl super::Tunable for Anthropic {
+    fn transport_mut(&mut self) -> Option<&mut Transport> {
+        Some(&mut self.transport)
     }
 }
 

@@ -420,6 +420,12 @@ fn chunks(text: &str, count: usize) -> Vec<&str> {
     pieces
 }
 
+impl super::Tunable for Demo {
+    fn transport_mut(&mut self) -> Option<&mut super::transport::Transport> {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

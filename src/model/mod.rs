@@ -11,9 +11,11 @@ pub mod demo;
 pub mod openai;
 mod provider;
 mod sse;
+mod transport;
 mod usage;
 
 pub use provider::{ProviderConfig, ProviderKind, UnknownProvider};
+pub use transport::Tunable;
 pub use usage::{Usage, short as short_tokens};
 
 use std::time::Duration;
@@ -440,34 +442,14 @@ impl AnyModel {
             ProviderKind::Demo => Ok(Self::Demo(demo::Demo::new(windows))),
         }
     }
+}
 
-    /// Shorter or longer patience per stream chunk (the demo has none).
-    #[must_use]
-    pub fn with_idle_timeout(self, idle: Duration) -> Self {
+impl Tunable for AnyModel {
+    fn transport_mut(&mut self) -> Option<&mut transport::Transport> {
         match self {
-            Self::OpenAi(m) => Self::OpenAi(m.with_idle_timeout(idle)),
-            Self::Anthropic(m) => Self::Anthropic(m.with_idle_timeout(idle)),
-            Self::Demo(m) => Self::Demo(m),
-        }
-    }
-
-    /// Calls `notice` with a one-line message before each retry (the demo never retries).
-    #[must_use]
-    pub fn with_retry_notice(self, notice: fn(&str)) -> Self {
-        match self {
-            Self::OpenAi(m) => Self::OpenAi(m.with_retry_notice(notice)),
-            Self::Anthropic(m) => Self::Anthropic(m.with_retry_notice(notice)),
-            Self::Demo(m) => Self::Demo(m),
-        }
-    }
-
-    /// Another retry policy (the demo never retries).
-    #[must_use]
-    pub fn with_retry(self, retry: RetryPolicy) -> Self {
-        match self {
-            Self::OpenAi(m) => Self::OpenAi(m.with_retry(retry)),
-            Self::Anthropic(m) => Self::Anthropic(m.with_retry(retry)),
-            Self::Demo(m) => Self::Demo(m),
+            Self::OpenAi(m) => m.transport_mut(),
+            Self::Anthropic(m) => m.transport_mut(),
+            Self::Demo(m) => m.transport_mut(),
         }
     }
 }

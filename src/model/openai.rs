@@ -14,9 +14,8 @@ use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::sse::{
-    Decoder, Event, Post, Transport, error_message, is_error_object, reported, snippet,
-};
+use super::sse::{Decoder, Event, error_message, is_error_object, reported, snippet};
+use super::transport::{Post, Transport};
 use super::{
     Delta, Message, Model, ModelError, ProviderConfig, ProviderKind, Reasoning, Reply, Request,
     StopReason, ToolCall, Usage,
@@ -71,8 +70,6 @@ impl OpenAi {
             stream_usage: true,
         })
     }
-
-    super::sse::transport_builders!();
 
     fn post(&self, request: &Request<'_>) -> Result<Post, ModelError> {
         let mut headers = HeaderMap::new();
@@ -548,6 +545,12 @@ impl PartialCall {
     fn is_complete(&self) -> bool {
         !self.call.name.is_empty()
             && serde_json::from_str::<Value>(&self.call.arguments).is_ok_and(|v| v.is_object())
+    }
+}
+
+impl super::Tunable for OpenAi {
+    fn transport_mut(&mut self) -> Option<&mut Transport> {
+        Some(&mut self.transport)
     }
 }
 

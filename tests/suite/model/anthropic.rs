@@ -1,5 +1,6 @@
 //! The Anthropic provider: typed events, tool use, the request it sends.
 
+use agent::model::Tunable as _;
 use agent::model::anthropic::Anthropic;
 use agent::model::{
     Message, Model, ModelError, ProviderKind, Reasoning, Reply, StopReason, ToolCall, Usage,

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use agent::model::Tunable as _;
 use agent::model::openai::OpenAi;
 use agent::model::{ModelError, ProviderKind};
 use pretty_assertions::assert_eq;

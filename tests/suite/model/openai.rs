@@ -1,5 +1,6 @@
 //! The OpenAI-compatible provider: streamed text and tool calls, the request it sends.
 
+use agent::model::Tunable as _;
 use agent::model::openai::OpenAi;
 use agent::model::{
     Message, Model, ModelError, ProviderKind, Reasoning, Reply, StopReason, ToolCall,

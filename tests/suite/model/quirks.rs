@@ -2,6 +2,7 @@
 //! in other clients), and what must come out: the calls, the text, the reasoning, and what is
 //! sent back on the next request.
 
+use agent::model::Tunable as _;
 use agent::model::anthropic::Anthropic;
 use agent::model::openai::OpenAi;
 use agent::model::{Message, ProviderKind, Reasoning, StopReason, ToolCall};

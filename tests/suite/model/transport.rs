@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use agent::model::Tunable as _;
 use agent::model::openai::OpenAi;
 use agent::model::{ModelError, ProviderKind, Reasoning, Reply, StopReason};
 use pretty_assertions::assert_eq;
