@@ -4,10 +4,12 @@
 
 mod backend;
 pub mod markdown;
+mod pane;
 mod plain;
 pub mod sanitize;
 pub mod summary;
 mod tui;
 
+pub use pane::{PaneState, render};
 pub use plain::Plain;
-pub use tui::{PaneState, Tui, render};
+pub use tui::Tui;
