@@ -10,6 +10,7 @@ mod approval;
 mod budget;
 mod event;
 mod instructions;
+mod rerun;
 mod tool;
 
 use std::path::PathBuf;
@@ -19,6 +20,8 @@ pub use budget::Budget;
 pub use event::{DecidedBy, Denial, Event, Outcome};
 pub use instructions::{Instructions, MAX_INSTRUCTION_BYTES};
 pub use tool::{SHELL, ShellCall, shell_tool};
+
+use rerun::Rerun;
 
 use crate::approve::Approve;
 use crate::exec::{self, ErrorCode, ExecRequest, ToolError};
@@ -413,12 +416,26 @@ impl Loop<'_> {
                 });
             }
         };
-        let result = exec::run(&request, &mut sink).await;
+        let mut result = exec::run(&request, &mut sink).await;
         stats.commands_run += 1;
-        let mut content = tool::result_content(&result);
-        if let Some(from) = &decided.edited_from {
-            content = approval::mark_edited(&content, from, &decided.command);
+        let mark = |content: String| match &decided.edited_from {
+            Some(from) => approval::mark_edited(&content, from, &decided.command),
+            None => content,
+        };
+        if result.sandbox_denied && request.sandbox.is_some() && approver.can_ask().is_ok() {
+            emit(Event::ToolResult {
+                id: id.clone(),
+                command: command.clone(),
+                result: Some(result.clone()),
+                error: None,
+            });
+            match rerun::again_without_sandbox(&id, request, approver, stats, emit).await {
+                Rerun::Ran(second) => result = second,
+                Rerun::Declined => return Some(mark(tool::result_content(&result))),
+                Rerun::Interrupted => return None,
+            }
         }
+        let content = mark(tool::result_content(&result));
         emit(Event::ToolResult {
             id,
             command,

@@ -512,3 +512,103 @@ fn a_command_cannot_signal_the_agent() {
     assert_eq!(code, Some(0), "{result}");
     assert_eq!(result["stdout"], "survived\n", "{result}");
 }
+
+/// A write the sandbox refused, in `agent run` at a terminal: the person is asked whether to
+/// run it again without the sandbox; `1` does, `0` keeps the refusal. Without a terminal
+/// nobody is asked and nothing runs again.
+fn rerun_case(key: &str) -> (bool, Vec<serde_json::Value>) {
+    let dirs = Dirs::new();
+    let target = dirs.outside.join("x");
+    let command = format!("touch {}", target.display());
+    let server =
+        FakeModel::openai_turns([turn_tool_call(&command, "write outside"), turn_text("done")]);
+    let tmp = dirs.tmp.display().to_string();
+    let tmux = super::tty::run_in_tmux(
+        &dirs.sandbox,
+        &server,
+        &[("TMPDIR", tmp.as_str())],
+        "--allow touch 'write it'",
+    );
+    let screen = tmux.wait_for("WITHOUT the sandbox");
+    assert!(
+        !target.exists(),
+        "it ran unsandboxed before the answer:\n{screen}"
+    );
+    tmux.keys(&["Enter"]);
+    tmux.keys(&[key]);
+    tmux.wait_for("EXIT=");
+    (target.exists(), transcript_events(&dirs.sandbox))
+}
+
+fn transcript_events(sandbox: &Sandbox) -> Vec<serde_json::Value> {
+    let dir = sandbox.state_dir().join("agent/runs");
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[test]
+fn at_a_terminal_a_blocked_command_may_run_again_without_the_sandbox() {
+    if !available() {
+        return;
+    }
+    let (written, events) = rerun_case("1");
+    assert!(written, "`1` did not run it again");
+    let results: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| e["type"] == "tool_result")
+        .collect();
+    assert_eq!(results.len(), 2, "{events:?}");
+    assert_eq!(results[0]["result"]["sandbox_denied"], true, "{events:?}");
+    assert_eq!(results[1]["result"]["exit_code"], 0, "{events:?}");
+    assert!(
+        events.iter().any(|e| e["type"] == "decision"
+            && e["by"] == "person"
+            && e["reason"] == "run again without the sandbox at the prompt"),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn declining_keeps_the_sandboxed_result() {
+    if !available() {
+        return;
+    }
+    let (written, events) = rerun_case("0");
+    assert!(!written, "`0` ran it anyway");
+    let results = events.iter().filter(|e| e["type"] == "tool_result").count();
+    assert_eq!(results, 1, "{events:?}");
+}
+
+#[test]
+fn without_a_terminal_nothing_runs_again() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let target = dirs.outside.join("x");
+    let command = format!("touch {}", target.display());
+    let server =
+        FakeModel::openai_turns([turn_tool_call(&command, "write outside"), turn_text("done")]);
+    dirs.agent()
+        .env("OPENAI_API_KEY", "sk-test")
+        .args(["run", "--provider", "openai", "--base-url"])
+        .arg(server.openai_url())
+        .args(["--allow", "touch", "write it"])
+        .assert()
+        .success();
+    assert!(!target.exists());
+    let results = transcript_events(&dirs.sandbox)
+        .into_iter()
+        .filter(|e| e["type"] == "tool_result")
+        .count();
+    assert_eq!(results, 1);
+}

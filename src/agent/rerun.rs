@@ -1,0 +1,84 @@
+//! The offer to run a command again without the sandbox, after the sandbox likely blocked it
+//! (DESIGN "Next": sandbox). One more prompt, never automatic, never without a terminal; the
+//! first try's result is already reported, the second try is a command of its own in the
+//! events (`tool_call`, the person's `decision`, its output and `tool_result`, same id).
+
+use super::{DecidedBy, Event, Stats};
+use crate::approve::{Approval, ApprovalRequest, Approve};
+use crate::exec::{self, ExecRequest, ExecResult};
+use crate::policy::{Decision, Source, Verdict};
+
+/// What came of the offer.
+pub(super) enum Rerun {
+    /// It ran again, unsandboxed: its result.
+    Ran(ExecResult),
+    /// The person kept the sandboxed result.
+    Declined,
+    /// The person stopped the run.
+    Interrupted,
+}
+
+/// Asks whether to run `request` again without the sandbox, and does so on a yes. Enter
+/// alone does not say yes (the question is marked destructive).
+pub(super) async fn again_without_sandbox<A: Approve>(
+    id: &str,
+    mut request: ExecRequest,
+    approver: &mut A,
+    stats: &mut Stats,
+    emit: &mut (dyn FnMut(Event) + Send),
+) -> Rerun {
+    let reason = "the sandbox likely blocked it; run it again WITHOUT the sandbox (it may then \
+                  write outside the workspace and use the network)?";
+    let question = ApprovalRequest {
+        command: request.command.clone(),
+        description: "the same command, again without the sandbox".to_owned(),
+        decision: Decision {
+            verdict: Verdict::Ask,
+            reason: reason.to_owned(),
+            source: Source::Parser,
+            rule: None,
+            destructive: true,
+            prefix: None,
+        },
+        prefix: None,
+        edited_from: None,
+    };
+    match approver.ask(&question).await {
+        Approval::Allow
+        | Approval::AllowForRun
+        | Approval::AllowInProject(_)
+        | Approval::AlwaysAllow(_) => {}
+        Approval::Deny | Approval::DenyWithNote(_) | Approval::Edit(_) => return Rerun::Declined,
+        Approval::Interrupt => return Rerun::Interrupted,
+    }
+    emit(Event::ToolCall {
+        id: id.to_owned(),
+        command: Some(request.command.clone()),
+        description: Some("again, without the sandbox".to_owned()),
+        working_directory: None,
+        arguments: None,
+    });
+    emit(Event::Decision {
+        id: id.to_owned(),
+        decision: Verdict::Allow,
+        reason: "run again without the sandbox at the prompt".to_owned(),
+        source: Source::User,
+        rule: None,
+        by: DecidedBy::Person,
+        command: None,
+        edited_from: None,
+    });
+    request.sandbox = None;
+    let mut sink = |chunk: exec::Chunk<'_>| {
+        if !chunk.text.is_empty() {
+            emit(Event::OutputDelta {
+                id: id.to_owned(),
+                stream: chunk.stream,
+                text: chunk.text.to_owned(),
+            });
+        }
+    };
+    let second = exec::run(&request, &mut sink).await;
+    stats.commands_run += 1;
+    Rerun::Ran(second)
+}
