@@ -283,17 +283,27 @@ fn a_long_command_shows_live_lines_then_a_summary() {
 #[test]
 fn ctrl_c_while_a_command_runs_kills_it_and_exits_130() {
     let sandbox = Sandbox::new();
-    let server = FakeModel::openai_turns([turn_tool_call("sleep 30", "wait"), turn_text("never")]);
-    let tmux = run_in_tmux(&sandbox, &server, &[], "--allow sleep 'wait'");
-    tmux.wait_for("$ sleep 30");
+    // The command writes its process group first: the test checks that group, no other.
+    let server = FakeModel::openai_turns([
+        turn_tool_call("echo $$ > started; sleep 30", "wait"),
+        turn_text("never"),
+    ]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "--mode allow-all 'wait'");
+    let marker = sandbox.work().join("started");
+    let mut pgid = 0;
+    super::harness::wait_for(PATIENCE, "the command to start", || {
+        pgid = std::fs::read_to_string(&marker)
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
+            .unwrap_or(0);
+        pgid != 0
+    });
     tmux.keys(&["C-c"]);
     let screen = tmux.wait_for("EXIT=130");
     assert!(screen.contains("TTY=icanon"), "{screen}");
-    let ps = std::process::Command::new("pgrep")
-        .args(["-f", "^sleep 30$"])
-        .output()
-        .unwrap();
-    assert!(ps.stdout.is_empty(), "the command survived Ctrl+C");
+    let alive = super::harness::group_alive(pgid);
+    super::harness::kill_group(pgid);
+    assert!(!alive, "the command survived Ctrl+C");
 }
 
 #[test]
@@ -419,10 +429,13 @@ fn the_pane_follows_a_resize() {
     );
 }
 
-/// The pid of the `agent` talking to `server` (its URL is unique to the test).
-fn agent_pid(server: &FakeModel) -> String {
+/// The pid of the `agent` talking to `server`: a child of this test's own tmux pane whose
+/// command line names the server's URL (unique to the test).
+fn agent_pid(tmux: &Tmux, server: &FakeModel) -> String {
+    let pane = tmux.tmux_output(&["list-panes", "-F", "#{pane_pid}"]);
     let output = std::process::Command::new("pgrep")
-        .args(["-f", "--", &format!("--base-url {}", server.openai_url())])
+        .args(["-P", pane.trim(), "-f", "--"])
+        .arg(format!("--base-url {}", server.openai_url()))
         .output()
         .unwrap();
     let pids = String::from_utf8_lossy(&output.stdout);
@@ -565,7 +578,7 @@ fn sigint_while_the_prompt_waits_exits_130_at_once_with_the_terminal_restored() 
         FakeModel::openai_turns([turn_tool_call("touch F", "create F"), turn_text("never")]);
     let tmux = run_in_tmux(&sandbox, &server, &[], "'make F'");
     tmux.wait_for("1. Allow");
-    let pid = agent_pid(&server);
+    let pid = agent_pid(&tmux, &server);
     let sent = Instant::now();
     let status = std::process::Command::new("kill")
         .args(["-INT", &pid])
