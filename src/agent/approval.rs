@@ -52,38 +52,10 @@ impl Loop<'_> {
                 edited_from: edited_from.clone(),
                 note: None,
             };
-            let policy = policy::decide(&self.rules, self.config.os, &command);
-            let decision = policy::apply_mode(policy.clone(), self.config.mode);
-            let by = if decision.verdict == policy.verdict {
-                DecidedBy::Policy
-            } else {
-                DecidedBy::Mode
+            let decision = match self.settle(&command, approver) {
+                Ok((decision, by)) => return Some(decided(decision, by, &command)),
+                Err(ask) => ask,
             };
-            if decision.verdict != Verdict::Ask {
-                return Some(decided(decision, by, &command));
-            }
-            if self.run_allowed.0.contains(&command) {
-                let reason =
-                    "allowed at the prompt earlier in this run (2: this command, this run)";
-                return Some(decided(
-                    person(&decision, Verdict::Allow, reason.to_owned(), None),
-                    DecidedBy::Person,
-                    &command,
-                ));
-            }
-            if let Err(why) = approver.can_ask() {
-                let reason = format!(
-                    "{}; nobody can be asked ({why}){}",
-                    decision.reason,
-                    how_to_allow(decision.prefix.as_deref())
-                );
-                let denied = Decision {
-                    verdict: Verdict::Deny,
-                    reason,
-                    ..decision
-                };
-                return Some(decided(denied, DecidedBy::NoTerminal, &command));
-            }
             let request = ApprovalRequest {
                 command: command.clone(),
                 description: shell.description.clone(),
@@ -161,6 +133,44 @@ impl Loop<'_> {
             edited_from,
             note: None,
         })
+    }
+
+    /// The decision when nobody has to be asked (policy, mode, a `2` earlier in this run, no
+    /// terminal to ask), or the ask to put to the person.
+    fn settle<A: Approve>(
+        &self,
+        command: &str,
+        approver: &A,
+    ) -> Result<(Decision, DecidedBy), Decision> {
+        let policy = policy::decide(&self.rules, self.config.os, command);
+        let decision = policy::apply_mode(policy.clone(), self.config.mode);
+        let by = if decision.verdict == policy.verdict {
+            DecidedBy::Policy
+        } else {
+            DecidedBy::Mode
+        };
+        if decision.verdict != Verdict::Ask {
+            return Ok((decision, by));
+        }
+        if self.run_allowed.0.contains(command) {
+            let reason = "allowed at the prompt earlier in this run (2: this command, this run)";
+            let allowed = person(&decision, Verdict::Allow, reason.to_owned(), None);
+            return Ok((allowed, DecidedBy::Person));
+        }
+        if let Err(why) = approver.can_ask() {
+            let reason = format!(
+                "{}; nobody can be asked ({why}){}",
+                decision.reason,
+                how_to_allow(decision.prefix.as_deref())
+            );
+            let denied = Decision {
+                verdict: Verdict::Deny,
+                reason,
+                ..decision
+            };
+            return Ok((denied, DecidedBy::NoTerminal));
+        }
+        Err(decision)
     }
 
     /// A rule the person just saved applies for the rest of this run too.

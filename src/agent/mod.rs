@@ -161,15 +161,7 @@ pub async fn run_after<M: Model, A: Approve>(
                 return Err(error);
             }
         };
-        if let Some(usage) = reply.usage {
-            *stats.usage.get_or_insert_default() += usage;
-        }
-        emit(Event::TurnEnd {
-            turn: stats.turns,
-            usage: reply.usage,
-            tool_calls: reply.tool_calls.clone(),
-            replay: reply.reasoning.replay.clone(),
-        });
+        end_turn(&reply, stats, emit);
         if let Some(ended) = cut_or_filtered(&reply, stats, emit) {
             return ended;
         }
@@ -207,6 +199,19 @@ pub async fn run_after<M: Model, A: Approve>(
     );
     emit(done(Outcome::MaxTurns, stats, None, Some(&note)));
     Ok(Outcome::MaxTurns)
+}
+
+/// Counts a finished turn's tokens and records the turn (with what a continued run needs).
+fn end_turn(reply: &crate::model::Reply, stats: &mut Stats, emit: &mut (dyn FnMut(Event) + Send)) {
+    if let Some(usage) = reply.usage {
+        *stats.usage.get_or_insert_default() += usage;
+    }
+    emit(Event::TurnEnd {
+        turn: stats.turns,
+        usage: reply.usage,
+        tool_calls: reply.tool_calls.clone(),
+        replay: reply.reasoning.replay.clone(),
+    });
 }
 
 /// Ends the run when the reply was cut at the output limit (the text is the answer, with a
@@ -287,22 +292,7 @@ impl Loop<'_> {
     ) -> Option<String> {
         let id = call.id.clone();
         let parsed = tool::parse(call);
-        emit(match &parsed {
-            Ok(shell) => Event::ToolCall {
-                id: id.clone(),
-                command: Some(shell.command.clone()),
-                description: Some(shell.description.clone()),
-                working_directory: shell.working_directory.clone(),
-                arguments: None,
-            },
-            Err(_) => Event::ToolCall {
-                id: id.clone(),
-                command: None,
-                description: None,
-                working_directory: None,
-                arguments: Some(call.arguments.clone()),
-            },
-        });
+        emit(call_event(call, &parsed));
         let fail =
             |error: ToolError, command: Option<String>, emit: &mut (dyn FnMut(Event) + Send)| {
                 let content = tool::error_content(&error);
@@ -326,41 +316,12 @@ impl Loop<'_> {
             Err(error) => return fail(error, None, emit),
         };
         let command = Some(shell.command.clone());
-        if let Some(refusal) = self.config.sandbox.refusal() {
-            let error = ToolError::new(
-                ErrorCode::Sandbox,
-                format!("{refusal}. Do not retry: answer without running commands."),
-            );
-            return fail(error, command, emit);
-        }
-        if self.repeated(&shell) >= MAX_IDENTICAL_CALLS {
-            let error = ToolError::new(
-                ErrorCode::Loop,
-                format!(
-                    "this exact call came {MAX_IDENTICAL_CALLS} times in a row and was not run: \
-                     use the results you have or try something different"
-                ),
-            );
+        if let Some(error) = self.refusal(&shell) {
             return fail(error, command, emit);
         }
 
         let Some(decided) = self.decide(&shell, approver).await else {
-            let reason = "denied at the prompt; the run was interrupted".to_owned();
-            emit(Event::Decision {
-                id: id.clone(),
-                decision: Verdict::Deny,
-                reason: reason.clone(),
-                source: Source::User,
-                rule: None,
-                by: DecidedBy::Person,
-                command: None,
-                edited_from: None,
-            });
-            stats.commands_denied += 1;
-            stats.denials.push(Denial {
-                command: shell.command.clone(),
-                reason,
-            });
+            interrupted(&id, &shell.command, stats, emit);
             return None;
         };
         let (decision, by) = (&decided.decision, decided.by);
@@ -386,37 +347,11 @@ impl Loop<'_> {
             return fail(error, command, emit);
         }
 
-        let cwd = match &shell.working_directory {
-            Some(dir) => match exec::resolve_working_directory(&self.config.workspace, dir) {
-                Ok(cwd) => cwd,
-                Err(error) => return fail(error, command, emit),
-            },
-            None => self.config.workspace.clone(),
+        let request = match self.exec_request(&decided.command, &shell, by) {
+            Ok(request) => request,
+            Err(error) => return fail(error, command, emit),
         };
-        let mut request = ExecRequest::new(decided.command.clone(), cwd);
-        request.shell.clone_from(&self.config.shell);
-        request.max_output_chars = self.config.max_output_chars;
-        request.env_remove.clone_from(&self.config.env_remove);
-        request.sandbox = self.config.sandbox.active_policy().cloned();
-        if by != DecidedBy::Person {
-            request.env_set = exec::git::neutralising_env();
-        }
-        request.timeout = shell
-            .timeout_ms
-            .map(Duration::from_millis)
-            .filter(|asked| !asked.is_zero())
-            .map_or(self.config.timeout, |asked| asked.min(self.config.timeout))
-            .min(self.time_left.unwrap_or(Duration::MAX));
-        let mut sink = |chunk: exec::Chunk<'_>| {
-            if !chunk.text.is_empty() {
-                emit(Event::OutputDelta {
-                    id: id.clone(),
-                    stream: chunk.stream,
-                    text: chunk.text.to_owned(),
-                });
-            }
-        };
-        let mut result = exec::run(&request, &mut sink).await;
+        let mut result = run_streaming(&request, &id, emit).await;
         stats.commands_run += 1;
         let mark = |content: String| match &decided.edited_from {
             Some(from) => approval::mark_edited(&content, from, &decided.command),
@@ -443,6 +378,55 @@ impl Loop<'_> {
             error: None,
         });
         Some(content)
+    }
+
+    /// Why a well-formed call is not even decided: the sandbox is required but unavailable, or
+    /// the same call came too often in a row.
+    fn refusal(&mut self, shell: &ShellCall) -> Option<ToolError> {
+        if let Some(refusal) = self.config.sandbox.refusal() {
+            return Some(ToolError::new(
+                ErrorCode::Sandbox,
+                format!("{refusal}. Do not retry: answer without running commands."),
+            ));
+        }
+        (self.repeated(shell) >= MAX_IDENTICAL_CALLS).then(|| {
+            ToolError::new(
+                ErrorCode::Loop,
+                format!(
+                    "this exact call came {MAX_IDENTICAL_CALLS} times in a row and was not run: \
+                     use the results you have or try something different"
+                ),
+            )
+        })
+    }
+
+    /// The runner's request for an allowed command: working directory (inside the workspace),
+    /// shell, limits, sandbox, and git's code-running settings off where no person said yes.
+    fn exec_request(
+        &self,
+        command: &str,
+        shell: &ShellCall,
+        by: DecidedBy,
+    ) -> Result<ExecRequest, ToolError> {
+        let cwd = match &shell.working_directory {
+            Some(dir) => exec::resolve_working_directory(&self.config.workspace, dir)?,
+            None => self.config.workspace.clone(),
+        };
+        let mut request = ExecRequest::new(command, cwd);
+        request.shell.clone_from(&self.config.shell);
+        request.max_output_chars = self.config.max_output_chars;
+        request.env_remove.clone_from(&self.config.env_remove);
+        request.sandbox = self.config.sandbox.active_policy().cloned();
+        if by != DecidedBy::Person {
+            request.env_set = exec::git::neutralising_env();
+        }
+        request.timeout = shell
+            .timeout_ms
+            .map(Duration::from_millis)
+            .filter(|asked| !asked.is_zero())
+            .map_or(self.config.timeout, |asked| asked.min(self.config.timeout))
+            .min(self.time_left.unwrap_or(Duration::MAX));
+        Ok(request)
     }
 
     /// Counts consecutive identical calls, this one included.
@@ -475,6 +459,64 @@ fn denial_message(decided: &approval::Decided) -> String {
         "{who}: {}. Do not retry it unchanged; adapt, or tell the user what is needed.",
         decision.reason
     )
+}
+
+/// The `tool_call` event for a call: its shell arguments, or the raw ones that did not parse.
+fn call_event(call: &ToolCall, parsed: &Result<ShellCall, ToolError>) -> Event {
+    match parsed {
+        Ok(shell) => Event::ToolCall {
+            id: call.id.clone(),
+            command: Some(shell.command.clone()),
+            description: Some(shell.description.clone()),
+            working_directory: shell.working_directory.clone(),
+            arguments: None,
+        },
+        Err(_) => Event::ToolCall {
+            id: call.id.clone(),
+            command: None,
+            description: None,
+            working_directory: None,
+            arguments: Some(call.arguments.clone()),
+        },
+    }
+}
+
+/// Records a prompt the person answered by stopping the run: a denial.
+fn interrupted(id: &str, command: &str, stats: &mut Stats, emit: &mut (dyn FnMut(Event) + Send)) {
+    let reason = "denied at the prompt; the run was interrupted".to_owned();
+    emit(Event::Decision {
+        id: id.to_owned(),
+        decision: Verdict::Deny,
+        reason: reason.clone(),
+        source: Source::User,
+        rule: None,
+        by: DecidedBy::Person,
+        command: None,
+        edited_from: None,
+    });
+    stats.commands_denied += 1;
+    stats.denials.push(Denial {
+        command: command.to_owned(),
+        reason,
+    });
+}
+
+/// Runs `request`, streaming its output as `output_delta` events of call `id`.
+async fn run_streaming(
+    request: &ExecRequest,
+    id: &str,
+    emit: &mut (dyn FnMut(Event) + Send),
+) -> exec::ExecResult {
+    let mut sink = |chunk: exec::Chunk<'_>| {
+        if !chunk.text.is_empty() {
+            emit(Event::OutputDelta {
+                id: id.to_owned(),
+                stream: chunk.stream,
+                text: chunk.text.to_owned(),
+            });
+        }
+    };
+    exec::run(request, &mut sink).await
 }
 
 /// What the sandbox lets commands do, for the system prompt (empty when it is not active).

@@ -5,7 +5,7 @@
 
 use super::{DecidedBy, Event, Stats};
 use crate::approve::{Approval, ApprovalRequest, Approve};
-use crate::exec::{self, ExecRequest, ExecResult};
+use crate::exec::{ExecRequest, ExecResult};
 use crate::policy::{Decision, Source, Verdict};
 
 /// What came of the offer.
@@ -69,16 +69,7 @@ pub(super) async fn again_without_sandbox<A: Approve>(
         edited_from: None,
     });
     request.sandbox = None;
-    let mut sink = |chunk: exec::Chunk<'_>| {
-        if !chunk.text.is_empty() {
-            emit(Event::OutputDelta {
-                id: id.to_owned(),
-                stream: chunk.stream,
-                text: chunk.text.to_owned(),
-            });
-        }
-    };
-    let second = exec::run(&request, &mut sink).await;
+    let second = super::run_streaming(&request, id, emit).await;
     stats.commands_run += 1;
     Rerun::Ran(second)
 }

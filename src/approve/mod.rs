@@ -68,6 +68,9 @@ pub struct ApprovalRequest {
 /// Asks a person about commands the policy could not decide.
 pub trait Approve {
     /// `Ok` when a person can be asked; otherwise why not (ask then means deny).
+    ///
+    /// # Errors
+    /// Why nobody can be asked (no terminal, CI, `--no-prompt`).
     fn can_ask(&self) -> Result<(), &'static str>;
     /// Asks about one command.
     fn ask(&mut self, request: &ApprovalRequest) -> impl Future<Output = Approval>;

@@ -77,7 +77,7 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
         return Ok(match result.error.as_ref().map(|error| error.code) {
             Some(ErrorCode::Cwd) => Status::Usage.into(),
             Some(ErrorCode::Io) if result.exit_code.is_none() => Status::Failure.into(),
-            _ => ExitCode::from((result.shell_status() & 0xff) as u8),
+            _ => ExitCode::from(u8::try_from(result.shell_status() & 0xff).unwrap_or(u8::MAX)),
         });
     }
     if let Some(error) = result.error.clone() {
@@ -94,5 +94,7 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
     if let Some(note) = &result.sandbox_note {
         let _ = writeln!(std::io::stderr(), "agent: {note}");
     }
-    Ok(ExitCode::from((result.shell_status() & 0xff) as u8))
+    Ok(ExitCode::from(
+        u8::try_from(result.shell_status() & 0xff).unwrap_or(u8::MAX),
+    ))
 }

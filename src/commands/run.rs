@@ -23,60 +23,13 @@ use super::signals::{self, Signals};
 pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let words = (!args.prompt.is_empty()).then(|| args.prompt.join(" "));
     let prompt = read_prompt(words.as_deref())?;
-    let overrides = Overrides {
-        provider: args.provider,
-        model: args.model.clone(),
-        base_url: args.base_url.clone(),
-        max_output_tokens: args.max_output_tokens,
-        mode: args.mode,
-        allow: args.allow.clone(),
-        deny: args.deny.clone(),
-        timeout: args.timeout,
-        max_turns: args.max_turns,
-        fail_on_deny: args.fail_on_deny.then_some(true),
-        ..super::with_sandbox_flags(super::overrides(global), &args.sandbox)
-    };
+    let overrides = run_overrides(global, &args);
     let workspace = super::workspace(global.cwd.as_deref())?;
     let earlier = super::resume::locate(&args, &workspace)?;
     let settings = super::load_settings(global, &overrides, &workspace)?;
     let sandbox = super::sandbox(&settings, &workspace);
-    let provider = ProviderConfig {
-        provider: settings.provider.value,
-        model: settings.model.value.clone(),
-        base_url: settings.base_url.value.clone(),
-        api_key: settings.api_key.clone(),
-        api_key_env: settings.api_key_env.value.clone(),
-        max_output_tokens: settings.max_output_tokens.as_ref().map(|n| n.value),
-    };
-    let mut model = AnyModel::new(&provider, cfg!(windows))?;
-    if !global.quiet {
-        model = model.with_retry_notice(retry_notice);
-    }
-    let config = agent::Config {
-        workspace: workspace.clone(),
-        os: OsFamily::current(),
-        shell: settings.shell.value.clone(),
-        allow: settings.allow.clone(),
-        deny: settings.deny.clone(),
-        mode: settings.mode.value,
-        timeout: settings.timeout.value,
-        max_output_chars: settings.max_output_chars.value,
-        max_turns: settings.max_turns.value,
-        env_remove: Some(settings.api_key_env.value.clone())
-            .into_iter()
-            .filter(|v| !v.is_empty())
-            .collect(),
-        sandbox,
-        budget: agent::Budget {
-            max_tokens: args.max_tokens,
-            max_time: args.max_time,
-        },
-        instructions: if args.no_project_instructions {
-            agent::Instructions::default()
-        } else {
-            agent::Instructions::load(&workspace)
-        },
-    };
+    let mut model = model_for(&settings, global.quiet)?;
+    let config = agent_config(&settings, &workspace, &args, sandbox);
     instructions_notice(&config.instructions, global);
     let quiet = global.quiet;
     if settings.provider.value == ProviderKind::Demo && !quiet {
@@ -114,34 +67,14 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     );
     let mut emit = |event: Event| output.emit(&event, transcript.as_mut());
     let time = humantime::format_rfc3339_seconds(start).to_string();
-    emit(match &rebuilt {
-        Some(rebuilt) => Event::Continue {
-            id,
-            time,
-            prompt: prompt.clone(),
-            model: model.describe(),
-            cwd: workspace.display().to_string(),
-            version: crate::VERSION.to_owned(),
-            sandbox: config.sandbox.status(),
-            resumed_turns: rebuilt.turns,
-            note: rebuilt.note.clone(),
-        },
-        None => Event::Start {
-            id,
-            time,
-            prompt: prompt.clone(),
-            model: model.describe(),
-            cwd: workspace.display().to_string(),
-            version: crate::VERSION.to_owned(),
-            sandbox: config.sandbox.status(),
-            instructions: config
-                .instructions
-                .files
-                .iter()
-                .map(|path| path.display().to_string())
-                .collect(),
-        },
-    });
+    emit(opening_event(
+        rebuilt.as_ref(),
+        id,
+        time,
+        &prompt,
+        model.describe(),
+        &config,
+    ));
     let conversation = rebuilt.map(|rebuilt| rebuilt.messages).unwrap_or_default();
 
     let reachable = approve::terminal_reachable(args.no_prompt);
@@ -154,9 +87,8 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     );
     let mut stats = Stats::default();
     let runtime = super::runtime()?;
-    let outcome = runtime.block_on(async {
-        let mut signals = Signals::listen();
-        let run = agent::run_after(
+    let outcome = runtime.block_on(drive(
+        agent::run_after(
             &mut model,
             &mut approver,
             &config,
@@ -164,24 +96,9 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
             &prompt,
             &mut stats,
             &mut emit,
-        );
-        tokio::pin!(run);
-        let mut tick = tokio::time::interval(TICK);
-        let stop = loop {
-            tokio::select! {
-                outcome = &mut run => return Ok(outcome),
-                stop = signals.recv() => break stop,
-                _ = tick.tick(), if tui.is_some() => {
-                    if let Some(tui) = &tui {
-                        tui.lock().unwrap_or_else(PoisonError::into_inner).tick();
-                    }
-                }
-            }
-        };
-        // The loop is no longer polled: end its command (TERM, then KILL) before it is dropped.
-        exec::stop_running().await;
-        Err(stop)
-    });
+        ),
+        tui.as_ref(),
+    ));
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(stop) => {
@@ -195,37 +112,15 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
                 answer: None,
                 note: Some(stop.note()),
             });
-            if let Some(tui) = &tui {
-                tui.lock().unwrap_or_else(PoisonError::into_inner).finish();
-            }
+            finish_screen(tui.as_ref());
             signals::restore_terminal();
             // A prompt may still be waiting for a key on a blocking thread: do not wait for it.
             runtime.shutdown_background();
             return Ok(stop.status().into());
         }
     };
-    if let Some(tui) = &tui {
-        tui.lock().unwrap_or_else(PoisonError::into_inner).finish();
-    }
-    let fail_on_deny = settings.fail_on_deny.value && !stats.denials.is_empty();
-    match outcome? {
-        Outcome::Answered | Outcome::MaxTurns if fail_on_deny => {
-            output.finish()?;
-            denials_notice(&stats.denials, &settings.fail_on_deny.origin);
-            Ok(Status::DENIED.into())
-        }
-        Outcome::Answered | Outcome::MaxTurns => {
-            output.finish()?;
-            Ok(Status::Success.into())
-        }
-        Outcome::Truncated => {
-            output.finish()?;
-            Ok(Status::Truncated.into())
-        }
-        Outcome::Budget => Ok(Status::Budget.into()),
-        Outcome::Interrupted => Ok(Status::Interrupted.into()),
-        Outcome::Error | Outcome::ContentFilter => Ok(Status::Failure.into()),
-    }
+    finish_screen(tui.as_ref());
+    exit_status(outcome?, &stats, &settings, &output)
 }
 
 /// Names the AGENTS.md files read (`-v`), and warns (unless -q) when they were cut or
@@ -270,6 +165,175 @@ fn denials_notice(denials: &[agent::Denial], origin: &Origin) {
         let command = crate::ui::summary::one_line(&denial.command);
         let reason = crate::ui::sanitize::escape_prose(&denial.reason).replace('\n', "⏎");
         let _ = writeln!(stderr, "  ⊘ {command}: {reason}");
+    }
+}
+
+/// Drives the loop until it ends or a signal stops it (redrawing the live pane meanwhile); a
+/// stopped loop's command is ended (TERM, then KILL) before the loop is dropped.
+async fn drive(
+    run: impl Future<Output = std::result::Result<Outcome, crate::model::ModelError>>,
+    tui: Option<&Arc<Mutex<Tui>>>,
+) -> std::result::Result<std::result::Result<Outcome, crate::model::ModelError>, signals::Stop> {
+    let mut signals = Signals::listen();
+    tokio::pin!(run);
+    let mut tick = tokio::time::interval(TICK);
+    let stop = loop {
+        tokio::select! {
+            outcome = &mut run => return Ok(outcome),
+            stop = signals.recv() => break stop,
+            _ = tick.tick(), if tui.is_some() => {
+                if let Some(tui) = tui {
+                    tui.lock().unwrap_or_else(PoisonError::into_inner).tick();
+                }
+            }
+        }
+    };
+    // The loop is no longer polled: end its command (TERM, then KILL) before it is dropped.
+    exec::stop_running().await;
+    Err(stop)
+}
+
+/// Closes the live screen, if there is one.
+fn finish_screen(tui: Option<&Arc<Mutex<Tui>>>) {
+    if let Some(tui) = tui {
+        tui.lock().unwrap_or_else(PoisonError::into_inner).finish();
+    }
+}
+
+/// The model the settings name, saying each retry on stderr unless `quiet`.
+fn model_for(settings: &Settings, quiet: bool) -> Result<AnyModel> {
+    let provider = ProviderConfig {
+        provider: settings.provider.value,
+        model: settings.model.value.clone(),
+        base_url: settings.base_url.value.clone(),
+        api_key: settings.api_key.clone(),
+        api_key_env: settings.api_key_env.value.clone(),
+        max_output_tokens: settings.max_output_tokens.as_ref().map(|n| n.value),
+    };
+    let model = AnyModel::new(&provider, cfg!(windows))?;
+    Ok(if quiet {
+        model
+    } else {
+        model.with_retry_notice(retry_notice)
+    })
+}
+
+/// The settings overrides `agent run` takes from its flags.
+fn run_overrides(global: &GlobalArgs, args: &RunArgs) -> Overrides {
+    Overrides {
+        provider: args.provider,
+        model: args.model.clone(),
+        base_url: args.base_url.clone(),
+        max_output_tokens: args.max_output_tokens,
+        mode: args.mode,
+        allow: args.allow.clone(),
+        deny: args.deny.clone(),
+        timeout: args.timeout,
+        max_turns: args.max_turns,
+        fail_on_deny: args.fail_on_deny.then_some(true),
+        ..super::with_sandbox_flags(super::overrides(global), &args.sandbox)
+    }
+}
+
+/// What the loop needs, from the settings and the flags.
+fn agent_config(
+    settings: &Settings,
+    workspace: &std::path::Path,
+    args: &RunArgs,
+    sandbox: crate::sandbox::Sandbox,
+) -> agent::Config {
+    agent::Config {
+        workspace: workspace.to_path_buf(),
+        os: OsFamily::current(),
+        shell: settings.shell.value.clone(),
+        allow: settings.allow.clone(),
+        deny: settings.deny.clone(),
+        mode: settings.mode.value,
+        timeout: settings.timeout.value,
+        max_output_chars: settings.max_output_chars.value,
+        max_turns: settings.max_turns.value,
+        env_remove: Some(settings.api_key_env.value.clone())
+            .into_iter()
+            .filter(|v| !v.is_empty())
+            .collect(),
+        sandbox,
+        budget: agent::Budget {
+            max_tokens: args.max_tokens,
+            max_time: args.max_time,
+        },
+        instructions: if args.no_project_instructions {
+            agent::Instructions::default()
+        } else {
+            agent::Instructions::load(workspace)
+        },
+    }
+}
+
+/// The run's first event: `start`, or `continue` for a run picked up again.
+fn opening_event(
+    rebuilt: Option<&crate::transcript::Rebuilt>,
+    id: String,
+    time: String,
+    prompt: &str,
+    model: String,
+    config: &agent::Config,
+) -> Event {
+    let cwd = config.workspace.display().to_string();
+    match rebuilt {
+        Some(rebuilt) => Event::Continue {
+            id,
+            time,
+            prompt: prompt.to_owned(),
+            model,
+            cwd,
+            version: crate::VERSION.to_owned(),
+            sandbox: config.sandbox.status(),
+            resumed_turns: rebuilt.turns,
+            note: rebuilt.note.clone(),
+        },
+        None => Event::Start {
+            id,
+            time,
+            prompt: prompt.to_owned(),
+            model,
+            cwd,
+            version: crate::VERSION.to_owned(),
+            sandbox: config.sandbox.status(),
+            instructions: config
+                .instructions
+                .files
+                .iter()
+                .map(|path| path.display().to_string())
+                .collect(),
+        },
+    }
+}
+
+/// The exit status of a run that ended by itself (DESIGN's table), after the answer.
+fn exit_status(
+    outcome: Outcome,
+    stats: &Stats,
+    settings: &Settings,
+    output: &Output,
+) -> Result<ExitCode> {
+    let fail_on_deny = settings.fail_on_deny.value && !stats.denials.is_empty();
+    match outcome {
+        Outcome::Answered | Outcome::MaxTurns if fail_on_deny => {
+            output.finish()?;
+            denials_notice(&stats.denials, &settings.fail_on_deny.origin);
+            Ok(Status::DENIED.into())
+        }
+        Outcome::Answered | Outcome::MaxTurns => {
+            output.finish()?;
+            Ok(Status::Success.into())
+        }
+        Outcome::Truncated => {
+            output.finish()?;
+            Ok(Status::Truncated.into())
+        }
+        Outcome::Budget => Ok(Status::Budget.into()),
+        Outcome::Interrupted => Ok(Status::Interrupted.into()),
+        Outcome::Error | Outcome::ContentFilter => Ok(Status::Failure.into()),
     }
 }
 

@@ -444,7 +444,7 @@ fn finished(
 ) -> ExecResult {
     let duration_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
     let (exit_code, signal) = match &status {
-        Some(Ok(status)) => (status.code(), exit_signal(status)),
+        Some(Ok(status)) => (status.code(), exit_signal(*status)),
         _ => (None, None),
     };
     let error = if timed_out {
@@ -535,12 +535,12 @@ async fn sleep_until_opt(deadline: Option<tokio::time::Instant>) {
 }
 
 #[cfg(unix)]
-fn exit_signal(status: &std::process::ExitStatus) -> Option<i32> {
-    std::os::unix::process::ExitStatusExt::signal(status)
+fn exit_signal(status: std::process::ExitStatus) -> Option<i32> {
+    std::os::unix::process::ExitStatusExt::signal(&status)
 }
 
 #[cfg(not(unix))]
-fn exit_signal(_status: &std::process::ExitStatus) -> Option<i32> {
+fn exit_signal(_status: std::process::ExitStatus) -> Option<i32> {
     None
 }
 

@@ -389,6 +389,44 @@ pub(super) struct EventDecoder {
     usage: Option<WireUsage>,
 }
 
+impl EventDecoder {
+    /// A content block opens: text and thinking stream on, tool calls and signed or redacted
+    /// thinking are kept by index.
+    fn start_block(&mut self, index: usize, block: Block, on_delta: &mut dyn FnMut(Delta<'_>)) {
+        match block {
+            Block::Text { text } => self.push_text(&text, on_delta),
+            Block::Thinking {
+                thinking,
+                signature,
+            } => {
+                self.push_reasoning(&thinking, on_delta);
+                self.thoughts.insert(
+                    index,
+                    Thought::Thinking {
+                        thinking,
+                        signature,
+                    },
+                );
+            }
+            Block::RedactedThinking { data } => {
+                self.thoughts.insert(index, Thought::Redacted { data });
+            }
+            Block::ToolUse { id, name, input } => {
+                self.tools.insert(
+                    index,
+                    ToolUse {
+                        id,
+                        name,
+                        input,
+                        partial_json: String::new(),
+                    },
+                );
+            }
+            Block::Other => {}
+        }
+    }
+}
+
 impl Decoder for EventDecoder {
     fn on_event(
         &mut self,
@@ -407,37 +445,7 @@ impl Decoder for EventDecoder {
             StreamEvent::ContentBlockStart {
                 index,
                 content_block,
-            } => match content_block {
-                Block::Text { text } => self.push_text(&text, on_delta),
-                Block::Thinking {
-                    thinking,
-                    signature,
-                } => {
-                    self.push_reasoning(&thinking, on_delta);
-                    self.thoughts.insert(
-                        index,
-                        Thought::Thinking {
-                            thinking,
-                            signature,
-                        },
-                    );
-                }
-                Block::RedactedThinking { data } => {
-                    self.thoughts.insert(index, Thought::Redacted { data });
-                }
-                Block::ToolUse { id, name, input } => {
-                    self.tools.insert(
-                        index,
-                        ToolUse {
-                            id,
-                            name,
-                            input,
-                            partial_json: String::new(),
-                        },
-                    );
-                }
-                Block::Other => {}
-            },
+            } => self.start_block(index, content_block, on_delta),
             StreamEvent::ContentBlockDelta { index, delta } => match delta {
                 BlockDelta::TextDelta { text } => self.push_text(&text, on_delta),
                 BlockDelta::ThinkingDelta { thinking } => {

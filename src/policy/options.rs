@@ -245,6 +245,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::too_many_lines)] // one table
     fn options_after_the_rule_are_found() {
         let cases: &[(&str, usize, Option<&str>)] = &[
             ("git log --output=/tmp/x", 2, Some("git --output")),

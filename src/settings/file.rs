@@ -464,7 +464,7 @@ impl Reader<'_> {
     }
 }
 
-/// `permissions` is a child table of ``; `permissions.commands` of `permissions`.
+/// `permissions` is a child table of the root (`""`); `permissions.commands` of `permissions`.
 fn child_of<'a>(prefix: &str, table: &'a str) -> Option<&'a str> {
     let rest = if prefix.is_empty() {
         table
@@ -475,6 +475,7 @@ fn child_of<'a>(prefix: &str, table: &'a str) -> Option<&'a str> {
 }
 
 /// Parses a mode name as written in settings and flags.
+#[must_use]
 pub fn parse_mode(value: &str) -> Option<Mode> {
     match value {
         "ask" => Some(Mode::Ask),
@@ -488,10 +489,8 @@ pub fn parse_mode(value: &str) -> Option<Mode> {
 /// 1-based line of byte offset `at` in `text`.
 fn line_of(text: &str, at: usize) -> usize {
     text.as_bytes()[..at.min(text.len())]
-        .iter()
-        .filter(|b| **b == b'\n')
+        .split(|b| *b == b'\n')
         .count()
-        + 1
 }
 
 /// The known key closest to `key` by edit distance, when it is close.

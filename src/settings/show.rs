@@ -15,6 +15,7 @@ fn mode_name(mode: crate::policy::Mode) -> &'static str {
 }
 
 /// Rows of (key, value as TOML/JSON, origin text).
+#[allow(clippy::too_many_lines)] // one row per setting: a table, not logic
 fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
     let row =
         |key: &str, value: Value, origin: &Origin| (key.to_owned(), value, origin.to_string());

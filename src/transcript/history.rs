@@ -171,6 +171,37 @@ pub fn find(runs_dir: &Path, id: &str) -> Result<PathBuf, String> {
     }
 }
 
+/// A `tool_result` event in [`render_show`]: status, then stdout (`│`) and stderr (`!`), or
+/// the error.
+fn render_result(out: &mut String, event: &Value) {
+    let result = &event["result"];
+    if !result.is_object() {
+        let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+        let _ = writeln!(
+            out,
+            "  {}: {}",
+            text(&event["error"]["code"]),
+            text(&event["error"]["message"])
+        );
+        return;
+    }
+    let timed_out = if result["timed_out"] == true {
+        " · timed out"
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        out,
+        "  exit {} · {} ms{timed_out}",
+        result["exit_code"], result["duration_ms"]
+    );
+    for (stream, marker) in [("stdout", "│ "), ("stderr", "! ")] {
+        for line in result[stream].as_str().unwrap_or_default().lines() {
+            let _ = writeln!(out, "  {marker}{line}");
+        }
+    }
+}
+
 /// A readable replay of one run's events.
 #[must_use]
 pub fn render_show(events: &[Value]) -> String {
@@ -223,34 +254,7 @@ pub fn render_show(events: &[Value]) -> String {
             "decision" => {
                 let _ = writeln!(out, "  {}: {}", s(&event["decision"]), s(&event["reason"]));
             }
-            "tool_result" => {
-                let result = &event["result"];
-                if result.is_object() {
-                    let _ = writeln!(
-                        out,
-                        "  exit {} · {} ms{}",
-                        result["exit_code"],
-                        result["duration_ms"],
-                        if result["timed_out"] == true {
-                            " · timed out"
-                        } else {
-                            ""
-                        }
-                    );
-                    for (stream, marker) in [("stdout", "│ "), ("stderr", "! ")] {
-                        for line in result[stream].as_str().unwrap_or_default().lines() {
-                            let _ = writeln!(out, "  {marker}{line}");
-                        }
-                    }
-                } else {
-                    let _ = writeln!(
-                        out,
-                        "  {}: {}",
-                        s(&event["error"]["code"]),
-                        s(&event["error"]["message"])
-                    );
-                }
-            }
+            "tool_result" => render_result(&mut out, event),
             "error" => {
                 let _ = writeln!(out, "error: {}", s(&event["message"]));
             }

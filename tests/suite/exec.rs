@@ -106,6 +106,11 @@ fn a_background_grandchild_does_not_hold_the_call() {
     let (result, status) = exec_json(&sandbox, &["echo $$; sleep 60 & echo hi"]);
     let stdout = result["stdout"].as_str().unwrap();
     let pgid: u32 = stdout.lines().next().unwrap().parse().expect("pid printed");
+    // SIGKILL is delivered when the process is next scheduled: give it a moment to die.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while group_alive(pgid) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     let alive = group_alive(pgid);
     kill_group(pgid);
     assert!(stdout.ends_with("hi\n"), "{stdout}");
