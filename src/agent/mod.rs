@@ -46,10 +46,8 @@ pub struct Config {
     pub deny: Vec<Rule>,
     /// The permission mode.
     pub mode: Mode,
-    /// Per-command timeout; the model may only lower it.
-    pub timeout: Duration,
-    /// Output cap per command.
-    pub max_output_chars: usize,
+    /// Per-command timeout (the model may only lower it) and output cap.
+    pub limits: exec::Limits,
     /// Model turns before stopping.
     pub max_turns: u32,
     /// Extra environment variables to keep from commands (the configured key variable).
@@ -414,17 +412,19 @@ impl Loop<'_> {
         };
         let mut request = ExecRequest::new(command, cwd);
         request.shell.clone_from(&self.config.shell);
-        request.max_output_chars = self.config.max_output_chars;
+        request.limits = self.config.limits;
         request.env_remove.clone_from(&self.config.env_remove);
         request.sandbox = self.config.sandbox.active_policy().cloned();
         if by != DecidedBy::Person {
             request.env_set = exec::git::neutralising_env();
         }
-        request.timeout = shell
+        request.limits.timeout = shell
             .timeout_ms
             .map(Duration::from_millis)
             .filter(|asked| !asked.is_zero())
-            .map_or(self.config.timeout, |asked| asked.min(self.config.timeout))
+            .map_or(self.config.limits.timeout, |asked| {
+                asked.min(self.config.limits.timeout)
+            })
             .min(self.time_left.unwrap_or(Duration::MAX));
         Ok(request)
     }
@@ -570,8 +570,8 @@ pub fn system_prompt(config: &Config) -> String {
              is denied, do not repeat it unchanged: adapt, or explain what you need.",
             shell = config.shell,
             cwd = config.workspace.display(),
-            timeout = exec::describe_duration(config.timeout),
-            cap = config.max_output_chars,
+            timeout = exec::describe_duration(config.limits.timeout),
+            cap = config.limits.max_output_chars,
         ) + &sandbox_sentence(&config.sandbox)
     };
     format!(

@@ -29,10 +29,10 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
     let mut request = ExecRequest::new(command, cwd);
     request.sandbox = sandbox.active_policy().cloned();
     if let Some(timeout) = args.timeout {
-        request.timeout = timeout;
+        request.limits.timeout = timeout;
     }
     if let Some(max) = args.max_output_chars {
-        request.max_output_chars = max;
+        request.limits.max_output_chars = max;
     }
     let json = global.json;
     let mut sink = |chunk: exec::Chunk<'_>| {

@@ -249,8 +249,7 @@ fn agent_config(
         allow: settings.allow.clone(),
         deny: settings.deny.clone(),
         mode: settings.mode.value,
-        timeout: settings.timeout.value,
-        max_output_chars: settings.max_output_chars.value,
+        limits: settings.limits(),
         max_turns: settings.max_turns.value,
         env_remove: Some(settings.api_key_env.value.clone())
             .into_iter()
@@ -482,7 +481,7 @@ impl Output {
             plain,
             answer: None,
             recorded_chars: 0,
-            max_output_chars: config.max_output_chars,
+            max_output_chars: config.limits.max_output_chars,
             transcript_failed: false,
             stdout_closed: false,
             redact: Vec::new(),

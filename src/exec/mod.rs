@@ -38,6 +38,24 @@ const KILL_POLL: Duration = Duration::from_millis(20);
 /// Size of one pipe read.
 const READ_CHUNK_BYTES: usize = 64 * 1024;
 
+/// A command's limits: one value from the settings (or `agent exec`'s flags) to the runner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Kill the command after this long.
+    pub timeout: Duration,
+    /// Cap on stdout + stderr together, in characters.
+    pub max_output_chars: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            timeout: DEFAULT_TIMEOUT,
+            max_output_chars: DEFAULT_MAX_OUTPUT_CHARS,
+        }
+    }
+}
+
 /// Everything needed to run one command; built purely, then run.
 #[derive(Debug, Clone)]
 pub struct ExecRequest {
@@ -45,10 +63,8 @@ pub struct ExecRequest {
     pub command: String,
     /// Absolute, existing working directory.
     pub cwd: PathBuf,
-    /// Kill the command after this long.
-    pub timeout: Duration,
-    /// Cap on stdout + stderr together, in characters.
-    pub max_output_chars: usize,
+    /// Timeout and output cap.
+    pub limits: Limits,
     /// The shell program (`sh` on Unix, `cmd.exe` on Windows).
     pub shell: String,
     /// Extra environment variables to remove (e.g. a configured `api_key_env`).
@@ -65,8 +81,7 @@ impl ExecRequest {
         Self {
             command: command.into(),
             cwd: cwd.into(),
-            timeout: DEFAULT_TIMEOUT,
-            max_output_chars: DEFAULT_MAX_OUTPUT_CHARS,
+            limits: Limits::default(),
             shell: default_shell().to_owned(),
             env_remove: Vec::new(),
             env_set: Vec::new(),
@@ -365,11 +380,11 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
     let mut out_buf = vec![0u8; READ_CHUNK_BYTES];
     let mut err_buf = vec![0u8; READ_CHUNK_BYTES];
     let mut decoders = [Utf8Decoder::default(), Utf8Decoder::default()];
-    let mut cap = OutputCap::new(request.max_output_chars);
+    let mut cap = OutputCap::new(request.limits.max_output_chars);
     let mut text = String::new();
     let mut status = None;
     let mut io_error = None;
-    let deadline = tokio::time::Instant::from_std(start + request.timeout);
+    let deadline = tokio::time::Instant::from_std(start + request.limits.timeout);
     let mut drain_deadline = None;
     let mut timed_out = false;
 
@@ -452,7 +467,7 @@ fn finished(
             ErrorCode::TimedOut,
             format!(
                 "command timed out after {}",
-                describe_duration(request.timeout)
+                describe_duration(request.limits.timeout)
             ),
         ))
     } else if let Some(Err(error)) = &status {

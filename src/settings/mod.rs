@@ -251,6 +251,17 @@ pub struct Settings {
     pub warnings: Vec<String>,
 }
 
+impl Settings {
+    /// The limits a command runs under.
+    #[must_use]
+    pub fn limits(&self) -> crate::exec::Limits {
+        crate::exec::Limits {
+            timeout: self.timeout.value,
+            max_output_chars: self.max_output_chars.value,
+        }
+    }
+}
+
 /// Settings being assembled: model keys stay optional until the provider is known.
 struct Draft {
     provider: Option<Sourced<ProviderKind>>,
