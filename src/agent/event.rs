@@ -4,7 +4,8 @@
 
 use serde::Serialize;
 
-use crate::exec::{ExecResult, Stream, ToolError};
+use super::ToolError;
+use crate::exec::{ExecResult, Stream};
 use crate::model::{ToolCall, Usage};
 use crate::policy::{Source, Verdict};
 

@@ -19,12 +19,12 @@ use std::time::Duration;
 pub use budget::Budget;
 pub use event::{DecidedBy, Denial, Event, Outcome};
 pub use instructions::{Instructions, MAX_INSTRUCTION_BYTES};
-pub use tool::{SHELL, ShellCall, shell_tool};
+pub use tool::{SHELL, ShellCall, ToolError, ToolErrorCode, shell_tool};
 
 use rerun::Rerun;
 
 use crate::approve::Approve;
-use crate::exec::{self, ErrorCode, ExecRequest, ToolError};
+use crate::exec::{self, ErrorCode, ExecRequest};
 use crate::model::{Delta, Message, Model, ModelError, Request, StopReason, ToolCall};
 use crate::policy::{Mode, OsFamily, Rule, Rules, Source, Verdict};
 
@@ -304,7 +304,7 @@ impl Loop<'_> {
             };
         if self.config.mode == Mode::Off {
             let error = ToolError::new(
-                ErrorCode::ToolDisabled,
+                ToolErrorCode::ToolDisabled,
                 "the shell tool is disabled (permissions mode \"off\"): answer without running commands",
             );
             return fail(error, None, emit);
@@ -341,7 +341,7 @@ impl Loop<'_> {
                 command: decided.command.clone(),
                 reason: decision.reason.clone(),
             });
-            let error = ToolError::new(ErrorCode::Denied, denial_message(&decided));
+            let error = ToolError::new(ToolErrorCode::Denied, denial_message(&decided));
             return fail(error, command, emit);
         }
 
@@ -383,13 +383,13 @@ impl Loop<'_> {
     fn refusal(&mut self, shell: &ShellCall) -> Option<ToolError> {
         if let Some(refusal) = self.config.sandbox.refusal() {
             return Some(ToolError::new(
-                ErrorCode::Sandbox,
+                ToolErrorCode::Exec(ErrorCode::Sandbox),
                 format!("{refusal}. Do not retry: answer without running commands."),
             ));
         }
         (self.repeated(shell) >= MAX_IDENTICAL_CALLS).then(|| {
             ToolError::new(
-                ErrorCode::Loop,
+                ToolErrorCode::Loop,
                 format!(
                     "this exact call came {MAX_IDENTICAL_CALLS} times in a row and was not run: \
                      use the results you have or try something different"

@@ -1,15 +1,68 @@
 //! The one tool offered to the model, `shell`: its schema, the validation of a
 //! call's arguments, and the JSON the model gets back.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::exec::{ErrorCode, ExecResult, ToolError};
+use crate::exec::{ErrorCode, ExecError, ExecResult};
 use crate::model::{ToolCall, ToolSpec};
 use crate::policy::OsFamily;
 
 /// The tool's name.
 pub const SHELL: &str = "shell";
+
+/// Why a call got no run: the tool's own codes, or the runner's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolErrorCode {
+    /// The runner's code (`ECWD`, `ESANDBOX` …).
+    Exec(ErrorCode),
+    /// `EDENIED`: the policy or the person denied the command.
+    Denied,
+    /// `ELOOP`: the same call was repeated too often.
+    Loop,
+    /// `ETOOL_DISABLED`: the shell tool is off.
+    ToolDisabled,
+    /// `EINVAL`: the call's arguments were malformed (bad JSON, missing or mistyped fields).
+    InvalidArguments,
+}
+
+impl Serialize for ToolErrorCode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ToolErrorCode::Exec(code) => code.serialize(serializer),
+            ToolErrorCode::Denied => serializer.serialize_str("EDENIED"),
+            ToolErrorCode::Loop => serializer.serialize_str("ELOOP"),
+            ToolErrorCode::ToolDisabled => serializer.serialize_str("ETOOL_DISABLED"),
+            ToolErrorCode::InvalidArguments => serializer.serialize_str("EINVAL"),
+        }
+    }
+}
+
+/// A call that got no run (or whose run could not start): a code and a message for people
+/// and models, as `{"code": "EDENIED", "message": "…"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolError {
+    /// Machine-readable code.
+    pub code: ToolErrorCode,
+    /// What happened and what to do.
+    pub message: String,
+}
+
+impl ToolError {
+    /// A new error.
+    pub fn new(code: ToolErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<ExecError> for ToolError {
+    fn from(error: ExecError) -> Self {
+        Self::new(ToolErrorCode::Exec(error.code), error.message)
+    }
+}
 
 /// The `shell` tool, its description naming the OS and shell.
 #[must_use]
@@ -68,7 +121,7 @@ pub struct ShellCall {
 /// # Errors
 /// `EINVAL` with a message the model can act on.
 pub fn parse(call: &ToolCall) -> Result<ShellCall, ToolError> {
-    let invalid = |message: String| ToolError::new(ErrorCode::InvalidArguments, message);
+    let invalid = |message: String| ToolError::new(ToolErrorCode::InvalidArguments, message);
     if call.name != SHELL {
         return Err(invalid(format!(
             "unknown tool `{}`: the only tool is `shell`",
@@ -178,14 +231,17 @@ mod tests {
             ("shell", "", "missing field `command`"),
         ] {
             let error = parse(&call(name, args)).unwrap_err();
-            assert_eq!(error.code, ErrorCode::InvalidArguments, "{args}");
+            assert_eq!(error.code, ToolErrorCode::InvalidArguments, "{args}");
             assert!(error.message.contains(needle), "{args}: {}", error.message);
         }
     }
 
     #[test]
     fn error_content_has_code_and_message() {
-        let content = error_content(&ToolError::new(ErrorCode::Denied, "no"));
+        let content = error_content(&ToolError::new(ToolErrorCode::Denied, "no"));
         assert_eq!(content, r#"{"error":{"code":"EDENIED","message":"no"}}"#);
+        let cwd = ToolError::from(ExecError::new(ErrorCode::Cwd, "gone"));
+        let content = error_content(&cwd);
+        assert_eq!(content, r#"{"error":{"code":"ECWD","message":"gone"}}"#);
     }
 }

@@ -96,7 +96,8 @@ pub fn default_shell() -> &'static str {
     if cfg!(windows) { "cmd.exe" } else { "sh" }
 }
 
-/// Error codes shared by every tool result (DESIGN.md "Running a command").
+/// The runner's own error codes (DESIGN.md "Running a command"); the tool adds its own
+/// (`EDENIED`, `ELOOP`, `ETOOL_DISABLED`, `EINVAL`: `agent::ToolErrorCode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum ErrorCode {
     /// The command ran out of time.
@@ -108,36 +109,24 @@ pub enum ErrorCode {
     /// The sandbox is required but cannot apply on this machine: nothing runs.
     #[serde(rename = "ESANDBOX")]
     Sandbox,
-    /// The policy or the person denied the command.
-    #[serde(rename = "EDENIED")]
-    Denied,
     /// The working directory is missing or outside the workspace.
     #[serde(rename = "ECWD")]
     Cwd,
-    /// The same call was repeated too often.
-    #[serde(rename = "ELOOP")]
-    Loop,
-    /// The shell tool is disabled.
-    #[serde(rename = "ETOOL_DISABLED")]
-    ToolDisabled,
     /// Spawning or reading the command failed.
     #[serde(rename = "EIO")]
     Io,
-    /// The tool call's arguments were malformed (bad JSON, missing or mistyped fields).
-    #[serde(rename = "EINVAL")]
-    InvalidArguments,
 }
 
-/// An error in a tool result: a code and a message for people and models.
+/// An error of the runner: a code and a message for people and models.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ToolError {
+pub struct ExecError {
     /// Machine-readable code.
     pub code: ErrorCode,
     /// What happened and what to do.
     pub message: String,
 }
 
-impl ToolError {
+impl ExecError {
     /// A new error.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Self {
@@ -166,7 +155,7 @@ pub struct ExecResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,
     /// Set when the command could not run or did not finish normally.
-    pub error: Option<ToolError>,
+    pub error: Option<ExecError>,
     /// The sandbox likely refused something the command tried (a guess from its stderr).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sandbox_denied: bool,
@@ -178,7 +167,7 @@ pub struct ExecResult {
 impl ExecResult {
     /// A result for a command that never ran.
     #[must_use]
-    pub fn failed(error: ToolError) -> Self {
+    pub fn failed(error: ExecError) -> Self {
         Self {
             exit_code: None,
             stdout: String::new(),
@@ -222,15 +211,15 @@ pub struct Chunk<'a> {
 ///
 /// # Errors
 /// `ECWD` naming the directory otherwise.
-pub fn check_cwd(cwd: &Path) -> Result<(), ToolError> {
+pub fn check_cwd(cwd: &Path) -> Result<(), ExecError> {
     if !cwd.is_absolute() {
-        return Err(ToolError::new(
+        return Err(ExecError::new(
             ErrorCode::Cwd,
             format!("working directory `{}` is not absolute", cwd.display()),
         ));
     }
     if !cwd.is_dir() {
-        return Err(ToolError::new(
+        return Err(ExecError::new(
             ErrorCode::Cwd,
             format!(
                 "working directory `{}` does not exist or is not a directory",
@@ -246,10 +235,10 @@ pub fn check_cwd(cwd: &Path) -> Result<(), ToolError> {
 ///
 /// # Errors
 /// `ECWD` when it does not exist or resolves outside the workspace.
-pub fn resolve_working_directory(workspace: &Path, requested: &str) -> Result<PathBuf, ToolError> {
+pub fn resolve_working_directory(workspace: &Path, requested: &str) -> Result<PathBuf, ExecError> {
     let joined = workspace.join(requested);
     let resolved = joined.canonicalize().map_err(|error| {
-        ToolError::new(
+        ExecError::new(
             ErrorCode::Cwd,
             format!("working directory `{requested}`: {error}"),
         )
@@ -258,7 +247,7 @@ pub fn resolve_working_directory(workspace: &Path, requested: &str) -> Result<Pa
         .canonicalize()
         .unwrap_or_else(|_| workspace.to_path_buf());
     if !resolved.starts_with(&root) {
-        return Err(ToolError::new(
+        return Err(ExecError::new(
             ErrorCode::Cwd,
             format!(
                 "working directory `{requested}` is outside the workspace `{}`",
@@ -367,7 +356,7 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
     let mut child = match process::command(request).and_then(|mut command| command.spawn()) {
         Ok(child) => child,
         Err(error) => {
-            return ExecResult::failed(ToolError::new(
+            return ExecResult::failed(ExecError::new(
                 ErrorCode::Io,
                 format!("cannot start `{}`: {error}", request.shell),
             ));
@@ -463,7 +452,7 @@ fn finished(
         _ => (None, None),
     };
     let error = if timed_out {
-        Some(ToolError::new(
+        Some(ExecError::new(
             ErrorCode::TimedOut,
             format!(
                 "command timed out after {}",
@@ -471,12 +460,12 @@ fn finished(
             ),
         ))
     } else if let Some(Err(error)) = &status {
-        Some(ToolError::new(
+        Some(ExecError::new(
             ErrorCode::Io,
             format!("waiting for the command failed: {error}"),
         ))
     } else if let Some(error) = io_error {
-        Some(ToolError::new(
+        Some(ExecError::new(
             ErrorCode::Io,
             format!("reading the command's output failed: {error}"),
         ))
@@ -560,11 +549,11 @@ fn exit_signal(_status: std::process::ExitStatus) -> Option<i32> {
 }
 
 /// Exit 127 with the shell's "not found" message is a missing program: say so plainly.
-fn not_found(exit_code: Option<i32>, stderr: &str) -> Option<ToolError> {
+fn not_found(exit_code: Option<i32>, stderr: &str) -> Option<ExecError> {
     let missing = exit_code == Some(127) && stderr.contains("not found")
         || exit_code == Some(9009) && cfg!(windows);
     missing.then(|| {
-        ToolError::new(
+        ExecError::new(
             ErrorCode::NotFound,
             "command not found (exit 127): check the program name, or install it".to_owned(),
         )
@@ -591,7 +580,7 @@ mod tests {
 
     #[test]
     fn shell_status_follows_shell_conventions() {
-        let mut result = ExecResult::failed(ToolError::new(ErrorCode::Io, "x"));
+        let mut result = ExecResult::failed(ExecError::new(ErrorCode::Io, "x"));
         assert_eq!(result.shell_status(), 1);
         result.signal = Some(9);
         assert_eq!(result.shell_status(), 137);

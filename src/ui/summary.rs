@@ -4,7 +4,8 @@
 //! `⊘ … denied: reason`. Every piece of it is sanitised (see
 //! [`super::sanitize`]): the command and the reasons can come from a model.
 
-use crate::exec::{ErrorCode, ExecResult, ToolError};
+use crate::agent::{ToolError, ToolErrorCode};
+use crate::exec::{ErrorCode, ExecResult};
 use crate::model::Usage;
 
 /// Longest command shown in a summary before it is shortened with `…`.
@@ -108,7 +109,7 @@ pub fn summary(
         );
     }
     match error {
-        Some(error) if error.code == ErrorCode::Denied => {
+        Some(error) if error.code == ToolErrorCode::Denied => {
             let why = denied.unwrap_or(&error.message);
             let why = super::sanitize::escape_prose(why).replace('\n', "⏎");
             (Tone::Denied, format!("⊘ {command} · denied: {why}"))
@@ -148,7 +149,7 @@ mod tests {
             stdout: stdout.into(),
             duration_ms: 12,
             error: None,
-            ..ExecResult::failed(ToolError::new(ErrorCode::Io, "unused"))
+            ..ExecResult::failed(crate::exec::ExecError::new(ErrorCode::Io, "unused"))
         }
     }
 
@@ -164,7 +165,10 @@ mod tests {
             summary(Some("false"), Some(&failed), None, None, None).1,
             "✗ false · exit 1 · 12 ms · 1 line"
         );
-        let denied = ToolError::new(ErrorCode::Denied, "Denied by the policy: no. Do not retry.");
+        let denied = ToolError::new(
+            ToolErrorCode::Denied,
+            "Denied by the policy: no. Do not retry.",
+        );
         assert_eq!(
             summary(Some("touch F"), None, Some(&denied), Some("no"), None),
             (Tone::Denied, "⊘ touch F · denied: no".into())
@@ -173,7 +177,7 @@ mod tests {
 
     #[test]
     fn escape_sequences_in_commands_and_reasons_are_shown_not_run() {
-        let denied = ToolError::new(ErrorCode::Denied, "no");
+        let denied = ToolError::new(ToolErrorCode::Denied, "no");
         assert_eq!(
             summary(
                 Some("ls\u{1b}[8m; touch x"),
