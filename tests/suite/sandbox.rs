@@ -482,6 +482,7 @@ fn a_command_cannot_type_into_a_terminal() {
 
 /// A Unix socket outside the workspace stands for a local service (tmux, D-Bus, Docker):
 /// with the network off, connecting to it is refused; `--network` allows it.
+#[cfg(unix)]
 #[test]
 fn local_services_over_unix_sockets_need_the_network() {
     if !available() {
