@@ -2,23 +2,12 @@
 //! the answer with the denials in `done`; `-q` never hides a denial; summaries count every
 //! line a command printed; an answer going to a file is left exactly as written.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use super::fake_model::{FakeModel, turn_text, turn_tool_call};
 use super::harness::Sandbox;
-
-const KEY: &str = "sk-test-key-0123456789";
-
-fn openai_run(sandbox: &Sandbox, server: &FakeModel) -> Command {
-    let mut cmd = sandbox.agent();
-    cmd.env("OPENAI_API_KEY", KEY)
-        .args(["run", "--provider", "openai", "--base-url"])
-        .arg(server.openai_url());
-    cmd
-}
 
 fn done_event(output: &std::process::Output) -> Value {
     let text = String::from_utf8_lossy(&output.stdout);
@@ -40,7 +29,8 @@ fn denying_server() -> FakeModel {
 fn fail_on_deny_exits_3_after_the_answer_and_lists_the_denials() {
     let sandbox = Sandbox::new();
     let server = denying_server();
-    let output = openai_run(&sandbox, &server)
+    let output = sandbox
+        .openai_run(&server)
         .args(["--json", "--fail-on-deny", "make F"])
         .output()
         .unwrap();
@@ -69,7 +59,8 @@ fn fail_on_deny_exits_3_after_the_answer_and_lists_the_denials() {
 fn without_fail_on_deny_a_denial_still_ends_0_and_done_lists_it() {
     let sandbox = Sandbox::new();
     let server = denying_server();
-    let output = openai_run(&sandbox, &server)
+    let output = sandbox
+        .openai_run(&server)
         .args(["--json", "make F"])
         .output()
         .unwrap();
@@ -88,7 +79,8 @@ fn fail_on_deny_in_settings_and_a_project_file_cannot_turn_it_off() {
     )
     .unwrap();
     let server = denying_server();
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("make F")
         .assert()
         .code(3)
@@ -96,7 +88,7 @@ fn fail_on_deny_in_settings_and_a_project_file_cannot_turn_it_off() {
         .stderr(predicate::str::contains("can only turn fail_on_deny on"));
     // A run without denials is a success.
     let server = FakeModel::openai_turns([turn_tool_call("ls", "list"), turn_text("listed")]);
-    openai_run(&sandbox, &server).arg("list").assert().code(0);
+    sandbox.openai_run(&server).arg("list").assert().code(0);
     let shown = sandbox
         .agent()
         .args(["config", "show", "--json"])
@@ -110,7 +102,8 @@ fn fail_on_deny_in_settings_and_a_project_file_cannot_turn_it_off() {
 fn quiet_never_hides_a_denial() {
     let sandbox = Sandbox::new();
     let server = denying_server();
-    let output = openai_run(&sandbox, &server)
+    let output = sandbox
+        .openai_run(&server)
         .args(["-q", "make F"])
         .output()
         .unwrap();
@@ -130,7 +123,8 @@ fn summaries_count_every_line_not_only_those_kept() {
     sandbox.settings("[limits]\nmax_output_chars = 200\n");
     let server =
         FakeModel::openai_turns([turn_tool_call("seq 1 5000", "count"), turn_text("counted")]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("count")
         .assert()
         .success()
@@ -143,7 +137,8 @@ fn an_answer_to_a_file_keeps_its_markdown_exactly() {
     let sandbox = Sandbox::new();
     let answer = "# Result\n\n- **one**\n- `two`\n\n```sh\necho hi\n```";
     let server = FakeModel::openai_turns([turn_text(answer)]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("answer")
         .assert()
         .success()

@@ -81,6 +81,56 @@ pub fn wait_for(limit: std::time::Duration, what: &str, mut ready: impl FnMut() 
     }
 }
 
+/// The API key the tests give `agent` for the fake servers (never a real one).
+pub const KEY: &str = "sk-test-key-0123456789";
+
+impl Sandbox {
+    /// `agent run` pointed at `server` as an OpenAI-compatible provider, with [`KEY`].
+    pub fn openai_run(&self, server: &super::fake_model::FakeModel) -> Command {
+        let mut cmd = self.agent();
+        cmd.env("OPENAI_API_KEY", KEY)
+            .args(["run", "--provider", "openai", "--base-url"])
+            .arg(server.openai_url());
+        cmd
+    }
+
+    /// `agent run` pointed at `server` as an Anthropic provider, with [`KEY`].
+    pub fn anthropic_run(&self, server: &super::fake_model::FakeModel) -> Command {
+        let mut cmd = self.agent();
+        cmd.env("ANTHROPIC_API_KEY", KEY)
+            .args(["run", "--provider", "anthropic", "--base-url"])
+            .arg(server.url());
+        cmd
+    }
+
+    /// The transcript files of this sandbox's runs, oldest first.
+    pub fn transcript_paths(&self) -> Vec<PathBuf> {
+        let dir = self.state_dir().join("agent/runs");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map(|entries| entries.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        files
+    }
+
+    /// The transcripts' texts, oldest first.
+    pub fn transcripts(&self) -> Vec<String> {
+        self.transcript_paths()
+            .iter()
+            .map(|path| std::fs::read_to_string(path).unwrap_or_default())
+            .collect()
+    }
+}
+
+/// Every line of `text` (stdout of `--json`, or a transcript) as a JSON value.
+pub fn events(text: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(text)
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect()
+}
+
 /// Parses stdout as one JSON object.
 pub fn json(output: &std::process::Output) -> serde_json::Value {
     let text = String::from_utf8_lossy(&output.stdout);

@@ -2,22 +2,11 @@
 //! system prompt, named in `start` and by `-v`, capped with a note, skipped with
 //! `--no-project-instructions` — and never a way to change the policy.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
 use super::fake_model::{FakeModel, turn_text, turn_tool_call};
 use super::harness::Sandbox;
-
-const KEY: &str = "sk-test-key-0123456789";
-
-fn openai_run(sandbox: &Sandbox, server: &FakeModel) -> Command {
-    let mut cmd = sandbox.agent();
-    cmd.env("OPENAI_API_KEY", KEY)
-        .args(["run", "--provider", "openai", "--base-url"])
-        .arg(server.openai_url());
-    cmd
-}
 
 fn start_event(output: &std::process::Output) -> Value {
     let text = String::from_utf8_lossy(&output.stdout);
@@ -43,7 +32,8 @@ fn agents_md_of_the_workspace_and_the_repository_go_into_the_system_prompt() {
     )
     .unwrap();
     let server = FakeModel::openai_turns([turn_text("ok")]);
-    let output = openai_run(&sandbox, &server)
+    let output = sandbox
+        .openai_run(&server)
         .args(["--json", "-v", "hello"])
         .output()
         .unwrap();
@@ -80,7 +70,8 @@ fn no_project_instructions_leaves_them_out() {
     )
     .unwrap();
     let server = FakeModel::openai_turns([turn_text("ok")]);
-    let output = openai_run(&sandbox, &server)
+    let output = sandbox
+        .openai_run(&server)
         .args(["--json", "--no-project-instructions", "hello"])
         .output()
         .unwrap();
@@ -95,7 +86,8 @@ fn a_huge_agents_md_is_capped_with_a_note() {
     let text = format!("START {} END", "x".repeat(40 * 1024));
     std::fs::write(sandbox.work().join("AGENTS.md"), &text).unwrap();
     let server = FakeModel::openai_turns([turn_text("ok")]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("hello")
         .assert()
         .success()
@@ -120,7 +112,8 @@ fn agents_md_cannot_allow_anything() {
     .unwrap();
     let server =
         FakeModel::openai_turns([turn_tool_call("touch F", "create F"), turn_text("done")]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("make F")
         .assert()
         .success()

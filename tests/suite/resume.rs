@@ -8,32 +8,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use super::fake_model::{Events, FakeModel, Reply, anthropic, turn_text, turn_tool_call};
-use super::harness::Sandbox;
-
-const KEY: &str = "sk-test-key-0123456789";
-
-fn openai(sandbox: &Sandbox, server: &FakeModel) -> assert_cmd::Command {
-    let mut cmd = sandbox.agent();
-    cmd.env("OPENAI_API_KEY", KEY)
-        .args(["run", "--provider", "openai", "--base-url"])
-        .arg(server.openai_url());
-    cmd
-}
-
-fn transcript_paths(sandbox: &Sandbox) -> Vec<std::path::PathBuf> {
-    let dir = sandbox.state_dir().join("agent/runs");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .map(|entries| entries.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    files.sort();
-    files
-}
-
-fn events(text: &str) -> Vec<Value> {
-    text.lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
-}
+use super::harness::{KEY, Sandbox, events};
 
 /// A first run: `touch made` (allowed), then an answer.
 fn first_run(sandbox: &Sandbox) {
@@ -41,7 +16,8 @@ fn first_run(sandbox: &Sandbox) {
         turn_tool_call("touch made", "make a file").with_text("Making it."),
         turn_text("Made it."),
     ]);
-    openai(sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .args(["--allow", "touch", "make a file"])
         .assert()
         .success()
@@ -55,7 +31,8 @@ fn continue_sends_the_conversation_again_runs_nothing_again_and_appends_to_the_r
     let sandbox = Sandbox::new();
     first_run(&sandbox);
     let server = FakeModel::openai_turns([turn_text("It is called made.")]);
-    openai(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .args(["--continue", "what is it called?"])
         .assert()
         .success()
@@ -89,9 +66,9 @@ fn continue_sends_the_conversation_again_runs_nothing_again_and_appends_to_the_r
     assert_eq!(sent[5]["content"], "what is it called?");
 
     // One transcript, the new part after a `continue` marker.
-    let paths = transcript_paths(&sandbox);
+    let paths = sandbox.transcript_paths();
     assert_eq!(paths.len(), 1);
-    let recorded = events(&std::fs::read_to_string(&paths[0]).unwrap());
+    let recorded = events(&std::fs::read(&paths[0]).unwrap());
     let types: Vec<&str> = recorded
         .iter()
         .map(|e| e["type"].as_str().unwrap())
@@ -140,15 +117,17 @@ fn continue_in_json_starts_with_the_marker_and_a_second_continue_goes_on_from_it
     let sandbox = Sandbox::new();
     first_run(&sandbox);
     let server = FakeModel::openai_turns([turn_text("Second."), turn_text("Third.")]);
-    let output = openai(&sandbox, &server)
+    let output = sandbox
+        .openai_run(&server)
         .args(["--json", "--continue", "again"])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0));
-    let printed = events(&String::from_utf8_lossy(&output.stdout));
+    let printed = events(&output.stdout);
     assert_eq!(printed[0]["type"], "continue");
     assert_eq!(printed[0]["resumed_turns"], 2);
-    openai(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .args(["--continue", "and again"])
         .assert()
         .success()
@@ -165,7 +144,8 @@ fn continue_with_no_earlier_run_here_is_a_usage_error() {
     first_run(&sandbox);
     let elsewhere = sandbox.root.path().join("home");
     let server = FakeModel::start();
-    openai(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("-C")
         .arg(&elsewhere)
         .args(["--continue", "go on"])
@@ -175,7 +155,8 @@ fn continue_with_no_earlier_run_here_is_a_usage_error() {
             predicate::str::contains("to continue: start one with `agent run 'TASK'`"),
         ));
     assert_eq!(server.requests().len(), 0);
-    openai(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .args(["--resume", "nosuchid", "go on"])
         .assert()
         .code(2)
@@ -226,7 +207,7 @@ fn resume_by_short_id_sends_the_signed_thinking_back_from_any_workspace() {
         cmd
     };
     run(&server).arg("where?").assert().success();
-    let id = transcript_paths(&sandbox)[0]
+    let id = sandbox.transcript_paths()[0]
         .file_stem()
         .unwrap()
         .to_string_lossy()
@@ -250,20 +231,21 @@ fn resume_by_short_id_sends_the_signed_thinking_back_from_any_workspace() {
         ])
     );
     assert_eq!(sent[2]["content"][0]["tool_use_id"], "toolu_9");
-    assert_eq!(transcript_paths(&sandbox).len(), 1);
+    assert_eq!(sandbox.transcript_paths().len(), 1);
 }
 
 #[test]
 fn a_cut_transcript_resumes_after_its_last_complete_turn_and_says_so() {
     let sandbox = Sandbox::new();
     first_run(&sandbox);
-    let path = transcript_paths(&sandbox).remove(0);
+    let path = sandbox.transcript_paths().remove(0);
     let text = std::fs::read_to_string(&path).unwrap();
     // Cut in the middle of the second turn's `turn_end`, as a crash would.
     let second_end = text.rfind("{\"type\":\"turn_end\"").unwrap();
     std::fs::write(&path, &text[..second_end + 15]).unwrap();
     let server = FakeModel::openai_turns([turn_text("Resumed.")]);
-    openai(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .args(["--continue", "go on"])
         .assert()
         .success()
@@ -294,7 +276,8 @@ fn a_cut_transcript_resumes_after_its_last_complete_turn_and_says_so() {
     lines.insert(first_end, "garbage");
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
     let server = FakeModel::openai_turns([turn_text("Again.")]);
-    openai(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .args(["--continue", "once more"])
         .assert()
         .success()
@@ -312,7 +295,7 @@ fn a_cut_transcript_resumes_after_its_last_complete_turn_and_says_so() {
 fn an_older_transcript_is_resumed_from_its_commands() {
     let sandbox = Sandbox::new();
     first_run(&sandbox);
-    let path = transcript_paths(&sandbox).remove(0);
+    let path = sandbox.transcript_paths().remove(0);
     // What an earlier version wrote: `turn_end` with its number only.
     let older: String = std::fs::read_to_string(&path)
         .unwrap()
@@ -327,7 +310,8 @@ fn an_older_transcript_is_resumed_from_its_commands() {
         .collect();
     std::fs::write(&path, older).unwrap();
     let server = FakeModel::openai_turns([turn_text("Fine.")]);
-    openai(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .args(["--continue", "go on"])
         .assert()
         .success()

@@ -2,33 +2,9 @@
 //! 127.0.0.1: the loop, the policy on the way, transcripts and exit statuses.
 
 use super::fake_model::{FakeModel, Reply, openai, turn_text, turn_tool_call};
-use super::harness::Sandbox;
-use assert_cmd::Command;
+use super::harness::{KEY, Sandbox};
 use predicates::prelude::*;
 use pretty_assertions::assert_eq;
-
-const KEY: &str = "sk-test-key-0123456789";
-
-/// `agent run` pointed at `server` as an OpenAI-compatible provider.
-fn openai_run(sandbox: &Sandbox, server: &FakeModel) -> Command {
-    let mut cmd = sandbox.agent();
-    cmd.env("OPENAI_API_KEY", KEY)
-        .args(["run", "--provider", "openai", "--base-url"])
-        .arg(server.openai_url());
-    cmd
-}
-
-fn transcripts(sandbox: &Sandbox) -> Vec<String> {
-    let dir = sandbox.state_dir().join("agent/runs");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .map(|entries| entries.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    files.sort();
-    files
-        .iter()
-        .map(|path| std::fs::read_to_string(path).unwrap())
-        .collect()
-}
 
 #[test]
 fn a_builtin_read_only_command_runs_and_its_output_reaches_the_model() {
@@ -38,7 +14,8 @@ fn a_builtin_read_only_command_runs_and_its_output_reaches_the_model() {
         turn_tool_call("ls", "list the files"),
         turn_text("There is one file: hello.txt."),
     ]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("list the files")
         .assert()
         .success()
@@ -70,7 +47,8 @@ fn without_a_terminal_an_unsure_command_is_denied_and_the_model_told() {
         turn_tool_call("touch F", "create F"),
         turn_text("I could not create F."),
     ]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("create F")
         .assert()
         .success()
@@ -90,7 +68,8 @@ fn an_allow_flag_lets_the_command_run() {
     let sandbox = Sandbox::new();
     let server =
         FakeModel::openai_turns([turn_tool_call("touch F", "create F"), turn_text("done")]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .args(["--allow", "touch", "create F"])
         .assert()
         .success();
@@ -103,7 +82,8 @@ fn a_user_allow_rule_lets_the_command_run() {
     sandbox.settings("[permissions.commands]\nallow = [\"touch\"]\n");
     let server =
         FakeModel::openai_turns([turn_tool_call("touch F", "create F"), turn_text("done")]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("create F")
         .assert()
         .success();
@@ -116,7 +96,8 @@ fn a_deny_rule_beats_an_allow_rule() {
     sandbox.settings("[permissions.commands]\nallow = [\"touch\"]\n");
     let server =
         FakeModel::openai_turns([turn_tool_call("touch F", "create F"), turn_text("denied")]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .args(["--deny", "touch", "create F"])
         .assert()
         .success();
@@ -141,7 +122,8 @@ fn a_project_file_cannot_allow_but_can_deny() {
         turn_tool_call("touch F", "create F").with_shell("ls", "list"),
         turn_text("done"),
     ]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("go")
         .assert()
         .success()
@@ -163,7 +145,8 @@ fn a_project_file_cannot_allow_but_can_deny() {
 fn the_prompt_can_be_piped() {
     let sandbox = Sandbox::new();
     let server = FakeModel::openai_turns([turn_text("ok")]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .write_stdin("list files\nplease\n")
         .assert()
         .success()
@@ -173,7 +156,8 @@ fn the_prompt_can_be_piped() {
         Some("list files\nplease")
     );
     let server = FakeModel::openai_turns([turn_text("ok")]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("-")
         .write_stdin("from a file")
         .assert()
@@ -206,7 +190,8 @@ fn json_mode_prints_one_event_per_line() {
     let sandbox = Sandbox::new();
     let server =
         FakeModel::openai_turns([turn_tool_call("echo hi", "say hi"), turn_text("said hi")]);
-    let output = openai_run(&sandbox, &server)
+    let output = sandbox
+        .openai_run(&server)
         .args(["--json", "say hi"])
         .output()
         .unwrap();
@@ -251,7 +236,8 @@ fn the_fourth_identical_call_is_refused_with_eloop() {
     let sandbox = Sandbox::new();
     let call = || turn_tool_call("echo again", "repeat");
     let server = FakeModel::openai_turns([call(), call(), call(), call(), turn_text("stopped")]);
-    let output = openai_run(&sandbox, &server)
+    let output = sandbox
+        .openai_run(&server)
         .args(["--json", "loop"])
         .output()
         .unwrap();
@@ -274,7 +260,8 @@ fn max_turns_stops_the_run_with_a_note_and_exit_zero() {
         turn_tool_call("echo 1", "one"),
         turn_tool_call("echo 2", "two"),
     ]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .args(["--max-turns", "2", "count"])
         .assert()
         .success()
@@ -288,7 +275,8 @@ fn malformed_tool_arguments_go_back_to_the_model() {
     let sandbox = Sandbox::new();
     let bad = super::fake_model::Turn::default().with_call("call_bad", "shell", "{\"command\": ");
     let server = FakeModel::openai_turns([bad, turn_text("sorry")]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("x")
         .assert()
         .success()
@@ -307,11 +295,12 @@ fn the_transcript_records_the_run_and_never_the_key() {
         turn_tool_call("echo $OPENAI_API_KEY sk-test-key-0123456789", "leak"),
         turn_text("the key is sk-test-key-0123456789"),
     ]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .args(["--allow", "echo", "go"])
         .assert()
         .success();
-    let files = transcripts(&sandbox);
+    let files = sandbox.transcripts();
     assert_eq!(files.len(), 1);
     let text = &files[0];
     assert!(
@@ -342,7 +331,8 @@ fn json_output_never_shows_the_key() {
         turn_tool_call(&format!("echo {KEY}"), "leak"),
         turn_text(&format!("the key is {KEY}")),
     ]);
-    let output = openai_run(&sandbox, &server)
+    let output = sandbox
+        .openai_run(&server)
         .args(["--allow", "echo", "--json", "go"])
         .output()
         .unwrap();
@@ -356,7 +346,8 @@ fn json_output_never_shows_the_key() {
 fn history_lists_and_shows_runs() {
     let sandbox = Sandbox::new();
     let server = FakeModel::openai_turns([turn_tool_call("pwd", "where"), turn_text("here")]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("where am i")
         .assert()
         .success();
@@ -401,7 +392,8 @@ fn history_lists_and_shows_runs() {
 fn history_show_opens_only_the_transcript_it_shows() {
     let sandbox = Sandbox::new();
     let server = FakeModel::openai_turns([turn_text("here")]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("where am i")
         .assert()
         .success();
@@ -432,7 +424,8 @@ fn history_show_opens_only_the_transcript_it_shows() {
 fn a_server_error_is_retried() {
     let sandbox = Sandbox::new();
     let server = FakeModel::new([Reply::error(500, "overloaded"), turn_text("fine").openai()]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("x")
         .assert()
         .success()
@@ -447,7 +440,8 @@ fn a_server_error_is_retried() {
 fn a_rejected_key_says_which_variable_to_set() {
     let sandbox = Sandbox::new();
     let server = FakeModel::new([Reply::error(401, "bad key")]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("x")
         .assert()
         .code(1)
@@ -521,14 +515,15 @@ fn the_demo_model_runs_offline_end_to_end() {
         .stderr(
             predicate::str::contains("offline demo model").and(predicate::str::contains("✓ ls")),
         );
-    assert_eq!(transcripts(&sandbox).len(), 1);
+    assert_eq!(sandbox.transcripts().len(), 1);
 }
 
 #[test]
 fn mode_off_offers_no_tool() {
     let sandbox = Sandbox::new();
     let server = FakeModel::openai_turns([turn_tool_call("ls", "list"), turn_text("ok")]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .args(["--mode", "off", "x"])
         .assert()
         .success();
@@ -572,7 +567,8 @@ fn stream_helpers_exist_for_split_arguments() {
         openai::done(),
     ];
     let server = FakeModel::new([Reply::sse(events), turn_text("ab").openai()]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("x")
         .assert()
         .success()
@@ -595,14 +591,15 @@ fn a_stream_cut_after_text_is_reported_and_recorded() {
         openai::done(),
     ];
     let server = FakeModel::new([Reply::sse(events).cut_after(2)]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("x")
         .assert()
         .code(1)
         .stderr(predicate::str::contains(
             "agent: the model's reply stream failed",
         ));
-    let text = &transcripts(&sandbox)[0];
+    let text = &sandbox.transcripts()[0];
     assert!(
         text.contains("\"type\":\"error\"") && text.contains("\"outcome\":\"error\""),
         "{text}"
@@ -619,7 +616,8 @@ fn an_unwritable_state_directory_warns_and_the_run_goes_on() {
     let not_a_dir = sandbox.root.path().join("state-file");
     std::fs::write(&not_a_dir, "").unwrap();
     let server = FakeModel::openai_turns([turn_text("still answered")]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .env("XDG_STATE_HOME", &not_a_dir)
         .arg("x")
         .assert()

@@ -542,18 +542,8 @@ fn rerun_case(key: &str) -> (bool, Vec<serde_json::Value>) {
 }
 
 fn transcript_events(sandbox: &Sandbox) -> Vec<serde_json::Value> {
-    let dir = sandbox.state_dir().join("agent/runs");
-    let file = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .next()
-        .unwrap()
-        .path();
-    std::fs::read_to_string(file)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
+    let path = sandbox.transcript_paths().into_iter().next().unwrap();
+    super::harness::events(&std::fs::read(path).unwrap())
 }
 
 #[test]

@@ -3,10 +3,9 @@
 //! to a file, `--json` and `history show --json` stay byte-exact.
 
 use super::fake_model::{FakeModel, turn_text, turn_tool_call};
-use super::harness::Sandbox;
+use super::harness::{KEY, Sandbox};
 use pretty_assertions::assert_eq;
 
-const KEY: &str = "sk-test-key-0123456789";
 const OSC_52: &str = "\u{1b}]52;c;cm0gLXJmIH4=\u{7}";
 const TITLE: &str = "\u{1b}]0;PWNED\u{1b}\\";
 const CLEAR: &str = "\u{1b}[2J\u{1b}[H";

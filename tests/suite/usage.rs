@@ -8,32 +8,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use super::fake_model::{FakeModel, Reply, anthropic, openai, turn_text, turn_tool_call};
-use super::harness::Sandbox;
-
-const KEY: &str = "sk-test-key-0123456789";
-
-fn openai_run(sandbox: &Sandbox, server: &FakeModel) -> assert_cmd::Command {
-    let mut cmd = sandbox.agent();
-    cmd.env("OPENAI_API_KEY", KEY)
-        .args(["run", "--provider", "openai", "--base-url"])
-        .arg(server.openai_url());
-    cmd
-}
-
-fn anthropic_run(sandbox: &Sandbox, server: &FakeModel) -> assert_cmd::Command {
-    let mut cmd = sandbox.agent();
-    cmd.env("ANTHROPIC_API_KEY", KEY)
-        .args(["run", "--provider", "anthropic", "--base-url"])
-        .arg(server.url());
-    cmd
-}
-
-fn events(stdout: &[u8]) -> Vec<Value> {
-    String::from_utf8_lossy(stdout)
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
-}
+use super::harness::{Sandbox, events};
 
 /// An OpenAI turn: `call` as a tool call, or `text` as the answer, then the usage chunk.
 fn openai_turn(text: &str, call: Option<(&str, &str)>, usage: (u64, u64, u64)) -> Reply {
@@ -64,7 +39,8 @@ fn openai_usage_is_asked_for_and_shown_in_done_the_summary_and_history() {
         openai_turn("", Some(("c1", "pwd")), (4_000, 300, 0)),
         openai_turn("Done.", None, (8_400, 1_000, 7_100)),
     ]);
-    let output = openai_run(&sandbox, &server)
+    let output = sandbox
+        .openai_run(&server)
         .args(["--json", "where?"])
         .output()
         .unwrap();
@@ -89,7 +65,8 @@ fn openai_usage_is_asked_for_and_shown_in_done_the_summary_and_history() {
         openai_turn("", Some(("c1", "pwd")), (4_000, 300, 0)),
         openai_turn("Done.", None, (8_400, 1_000, 7_100)),
     ]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .args(["-v", "where?"])
         .assert()
         .success()
@@ -134,7 +111,8 @@ fn a_server_refusing_stream_options_is_asked_again_without_them() {
         turn_text("Fine.").openai(),
         turn_text("Still fine.").openai(),
     ]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("hi")
         .assert()
         .success()
@@ -168,7 +146,8 @@ fn anthropic_requests_carry_cache_marks_and_usage_reports_the_cache() {
             anthropic::message_stop(),
         ]),
     ]);
-    let output = anthropic_run(&sandbox, &server)
+    let output = sandbox
+        .anthropic_run(&server)
         .args(["--json", "where?"])
         .output()
         .unwrap();
@@ -201,7 +180,8 @@ fn max_tokens_stops_before_the_next_command_with_exit_6() {
         openai_turn("", Some(("c2", "touch two")), (1_000, 50, 0)),
         openai_turn("never", None, (1, 1, 0)),
     ]);
-    let output = openai_run(&sandbox, &server)
+    let output = sandbox
+        .openai_run(&server)
         .args(["--json", "--allow", "touch", "--max-tokens", "1500", "go"])
         .output()
         .unwrap();
@@ -218,7 +198,8 @@ fn max_tokens_stops_before_the_next_command_with_exit_6() {
             .starts_with("stopped: 2.0k tokens used of --max-tokens 1500"),
         "{done}"
     );
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .args(["--max-tokens", "0", "go"])
         .assert()
         .code(2);
@@ -229,7 +210,8 @@ fn max_time_stops_a_running_command_like_a_timeout_with_exit_6() {
     let sandbox = Sandbox::new();
     let server = FakeModel::openai_turns([turn_tool_call("sleep 30", "wait"), turn_text("never")]);
     let started = Instant::now();
-    let output = openai_run(&sandbox, &server)
+    let output = sandbox
+        .openai_run(&server)
         .args(["--allow", "sleep", "--max-time", "1s", "wait"])
         .output()
         .unwrap();
@@ -249,13 +231,15 @@ fn max_time_also_bounds_a_silent_model() {
     let sandbox = Sandbox::new();
     let server = FakeModel::new([Reply::sse([openai::text("thinking")]).stall_after(1)]);
     let started = Instant::now();
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .args(["--max-time", "500ms", "hi"])
         .assert()
         .code(6)
         .stderr(predicate::str::contains("--max-time"));
     assert!(started.elapsed() < Duration::from_secs(20));
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .args(["--max-time", "soon", "hi"])
         .assert()
         .code(2)

@@ -1,30 +1,12 @@
 //! The real binary against the fake servers: what a person (or CI) sees when a real server is
 //! quirky or fails — exit status, stderr, `--json` events, transcripts, `history`.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use pretty_assertions::assert_eq;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::suite::fake_model::{FakeModel, Reply, anthropic, openai, turn_text};
-use crate::suite::harness::Sandbox;
-
-const KEY: &str = "sk-test-key-0123456789";
-
-fn openai_run(sandbox: &Sandbox, server: &FakeModel) -> Command {
-    let mut cmd = sandbox.agent();
-    cmd.env("OPENAI_API_KEY", KEY)
-        .args(["run", "--provider", "openai", "--base-url"])
-        .arg(server.openai_url());
-    cmd
-}
-
-fn events(stdout: &[u8]) -> Vec<Value> {
-    String::from_utf8_lossy(stdout)
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
-}
+use crate::suite::harness::{KEY, Sandbox, events};
 
 fn cut_answer() -> Reply {
     Reply::sse([
@@ -38,7 +20,8 @@ fn cut_answer() -> Reply {
 fn a_cut_answer_is_printed_with_a_note_and_exits_5() {
     let sandbox = Sandbox::new();
     let server = FakeModel::new([cut_answer()]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("explain")
         .assert()
         .code(5)
@@ -58,7 +41,8 @@ fn a_cut_answer_is_printed_with_a_note_and_exits_5() {
 fn a_cut_answer_is_truncated_in_the_done_event() {
     let sandbox = Sandbox::new();
     let server = FakeModel::new([cut_answer()]);
-    let output = openai_run(&sandbox, &server)
+    let output = sandbox
+        .openai_run(&server)
         .args(["--json", "explain"])
         .output()
         .unwrap();
@@ -77,7 +61,8 @@ fn a_call_cut_at_the_output_limit_is_not_run() {
         openai::finish("length"),
         openai::done(),
     ])]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .args(["--allow", "touch", "x"])
         .assert()
         .code(5)
@@ -137,7 +122,8 @@ fn reasoning_is_an_event_in_json_and_the_transcript_and_shown_apart_in_plain_out
         ])
     };
     let server = FakeModel::new([reasoning(), reasoning()]);
-    let output = openai_run(&sandbox, &server)
+    let output = sandbox
+        .openai_run(&server)
         .args(["--json", "hi"])
         .output()
         .unwrap();
@@ -161,7 +147,8 @@ fn reasoning_is_an_event_in_json_and_the_transcript_and_shown_apart_in_plain_out
     );
 
     // Plain: the answer alone on stdout; the reasoning on stderr, sanitised, shortened.
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("hi")
         .assert()
         .success()
@@ -177,7 +164,7 @@ fn reasoning_is_an_event_in_json_and_the_transcript_and_shown_apart_in_plain_out
         openai::finish("stop"),
         openai::done(),
     ]));
-    let output = openai_run(&sandbox, &server).arg("hi").output().unwrap();
+    let output = sandbox.openai_run(&server).arg("hi").output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("… (-v shows all)"), "{stderr}");
     assert!(!stderr.contains(&long), "{stderr}");
@@ -187,7 +174,8 @@ fn reasoning_is_an_event_in_json_and_the_transcript_and_shown_apart_in_plain_out
         openai::finish("stop"),
         openai::done(),
     ]));
-    let output = openai_run(&sandbox, &server)
+    let output = sandbox
+        .openai_run(&server)
         .args(["-v", "hi"])
         .output()
         .unwrap();
@@ -202,7 +190,8 @@ fn an_html_page_instead_of_a_stream_exits_1_naming_it() {
         "text/html",
         "<html><title>Sign in to the network</title></html>",
     )]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("x")
         .assert()
         .code(1)
@@ -219,7 +208,8 @@ fn an_error_inside_a_200_stream_exits_1_with_the_servers_message() {
     let server = FakeModel::new([Reply::raw_sse(
         "data: {\"error\":{\"message\":\"Provider returned error\",\"code\":400}}\n\ndata: [DONE]\n\n",
     )]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("x")
         .assert()
         .code(1)
@@ -232,7 +222,8 @@ fn an_error_inside_a_200_stream_exits_1_with_the_servers_message() {
 fn a_rejected_key_shows_the_servers_words_and_the_variable_used() {
     let sandbox = Sandbox::new();
     let server = FakeModel::new([Reply::error(401, "Incorrect API key provided: sk-te***789")]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .arg("x")
         .assert()
         .code(1)
@@ -248,13 +239,14 @@ fn a_rejected_key_shows_the_servers_words_and_the_variable_used() {
 fn max_output_tokens_comes_from_the_flag_or_the_settings() {
     let sandbox = Sandbox::new();
     let server = FakeModel::openai_turns([turn_text("a"), turn_text("b")]);
-    openai_run(&sandbox, &server)
+    sandbox
+        .openai_run(&server)
         .args(["--max-output-tokens", "777", "x"])
         .assert()
         .success();
     assert_eq!(server.request(0).body["max_tokens"], json!(777));
     sandbox.settings("[model]\nmax_output_tokens = 555\n");
-    openai_run(&sandbox, &server).arg("x").assert().success();
+    sandbox.openai_run(&server).arg("x").assert().success();
     assert_eq!(server.request(1).body["max_tokens"], json!(555));
     sandbox
         .agent()
