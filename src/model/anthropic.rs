@@ -12,7 +12,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::sse::{Decoder, Event, reported, snippet};
+use super::sse::{Decoder, Event, Said, reported, snippet};
 use super::transport::{Post, Transport};
 use super::{
     Delta, Message, Model, ModelError, ProviderConfig, ProviderKind, Reasoning, Reply, Request,
@@ -381,8 +381,7 @@ enum Thought {
 /// Accumulates events: text in order, tool-use and thinking blocks by index.
 #[derive(Default)]
 pub(super) struct EventDecoder {
-    text: String,
-    reasoning: String,
+    said: Said,
     tools: BTreeMap<usize, ToolUse>,
     thoughts: BTreeMap<usize, Thought>,
     stop: Option<StopReason>,
@@ -394,12 +393,12 @@ impl EventDecoder {
     /// thinking are kept by index.
     fn start_block(&mut self, index: usize, block: Block, on_delta: &mut dyn FnMut(Delta<'_>)) {
         match block {
-            Block::Text { text } => self.push_text(&text, on_delta),
+            Block::Text { text } => self.said.push_text(&text, on_delta),
             Block::Thinking {
                 thinking,
                 signature,
             } => {
-                self.push_reasoning(&thinking, on_delta);
+                self.said.push_reasoning(&thinking, on_delta);
                 self.thoughts.insert(
                     index,
                     Thought::Thinking {
@@ -447,9 +446,9 @@ impl Decoder for EventDecoder {
                 content_block,
             } => self.start_block(index, content_block, on_delta),
             StreamEvent::ContentBlockDelta { index, delta } => match delta {
-                BlockDelta::TextDelta { text } => self.push_text(&text, on_delta),
+                BlockDelta::TextDelta { text } => self.said.push_text(&text, on_delta),
                 BlockDelta::ThinkingDelta { thinking } => {
-                    self.push_reasoning(&thinking, on_delta);
+                    self.said.push_reasoning(&thinking, on_delta);
                     if let Some(Thought::Thinking { thinking: kept, .. }) =
                         self.thoughts.get_mut(&index)
                     {
@@ -547,30 +546,14 @@ impl Decoder for EventDecoder {
             })
             .collect();
         Reply {
-            text: self.text,
+            text: self.said.text,
             tool_calls,
             stop,
             reasoning: Reasoning {
-                text: self.reasoning,
+                text: self.said.reasoning,
                 replay,
             },
             usage: self.usage.map(WireUsage::usage),
-        }
-    }
-}
-
-impl EventDecoder {
-    fn push_text(&mut self, text: &str, on_delta: &mut dyn FnMut(Delta<'_>)) {
-        if !text.is_empty() {
-            on_delta(Delta::Text(text));
-            self.text.push_str(text);
-        }
-    }
-
-    fn push_reasoning(&mut self, text: &str, on_delta: &mut dyn FnMut(Delta<'_>)) {
-        if !text.is_empty() {
-            on_delta(Delta::Reasoning(text));
-            self.reasoning.push_str(text);
         }
     }
 }

@@ -14,7 +14,7 @@ use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::sse::{Decoder, Event, error_message, is_error_object, reported, snippet};
+use super::sse::{Decoder, Event, Said, error_message, is_error_object, reported, snippet};
 use super::transport::{Post, Transport};
 use super::{
     Delta, Message, Model, ModelError, ProviderConfig, ProviderKind, Reasoning, Reply, Request,
@@ -311,8 +311,7 @@ struct PartialCall {
 /// Accumulates chunks: text and reasoning in order, tool calls by `id`, then `index`.
 #[derive(Default)]
 pub(super) struct ChunkDecoder {
-    text: String,
-    reasoning: String,
+    said: Said,
     /// The field the reasoning came in (`reasoning_content` or `reasoning`), to send it back.
     reasoning_field: Option<&'static str>,
     calls: Vec<PartialCall>,
@@ -369,10 +368,10 @@ impl Decoder for ChunkDecoder {
             };
             if let Some((field, text)) = reasoning {
                 self.reasoning_field.get_or_insert(field);
-                self.push_reasoning(&text, on_delta);
+                self.said.push_reasoning(&text, on_delta);
             }
             match delta.content {
-                Some(Value::String(text)) => self.push_text(&text, on_delta),
+                Some(Value::String(text)) => self.said.push_text(&text, on_delta),
                 Some(Value::Array(parts)) => {
                     for part in &parts {
                         self.push_part(part, on_delta);
@@ -423,15 +422,15 @@ impl Decoder for ChunkDecoder {
         };
         let replay = self
             .reasoning_field
-            .map(|field| json!({ field: self.reasoning.clone() }))
+            .map(|field| json!({ field: self.said.reasoning.clone() }))
             .into_iter()
             .collect();
         Reply {
-            text: self.text,
+            text: self.said.text,
             tool_calls,
             stop,
             reasoning: Reasoning {
-                text: self.reasoning,
+                text: self.said.reasoning,
                 replay,
             },
             usage: self.usage,
@@ -440,37 +439,23 @@ impl Decoder for ChunkDecoder {
 }
 
 impl ChunkDecoder {
-    fn push_text(&mut self, text: &str, on_delta: &mut dyn FnMut(Delta<'_>)) {
-        if !text.is_empty() {
-            on_delta(Delta::Text(text));
-            self.text.push_str(text);
-        }
-    }
-
-    fn push_reasoning(&mut self, text: &str, on_delta: &mut dyn FnMut(Delta<'_>)) {
-        if !text.is_empty() {
-            on_delta(Delta::Reasoning(text));
-            self.reasoning.push_str(text);
-        }
-    }
-
     /// One part of a content list: `text` is answer text, `thinking` (a string, or a list of
     /// text parts as Mistral sends it) is reasoning, anything else is skipped.
     fn push_part(&mut self, part: &Value, on_delta: &mut dyn FnMut(Delta<'_>)) {
         match part.get("type").and_then(Value::as_str) {
             Some("text") => {
                 if let Some(text) = part.get("text").and_then(Value::as_str) {
-                    self.push_text(text, on_delta);
+                    self.said.push_text(text, on_delta);
                 }
             }
             Some("thinking" | "reasoning") => {
                 let inner = part.get("thinking").or_else(|| part.get("text"));
                 match inner {
-                    Some(Value::String(text)) => self.push_reasoning(text, on_delta),
+                    Some(Value::String(text)) => self.said.push_reasoning(text, on_delta),
                     Some(Value::Array(pieces)) => {
                         for piece in pieces {
                             if let Some(text) = piece.get("text").and_then(Value::as_str) {
-                                self.push_reasoning(text, on_delta);
+                                self.said.push_reasoning(text, on_delta);
                             }
                         }
                     }

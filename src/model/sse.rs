@@ -195,6 +195,34 @@ where
     }
 }
 
+/// The text and the reasoning of a reply as they stream in: each piece is passed on to the
+/// caller as it comes and kept for the reply. Both decoders use it.
+#[derive(Debug, Default)]
+pub(super) struct Said {
+    /// The answer so far.
+    pub(super) text: String,
+    /// The reasoning so far.
+    pub(super) reasoning: String,
+}
+
+impl Said {
+    /// Passes on and keeps answer text.
+    pub(super) fn push_text(&mut self, text: &str, on_delta: &mut dyn FnMut(Delta<'_>)) {
+        if !text.is_empty() {
+            on_delta(Delta::Text(text));
+            self.text.push_str(text);
+        }
+    }
+
+    /// Passes on and keeps reasoning.
+    pub(super) fn push_reasoning(&mut self, text: &str, on_delta: &mut dyn FnMut(Delta<'_>)) {
+        if !text.is_empty() {
+            on_delta(Delta::Reasoning(text));
+            self.reasoning.push_str(text);
+        }
+    }
+}
+
 /// What a block of lines up to a blank line meant.
 #[derive(Debug, PartialEq, Eq)]
 enum Frame {
