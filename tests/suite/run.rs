@@ -437,21 +437,6 @@ fn a_server_error_is_retried() {
 }
 
 #[test]
-fn a_rejected_key_says_which_variable_to_set() {
-    let sandbox = Sandbox::new();
-    let server = FakeModel::new([Reply::error(401, "bad key")]);
-    sandbox
-        .openai_run(&server)
-        .arg("x")
-        .assert()
-        .code(1)
-        .stderr(
-            predicate::str::contains("rejected the key")
-                .and(predicate::str::contains("OPENAI_API_KEY")),
-        );
-}
-
-#[test]
 fn an_unreachable_server_is_a_runtime_error() {
     let sandbox = Sandbox::new();
     let port = std::net::TcpListener::bind("127.0.0.1:0")
