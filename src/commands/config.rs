@@ -37,8 +37,12 @@ pub(crate) fn run(global: &GlobalArgs, command: &ConfigCommand) -> Result<ExitCo
             let workspace = super::workspace(global.cwd.as_deref())?;
             let settings = super::load_settings(global, &super::overrides(global), &workspace)?;
             let sandbox = super::sandbox(&settings, &workspace);
+            let active = match &sandbox.limitation {
+                Some(limitation) => format!("{} (but {limitation})", sandbox_how(&sandbox)),
+                None => sandbox_how(&sandbox),
+            };
             let state = match &sandbox.state {
-                State::Active(how) => Ok(how.as_str()),
+                State::Active(_) => Ok(active.as_str()),
                 State::Unavailable(why) => Err(why.as_str()),
                 State::Off => Err("mode off"),
             };
@@ -62,4 +66,12 @@ fn write_new(path: &std::path::Path, text: &str) -> std::io::Result<()> {
         .create_new(true)
         .open(path)?;
     file.write_all(text.as_bytes())
+}
+
+/// What enforces an active sandbox (empty otherwise).
+fn sandbox_how(sandbox: &crate::sandbox::Sandbox) -> String {
+    match &sandbox.state {
+        State::Active(how) => how.clone(),
+        State::Unavailable(_) | State::Off => String::new(),
+    }
 }

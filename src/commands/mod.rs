@@ -102,11 +102,14 @@ pub(crate) fn sandbox(settings: &Settings, workspace: &std::path::Path) -> Sandb
 /// Says once on stderr when the sandbox cannot apply: a warning (unless -q) when
 /// commands run without it, an error line when it is required and nothing will run.
 pub(crate) fn sandbox_notice(sandbox: &Sandbox, quiet: bool) {
-    let line = match (&sandbox.state, sandbox.refusal()) {
-        (_, Some(refusal)) => format!("agent: {refusal}"),
-        (State::Unavailable(why), None) if !quiet => format!(
+    let line = match (&sandbox.state, sandbox.refusal(), &sandbox.limitation) {
+        (_, Some(refusal), _) => format!("agent: {refusal}"),
+        (State::Unavailable(why), None, _) if !quiet => format!(
             "agent: warning: the sandbox is not available here ({why}): commands run without it"
         ),
+        (State::Active(_), None, Some(limitation)) if !quiet => {
+            format!("agent: warning: the sandbox is active, but {limitation}")
+        }
         _ => return,
     };
     let _ = writeln!(std::io::stderr(), "{line}");

@@ -1,9 +1,10 @@
 //! The Linux sandbox, applied by the helper process to itself just before it `exec`s
 //! the command, so the command and all its children inherit it:
 //!
-//! 1. `.git/hooks` and `.agent/` (the policy's read-only directories) are bind-mounted
-//!    read-only in a private mount namespace (best effort: where namespaces cannot be
-//!    created they stay writable like the rest of the workspace);
+//! 1. `.git/hooks`, `.git/config` and `.agent/` (the policy's read-only paths) are
+//!    bind-mounted read-only in a private mount namespace, `.git` pinned in place. Where no
+//!    namespace can be made, the parent finds out first (`mounts_possible`), says so and
+//!    passes no read-only paths; a helper asked to protect them and failing refuses to run;
 //! 2. Landlock: read and execute everywhere, write only beneath the writable
 //!    directories and to the usual devices; with the network off, no TCP bind or
 //!    connect (ABI 4 and later). Landlock also forbids any later (u)mount, so the
@@ -79,8 +80,10 @@ pub(super) fn probe() -> Result<String, String> {
 /// Restricts this process (and what it will `exec`) as `args` say.
 pub(super) fn restrict(args: &HelperArgs) -> Result<(), String> {
     if !args.read_only.is_empty() {
-        // Best effort, see the file comment; Landlock below applies either way.
-        let _ = protect(&args.read_only);
+        // The parent checked that it can work here (`mounts_possible`): fail closed.
+        protect(&args.read_only).map_err(|error| {
+            format!("cannot make the workspace's protected paths read-only: {error}")
+        })?;
     }
     let status = landlock(args).map_err(|error| format!("Landlock: {error}"))?;
     if status == RulesetStatus::NotEnforced {
@@ -168,6 +171,18 @@ fn filter_syscalls(network: bool) -> Result<(), seccompiler::Error> {
     )?;
     let program: BpfProgram = filter.try_into()?;
     seccompiler::apply_filter(&program)
+}
+
+/// Whether this process can make the private mount namespace `protect` needs (it is a
+/// throw-away probe process: the namespace goes with it).
+pub(super) fn mounts_possible() -> bool {
+    use rustix::thread::UnshareFlags;
+    if unshare(UnshareFlags::NEWNS).is_ok() {
+        return true;
+    }
+    let uid = rustix::process::getuid().as_raw();
+    unshare(UnshareFlags::NEWUSER | UnshareFlags::NEWNS).is_ok()
+        && std::fs::write("/proc/self/uid_map", format!("{uid} {uid} 1")).is_ok()
 }
 
 /// Makes `dirs` (directories or files) read-only in a private mount namespace: directly as

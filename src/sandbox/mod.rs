@@ -34,6 +34,14 @@ pub const HELPER_ARG: &str = "__sandbox";
 /// can exercise the fallback and `required` on a machine where it works.
 pub const TEST_UNAVAILABLE_ENV: &str = "AGENT_TEST_SANDBOX_UNAVAILABLE";
 
+/// Test-only switch: when set to `1`, the read-only paths inside the workspace cannot be
+/// protected (as where no mount namespace can be made), so tests see it reported.
+pub const TEST_NO_MOUNTS_ENV: &str = "AGENT_TEST_SANDBOX_NO_MOUNTS";
+
+/// The helper's argument that only checks whether the read-only paths can be protected here
+/// (a private mount namespace can be made) and exits 0 if so.
+const PROBE_MOUNTS_ARG: &str = "--probe-mounts";
+
 /// Paths inside the workspace that stay read-only in `workspace-write` mode: a command must
 /// not plant a git hook (in `.git/hooks`, or elsewhere through `core.hooksPath` in
 /// `.git/config`) or loosen the project's agent settings. `.git/hooks` is protected even
@@ -163,12 +171,15 @@ pub struct Sandbox {
     pub required: bool,
     /// Whether it applies here.
     pub state: State,
+    /// What an active sandbox cannot do here, said once on stderr and in the `start` event
+    /// (the read-only paths stay writable where no mount namespace can be made).
+    pub limitation: Option<String>,
 }
 
 impl Sandbox {
     /// Resolves `policy` against this machine: active, unavailable (and why) or off.
     #[must_use]
-    pub fn new(policy: Policy, required: bool) -> Self {
+    pub fn new(mut policy: Policy, required: bool) -> Self {
         let state = if policy.mode == SandboxMode::Off {
             State::Off
         } else {
@@ -177,10 +188,22 @@ impl Sandbox {
                 Err(why) => State::Unavailable(why),
             }
         };
+        let mut limitation = None;
+        if matches!(state, State::Active(_))
+            && !policy.read_only.is_empty()
+            && let Err(why) = read_only_protection()
+        {
+            limitation = Some(format!(
+                "{} stay writable: {why}",
+                join_paths(&policy.read_only)
+            ));
+            policy.read_only.clear();
+        }
         Self {
             policy,
             required,
             state,
+            limitation,
         }
     }
 
@@ -196,6 +219,7 @@ impl Sandbox {
             },
             required: false,
             state: State::Off,
+            limitation: None,
         }
     }
 
@@ -230,6 +254,7 @@ impl Sandbox {
             active,
             network: self.policy.network || self.policy.mode == SandboxMode::Off,
             reason,
+            limitation: self.limitation.clone(),
         }
     }
 }
@@ -247,6 +272,42 @@ pub struct Status {
     /// Why it is not active.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// What it cannot do here although active.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limitation: Option<String>,
+}
+
+/// Whether the read-only paths inside the workspace can be protected here: the helper
+/// tries, in a child process, to make the private mount namespace it needs.
+///
+/// # Errors
+/// Why not, in words for people.
+fn read_only_protection() -> Result<(), String> {
+    if std::env::var_os(TEST_NO_MOUNTS_ENV).is_some_and(|v| v == "1") {
+        return Err(format!(
+            "forced by {TEST_NO_MOUNTS_ENV}=1, a test-only switch"
+        ));
+    }
+    if !cfg!(target_os = "linux") {
+        return Ok(());
+    }
+    let exe = std::env::current_exe().map_err(|error| error.to_string())?;
+    let status = std::process::Command::new(exe)
+        .args([HELPER_ARG, PROBE_MOUNTS_ARG])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map_err(|error| error.to_string())?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(
+            "this system lets the agent make no private mount namespace (not root, and no \
+             unprivileged user namespaces)"
+                .to_owned(),
+        )
+    }
 }
 
 /// Whether a sandbox can apply on this machine: what enforces it, or why not.
@@ -370,6 +431,13 @@ pub fn helper_main(args: impl IntoIterator<Item = OsString>) -> std::process::Ex
         );
         std::process::ExitCode::from(126)
     };
+    let args: Vec<OsString> = args.into_iter().collect();
+    if args.first().is_some_and(|arg| arg == PROBE_MOUNTS_ARG) {
+        #[cfg(target_os = "linux")]
+        return std::process::ExitCode::from(u8::from(!linux::mounts_possible()));
+        #[cfg(not(target_os = "linux"))]
+        return std::process::ExitCode::from(1);
+    }
     let args = match parse_helper_args(args) {
         Ok(args) => args,
         Err(error) => return fail(&format!("{error} (the helper is internal to agent)")),

@@ -603,3 +603,53 @@ fn without_a_terminal_nothing_runs_again() {
         .count();
     assert_eq!(results, 1);
 }
+
+/// Where no mount namespace can be made, `.git/hooks` cannot be kept read-only: the agent
+/// says so once on stderr, in `config show` and in the `start` event, instead of claiming a
+/// protection it does not have.
+#[test]
+fn paths_it_cannot_protect_are_reported() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    std::fs::create_dir_all(dirs.work().join(".git/hooks")).unwrap();
+    let no_mounts = ("AGENT_TEST_SANDBOX_NO_MOUNTS", "1");
+    dirs.agent()
+        .env(no_mounts.0, no_mounts.1)
+        .args(["exec", "true"])
+        .assert()
+        .success()
+        .stderr(
+            predicate::str::contains("the sandbox is active, but")
+                .and(predicate::str::contains(".git/hooks stay writable")),
+        );
+    dirs.agent()
+        .env(no_mounts.0, no_mounts.1)
+        .args(["config", "show"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("stay writable"));
+    let server = FakeModel::openai_turns([turn_text("done")]);
+    let output = dirs
+        .agent()
+        .env(no_mounts.0, no_mounts.1)
+        .env("OPENAI_API_KEY", "sk-test")
+        .args(["run", "--json", "--provider", "openai", "--base-url"])
+        .arg(server.openai_url())
+        .arg("hi")
+        .output()
+        .unwrap();
+    let start = super::harness::events(&output.stdout)
+        .into_iter()
+        .find(|e| e["type"] == "start")
+        .unwrap();
+    let limitation = start["sandbox"]["limitation"].as_str().unwrap_or_default();
+    assert!(limitation.contains(".git/hooks"), "{start}");
+    // Where it can, nothing is said and the hooks stay read-only.
+    dirs.agent()
+        .args(["exec", "touch .git/hooks/x"])
+        .assert()
+        .stderr(predicate::str::contains("stay writable").not());
+    assert!(!dirs.work().join(".git/hooks/x").exists());
+}
