@@ -276,6 +276,9 @@ struct ChoiceDelta {
     /// OpenRouter, Ollama, newer vLLM, Groq.
     #[serde(default)]
     reasoning: Option<String>,
+    /// OpenAI: the model's refusal, streamed in place of an answer.
+    #[serde(default)]
+    refusal: Option<String>,
     #[serde(default)]
     tool_calls: Option<Vec<ToolCallDelta>>,
 }
@@ -314,6 +317,8 @@ pub(super) struct ChunkDecoder {
     said: Said,
     /// The field the reasoning came in (`reasoning_content` or `reasoning`), to send it back.
     reasoning_field: Option<&'static str>,
+    /// The model sent a `refusal` instead of an answer.
+    refused: bool,
     calls: Vec<PartialCall>,
     finish: Option<StopReason>,
     /// Any chunk with a choice came: `[DONE]` alone is not an answer.
@@ -379,6 +384,11 @@ impl Decoder for ChunkDecoder {
                 }
                 _ => {}
             }
+            // A refusal is shown like an answer, and the turn ends as a refusal (exit 1).
+            if let Some(refusal) = delta.refusal.filter(|r| !r.is_empty()) {
+                self.said.push_text(&refusal, on_delta);
+                self.refused = true;
+            }
             for call in delta.tool_calls.unwrap_or_default() {
                 self.add_call_delta(call);
             }
@@ -416,6 +426,7 @@ impl Decoder for ChunkDecoder {
             })
             .collect();
         let stop = match self.finish.unwrap_or(StopReason::EndTurn) {
+            StopReason::EndTurn | StopReason::Other if self.refused => StopReason::ContentFilter,
             // Ollama says "stop" even when it called tools.
             StopReason::EndTurn if !tool_calls.is_empty() => StopReason::ToolUse,
             other => other,

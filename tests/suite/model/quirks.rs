@@ -416,3 +416,20 @@ async fn max_output_tokens_is_sent_only_when_set_and_anthropic_keeps_its_default
         .unwrap();
     assert_eq!(server.request(1).body["max_tokens"], json!(64000));
 }
+
+/// OpenAI streams a refusal in `delta.refusal`, not `content`: it is shown, and the turn ends
+/// as a refusal (content filter), never as an empty answer.
+#[tokio::test]
+async fn an_openai_refusal_is_shown_and_ends_as_a_refusal() {
+    let server = FakeModel::new([fake::Reply::raw_sse(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null,\"refusal\":\"\"}}]}\n\n\
+         data: {\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"I can't help with that.\"}}]}\n\n\
+         data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n\
+         data: [DONE]\n\n",
+    )]);
+    let (reply, shown) = turn(&mut openai(&server), &ask("do something bad")).await;
+    let reply = reply.unwrap();
+    assert_eq!(reply.text, "I can't help with that.");
+    assert_eq!(reply.stop, StopReason::ContentFilter);
+    assert_eq!(shown.concat(), "I can't help with that.");
+}
