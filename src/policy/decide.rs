@@ -47,9 +47,11 @@ fn decide_unix(rules: &Rules, command: &str) -> Decision {
         scan.unchecked("could not be parsed as a shell command");
     }
     scan.posix(&script, 0);
-    // The parser's structure is exact only for one plain simple command (checked against a
-    // second reading below); anywhere else a deny rule's words in the raw text at least ask.
-    if scan.has_unchecked() || command.contains(['$', '`']) || split::split(command).is_none() {
+    // The second, independent reading of the words (`split`), once: the parser's structure is
+    // exact only for one plain simple command that reading agrees on; anywhere else a deny
+    // rule's words in the raw text at least ask.
+    let shell_words = split::split(command);
+    if scan.has_unchecked() || command.contains(['$', '`']) || shell_words.is_none() {
         scan.crude(command);
     }
     let findings = scan.findings();
@@ -82,7 +84,7 @@ fn decide_unix(rules: &Rules, command: &str) -> Decision {
     // Allow only words that a second, independent reading of the shell's rules agrees on: the
     // parser has quirks (`\⇥` as a blank, a comment at a glued `#`) that would otherwise let
     // the shell run other words than the ones decided.
-    if split::split(command).as_deref() != Some(simple.words.as_slice()) {
+    if shell_words.as_deref() != Some(simple.words.as_slice()) {
         return match decision.verdict {
             Verdict::Allow => ask("may be split into words differently by the shell".to_owned()),
             Verdict::Ask | Verdict::Deny => Decision {

@@ -87,19 +87,19 @@ pub const KEY: &str = "sk-test-key-0123456789";
 impl Sandbox {
     /// `agent run` pointed at `server` as an OpenAI-compatible provider, with [`KEY`].
     pub fn openai_run(&self, server: &super::fake_model::FakeModel) -> Command {
-        let mut cmd = self.agent();
-        cmd.env("OPENAI_API_KEY", KEY)
-            .args(["run", "--provider", "openai", "--base-url"])
-            .arg(server.openai_url());
-        cmd
+        self.run_against("openai", "OPENAI_API_KEY", &server.openai_url())
     }
 
     /// `agent run` pointed at `server` as an Anthropic provider, with [`KEY`].
     pub fn anthropic_run(&self, server: &super::fake_model::FakeModel) -> Command {
+        self.run_against("anthropic", "ANTHROPIC_API_KEY", &server.url())
+    }
+
+    /// `agent run --provider PROVIDER --base-url URL` with [`KEY`] in `key_env`.
+    fn run_against(&self, provider: &str, key_env: &str, url: &str) -> Command {
         let mut cmd = self.agent();
-        cmd.env("ANTHROPIC_API_KEY", KEY)
-            .args(["run", "--provider", "anthropic", "--base-url"])
-            .arg(server.url());
+        cmd.env(key_env, KEY)
+            .args(["run", "--provider", provider, "--base-url", url]);
         cmd
     }
 
