@@ -17,6 +17,7 @@ pub mod sandbox;
 pub mod settings;
 pub mod transcript;
 pub mod ui;
+pub mod workspace;
 
 use std::ffi::OsString;
 use std::io::Write as _;

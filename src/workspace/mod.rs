@@ -1,0 +1,200 @@
+//! One notion of "inside the workspace" and one list of files that hold secrets, shared by the
+//! shell policy (which judges the words of a command, lexically, without touching the disk) and
+//! the file tools (which resolve a path, symlinks followed, before they decide).
+//!
+//! Lexical rules ([`lexically_inside`]): a path is joined to the working directory, `.` is
+//! dropped and `..` removes the component before it; it is inside when the result starts with
+//! the workspace root. `~`, `~user` and anything that climbs above the root are outside. The
+//! policy never follows a symlink: a link inside the workspace that points out is the sandbox's
+//! business (commands that run without a person's yes read only the workspace and the system).
+//!
+//! Resolved rules ([`resolve`]): the longest existing ancestor is canonicalised (symlinks
+//! followed) and the rest appended lexically, so a file that does not exist yet is judged by
+//! where its parent really is.
+
+use std::io;
+use std::path::{Component, Path, PathBuf};
+use std::sync::OnceLock;
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+
+const SECRET_FILES: &str = include_str!("../../assets/secret-files.txt");
+
+/// `base` joined with `path`, with `.` and `..` applied lexically. A `..` at the root stays at
+/// the root (as the kernel does). Never touches the disk.
+#[must_use]
+pub fn normalize(base: &Path, path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        base.join(path)
+    };
+    let mut out = PathBuf::new();
+    for component in joined.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                // `pop` keeps a root or prefix: `/..` is `/`.
+                if !matches!(
+                    out.components().next_back(),
+                    None | Some(Component::RootDir | Component::Prefix(_))
+                ) {
+                    out.pop();
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Whether `path` (as a command or tool wrote it: relative to `cwd`, or absolute) names a
+/// place inside `root`, lexically. `root` and `cwd` should be absolute and normalised; a
+/// `cwd` outside `root` makes every relative path outside too. A path starting with `~` is
+/// outside (the shell expands it to a home directory).
+#[must_use]
+pub fn lexically_inside(root: &Path, cwd: &Path, path: &str) -> bool {
+    if path.starts_with('~') {
+        return false;
+    }
+    normalize(cwd, Path::new(path)).starts_with(root)
+}
+
+/// `path` (relative to `base`, or absolute) with symlinks followed: the longest existing
+/// ancestor canonicalised, the rest appended lexically. Errors only when not even `base`'s
+/// root can be resolved.
+///
+/// # Errors
+/// An I/O error from canonicalising the existing ancestor.
+pub fn resolve(base: &Path, path: &Path) -> io::Result<PathBuf> {
+    let lexical = normalize(base, path);
+    let mut existing = lexical.as_path();
+    let mut rest = Vec::new();
+    loop {
+        match existing.canonicalize() {
+            Ok(real) => {
+                let mut real = real;
+                for name in rest.iter().rev() {
+                    real.push(name);
+                }
+                return Ok(real);
+            }
+            Err(error) => {
+                let (Some(parent), Some(name)) = (existing.parent(), existing.file_name()) else {
+                    return Err(error);
+                };
+                rest.push(name.to_owned());
+                existing = parent;
+            }
+        }
+    }
+}
+
+/// Whether `resolved` (from [`resolve`]) is `root` (canonical) or below it.
+#[must_use]
+pub fn resolved_inside(root: &Path, resolved: &Path) -> bool {
+    resolved.starts_with(root)
+}
+
+/// The files that hold secrets: the defaults in `assets/secret-files.txt` plus what the user
+/// adds. Matched without regard to case. A pattern without `/` is tried against every
+/// component of the path, one with `/` against the path relative to the workspace.
+#[derive(Debug, Clone)]
+pub struct SecretFiles {
+    names: GlobSet,
+    name_patterns: Vec<String>,
+    paths: GlobSet,
+    path_patterns: Vec<String>,
+}
+
+impl SecretFiles {
+    /// The built-in list.
+    ///
+    /// # Panics
+    /// Never: the built-in list is checked by a unit test.
+    #[must_use]
+    pub fn defaults() -> &'static SecretFiles {
+        static DEFAULTS: OnceLock<SecretFiles> = OnceLock::new();
+        DEFAULTS.get_or_init(|| {
+            #[allow(clippy::expect_used)]
+            SecretFiles::new(default_patterns()).expect("assets/secret-files.txt is valid")
+        })
+    }
+
+    /// The built-in list plus `extra` (e.g. `[permissions.files] ask_read`).
+    ///
+    /// # Errors
+    /// A pattern that is not a valid glob, named in the message.
+    pub fn with_extra<'a>(extra: impl IntoIterator<Item = &'a str>) -> Result<SecretFiles, String> {
+        let mut patterns: Vec<&str> = default_patterns().collect();
+        patterns.extend(extra);
+        SecretFiles::new(patterns)
+    }
+
+    fn new<'a>(patterns: impl IntoIterator<Item = &'a str>) -> Result<SecretFiles, String> {
+        let mut names = GlobSetBuilder::new();
+        let mut paths = GlobSetBuilder::new();
+        let mut name_patterns = Vec::new();
+        let mut path_patterns = Vec::new();
+        for pattern in patterns {
+            let glob = GlobBuilder::new(pattern.trim_start_matches('/'))
+                .case_insensitive(true)
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+                .map_err(|error| format!("`{pattern}` is not a valid glob: {error}"))?;
+            if pattern.contains('/') {
+                paths.add(glob);
+                path_patterns.push(pattern.to_owned());
+            } else {
+                names.add(glob);
+                name_patterns.push(pattern.to_owned());
+            }
+        }
+        let build = |builder: GlobSetBuilder| {
+            builder
+                .build()
+                .map_err(|error| format!("secret-file patterns: {error}"))
+        };
+        Ok(SecretFiles {
+            names: build(names)?,
+            name_patterns,
+            paths: build(paths)?,
+            path_patterns,
+        })
+    }
+
+    /// The pattern that makes `relative` (a path relative to the workspace; an absolute path
+    /// is judged by its components) a secret file, if any.
+    #[must_use]
+    pub fn matching(&self, relative: &Path) -> Option<&str> {
+        for component in relative.components() {
+            if let Component::Normal(name) = component
+                && let Some(&index) = self.names.matches(name).first()
+            {
+                return Some(&self.name_patterns[index]);
+            }
+        }
+        let relative = relative.strip_prefix("/").unwrap_or(relative);
+        self.paths
+            .matches(relative)
+            .first()
+            .map(|&index| self.path_patterns[index].as_str())
+    }
+
+    /// Whether `relative` is a secret file (see [`SecretFiles::matching`]).
+    #[must_use]
+    pub fn is_secret(&self, relative: &Path) -> bool {
+        self.matching(relative).is_some()
+    }
+}
+
+fn default_patterns() -> impl Iterator<Item = &'static str> {
+    SECRET_FILES
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+}
+
+#[cfg(test)]
+mod tests;
