@@ -8,7 +8,6 @@
 
 mod approval;
 mod budget;
-mod event;
 mod instructions;
 mod rerun;
 mod tool;
@@ -16,10 +15,11 @@ mod tool;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use crate::event::{DecidedBy, Denial, Event, Header, Outcome};
+pub use crate::tool_error::{ToolError, ToolErrorCode};
 pub use budget::Budget;
-pub use event::{DecidedBy, Denial, Event, Outcome};
 pub use instructions::{Instructions, MAX_INSTRUCTION_BYTES};
-pub use tool::{SHELL, ShellCall, ToolError, ToolErrorCode, shell_tool};
+pub use tool::{SHELL, ShellCall, shell_tool};
 
 use rerun::Rerun;
 

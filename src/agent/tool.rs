@@ -1,68 +1,16 @@
 //! The one tool offered to the model, `shell`: its schema, the validation of a
 //! call's arguments, and the JSON the model gets back.
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::json;
 
-use crate::exec::{ErrorCode, ExecError, ExecResult};
+use crate::exec::ExecResult;
 use crate::model::{ToolCall, ToolSpec};
 use crate::policy::OsFamily;
+use crate::tool_error::{ToolError, ToolErrorCode};
 
 /// The tool's name.
 pub const SHELL: &str = "shell";
-
-/// Why a call got no run: the tool's own codes, or the runner's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolErrorCode {
-    /// The runner's code (`ECWD`, `ESANDBOX` …).
-    Exec(ErrorCode),
-    /// `EDENIED`: the policy or the person denied the command.
-    Denied,
-    /// `ELOOP`: the same call was repeated too often.
-    Loop,
-    /// `ETOOL_DISABLED`: the shell tool is off.
-    ToolDisabled,
-    /// `EINVAL`: the call's arguments were malformed (bad JSON, missing or mistyped fields).
-    InvalidArguments,
-}
-
-impl Serialize for ToolErrorCode {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            ToolErrorCode::Exec(code) => code.serialize(serializer),
-            ToolErrorCode::Denied => serializer.serialize_str("EDENIED"),
-            ToolErrorCode::Loop => serializer.serialize_str("ELOOP"),
-            ToolErrorCode::ToolDisabled => serializer.serialize_str("ETOOL_DISABLED"),
-            ToolErrorCode::InvalidArguments => serializer.serialize_str("EINVAL"),
-        }
-    }
-}
-
-/// A call that got no run (or whose run could not start): a code and a message for people
-/// and models, as `{"code": "EDENIED", "message": "…"}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ToolError {
-    /// Machine-readable code.
-    pub code: ToolErrorCode,
-    /// What happened and what to do.
-    pub message: String,
-}
-
-impl ToolError {
-    /// A new error.
-    pub fn new(code: ToolErrorCode, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-        }
-    }
-}
-
-impl From<ExecError> for ToolError {
-    fn from(error: ExecError) -> Self {
-        Self::new(ToolErrorCode::Exec(error.code), error.message)
-    }
-}
 
 /// The `shell` tool, its description naming the OS and shell.
 #[must_use]
@@ -180,6 +128,7 @@ pub fn error_content(error: &ToolError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exec::{ErrorCode, ExecError};
     use pretty_assertions::assert_eq;
 
     fn call(name: &str, arguments: &str) -> ToolCall {

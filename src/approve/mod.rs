@@ -131,6 +131,19 @@ impl Screen for NoScreen {
     fn resume(&mut self) {}
 }
 
+/// The screen handle the approver pauses: the live screen, or none (plain output).
+impl Screen for Option<std::sync::Arc<std::sync::Mutex<crate::ui::Tui>>> {
+    fn pause(&mut self) {
+        if let Some(tui) = self
+            && let Ok(mut tui) = tui.lock()
+        {
+            tui.step_aside();
+        }
+    }
+
+    fn resume(&mut self) {}
+}
+
 /// The terminal approver.
 #[derive(Debug)]
 pub struct Approver<S> {

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
-use crate::agent::{self, Event, Outcome, Stats};
+use crate::agent::{self, Event, Header, Outcome, Stats};
 use crate::approve::{self, Approver};
 use crate::cli::{GlobalArgs, RunArgs};
 use crate::error::{Error, Result, Status};
@@ -277,27 +277,23 @@ fn opening_event(
     model: String,
     config: &agent::Config,
 ) -> Event {
-    let cwd = config.workspace.display().to_string();
+    let header = Header {
+        id,
+        time,
+        prompt: prompt.to_owned(),
+        model,
+        cwd: config.workspace.display().to_string(),
+        version: crate::VERSION.to_owned(),
+        sandbox: config.sandbox.status(),
+    };
     match rebuilt {
         Some(rebuilt) => Event::Continue {
-            id,
-            time,
-            prompt: prompt.to_owned(),
-            model,
-            cwd,
-            version: crate::VERSION.to_owned(),
-            sandbox: config.sandbox.status(),
+            header,
             resumed_turns: rebuilt.turns,
             note: rebuilt.note.clone(),
         },
         None => Event::Start {
-            id,
-            time,
-            prompt: prompt.to_owned(),
-            model,
-            cwd,
-            version: crate::VERSION.to_owned(),
-            sandbox: config.sandbox.status(),
+            header,
             instructions: config
                 .instructions
                 .files

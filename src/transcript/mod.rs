@@ -17,7 +17,7 @@ use std::time::SystemTime;
 pub use history::{RunSummary, find, list, read_events, render_show};
 pub use resume::{Rebuilt, latest_in, rebuild};
 
-use crate::agent::Event;
+use crate::event::Event;
 
 /// An open transcript.
 #[derive(Debug)]

@@ -1,5 +1,5 @@
 //! What a person sees: the plain progress lines, and (on a terminal) the
-//! live inline pane. Both consume the same [`crate::agent::Event`]s. Everything
+//! live inline pane. Both consume the same [`crate::event::Event`]s. Everything
 //! from a model or a command passes [`sanitize`] on its way to a terminal.
 
 mod backend;

@@ -8,7 +8,7 @@ use std::io::Write as _;
 
 use super::sanitize;
 use super::summary::summary;
-use crate::agent::Event;
+use crate::event::Event;
 use crate::policy::Verdict;
 
 /// Turns events into progress lines on stderr.

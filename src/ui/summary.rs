@@ -4,9 +4,9 @@
 //! `⊘ … denied: reason`. Every piece of it is sanitised (see
 //! [`super::sanitize`]): the command and the reasons can come from a model.
 
-use crate::agent::{ToolError, ToolErrorCode};
 use crate::exec::{ErrorCode, ExecResult};
 use crate::model::Usage;
+use crate::tool_error::{ToolError, ToolErrorCode};
 
 /// Longest command shown in a summary before it is shortened with `…`.
 const MAX_COMMAND_CHARS: usize = 80;

@@ -20,7 +20,7 @@ use super::markdown::Markdown;
 use super::pane::{Pane, PaneState, clean};
 use super::sanitize;
 use super::summary::{OutputLines, Tone, one_line, summary};
-use crate::agent::Event;
+use crate::event::Event;
 
 /// The live screen.
 pub struct Tui {
@@ -315,6 +315,12 @@ impl Tui {
         }
     }
 
+    /// Clears the live pane away and ends the line, so that a prompt can be drawn below.
+    pub fn step_aside(&mut self) {
+        self.close_pane();
+        self.end_line();
+    }
+
     fn line(&mut self, text: &str) {
         self.end_line();
         let _ = writeln!(std::io::stderr(), "{text}");
@@ -357,20 +363,6 @@ impl Drop for Tui {
     fn drop(&mut self) {
         self.finish();
     }
-}
-
-/// The screen handle the approver pauses: the live screen, or none (plain output).
-impl crate::approve::Screen for Option<std::sync::Arc<std::sync::Mutex<Tui>>> {
-    fn pause(&mut self) {
-        if let Some(tui) = self
-            && let Ok(mut tui) = tui.lock()
-        {
-            tui.close_pane();
-            tui.end_line();
-        }
-    }
-
-    fn resume(&mut self) {}
 }
 
 /// Shows the cursor and leaves raw mode before any panic message is printed.

@@ -10,6 +10,7 @@ mod exec;
 mod fake_model;
 mod harness;
 mod instructions;
+mod layers;
 mod model;
 mod readme;
 mod resume;

@@ -1,13 +1,14 @@
 //! The one event type of a run. The same values feed the terminal UI, the
 //! plain progress lines, the `--json` stream and the transcript, so what a
-//! person saw and what was recorded cannot drift apart.
+//! person saw and what was recorded cannot drift apart. It lives below the
+//! loop that emits it and the screens and transcripts that consume it.
 
 use serde::Serialize;
 
-use super::ToolError;
 use crate::exec::{ExecResult, Stream};
 use crate::model::{ToolCall, Usage};
 use crate::policy::{Source, Verdict};
+use crate::tool_error::ToolError;
 
 /// Who made a decision final.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -52,26 +53,34 @@ pub enum Outcome {
     Budget,
 }
 
+/// The fields `start` and `continue` share, flattened into each.
+#[derive(Debug, Clone, Serialize)]
+pub struct Header {
+    /// Run id (transcript file stem).
+    pub id: String,
+    /// UTC time this part began, RFC 3339.
+    pub time: String,
+    /// The task as given.
+    pub prompt: String,
+    /// `provider/model`.
+    pub model: String,
+    /// The workspace.
+    pub cwd: String,
+    /// `agent` version.
+    pub version: String,
+    /// The command sandbox: mode, whether it is active here, network, and why not.
+    pub sandbox: crate::sandbox::Status,
+}
+
 /// Everything that happens in a run, in order.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// The run began.
     Start {
-        /// Run id (transcript file stem).
-        id: String,
-        /// UTC start time, RFC 3339.
-        time: String,
-        /// The task as given.
-        prompt: String,
-        /// `provider/model`.
-        model: String,
-        /// The workspace.
-        cwd: String,
-        /// `agent` version.
-        version: String,
-        /// The command sandbox: mode, whether it is active here, network, and why not.
-        sandbox: crate::sandbox::Status,
+        /// Who, what and where.
+        #[serde(flatten)]
+        header: Header,
         /// The AGENTS.md files added to the system prompt.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         instructions: Vec<String>,
@@ -79,20 +88,9 @@ pub enum Event {
     /// An earlier run goes on (`run --continue`, `--resume ID`): this invocation's part is
     /// appended to its transcript after this marker, in place of a `start` event.
     Continue {
-        /// The run id (transcript file stem), the same as the earlier part's.
-        id: String,
-        /// UTC time this part began, RFC 3339.
-        time: String,
-        /// The new task.
-        prompt: String,
-        /// `provider/model` of this part.
-        model: String,
-        /// The workspace.
-        cwd: String,
-        /// `agent` version.
-        version: String,
-        /// The command sandbox of this part.
-        sandbox: crate::sandbox::Status,
+        /// Who, what and where of this part (the id is the earlier part's).
+        #[serde(flatten)]
+        header: Header,
         /// Complete model turns of the earlier parts sent back to the model.
         resumed_turns: u32,
         /// What could not be resumed (a damaged transcript, an older format), if anything.
@@ -214,4 +212,52 @@ pub enum Event {
         /// One line: what happened and what to do.
         message: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn header() -> Header {
+        Header {
+            id: "20261203-abc".into(),
+            time: "2026-12-03T08:00:00Z".into(),
+            prompt: "list".into(),
+            model: "demo/demo".into(),
+            cwd: "/w".into(),
+            version: "0.1.0".into(),
+            sandbox: crate::sandbox::Status {
+                mode: crate::sandbox::SandboxMode::Off,
+                active: false,
+                network: true,
+                reason: Some("mode off".into()),
+                limitation: None,
+            },
+        }
+    }
+
+    #[test]
+    fn start_and_continue_flatten_the_header_in_the_same_order() {
+        let sandbox =
+            r#""sandbox":{"mode":"off","active":false,"network":true,"reason":"mode off"}"#;
+        let fields = r#""id":"20261203-abc","time":"2026-12-03T08:00:00Z","prompt":"list","model":"demo/demo","cwd":"/w","version":"0.1.0""#;
+        let start = Event::Start {
+            header: header(),
+            instructions: vec!["AGENTS.md".into()],
+        };
+        assert_eq!(
+            serde_json::to_string(&start).unwrap(),
+            format!(r#"{{"type":"start",{fields},{sandbox},"instructions":["AGENTS.md"]}}"#)
+        );
+        let next = Event::Continue {
+            header: header(),
+            resumed_turns: 2,
+            note: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&next).unwrap(),
+            format!(r#"{{"type":"continue",{fields},{sandbox},"resumed_turns":2}}"#)
+        );
+    }
 }
