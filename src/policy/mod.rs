@@ -63,6 +63,7 @@ mod parse;
 mod programs;
 mod rules;
 mod scan;
+mod simple;
 mod split;
 mod suggest;
 mod word;

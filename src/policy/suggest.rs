@@ -10,8 +10,8 @@
 //! effort: a person still sees the prefix before accepting it.
 
 use super::OsFamily;
-use super::decide::single_words;
 use super::programs::{is_protected, runs_other_programs};
+use super::simple::single_words;
 use super::word::{Word, WordKind, program_key};
 
 /// Tools whose first argument is a subcommand, each with the subcommands that run a command

@@ -12,7 +12,7 @@ mod windows;
 pub(super) use super::*;
 use pretty_assertions::assert_eq;
 
-pub(super) use super::decide::MAX_COMMAND_BYTES;
+pub(super) use super::simple::MAX_COMMAND_BYTES;
 
 pub(super) use Verdict::{Allow, Ask, Deny};
 
