@@ -456,9 +456,27 @@ struct Output {
     stdout_color: bool,
     /// Secrets (the API key) never written to stdout as `--json`.
     redact: Vec<String>,
+    /// `--max-tokens`, to say once (unless -q) that a server reporting no usage cannot be
+    /// held to it.
+    max_tokens: Option<u64>,
+    quiet: bool,
+    usage_missing_said: bool,
 }
 
 impl Output {
+    /// A turn ended without usage: `--max-tokens` counts nothing on this server.
+    fn usage_missing(&mut self) {
+        if let (Some(limit), false, false) = (self.max_tokens, self.quiet, self.usage_missing_said)
+        {
+            self.usage_missing_said = true;
+            let _ = writeln!(
+                std::io::stderr(),
+                "agent: warning: the model server reports no token usage, so --max-tokens \
+                 {limit} cannot be enforced: use --max-turns or --max-time to bound the run"
+            );
+        }
+    }
+
     fn new(global: &GlobalArgs, config: &agent::Config, tui: Option<Arc<Mutex<Tui>>>) -> Self {
         let stdout_color = match global.color {
             crate::cli::Color::Always => true,
@@ -481,6 +499,9 @@ impl Output {
             transcript_failed: false,
             stdout_closed: false,
             redact: Vec::new(),
+            max_tokens: config.budget.max_tokens,
+            quiet: global.quiet,
+            usage_missing_said: false,
         }
     }
 
@@ -502,6 +523,7 @@ impl Output {
                 }
             }
             Event::Done { answer, .. } => self.answer.clone_from(answer),
+            Event::TurnEnd { usage: None, .. } => self.usage_missing(),
             _ => {}
         }
         if let Some(transcript) = transcript

@@ -31,6 +31,8 @@ pub struct Anthropic {
     transport: Transport,
     api_key: Option<String>,
     max_output_tokens: u32,
+    /// Whether the limit was lowered to the model's stated maximum (said once).
+    lowered: bool,
 }
 
 impl fmt::Debug for Anthropic {
@@ -67,6 +69,7 @@ impl Anthropic {
             max_output_tokens: config
                 .max_output_tokens
                 .unwrap_or(DEFAULT_MAX_OUTPUT_TOKENS),
+            lowered: false,
         })
     }
 
@@ -108,10 +111,50 @@ impl Model for Anthropic {
         on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
     ) -> Result<Reply, ModelError> {
         let post = self.post(request)?;
+        let result = self
+            .transport
+            .complete(&post, &EventDecoder::default, on_delta)
+            .await;
+        let maximum = match &result {
+            Err(ModelError::Http {
+                status: 400,
+                message,
+                ..
+            }) if !self.lowered => stated_maximum(message),
+            _ => None,
+        };
+        let Some(maximum) = maximum.filter(|m| *m < self.max_output_tokens) else {
+            return result.map(Decoder::into_reply);
+        };
+        // Nothing reached `on_delta`: the request was refused before any reply.
+        self.lowered = true;
+        if let Some(notice) = self.transport.notice {
+            notice(&format!(
+                "`{}` allows at most {maximum} output tokens per reply, not {}: using {maximum} \
+                 for the rest of the run (set `max_output_tokens` in [model] to choose)",
+                self.transport.model, self.max_output_tokens
+            ));
+        }
+        self.max_output_tokens = maximum;
+        let post = self.post(request)?;
         self.transport
-            .complete::<EventDecoder>(&post, on_delta)
+            .complete(&post, &EventDecoder::default, on_delta)
             .await
+            .map(Decoder::into_reply)
     }
+}
+
+/// The maximum a refusal of `max_tokens` states: Anthropic's "max_tokens: 8192 > 4096, which
+/// is the maximum allowed number of output tokens for claude-3-haiku-20240307".
+fn stated_maximum(message: &str) -> Option<u32> {
+    let (_, rest) = message.split_once("max_tokens: ")?;
+    let (_, rest) = rest.split_once(" > ")?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let after = &rest[digits.len()..];
+    if !after.starts_with(", which is the maximum") {
+        return None;
+    }
+    digits.parse().ok().filter(|n| *n > 0)
 }
 
 /// Prompt-cache breakpoints on the latest user messages — with the tools and the system prompt
@@ -229,7 +272,8 @@ fn text_block(text: &str) -> Vec<Value> {
 enum StreamEvent {
     ContentBlockStart {
         index: usize,
-        content_block: Block,
+        /// Read as a [`Block`]; kept raw when it is one the agent does not run.
+        content_block: Value,
     },
     ContentBlockDelta {
         index: usize,
@@ -275,7 +319,8 @@ enum Block {
         #[serde(default)]
         data: String,
     },
-    /// Other blocks: not shown, not kept.
+    /// Other blocks (`server_tool_use`, `web_search_tool_result`, …): not shown, kept
+    /// as they came to be sent back.
     #[serde(other)]
     Other,
 }
@@ -378,12 +423,34 @@ enum Thought {
     Redacted { data: String },
 }
 
-/// Accumulates events: text in order, tool-use and thinking blocks by index.
+/// A block the agent does not run (a server tool's call or result, …), kept as it came, with
+/// the input a `server_tool_use` streams.
+struct Kept {
+    block: Value,
+    partial_json: String,
+}
+
+impl Kept {
+    /// The block as it goes back: a streamed input replaces the empty one of its start.
+    fn into_block(self) -> Value {
+        let mut block = self.block;
+        if !self.partial_json.trim().is_empty()
+            && let Ok(input) = serde_json::from_str::<Value>(&self.partial_json)
+        {
+            block["input"] = input;
+        }
+        block
+    }
+}
+
+/// Accumulates events: text in order, tool-use, thinking and other blocks by index.
 #[derive(Default)]
 pub(super) struct EventDecoder {
     said: Said,
     tools: BTreeMap<usize, ToolUse>,
     thoughts: BTreeMap<usize, Thought>,
+    /// Server tools' calls and results and any other block type, to send back in order.
+    kept: BTreeMap<usize, Kept>,
     stop: Option<StopReason>,
     usage: Option<WireUsage>,
 }
@@ -391,7 +458,8 @@ pub(super) struct EventDecoder {
 impl EventDecoder {
     /// A content block opens: text and thinking stream on, tool calls and signed or redacted
     /// thinking are kept by index.
-    fn start_block(&mut self, index: usize, block: Block, on_delta: &mut dyn FnMut(Delta<'_>)) {
+    fn start_block(&mut self, index: usize, raw: Value, on_delta: &mut dyn FnMut(Delta<'_>)) {
+        let block = serde_json::from_value::<Block>(raw.clone()).unwrap_or(Block::Other);
         match block {
             Block::Text { text } => self.said.push_text(&text, on_delta),
             Block::Thinking {
@@ -421,7 +489,15 @@ impl EventDecoder {
                     },
                 );
             }
-            Block::Other => {}
+            Block::Other => {
+                self.kept.insert(
+                    index,
+                    Kept {
+                        block: raw,
+                        partial_json: String::new(),
+                    },
+                );
+            }
         }
     }
 }
@@ -465,6 +541,12 @@ impl Decoder for EventDecoder {
                 }
                 BlockDelta::InputJsonDelta { partial_json } => match self.tools.get_mut(&index) {
                     Some(tool) => tool.partial_json.push_str(&partial_json),
+                    // A server tool's input (`server_tool_use`), streamed like a call's.
+                    None if self.kept.contains_key(&index) => {
+                        if let Some(kept) = self.kept.get_mut(&index) {
+                            kept.partial_json.push_str(&partial_json);
+                        }
+                    }
                     None => {
                         return Err(ModelError::Stream {
                             message: format!("tool input for block {index}, which never started"),
@@ -534,17 +616,28 @@ impl Decoder for EventDecoder {
             StopReason::EndTurn if !tool_calls.is_empty() => StopReason::ToolUse,
             other => other,
         };
-        let replay = self
+        let mut replay: BTreeMap<usize, Value> = self
             .thoughts
-            .into_values()
-            .map(|thought| match thought {
-                Thought::Thinking {
-                    thinking,
-                    signature,
-                } => json!({"type": "thinking", "thinking": thinking, "signature": signature}),
-                Thought::Redacted { data } => json!({"type": "redacted_thinking", "data": data}),
+            .into_iter()
+            .map(|(index, thought)| {
+                let block = match thought {
+                    Thought::Thinking {
+                        thinking,
+                        signature,
+                    } => json!({"type": "thinking", "thinking": thinking, "signature": signature}),
+                    Thought::Redacted { data } => {
+                        json!({"type": "redacted_thinking", "data": data})
+                    }
+                };
+                (index, block)
             })
             .collect();
+        replay.extend(
+            self.kept
+                .into_iter()
+                .map(|(index, kept)| (index, kept.into_block())),
+        );
+        let replay = replay.into_values().collect();
         Reply {
             text: self.said.text,
             tool_calls,
@@ -616,6 +709,25 @@ data: {\"type\":\"message_stop\"}\n\n";
             }),
         };
         replay::every_split_gives::<EventDecoder>(TOOL_USE_SSE, &expected).await;
+    }
+
+    #[test]
+    fn the_stated_maximum_is_read_only_from_its_sentence() {
+        assert_eq!(
+            stated_maximum(
+                "max_tokens: 1000000 > 64000, which is the maximum allowed number of output \
+                 tokens for claude-sonnet-4-20250514"
+            ),
+            Some(64000)
+        );
+        for message in [
+            "max_tokens: 8192 > 4096",
+            "prompt is too long: 210000 tokens > 200000 maximum",
+            "max_tokens: 8192 > 0, which is the maximum allowed",
+            "max_tokens: 8192 > 99999999999, which is the maximum allowed",
+        ] {
+            assert_eq!(stated_maximum(message), None, "{message}");
+        }
     }
 
     #[tokio::test]

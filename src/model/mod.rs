@@ -8,6 +8,7 @@
 
 pub mod anthropic;
 pub mod demo;
+mod embedded;
 pub mod openai;
 mod provider;
 mod sse;
@@ -174,11 +175,13 @@ pub enum ModelError {
     #[error(
         "the model server at {server} rejected {} (HTTP {status}: {message}): {}",
         if *key_sent { format!("the key in `{key_env}`") } else { "the request: no key was sent".to_owned() },
-        if *key_sent {
-            "check that the key is valid for this server, or name another variable with \
-             `api_key_env` in settings.toml".to_owned()
-        } else {
-            format!("set `{key_env}` (or `api_key_env` in settings.toml)")
+        match (wants_header, *key_sent) {
+            (Some(header), _) => format!(
+                "this server takes the key in an `{header}` header: set `api_key_header = \"{header}\"` in [model]"
+            ),
+            (None, true) => "check that the key is valid for this server, or name another variable with \
+             `api_key_env` in settings.toml".to_owned(),
+            (None, false) => format!("set `{key_env}` (or `api_key_env` in settings.toml)"),
         }
     )]
     Auth {
@@ -192,14 +195,72 @@ pub enum ModelError {
         status: u16,
         /// The server's error message, truncated.
         message: String,
+        /// The header this server reads the key from, when it is not the one it was sent in
+        /// (Azure's classic endpoints read `api-key`, not `Authorization`).
+        wants_header: Option<String>,
+    },
+    /// The account behind the key has no credit or quota left (OpenAI's 429
+    /// `insufficient_quota`, OpenRouter's 402, Anthropic's "credit balance is too low").
+    #[error(
+        "the model server at {server} refused the request for billing reasons (HTTP {status}: \
+         {message}): add credit or raise the quota of the account the key belongs to; waiting \
+         does not help"
+    )]
+    Billing {
+        /// Base URL of the server.
+        server: String,
+        /// The status it came with (402, 429, 400, …).
+        status: u16,
+        /// The server's error message, truncated.
+        message: String,
+    },
+    /// The server said how it must be set up to serve this request (`llama.cpp` without
+    /// `--jinja`, Ollama without the memory for the model): trying again cannot help.
+    #[error(
+        "the model server at {server} cannot serve this request (HTTP {status}: {message}): {hint}"
+    )]
+    ServerSetup {
+        /// Base URL of the server.
+        server: String,
+        /// The status it came with (usually 500).
+        status: u16,
+        /// The server's error message, truncated.
+        message: String,
+        /// What to change, in the server's own terms.
+        hint: String,
+    },
+    /// The POST was redirected in a way that cannot be followed (301/302/303 turn it into a
+    /// GET; a redirect to another host would take the key along).
+    #[error(
+        "the model server at {server} redirects the request (HTTP {status}) to `{location}`, \
+         which is not followed ({why}): set --base-url to `{suggested}`"
+    )]
+    Redirect {
+        /// Base URL of the server.
+        server: String,
+        /// 301, 302, 303, 307 or 308.
+        status: u16,
+        /// The `Location` it named (resolved against the request URL).
+        location: String,
+        /// Why it is not followed.
+        why: String,
+        /// The base URL the location suggests.
+        suggested: String,
     },
     /// The server does not know the model.
-    #[error("model `{model}` not found on {server}: check --model")]
+    #[error("model `{model}` not found on {server} (the server says: {message}): {}",
+        if message.contains("pull") {
+            format!("pull it on the server (`ollama pull {model}`), or check --model")
+        } else {
+            "check --model".to_owned()
+        })]
     ModelNotFound {
         /// The model asked for.
         model: String,
         /// Base URL of the server.
         server: String,
+        /// The server's error message, truncated.
+        message: String,
     },
     /// 404 for the endpoint itself: the base URL is probably wrong.
     #[error("`{url}` does not exist on the model server (HTTP 404): check --base-url")]
@@ -229,7 +290,7 @@ pub enum ModelError {
         message: String,
     },
     /// Any other error status, after the retries where retrying makes sense.
-    #[error("the model server at {server} answered HTTP {status}: {message}: {}", http_hint(*status))]
+    #[error("the model server at {server} answered HTTP {status}: {message}: {}", http_hint(*status, message))]
     Http {
         /// The status code.
         status: u16,
@@ -305,13 +366,45 @@ pub enum ModelError {
     },
 }
 
-/// What to do after an HTTP error status.
-fn http_hint(status: u16) -> &'static str {
-    if retryable_status(status) {
+/// What to do after an HTTP error status, by what the server said (`message`): a 400/422 that
+/// names a field of the request `agent` builds may be a bug in `agent`; any other refusal is
+/// about the model or the server chosen.
+fn http_hint(status: u16, message: &str) -> &'static str {
+    if retryable_status(status) && status != 429 {
         "the server has a problem, try again later"
+    } else if matches!(status, 400 | 422) && names_a_sent_field(message) {
+        "check --model and --base-url; if they are right this may be a bug in agent, please \
+         report it with this message"
     } else {
-        "check --model and --base-url; if they are right this may be a bug in agent"
+        "check --model and --base-url"
     }
+}
+
+/// Whether a server's complaint names a field of the request body `agent` builds (its words
+/// quoted, as OpenAI's `'messages[2].tool_calls'` or Pydantic's `body.messages.0.content`).
+fn names_a_sent_field(message: &str) -> bool {
+    const FIELDS: [&str; 10] = [
+        "messages",
+        "tool_calls",
+        "tool_call_id",
+        "tool_use_id",
+        "tool_use",
+        "tool_result",
+        "input_schema",
+        "stream_options",
+        "max_tokens",
+        "max_completion_tokens",
+    ];
+    let lower = message.to_ascii_lowercase();
+    FIELDS.iter().any(|field| {
+        lower.match_indices(field).any(|(at, _)| {
+            let before = lower[..at].chars().next_back();
+            let after = lower[at + field.len()..].chars().next();
+            let boundary =
+                |c: Option<char>| !c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+            boundary(before) && boundary(after)
+        })
+    })
 }
 
 impl ModelError {
@@ -327,6 +420,9 @@ impl ModelError {
             Self::Reported { transient, .. } => *transient,
             Self::MissingKey { .. }
             | Self::Auth { .. }
+            | Self::Billing { .. }
+            | Self::ServerSetup { .. }
+            | Self::Redirect { .. }
             | Self::ModelNotFound { .. }
             | Self::NotFound { .. }
             | Self::BadUrl { .. }
@@ -343,6 +439,9 @@ impl ModelError {
         match self {
             Self::MissingKey { .. } => "missing_key",
             Self::Auth { .. } => "auth",
+            Self::Billing { .. } => "billing",
+            Self::ServerSetup { .. } => "server_setup",
+            Self::Redirect { .. } => "redirect",
             Self::ModelNotFound { .. } => "model_not_found",
             Self::NotFound { .. } => "not_found",
             Self::BadUrl { .. } => "bad_url",
@@ -498,6 +597,25 @@ mod tests {
     }
 
     #[test]
+    fn bug_in_agent_only_where_the_server_names_a_field_agent_built() {
+        for (message, ours) in [
+            ("Invalid 'messages[2].tool_calls': empty array", true),
+            ("body.messages.0.content: field required", true),
+            ("An assistant message with 'tool_calls' must be followed by tool messages", true),
+            ("unexpected `tool_use_id` found in `tool_result` blocks", true),
+            ("registry.ollama.ai/library/gemma:2b does not support tools", false),
+            ("The model `gpt-5` does not exist", false),
+            ("invalid model ID", false),
+            ("submessages are odd", false),
+        ] {
+            assert_eq!(names_a_sent_field(message), ours, "{message}");
+        }
+        assert!(http_hint(400, "Invalid 'messages[0]'").contains("bug in agent"));
+        assert!(!http_hint(404, "Invalid 'messages[0]'").contains("bug"));
+        assert!(!http_hint(429, "slow down").contains("later"));
+    }
+
+    #[test]
     fn messages_say_what_to_do() {
         let auth = ModelError::Auth {
             server: "https://api.openai.com/v1".into(),
@@ -505,6 +623,7 @@ mod tests {
             key_sent: true,
             status: 401,
             message: "Incorrect API key provided".into(),
+            wants_header: None,
         };
         assert_eq!(
             auth.to_string(),
@@ -518,6 +637,7 @@ mod tests {
             key_sent: false,
             status: 401,
             message: "missing bearer token".into(),
+            wants_header: None,
         };
         assert_eq!(
             unsent.to_string(),

@@ -14,6 +14,7 @@ use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::embedded::{Embedded, Piece, parse_call};
 use super::sse::{Decoder, Event, Said, error_message, is_error_object, reported, snippet};
 use super::transport::{Post, Transport};
 use super::{
@@ -30,6 +31,23 @@ pub struct OpenAi {
     /// Whether to send `stream_options: {"include_usage": true}`: true until the server
     /// refuses it (Mistral answers 422, older Groq and some gateways 400).
     stream_usage: bool,
+    /// The field that limits the reply (see [`limit_field`]), switched for the rest of the
+    /// run when the server asks for the other one.
+    limit_field: &'static str,
+    /// Whether to ask for a stream: true until a `llama.cpp` server says it cannot stream
+    /// tool calls; then whole replies for the rest of the run.
+    stream: bool,
+    /// Notices already given (each is said once a run).
+    told: Told,
+    /// Calls read from the text so far this run (their ids are numbered across the run).
+    text_calls: usize,
+}
+
+/// Notices said once a run.
+#[derive(Debug, Default)]
+struct Told {
+    text_calls: bool,
+    no_stream: bool,
 }
 
 impl fmt::Debug for OpenAi {
@@ -68,6 +86,10 @@ impl OpenAi {
             api_key,
             max_output_tokens: config.max_output_tokens,
             stream_usage: true,
+            limit_field: limit_field(&config.base_url),
+            stream: true,
+            told: Told::default(),
+            text_calls: 0,
         })
     }
 
@@ -85,10 +107,12 @@ impl OpenAi {
         }
         let mut body = body(&self.transport.model, request);
         if let Some(limit) = self.max_output_tokens {
-            body[limit_field(&self.transport.server)] = json!(limit);
+            body[self.limit_field] = json!(limit);
         }
-        // The official SDK leaves this to the caller; without it the stream carries no usage.
-        if self.stream_usage {
+        if !self.stream {
+            body["stream"] = json!(false);
+        } else if self.stream_usage {
+            // The official SDK leaves this to the caller; without it the stream carries no usage.
             body["stream_options"] = json!({"include_usage": true});
         }
         Ok(Post {
@@ -125,21 +149,72 @@ impl Model for OpenAi {
         request: &Request<'_>,
         on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
     ) -> Result<Reply, ModelError> {
-        let post = self.post(request)?;
-        match self
-            .transport
-            .complete::<ChunkDecoder>(&post, on_delta)
-            .await
-        {
-            Err(error) if self.stream_usage && refuses_stream_options(&error) => {
-                // Nothing reached `on_delta`: the server refused the request before any reply.
-                self.stream_usage = false;
-                let post = self.post(request)?;
-                self.transport
-                    .complete::<ChunkDecoder>(&post, on_delta)
-                    .await
+        let offered: Vec<String> = request.tools.iter().map(|t| t.name.clone()).collect();
+        let text_calls_before = self.text_calls;
+        let fresh = || ChunkDecoder {
+            offered: offered.clone(),
+            text_calls_before,
+            ..ChunkDecoder::default()
+        };
+        // Each fallback changes the request once; nothing reached `on_delta` before a refusal.
+        let mut fallbacks = 0;
+        let decoder = loop {
+            let post = self.post(request)?;
+            match self.transport.complete(&post, &fresh, on_delta).await {
+                Ok(decoder) => break decoder,
+                Err(error) if fallbacks < FALLBACKS && self.fall_back(&error) => fallbacks += 1,
+                Err(error) => return Err(error),
             }
-            other => other,
+        };
+        self.text_calls += decoder.text_calls;
+        if decoder.text_calls > 0 && !self.told.text_calls {
+            self.told.text_calls = true;
+            self.notice(
+                "the server sends tool calls as text (`<tool_call>…</tool_call>` in the answer): \
+                 they are read from there and decided like any other call; a server-side tool \
+                 parser (vLLM `--tool-call-parser hermes`, the model's Ollama template) does it \
+                 better",
+            );
+        }
+        Ok(decoder.into_reply())
+    }
+}
+
+/// Fallbacks per turn at most — one of each kind.
+const FALLBACKS: usize = 3;
+
+impl OpenAi {
+    /// Changes the request for the rest of the run when `error` is a refusal of something the
+    /// server does without (`stream_options`, the limit field's name, streaming with tools);
+    /// `false` when it is none of those.
+    fn fall_back(&mut self, error: &ModelError) -> bool {
+        if self.stream_usage && self.stream && refuses_stream_options(error) {
+            self.stream_usage = false;
+            return true;
+        }
+        if self.max_output_tokens.is_some()
+            && let Some(other) = other_limit_field(error, self.limit_field)
+        {
+            self.limit_field = other;
+            return true;
+        }
+        if self.stream && cannot_stream_tools(error) {
+            self.stream = false;
+            if !self.told.no_stream {
+                self.told.no_stream = true;
+                self.notice(
+                    "this server cannot stream replies that may call tools (`Cannot use tools \
+                     with stream`): replies come whole for the rest of the run",
+                );
+            }
+            return true;
+        }
+        false
+    }
+
+    fn notice(&self, message: &str) {
+        if let Some(notice) = self.transport.notice {
+            notice(message);
         }
     }
 }
@@ -155,6 +230,41 @@ fn refuses_stream_options(error: &ModelError) -> bool {
         } => message.contains("stream_options") || message.contains("include_usage"),
         _ => false,
     }
+}
+
+/// The other name of the output limit, when a 400/422 refuses the one sent: OpenAI's
+/// "Unsupported parameter: 'max_tokens' is not supported with this model. Use
+/// 'max_completion_tokens' instead." (and servers that know only `max_tokens` refusing
+/// `max_completion_tokens`).
+fn other_limit_field(error: &ModelError, sent: &'static str) -> Option<&'static str> {
+    let ModelError::Http {
+        status: 400 | 422,
+        message,
+        ..
+    } = error
+    else {
+        return None;
+    };
+    let other = if sent == "max_tokens" {
+        "max_completion_tokens"
+    } else {
+        "max_tokens"
+    };
+    let names = |field: &str| {
+        message.match_indices(field).any(|(at, _)| {
+            let before = message[..at].chars().next_back();
+            let after = message[at + field.len()..].chars().next();
+            let part = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+            !part(before) && !part(after)
+        })
+    };
+    names(sent).then_some(other)
+}
+
+/// `llama.cpp` servers before streamed tool calls (May 2025) answer HTTP 500
+/// `{"error":{"code":500,"message":"Cannot use tools with stream","type":"server_error"}}`.
+fn cannot_stream_tools(error: &ModelError) -> bool {
+    matches!(error, ModelError::ServerSetup { message, .. } if message.contains("Cannot use tools with stream"))
 }
 
 /// The Chat Completions request body (no output limit: the caller adds it).
@@ -237,6 +347,15 @@ struct Chunk {
     #[serde(default)]
     choices: Vec<Choice>,
     /// On the last chunk with `include_usage` (`null` before); some servers send it anyway.
+    #[serde(default)]
+    usage: Option<WireUsage>,
+    /// Groq: `{"id": …, "usage": {…}}` on the last chunk, in place of `usage`.
+    #[serde(default)]
+    x_groq: Option<XGroq>,
+}
+
+#[derive(Deserialize)]
+struct XGroq {
     #[serde(default)]
     usage: Option<WireUsage>,
 }
@@ -325,6 +444,14 @@ pub(super) struct ChunkDecoder {
     answered: bool,
     /// The last usage the server reported (servers that repeat it send running totals).
     usage: Option<Usage>,
+    /// The tools offered: a call written as text counts only when it names one.
+    offered: Vec<String>,
+    /// Reasoning and calls written into the content.
+    embedded: Embedded,
+    /// Calls read from the text.
+    text_calls: usize,
+    /// Calls read from the text in earlier turns of the run.
+    text_calls_before: usize,
 }
 
 impl Decoder for ChunkDecoder {
@@ -351,7 +478,10 @@ impl Decoder for ChunkDecoder {
         let chunk: Chunk = serde_json::from_value(value).map_err(|e| ModelError::Stream {
             message: format!("malformed chunk from the server ({e}): {}", snippet(data)),
         })?;
-        if let Some(usage) = chunk.usage {
+        if let Some(usage) = chunk
+            .usage
+            .or_else(|| chunk.x_groq.and_then(|groq| groq.usage))
+        {
             self.usage = Some(Usage {
                 input: usage.prompt_tokens,
                 output: usage.completion_tokens,
@@ -376,7 +506,7 @@ impl Decoder for ChunkDecoder {
                 self.said.push_reasoning(&text, on_delta);
             }
             match delta.content {
-                Some(Value::String(text)) => self.said.push_text(&text, on_delta),
+                Some(Value::String(text)) => self.push_content(&text, on_delta),
                 Some(Value::Array(parts)) => {
                     for part in &parts {
                         self.push_part(part, on_delta);
@@ -410,6 +540,50 @@ impl Decoder for ChunkDecoder {
         self.finish.is_some()
     }
 
+    fn finish(&mut self, on_delta: &mut dyn FnMut(Delta<'_>)) {
+        let mut pieces = Vec::new();
+        self.embedded.finish(&mut |piece| pieces.push(piece));
+        for piece in pieces {
+            self.take_piece(piece, on_delta);
+        }
+    }
+
+    /// A `chat.completion` object: each choice's `message` read as one delta.
+    fn on_body(
+        &mut self,
+        body: &Value,
+        on_delta: &mut dyn FnMut(Delta<'_>),
+    ) -> Result<bool, ModelError> {
+        let Some(choices) = body
+            .get("choices")
+            .and_then(Value::as_array)
+            .filter(|choices| choices.iter().any(|c| c.get("message").is_some()))
+        else {
+            return Ok(false);
+        };
+        let choices: Vec<Value> = choices
+            .iter()
+            .map(|choice| {
+                json!({
+                    "delta": choice.get("message").cloned().unwrap_or(Value::Null),
+                    "finish_reason": choice.get("finish_reason").cloned().unwrap_or(Value::Null),
+                })
+            })
+            .collect();
+        let mut chunk = json!({"choices": choices});
+        for field in ["usage", "x_groq"] {
+            if let Some(value) = body.get(field) {
+                chunk[field] = value.clone();
+            }
+        }
+        let event = Event {
+            event: String::new(),
+            data: chunk.to_string(),
+        };
+        self.on_event(&event, on_delta)?;
+        Ok(true)
+    }
+
     fn into_reply(self) -> Reply {
         let tool_calls: Vec<ToolCall> = self
             .calls
@@ -431,11 +605,16 @@ impl Decoder for ChunkDecoder {
             StopReason::EndTurn if !tool_calls.is_empty() => StopReason::ToolUse,
             other => other,
         };
-        let replay = self
-            .reasoning_field
-            .map(|field| json!({ field: self.said.reasoning.clone() }))
-            .into_iter()
-            .collect();
+        let replay = match self.reasoning_field {
+            Some(field) => vec![json!({ field: self.said.reasoning.clone() })],
+            // Reasoning that came in `<think>` goes back where it came, in the content: the
+            // chat templates that read it (Qwen3's, in a tool loop) take it from there, the
+            // others strip it.
+            None if self.embedded.thought => vec![json!({
+                "content": format!("<think>{}</think>\n\n{}", self.said.reasoning, self.said.text)
+            })],
+            None => Vec::new(),
+        };
         Reply {
             text: self.said.text,
             tool_calls,
@@ -450,13 +629,48 @@ impl Decoder for ChunkDecoder {
 }
 
 impl ChunkDecoder {
+    /// Answer text as the server sent it: `<think>` and `<tool_call>` read out of it.
+    fn push_content(&mut self, text: &str, on_delta: &mut dyn FnMut(Delta<'_>)) {
+        let mut pieces = Vec::new();
+        self.embedded.push(text, &mut |piece| pieces.push(piece));
+        for piece in pieces {
+            self.take_piece(piece, on_delta);
+        }
+    }
+
+    /// One sorted piece of the content: a call written as text becomes a call only for a tool
+    /// offered, with object arguments; anything else is shown as the text it was.
+    fn take_piece(&mut self, piece: Piece, on_delta: &mut dyn FnMut(Delta<'_>)) {
+        match piece {
+            Piece::Text(text) => self.said.push_text(&text, on_delta),
+            Piece::Reasoning(text) => self.said.push_reasoning(&text, on_delta),
+            Piece::Call(raw) => match parse_call(&raw, &self.offered) {
+                Some((name, arguments)) => {
+                    self.calls.push(PartialCall {
+                        index: None,
+                        call: ToolCall {
+                            id: format!("text_call_{}", self.text_calls_before + self.text_calls),
+                            name,
+                            arguments,
+                            extra: None,
+                        },
+                    });
+                    self.text_calls += 1;
+                }
+                None => self
+                    .said
+                    .push_text(&format!("<tool_call>{raw}</tool_call>"), on_delta),
+            },
+        }
+    }
+
     /// One part of a content list: `text` is answer text, `thinking` (a string, or a list of
     /// text parts as Mistral sends it) is reasoning, anything else is skipped.
     fn push_part(&mut self, part: &Value, on_delta: &mut dyn FnMut(Delta<'_>)) {
         match part.get("type").and_then(Value::as_str) {
             Some("text") => {
                 if let Some(text) = part.get("text").and_then(Value::as_str) {
-                    self.said.push_text(text, on_delta);
+                    self.push_content(text, on_delta);
                 }
             }
             Some("thinking" | "reasoning") => {
@@ -610,6 +824,36 @@ data: [DONE]\r\n\r\n";
         ] {
             assert_eq!(limit_field(server), field, "{server}");
         }
+    }
+
+    #[test]
+    fn a_refused_limit_field_switches_to_the_other_name_and_nothing_else_does() {
+        let http = |status: u16, message: &str| ModelError::Http {
+            status,
+            server: String::new(),
+            message: message.into(),
+        };
+        let openai = http(
+            400,
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use \
+             'max_completion_tokens' instead.",
+        );
+        assert_eq!(
+            other_limit_field(&openai, "max_tokens"),
+            Some("max_completion_tokens")
+        );
+        let groq = http(400, "property 'max_completion_tokens' is unsupported");
+        assert_eq!(
+            other_limit_field(&groq, "max_completion_tokens"),
+            Some("max_tokens")
+        );
+        // Naming only the other field, or a 500, or a field merely containing the name: no.
+        assert_eq!(other_limit_field(&groq, "max_tokens"), None);
+        assert_eq!(other_limit_field(&http(500, "max_tokens"), "max_tokens"), None);
+        assert_eq!(
+            other_limit_field(&http(400, "bad max_tokens_per_call"), "max_tokens"),
+            None
+        );
     }
 
     #[tokio::test]

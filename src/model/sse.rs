@@ -29,7 +29,7 @@ pub(super) struct Event {
 }
 
 /// Turns the events of one reply into a [`Reply`].
-pub(super) trait Decoder: Default {
+pub(super) trait Decoder {
     /// Handles one event, sending text and reasoning to `on_delta`. `Ok(true)` once the final
     /// event came.
     fn on_event(
@@ -40,6 +40,27 @@ pub(super) trait Decoder: Default {
 
     /// Whether the stream may end here without its final event (a complete reply anyway).
     fn may_end(&self) -> bool;
+
+    /// The reply is complete: passes on what was held back to be sure what it was (text that
+    /// looked like the start of a tag). Nothing by default.
+    fn finish(&mut self, on_delta: &mut dyn FnMut(Delta<'_>)) {
+        let _ = on_delta;
+    }
+
+    /// A whole JSON reply on 200 where a stream was asked for (a server that ignores
+    /// `stream`): decodes it and `Ok(true)`, or `Ok(false)` when it is no reply of this wire.
+    ///
+    /// # Errors
+    ///
+    /// What decoding it as events reports.
+    fn on_body(
+        &mut self,
+        body: &Value,
+        on_delta: &mut dyn FnMut(Delta<'_>),
+    ) -> Result<bool, ModelError> {
+        let _ = (body, on_delta);
+        Ok(false)
+    }
 
     /// The reply so far.
     fn into_reply(self) -> Reply;
@@ -121,13 +142,14 @@ fn is_transient(raw: &Value) -> bool {
         })
 }
 
-/// Reads the events of one reply into `D`, with `idle` as the longest wait for any bytes
-/// (a comment or keep-alive is activity too).
+/// Reads the events of one reply into `decoder`, with `idle` as the longest wait for any bytes
+/// (a comment or keep-alive is activity too); the decoder comes back finished.
 pub(super) async fn read_events<D, S, B>(
+    mut decoder: D,
     bytes: S,
     idle: Duration,
     on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
-) -> Result<Reply, ModelError>
+) -> Result<D, ModelError>
 where
     D: Decoder,
     S: Stream<Item = Result<B, reqwest::Error>>,
@@ -135,7 +157,6 @@ where
 {
     let mut bytes = std::pin::pin!(bytes);
     let mut lines = Lines::default();
-    let mut decoder = D::default();
     let mut frames = Vec::new();
     loop {
         let Ok(next) = tokio::time::timeout(idle, bytes.next()).await else {
@@ -173,7 +194,8 @@ where
             match frame {
                 Frame::Event(event) => {
                     if decoder.on_event(&event, on_delta)? {
-                        return Ok(decoder.into_reply());
+                        decoder.finish(on_delta);
+                        return Ok(decoder);
                     }
                 }
                 Frame::Error(text) => {
@@ -185,7 +207,8 @@ where
         }
         if ended {
             return if decoder.may_end() {
-                Ok(decoder.into_reply())
+                decoder.finish(on_delta);
+                Ok(decoder)
             } else {
                 Err(ModelError::Stream {
                     message: "the stream ended before the reply was complete".into(),
@@ -475,7 +498,7 @@ pub(super) mod replay {
     use super::*;
 
     /// `stream` decoded as two chunks split at byte `split`, with the text streamed.
-    pub async fn two_chunks<D: Decoder>(
+    pub async fn two_chunks<D: Decoder + Default>(
         stream: &str,
         split: usize,
     ) -> (Result<Reply, ModelError>, String) {
@@ -483,7 +506,8 @@ pub(super) mod replay {
         let chunks: Vec<Result<Vec<u8>, reqwest::Error>> =
             vec![Ok(bytes[..split].to_vec()), Ok(bytes[split..].to_vec())];
         let mut text = String::new();
-        let result = read_events::<D, _, _>(
+        let result = read_events(
+            D::default(),
             futures_util::stream::iter(chunks),
             Duration::from_secs(5),
             &mut |delta| {
@@ -492,12 +516,13 @@ pub(super) mod replay {
                 }
             },
         )
-        .await;
+        .await
+        .map(D::into_reply);
         (result, text)
     }
 
     /// Asserts that every split of `stream` decodes to `expected`, text streamed once.
-    pub async fn every_split_gives<D: Decoder>(stream: &str, expected: &Reply) {
+    pub async fn every_split_gives<D: Decoder + Default>(stream: &str, expected: &Reply) {
         for split in 0..=stream.len() {
             let (result, text) = two_chunks::<D>(stream, split).await;
             match result {

@@ -9,7 +9,7 @@ use std::sync::Once;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use reqwest::header::{CONTENT_TYPE, HeaderMap, RETRY_AFTER};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, LOCATION, RETRY_AFTER};
 
 use serde_json::Value;
 
@@ -17,7 +17,11 @@ use super::sse::{
     Decoder, error_message, innermost_message, is_context_too_long, is_error_object, read_events,
     reported,
 };
-use super::{Delta, ModelError, Reply, RetryPolicy};
+use super::{Delta, ModelError, RetryPolicy};
+
+/// Most redirects followed for one request — a base URL moved once or twice is normal; more
+/// is a loop.
+const MAX_REDIRECTS: usize = 5;
 
 /// Time to open a TCP (and TLS) connection — a reachable server answers in well under a
 /// second; longer means the address is wrong or the server is down.
@@ -56,6 +60,10 @@ pub struct Transport {
     pub key_env: String,
     /// Whether requests carry a key (a 401 then means a bad key, not a missing one).
     pub key_sent: bool,
+    /// The header the key travels in (`authorization`, `x-api-key`, `api-key`), lower case.
+    pub key_header: String,
+    /// Headers sent with every request (`[model] headers`, `--header`), after the provider's.
+    pub headers: HeaderMap,
     /// Longest wait for the response head and for each chunk.
     pub idle_timeout: Duration,
     /// Tries and backoff.
@@ -84,18 +92,22 @@ impl Transport {
             model: model.to_owned(),
             key_env: key_env.to_owned(),
             key_sent: false,
+            key_header: String::new(),
+            headers: HeaderMap::new(),
             idle_timeout: IDLE_TIMEOUT,
             retry: RetryPolicy::default(),
             notice: None,
         })
     }
 
-    /// Sends `post` and decodes the stream, retrying while nothing reached `on_delta`.
-    pub(super) async fn complete<D: Decoder>(
+    /// Sends `post` and decodes the stream into a decoder made by `fresh` (one per try),
+    /// retrying while nothing reached `on_delta`; the decoder comes back finished.
+    pub(super) async fn complete<D: Decoder, F: Fn() -> D + Sync>(
         &self,
         post: &Post,
+        fresh: &F,
         on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
-    ) -> Result<Reply, ModelError> {
+    ) -> Result<D, ModelError> {
         let mut failed = 0;
         loop {
             let mut emitted = false;
@@ -104,7 +116,7 @@ impl Transport {
                     emitted = true;
                     on_delta(delta);
                 };
-                self.attempt::<D>(post, &mut forward).await
+                self.attempt(post, fresh(), &mut forward).await
             };
             let error = match result {
                 Ok(reply) => return Ok(reply),
@@ -131,18 +143,26 @@ impl Transport {
     async fn attempt<D: Decoder>(
         &self,
         post: &Post,
+        mut decoder: D,
         on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
-    ) -> Result<Reply, ModelError> {
+    ) -> Result<D, ModelError> {
+        let mut headers = post.headers.clone();
+        for (name, value) in &self.headers {
+            headers.insert(name.clone(), value.clone());
+        }
         let send = self
             .client
             .post(&post.url)
-            .headers(post.headers.clone())
+            .headers(headers)
             .json(&post.body);
         let response = tokio::time::timeout(self.idle_timeout, send.send())
             .await
             .map_err(|_| self.silence("before answering"))?
             .map_err(|e| self.send_error(&e))?;
         let status = response.status();
+        if status.is_redirection() {
+            return Err(self.redirect_error(&response, &post.url));
+        }
         if !status.is_success() {
             let retry_after = response
                 .headers()
@@ -163,16 +183,25 @@ impl Transport {
         let media = content_type.to_ascii_lowercase();
         // No content type at all: some small servers omit it; read it as a stream.
         if media.is_empty() || media.starts_with("text/event-stream") {
-            return read_events::<D, _, _>(response.bytes_stream(), self.idle_timeout, on_delta)
-                .await;
+            return read_events(
+                decoder,
+                response.bytes_stream(),
+                self.idle_timeout,
+                on_delta,
+            )
+            .await;
         }
         let start = if media.contains("json") {
             // A JSON body on 200 is an error object, or a server that ignored `stream`.
             let body = self.body_text(response).await;
-            if let Ok(value) = serde_json::from_str::<Value>(&body)
-                && is_error_object(&value)
-            {
-                return Err(reported(error_message(&body), &value));
+            if let Ok(value) = serde_json::from_str::<Value>(&body) {
+                if is_error_object(&value) {
+                    return Err(reported(error_message(&body), &value));
+                }
+                if decoder.on_body(&value, on_delta)? {
+                    decoder.finish(on_delta);
+                    return Ok(decoder);
+                }
             }
             quote_start(&body)
         } else {
@@ -221,6 +250,52 @@ impl Transport {
         }
     }
 
+    /// A redirect the client did not follow (see [`follow_redirect`]), named with where it
+    /// leads and the base URL that would reach it directly.
+    fn redirect_error(&self, response: &reqwest::Response, url: &str) -> ModelError {
+        let status = response.status().as_u16();
+        let location = response
+            .headers()
+            .get(LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| response.url().join(v.trim()).ok());
+        let Some(location) = location else {
+            return ModelError::Http {
+                status,
+                server: self.server.clone(),
+                message: "a redirect without a usable `Location`".into(),
+            };
+        };
+        let why = if !matches!(status, 307 | 308) {
+            "a POST redirected this way arrives as a GET without its body"
+        } else if !same_origin(response.url(), &location) {
+            "it leads to another host, which would receive the key"
+        } else {
+            "too many redirects"
+        };
+        // The endpoint's path below the base URL (`/chat/completions`, `/v1/messages`).
+        let endpoint = url.strip_prefix(&self.server).unwrap_or_default();
+        let mut suggested = location.clone();
+        suggested.set_query(None);
+        let suggested = suggested.to_string();
+        let suggested = suggested
+            .strip_suffix(endpoint)
+            .filter(|_| !endpoint.is_empty())
+            .unwrap_or(&suggested)
+            .trim_end_matches('/')
+            .to_owned();
+        ModelError::Redirect {
+            server: self.server.clone(),
+            status,
+            location: location.to_string(),
+            why: why.to_owned(),
+            suggested,
+        }
+    }
+
+    /// The error for an error status, read from the server's words first: billing, a server
+    /// set up wrongly, a conversation too long say so whatever the status; the status decides
+    /// the rest.
     fn status_error(
         &self,
         status: u16,
@@ -231,8 +306,24 @@ impl Transport {
         let message = error_message(body);
         let lower = body.to_ascii_lowercase();
         let server = self.server.clone();
+        if status == 402 || is_billing(&lower) {
+            return ModelError::Billing {
+                server,
+                status,
+                message,
+            };
+        }
+        if let Some(hint) = setup_hint(&lower) {
+            return ModelError::ServerSetup {
+                server,
+                status,
+                message,
+                hint: hint.to_owned(),
+            };
+        }
         match status {
             401 | 403 => ModelError::Auth {
+                wants_header: self.wanted_key_header(&lower),
                 server,
                 key_env: self.key_env.clone(),
                 key_sent: self.key_sent,
@@ -248,6 +339,7 @@ impl Transport {
             404 if lower.contains("model") => ModelError::ModelNotFound {
                 model: self.model.clone(),
                 server,
+                message,
             },
             404 => ModelError::NotFound {
                 url: url.to_owned(),
@@ -255,9 +347,9 @@ impl Transport {
             _ if lower.contains("model_not_found") => ModelError::ModelNotFound {
                 model: self.model.clone(),
                 server,
+                message,
             },
-            // Out of credit is reported as 429 but will not pass by waiting.
-            429 if !lower.contains("insufficient_quota") => ModelError::RateLimited {
+            429 => ModelError::RateLimited {
                 server,
                 retry_after,
                 message,
@@ -268,6 +360,86 @@ impl Transport {
                 message,
             },
         }
+    }
+
+    /// The header a rejecting server wants the key in, when the key went in another one:
+    /// Azure's classic endpoints read `api-key` and answer a bearer token with "invalid
+    /// subscription key".
+    fn wanted_key_header(&self, lower_body: &str) -> Option<String> {
+        let host = reqwest::Url::parse(&self.server)
+            .ok()
+            .and_then(|url| url.host_str().map(str::to_ascii_lowercase))
+            .unwrap_or_default();
+        let azure = host.ends_with(".openai.azure.com")
+            || host.ends_with(".cognitiveservices.azure.com")
+            || host.ends_with(".services.ai.azure.com")
+            || lower_body.contains("subscription key");
+        (azure && self.key_header != "api-key").then(|| "api-key".to_owned())
+    }
+}
+
+/// What a server's words (in lower case) say about the account's credit or quota.
+fn is_billing(lower: &str) -> bool {
+    const SIGNS: [&str; 6] = [
+        "insufficient_quota",
+        "exceeded your current quota",
+        "credit balance is too low",
+        "insufficient credits",
+        "insufficient_credits",
+        "requires more credits",
+    ];
+    SIGNS.iter().any(|sign| lower.contains(sign))
+}
+
+/// What to change on the server, when its words (in lower case) say it is set up in a way
+/// that cannot serve the request — whatever the status, trying again cannot help.
+fn setup_hint(lower: &str) -> Option<&'static str> {
+    const SIGNS: [(&str, &str); 4] = [
+        (
+            "tools param requires --jinja flag",
+            "start llama-server with `--jinja` (tool calls need the model's chat template)",
+        ),
+        (
+            "cannot use tools with stream",
+            "this llama-server cannot stream tool calls: update it, or start it with `--jinja`",
+        ),
+        (
+            "model requires more system memory",
+            "free memory on the server, or pick a smaller model (or a smaller quantisation) \
+             with --model",
+        ),
+        (
+            "does not support tools",
+            "this model cannot call tools: pick one that can with --model",
+        ),
+    ];
+    SIGNS
+        .iter()
+        .find(|(sign, _)| lower.contains(sign))
+        .map(|(_, hint)| *hint)
+}
+
+/// Whether two URLs share scheme, host and port (a redirect between them keeps the key home).
+fn same_origin(a: &reqwest::Url, b: &reqwest::Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host_str() == b.host_str()
+        && a.port_or_known_default() == b.port_or_known_default()
+}
+
+/// The redirect policy: 307 and 308 keep the method and the body, so they are followed
+/// within the same origin (a few times at most); 301/302/303 would turn the POST into a GET
+/// and a redirect to another host would take the key along — both stop, and the response
+/// is reported (see `Transport::redirect_error`).
+fn follow_redirect(attempt: reqwest::redirect::Attempt<'_>) -> reqwest::redirect::Action {
+    let keeps_body = matches!(attempt.status().as_u16(), 307 | 308);
+    let same = attempt
+        .previous()
+        .last()
+        .is_some_and(|previous| same_origin(previous, attempt.url()));
+    if keeps_body && same && attempt.previous().len() <= MAX_REDIRECTS {
+        attempt.follow()
+    } else {
+        attempt.stop()
     }
 }
 
@@ -324,6 +496,7 @@ fn http_client() -> Result<reqwest::Client, ModelError> {
     });
     reqwest::Client::builder()
         .connect_timeout(CONNECT_TIMEOUT)
+        .redirect(reqwest::redirect::Policy::custom(follow_redirect))
         .user_agent(concat!("agent/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| ModelError::Internal {

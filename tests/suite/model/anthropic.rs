@@ -251,7 +251,8 @@ async fn model_not_found_names_the_model() {
     assert_eq!(
         error.to_string(),
         format!(
-            "model `test-model` not found on {}: check --model",
+            "model `test-model` not found on {} (the server says: model: test-model): check \
+             --model",
             server.url()
         )
     );

@@ -228,3 +228,204 @@ async fn a_huge_error_body_is_read_only_at_its_start() {
     let error = turn(&mut model(&server), &ask("hi")).await.0.unwrap_err();
     assert!(!format!("{error}").is_empty(), "{error:?}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// The server's words before the status, through the real binary: what a person sees, how many
+// requests went out, and that nothing waited for a retry that cannot help.
+
+mod words_first {
+    use pretty_assertions::assert_eq;
+
+    use crate::suite::fake_model::{FakeModel, Reply};
+    use crate::suite::harness::Sandbox;
+
+    /// Runs `agent run hi` against `server` (OpenAI wire); `(exit code, stderr)`.
+    fn run(server: &FakeModel) -> (Option<i32>, String) {
+        let sandbox = Sandbox::new();
+        let output = sandbox.openai_run(server).arg("hi").output().unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    }
+
+    /// Asserts one request, exit 1, no retry notice, and `expected` as the one error line.
+    fn refused_once(server: &FakeModel, expected: &str) {
+        let (code, stderr) = run(server);
+        assert_eq!(code, Some(1), "{stderr}");
+        assert_eq!(server.requests().len(), 1, "{stderr}");
+        assert!(!stderr.contains("trying again"), "{stderr}");
+        assert!(
+            !stderr.contains("try again later") && !stderr.contains("bug in agent"),
+            "{stderr}"
+        );
+        let line = stderr
+            .lines()
+            .find(|l| l.starts_with("agent: "))
+            .unwrap_or_default();
+        assert_eq!(line, expected.replace("{url}", &server.openai_url()));
+    }
+
+    /// `llama.cpp` server (`format_error_response`, ERROR_TYPE_SERVER) started without
+    /// `--jinja` and asked for tools: HTTP 500 — retrying cannot help.
+    #[test]
+    fn llama_cpp_without_jinja_is_a_setup_error_not_retried() {
+        let server = FakeModel::new(vec![
+            Reply::status(
+                500,
+                r#"{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}"#,
+            );
+            3
+        ]);
+        refused_once(
+            &server,
+            "agent: the model server at {url} cannot serve this request (HTTP 500: tools param \
+             requires --jinja flag): start llama-server with `--jinja` (tool calls need the \
+             model's chat template)",
+        );
+    }
+
+    /// Ollama's OpenAI endpoint (`openai.NewError(500, …)`, type `api_error`) when the model
+    /// does not fit in memory (continuedev/continue#11715, ollama/ollama#10920).
+    #[test]
+    fn ollama_out_of_memory_is_a_setup_error_not_retried() {
+        let server = FakeModel::new(vec![
+            Reply::status(
+                500,
+                r#"{"error":{"message":"model requires more system memory (5.0 GiB) than is available (3.9 GiB)","type":"api_error","param":null,"code":null}}"#,
+            );
+            3
+        ]);
+        refused_once(
+            &server,
+            "agent: the model server at {url} cannot serve this request (HTTP 500: model \
+             requires more system memory (5.0 GiB) than is available (3.9 GiB)): free memory on \
+             the server, or pick a smaller model (or a smaller quantisation) with --model",
+        );
+    }
+
+    /// OpenAI's 429 `insufficient_quota` (its error-codes guide): billing, not a rate limit.
+    #[test]
+    fn openai_insufficient_quota_is_billing_not_retried() {
+        let server = FakeModel::new(vec![
+            Reply::status(
+                429,
+                r#"{"error":{"message":"You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"#,
+            );
+            3
+        ]);
+        refused_once(
+            &server,
+            "agent: the model server at {url} refused the request for billing reasons (HTTP \
+             429: You exceeded your current quota, please check your plan and billing details. \
+             For more information on this error, read the docs: \
+             https://platform.openai.com/docs/guides/error-codes/api-errors.): add credit or \
+             raise the quota of the account the key belongs to; waiting does not help",
+        );
+    }
+
+    /// OpenRouter's 402 (its errors doc; Gitlawb/openclaude#43).
+    #[test]
+    fn openrouter_402_is_billing() {
+        let server = FakeModel::new([Reply::status(
+            402,
+            r#"{"error":{"message":"Insufficient credits. This account never purchased credits. Make sure your key is on the correct account or org, and if so, purchase more at https://openrouter.ai/settings/credits","code":402}}"#,
+        )]);
+        refused_once(
+            &server,
+            "agent: the model server at {url} refused the request for billing reasons (HTTP \
+             402: Insufficient credits. This account never purchased credits. Make sure your key \
+             is on the correct account or org, and if so, purchase more at \
+             https://openrouter.ai/settings/credits): add credit or raise the quota of the \
+             account the key belongs to; waiting does not help",
+        );
+    }
+
+    /// Anthropic's 400 when the credit runs out (anthropics/claude-code#4684).
+    #[test]
+    fn anthropic_credit_balance_is_billing() {
+        let sandbox = Sandbox::new();
+        let server = FakeModel::new([Reply::status(
+            400,
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."},"request_id":"req_011CbrFTcXhtiMzr3s6EocF7"}"#,
+        )]);
+        let output = sandbox.anthropic_run(&server).arg("hi").output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1));
+        assert_eq!(server.requests().len(), 1);
+        assert!(
+            stderr.contains(&format!(
+                "agent: the model server at {} refused the request for billing reasons (HTTP \
+                 400: Your credit balance is too low to access the Anthropic API. Please go to \
+                 Plans & Billing to upgrade or purchase credits.): add credit",
+                server.url()
+            )) && !stderr.contains("bug in agent"),
+            "{stderr}"
+        );
+    }
+
+    /// Ollama's 404 for a model not pulled (`server/routes.go`: `model %q not found, try
+    /// pulling it first`, wrapped by `openai.NewError(404, …)`): its words, and the pull.
+    #[test]
+    fn ollama_model_not_found_is_quoted() {
+        let server = FakeModel::new([Reply::status(
+            404,
+            r#"{"error":{"message":"model \"test-model\" not found, try pulling it first","type":"not_found_error","param":null,"code":null}}"#,
+        )]);
+        let sandbox = Sandbox::new();
+        let output = sandbox
+            .agent()
+            .args([
+                "run",
+                "--provider",
+                "ollama",
+                "--model",
+                "test-model",
+                "--base-url",
+            ])
+            .arg(server.openai_url())
+            .arg("hi")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert_eq!(server.requests().len(), 1);
+        assert!(
+            stderr.contains(&format!(
+                "agent: model `test-model` not found on {} (the server says: model \
+                 \"test-model\" not found, try pulling it first): pull it on the server \
+                 (`ollama pull test-model`), or check --model",
+                server.openai_url()
+            )),
+            "{stderr}"
+        );
+    }
+
+    /// "may be a bug in agent" only for a 400 naming a field of the request agent built
+    /// (OpenAI's `invalid_request_error` with `param`), never for one about the model.
+    #[test]
+    fn bug_in_agent_only_for_a_field_agent_sent() {
+        let ours = FakeModel::new([Reply::status(
+            400,
+            r#"{"error":{"message":"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.","type":"invalid_request_error","param":"messages.[2].role","code":null}}"#,
+        )]);
+        let (code, stderr) = run(&ours);
+        assert_eq!(code, Some(1));
+        assert!(
+            stderr.contains("this may be a bug in agent, please report it"),
+            "{stderr}"
+        );
+        let theirs = FakeModel::new([Reply::status(
+            400,
+            r#"{"error":{"message":"registry.ollama.ai/library/gemma:2b does not support tools","type":"invalid_request_error","param":null,"code":null}}"#,
+        )]);
+        let (code, stderr) = run(&theirs);
+        assert_eq!(code, Some(1));
+        assert!(
+            stderr.contains("does not support tools): this model cannot call tools: pick one that can with --model")
+                && !stderr.contains("bug"),
+            "{stderr}"
+        );
+        assert_eq!(theirs.requests().len(), 1);
+    }
+}

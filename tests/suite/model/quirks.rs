@@ -433,3 +433,438 @@ async fn an_openai_refusal_is_shown_and_ends_as_a_refusal() {
     assert_eq!(reply.stop, StopReason::ContentFilter);
     assert_eq!(shown.concat(), "I can't help with that.");
 }
+
+// ---------------------------------------------------------------------------------------------
+// The second round, through the real binary: fallbacks that finish the job, usage wherever it
+// is sent, calls and thinking written into the text, Anthropic's server tools.
+
+mod second_round {
+    use pretty_assertions::assert_eq;
+    use serde_json::{Value, json};
+
+    use crate::suite::fake_model::{self as fake, Events, FakeModel, Reply, anthropic, openai};
+    use crate::suite::harness::{Sandbox, events};
+
+    fn stderr(output: &std::process::Output) -> String {
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    }
+
+    /// How often `needle` occurs in `haystack`.
+    fn count(haystack: &str, needle: &str) -> usize {
+        haystack.matches(needle).count()
+    }
+
+    /// OpenAI's 400 for `max_tokens` on its reasoning models (teilomillet/gollm#33,
+    /// microsoft/vscode-copilot-release#8065): resent once with `max_completion_tokens`, and
+    /// the next turn sends that name from the start.
+    #[test]
+    fn max_tokens_refused_is_resent_as_max_completion_tokens_for_the_rest_of_the_run() {
+        let sandbox = Sandbox::new();
+        let server = FakeModel::new([
+            Reply::status(
+                400,
+                r#"{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","type":"invalid_request_error","param":"max_tokens","code":"unsupported_parameter"}}"#,
+            ),
+            fake::turn_tool_call("echo hi", "say hi").openai(),
+            fake::turn_text("done").openai(),
+        ]);
+        let output = sandbox
+            .openai_run(&server)
+            .args(["--max-output-tokens", "500", "say hi"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "done\n");
+        let requests = server.requests();
+        assert_eq!(requests.len(), 3);
+        assert_eq!(requests[0].body["max_tokens"], 500);
+        for request in &requests[1..] {
+            assert_eq!(request.body["max_completion_tokens"], 500);
+            assert!(request.body.get("max_tokens").is_none(), "{}", request.body);
+        }
+        assert!(!stderr(&output).contains("trying again"));
+    }
+
+    /// Anthropic's 400 for a `max_tokens` above the model's maximum (OpenHands/OpenHands#11090):
+    /// resent once with the stated maximum, said once, kept for the next turn.
+    #[test]
+    fn anthropic_max_tokens_above_the_maximum_is_resent_with_it_and_said_once() {
+        let sandbox = Sandbox::new();
+        let server = FakeModel::new([
+            Reply::status(
+                400,
+                r#"{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: 8192 > 4096, which is the maximum allowed number of output tokens for claude-3-haiku-20240307"}}"#,
+            ),
+            fake::turn_tool_call("echo hi", "say hi").anthropic(),
+            fake::turn_text("done").anthropic(),
+        ]);
+        let output = sandbox
+            .anthropic_run(&server)
+            .args(["--model", "claude-3-haiku-20240307", "say hi"])
+            .output()
+            .unwrap();
+        let stderr = stderr(&output);
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        let sent: Vec<Value> = server
+            .requests()
+            .iter()
+            .map(|r| r.body["max_tokens"].clone())
+            .collect();
+        assert_eq!(sent, [json!(8192), json!(4096), json!(4096)]);
+        assert_eq!(
+            count(
+                &stderr,
+                "agent: `claude-3-haiku-20240307` allows at most 4096 output tokens per reply, \
+                 not 8192: using 4096 for the rest of the run"
+            ),
+            1,
+            "{stderr}"
+        );
+    }
+
+    /// A `llama.cpp` server from before streamed tool calls (ggml-org/llama.cpp#12379):
+    /// HTTP 500 `Cannot use tools with stream` (containers/ramalama#1431). One whole request
+    /// instead, and whole requests for the rest of the run, said once; the whole
+    /// `chat.completion` body (llama.cpp's non-streamed shape) is the reply.
+    #[test]
+    fn llama_cpp_cannot_stream_tools_gets_whole_replies_for_the_rest_of_the_run() {
+        let sandbox = Sandbox::new();
+        let whole = |message: Value, finish: &str| {
+            Reply::status(
+                200,
+                json!({"choices":[{"finish_reason":finish,"index":0,"message":message}],
+                    "created":1_748_000_000,"model":"qwen2.5-7b-instruct","system_fingerprint":"b5480",
+                    "object":"chat.completion",
+                    "usage":{"completion_tokens":20,"prompt_tokens":180,"total_tokens":200},
+                    "id":"chatcmpl-llama","timings":{"prompt_n":180,"predicted_n":20}})
+                .to_string(),
+            )
+        };
+        let server = FakeModel::new([
+            Reply::status(
+                500,
+                r#"{"error":{"code":500,"message":"Cannot use tools with stream","type":"server_error"}}"#,
+            ),
+            whole(
+                json!({"role":"assistant","content":null,"tool_calls":[{"type":"function",
+                    "function":{"name":"shell","arguments":"{\"command\":\"echo hi\",\"description\":\"say hi\"}"},
+                    "id":"call_llama1"}]}),
+                "tool_calls",
+            ),
+            whole(json!({"role":"assistant","content":"It said hi."}), "stop"),
+        ]);
+        let output = sandbox.openai_run(&server).arg("say hi").output().unwrap();
+        let stderr = stderr(&output);
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "It said hi.\n");
+        let requests = server.requests();
+        assert_eq!(requests.len(), 3);
+        assert_eq!(requests[0].body["stream"], true);
+        for request in &requests[1..] {
+            assert_eq!(request.body["stream"], false);
+            assert!(request.body.get("stream_options").is_none());
+        }
+        assert!(
+            requests[2].tool_results()[0].1.contains("hi"),
+            "{:?}",
+            requests[2].tool_results()
+        );
+        assert_eq!(
+            count(&stderr, "cannot stream replies that may call tools"),
+            1,
+            "{stderr}"
+        );
+        assert!(!stderr.contains("trying again"), "{stderr}");
+        assert!(
+            stderr.contains("agent: tokens: 360 in · 40 out"),
+            "{stderr}"
+        );
+    }
+
+    /// A server that ignores `stream: true` and answers one `chat.completion` as
+    /// `application/json` (Ollama's shape, `openai.ToChatCompletion`): used as the reply.
+    #[test]
+    fn a_whole_json_reply_to_a_streamed_request_is_the_answer() {
+        let sandbox = Sandbox::new();
+        let server = FakeModel::new([Reply::status(
+            200,
+            r#"{"id":"chatcmpl-310","object":"chat.completion","created":1748000000,"model":"llama3.2","system_fingerprint":"fp_ollama","choices":[{"index":0,"message":{"role":"assistant","content":"Hello there."},"finish_reason":"stop"}],"usage":{"prompt_tokens":26,"completion_tokens":4,"total_tokens":30}}"#,
+        )]);
+        let output = sandbox.openai_run(&server).arg("hi").output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "Hello there.\n");
+        assert_eq!(server.requests().len(), 1);
+    }
+
+    /// Groq puts the usage under `x_groq` on the last chunk (vercel/ai#1651).
+    #[test]
+    fn groq_usage_under_x_groq_counts() {
+        let sandbox = Sandbox::new();
+        let stream = r#"data: {"id":"chatcmpl-8566","object":"chat.completion.chunk","created":1716131679,"model":"llama3-8b-8192","system_fingerprint":"fp_179b0f92c9","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi!"},"logprobs":null,"finish_reason":null}]}
+
+data: {"id":"chatcmpl-8566","object":"chat.completion.chunk","created":1716131679,"model":"llama3-8b-8192","system_fingerprint":"fp_179b0f92c9","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}],"x_groq":{"id":"req_01hy8ppkajfqk987jv2vx88m9r","usage":{"queue_time":0.07535312,"prompt_tokens":23,"prompt_time":0.006,"completion_tokens":19,"completion_time":0.022,"total_tokens":42,"total_time":0.027999999999999997}}}
+
+data: [DONE]
+
+"#;
+        let server = FakeModel::new([Reply::raw_sse(stream)]);
+        let output = sandbox
+            .openai_run(&server)
+            .args(["--json", "--max-tokens", "1000", "hi"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let done = events(&output.stdout).pop().unwrap();
+        assert_eq!(done["usage"]["input"], 23);
+        assert_eq!(done["usage"]["output"], 19);
+        assert!(!stderr(&output).contains("cannot be enforced"));
+    }
+
+    /// A server that reports no usage at all: `--max-tokens` says once that it cannot hold.
+    #[test]
+    fn no_usage_at_all_makes_max_tokens_say_once_it_cannot_be_enforced() {
+        let sandbox = Sandbox::new();
+        let server = FakeModel::new([
+            fake::turn_tool_call("echo hi", "say hi").openai(),
+            fake::turn_text("done").openai(),
+        ]);
+        let output = sandbox
+            .openai_run(&server)
+            .args(["--max-tokens", "1000", "say hi"])
+            .output()
+            .unwrap();
+        let stderr = stderr(&output);
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        assert_eq!(server.requests().len(), 2);
+        assert_eq!(
+            count(
+                &stderr,
+                "agent: warning: the model server reports no token usage, so --max-tokens 1000 \
+                 cannot be enforced: use --max-turns or --max-time to bound the run"
+            ),
+            1,
+            "{stderr}"
+        );
+    }
+
+    /// Qwen2.5 in the Hermes format with vLLM started without `--tool-call-parser` (or an
+    /// Ollama template without tool parsing): the call is written into `content`.
+    fn hermes(call: &str) -> Reply {
+        let content = format!("I will run it.\n<tool_call>\n{call}\n</tool_call>");
+        let mut events = Vec::new();
+        // Split the way a tokenizer streams it, tags cut in the middle.
+        for piece in content.as_bytes().chunks(7) {
+            events.push(openai::text(std::str::from_utf8(piece).unwrap()));
+        }
+        events.extend([openai::finish("stop"), openai::done()]);
+        Reply::sse(events)
+    }
+
+    #[test]
+    fn a_hermes_call_written_as_text_runs_through_the_policy_and_is_said_once() {
+        let sandbox = Sandbox::new();
+        let server = FakeModel::new([
+            hermes(
+                r#"{"name": "shell", "arguments": {"command": "echo from-text", "description": "say"}}"#,
+            ),
+            hermes(
+                r#"{"name": "shell", "arguments": {"command": "echo again", "description": "say"}}"#,
+            ),
+            fake::turn_text("done").openai(),
+        ]);
+        let output = sandbox.openai_run(&server).arg("say").output().unwrap();
+        let stderr = stderr(&output);
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(!stdout.contains("tool_call"), "{stdout}");
+        let requests = server.requests();
+        assert_eq!(requests.len(), 3);
+        assert!(requests[1].tool_results()[0].1.contains("from-text"));
+        let results = requests[2].tool_results();
+        assert!(results[1].1.contains("again"), "{results:?}");
+        assert_ne!(results[0].0, results[1].0, "each call has its own id");
+        // Sent back as a structured call, the text without the block.
+        let assistant = &requests[1].messages()[2];
+        assert_eq!(assistant["tool_calls"][0]["function"]["name"], "shell");
+        assert_eq!(assistant["content"], "I will run it.\n");
+        assert_eq!(
+            count(&stderr, "the server sends tool calls as text"),
+            1,
+            "{stderr}"
+        );
+    }
+
+    /// A call written as text gets the same policy as any other: no terminal, not allowed,
+    /// denied — and one for a tool never offered, or with broken arguments, is only text.
+    #[test]
+    fn a_text_call_is_denied_like_any_other_and_unoffered_or_broken_ones_are_only_text() {
+        let sandbox = Sandbox::new();
+        std::fs::write(sandbox.work().join("keep"), "x").unwrap();
+        let server = FakeModel::new([
+            hermes(
+                r#"{"name": "shell", "arguments": {"command": "rm keep", "description": "rm"}}"#,
+            ),
+            hermes(r#"{"name": "delete_everything", "arguments": {}}"#),
+        ]);
+        let output = sandbox.openai_run(&server).arg("go").output().unwrap();
+        assert!(sandbox.work().join("keep").exists());
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2, "{}", stderr(&output));
+        assert!(
+            requests[1].tool_results()[0].1.contains("EDENIED"),
+            "{:?}",
+            requests[1].tool_results()
+        );
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            stdout.contains(
+                "<tool_call>\n{\"name\": \"delete_everything\", \"arguments\": {}}\n</tool_call>"
+            ),
+            "{stdout}"
+        );
+        let broken = FakeModel::new([hermes(
+            r#"{"name": "shell", "arguments": {"command": "rm keep""#,
+        )]);
+        let output = sandbox.openai_run(&broken).arg("go").output().unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        assert_eq!(broken.requests().len(), 1);
+        assert!(sandbox.work().join("keep").exists());
+    }
+
+    /// DeepSeek-R1 / QwQ / Qwen3 on `llama.cpp` or vLLM without `--reasoning-parser`: the
+    /// reasoning opens the content in `<think>…</think>`. Shown as reasoning, not answer, and
+    /// sent back in the content on a message that called tools.
+    #[test]
+    fn think_at_the_start_of_content_is_reasoning_and_goes_back_in_the_content() {
+        let sandbox = Sandbox::new();
+        let thinking_call = Reply::sse([
+            openai::text("<thi"),
+            openai::text("nk>\nI should greet"),
+            openai::text(".\n</th"),
+            openai::text("ink>\n\n"),
+            openai::tool_call(
+                0,
+                "call_1",
+                "shell",
+                r#"{"command":"echo hi","description":"greet"}"#,
+            ),
+            openai::finish("tool_calls"),
+            openai::done(),
+        ]);
+        let thinking_answer = Reply::sse([
+            openai::text("<think>It worked.</think>\n\nHello!"),
+            openai::finish("stop"),
+            openai::done(),
+        ]);
+        let server = FakeModel::new([thinking_call, thinking_answer]);
+        let output = sandbox
+            .openai_run(&server)
+            .args(["--json", "hi"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let events = events(&output.stdout);
+        let text: String = events
+            .iter()
+            .filter(|e| e["type"] == "text_delta")
+            .filter_map(|e| e["text"].as_str())
+            .collect();
+        assert_eq!(text, "Hello!");
+        let reasoning: String = events
+            .iter()
+            .filter(|e| e["type"] == "reasoning_delta")
+            .filter_map(|e| e["text"].as_str())
+            .collect();
+        assert_eq!(reasoning, "\nI should greet.\nIt worked.");
+        assert_eq!(events.last().unwrap()["answer"], "Hello!");
+        let sent = &server.request(1).messages()[2];
+        assert_eq!(sent["content"], "<think>\nI should greet.\n</think>\n\n");
+        assert_eq!(sent["tool_calls"][0]["id"], "call_1");
+    }
+
+    /// Anthropic's web search, streamed as in its streaming docs: a `server_tool_use` with its
+    /// input in `input_json_delta`s, a `web_search_tool_result`, cited text, then a client
+    /// `tool_use` — which runs; the server blocks go back on the next request as they came.
+    #[test]
+    fn anthropic_server_tool_blocks_are_kept_and_the_client_call_after_them_runs() {
+        let sandbox = Sandbox::new();
+        let start = |index: usize, block: Value| {
+            Events::named(
+                "content_block_start",
+                &json!({"type": "content_block_start", "index": index, "content_block": block}),
+            )
+        };
+        let delta = |index: usize, delta: Value| {
+            Events::named(
+                "content_block_delta",
+                &json!({"type": "content_block_delta", "index": index, "delta": delta}),
+            )
+        };
+        let result = json!({"type": "web_search_tool_result",
+            "tool_use_id": "srvtoolu_014hJH82Qum7Td6UV8gDXThB",
+            "content": [{"type": "web_search_result", "title": "Rust 1.95 released",
+                "url": "https://blog.rust-lang.org/", "encrypted_content": "Ev0DCioIAxgCIiQ3NmU4",
+                "page_age": null}]});
+        let server = FakeModel::new([
+            Reply::sse([
+                anthropic::message_start(),
+                start(
+                    0,
+                    json!({"type": "server_tool_use", "id": "srvtoolu_014hJH82Qum7Td6UV8gDXThB", "name": "web_search", "input": {}}),
+                ),
+                delta(0, json!({"type": "input_json_delta", "partial_json": ""})),
+                delta(
+                    0,
+                    json!({"type": "input_json_delta", "partial_json": "{\"query"}),
+                ),
+                delta(
+                    0,
+                    json!({"type": "input_json_delta", "partial_json": "\": \"rust 1.95\"}"}),
+                ),
+                anthropic::block_stop(0),
+                start(1, result.clone()),
+                anthropic::block_stop(1),
+                start(2, json!({"type": "text", "text": "", "citations": []})),
+                delta(
+                    2,
+                    json!({"type": "citations_delta", "citation": {"type": "web_search_result_location", "cited_text": "Rust 1.95", "url": "https://blog.rust-lang.org/", "title": "Rust 1.95 released", "encrypted_index": "Eo8BCioIAhgB"}}),
+                ),
+                delta(
+                    2,
+                    json!({"type": "text_delta", "text": "Rust 1.95 is out."}),
+                ),
+                anthropic::block_stop(2),
+                anthropic::tool_use(
+                    3,
+                    "toolu_1",
+                    "shell",
+                    r#"{"command":"echo checked","description":"check"}"#,
+                ),
+                anthropic::message_delta("tool_use"),
+                anthropic::message_stop(),
+            ]),
+            fake::turn_text("done").anthropic(),
+        ]);
+        let output = sandbox.anthropic_run(&server).arg("news").output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let next = server.request(1);
+        assert!(
+            next.tool_results()[0].1.contains("checked"),
+            "{:?}",
+            next.tool_results()
+        );
+        let blocks = next.messages()[1]["content"].as_array().cloned().unwrap();
+        let types: Vec<&str> = blocks.iter().filter_map(|b| b["type"].as_str()).collect();
+        assert_eq!(
+            types,
+            [
+                "server_tool_use",
+                "web_search_tool_result",
+                "text",
+                "tool_use"
+            ]
+        );
+        assert_eq!(blocks[0]["input"], json!({"query": "rust 1.95"}));
+        assert_eq!(blocks[1], result);
+    }
+}

@@ -260,3 +260,92 @@ async fn json_instead_of_a_stream_is_reported_once() {
     );
     assert_eq!(server.requests().len(), 1);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Redirects, through the real binary: a POST is never turned into a GET; 307/308 keep the
+// method and the body and are followed on the same host; everything else is named with the
+// base URL to use instead.
+
+mod redirects {
+    use pretty_assertions::assert_eq;
+
+    use crate::suite::fake_model::{FakeModel, Reply, turn_text};
+    use crate::suite::harness::Sandbox;
+
+    /// nginx's own page for a moved location (`ngx_http_special_response.c`).
+    const NGINX_301: &str = "<html>\r\n<head><title>301 Moved Permanently</title></head>\r\n<body>\r\n<center><h1>301 Moved Permanently</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n";
+
+    #[test]
+    fn a_301_302_or_303_on_the_post_is_named_with_the_base_url_to_use() {
+        for status in [301, 302, 303] {
+            let sandbox = Sandbox::new();
+            let server = FakeModel::start();
+            let moved = format!("{}/openai/v1/chat/completions?from=old", server.url());
+            server.push(Reply::body(status, "text/html", NGINX_301).header("location", &moved));
+            let output = sandbox.openai_run(&server).arg("hi").output().unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(1), "{stderr}");
+            assert_eq!(server.requests().len(), 1, "HTTP {status}: not followed");
+            assert_eq!(
+                stderr
+                    .lines()
+                    .find(|l| l.starts_with("agent: "))
+                    .unwrap_or_default(),
+                format!(
+                    "agent: the model server at {} redirects the request (HTTP {status}) to \
+                     `{moved}`, which is not followed (a POST redirected this way arrives as a \
+                     GET without its body): set --base-url to `{}/openai/v1`",
+                    server.openai_url(),
+                    server.url()
+                ),
+                "HTTP {status}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_307_or_308_on_the_same_host_is_followed_with_the_body() {
+        for status in [307, 308] {
+            let sandbox = Sandbox::new();
+            let server = FakeModel::start();
+            server.push(Reply::status(status, "").header("location", "/v2/chat/completions"));
+            server.push(turn_text("moved fine").openai());
+            let output = sandbox.openai_run(&server).arg("hi").output().unwrap();
+            assert_eq!(
+                output.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            assert_eq!(String::from_utf8_lossy(&output.stdout), "moved fine\n");
+            let requests = server.requests();
+            assert_eq!(requests.len(), 2);
+            assert_eq!(
+                (requests[1].method.as_str(), requests[1].path.as_str()),
+                ("POST", "/v2/chat/completions")
+            );
+            assert_eq!(requests[1].body, requests[0].body);
+            assert_eq!(
+                requests[1].header("authorization"),
+                requests[0].header("authorization")
+            );
+        }
+    }
+
+    #[test]
+    fn a_307_to_another_host_is_not_followed_the_key_stays_home() {
+        let sandbox = Sandbox::new();
+        let server = FakeModel::start();
+        let elsewhere = server.url().replace("127.0.0.1", "localhost") + "/v1/chat/completions";
+        server.push(Reply::status(307, "").header("location", &elsewhere));
+        server.push(turn_text("must not be asked").openai());
+        let output = sandbox.openai_run(&server).arg("hi").output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert_eq!(server.requests().len(), 1);
+        assert!(
+            stderr.contains("which is not followed (it leads to another host, which would receive the key): set --base-url to `http://localhost:"),
+            "{stderr}"
+        );
+    }
+}
