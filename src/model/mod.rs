@@ -601,9 +601,18 @@ mod tests {
         for (message, ours) in [
             ("Invalid 'messages[2].tool_calls': empty array", true),
             ("body.messages.0.content: field required", true),
-            ("An assistant message with 'tool_calls' must be followed by tool messages", true),
-            ("unexpected `tool_use_id` found in `tool_result` blocks", true),
-            ("registry.ollama.ai/library/gemma:2b does not support tools", false),
+            (
+                "An assistant message with 'tool_calls' must be followed by tool messages",
+                true,
+            ),
+            (
+                "unexpected `tool_use_id` found in `tool_result` blocks",
+                true,
+            ),
+            (
+                "registry.ollama.ai/library/gemma:2b does not support tools",
+                false,
+            ),
             ("The model `gpt-5` does not exist", false),
             ("invalid model ID", false),
             ("submessages are odd", false),

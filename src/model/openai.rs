@@ -849,7 +849,10 @@ data: [DONE]\r\n\r\n";
         );
         // Naming only the other field, or a 500, or a field merely containing the name: no.
         assert_eq!(other_limit_field(&groq, "max_tokens"), None);
-        assert_eq!(other_limit_field(&http(500, "max_tokens"), "max_tokens"), None);
+        assert_eq!(
+            other_limit_field(&http(500, "max_tokens"), "max_tokens"),
+            None
+        );
         assert_eq!(
             other_limit_field(&http(400, "bad max_tokens_per_call"), "max_tokens"),
             None
