@@ -133,3 +133,32 @@ fn history_shows_escapes_and_json_keeps_the_transcript_exact() {
         format!("answer {OSC_52}{CLEAR}{HIDDEN}\u{200b} end")
     );
 }
+
+#[test]
+fn selectors_and_format_controls_are_shown_while_emoji_and_scripts_stay() {
+    let sandbox = Sandbox::new();
+    // A variation selector (U+FE0F) after ASCII and an Egyptian format control hide in the
+    // command; the emoji with ZWJ and the accented and CJK text are what a person reads.
+    let command = "echo ok\u{fe0f}\u{13430} # 👩\u{200d}💻 café 日本";
+    let server = FakeModel::openai_turns([
+        turn_tool_call(command, "say \u{e0100}ok"),
+        turn_text("done ❤\u{fe0f} x\u{1d173}"),
+    ]);
+    let output = run(&sandbox, &server, &["--plain", "-v"]);
+    assert!(output.status.success(), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    for shown in [
+        "echo ok\\u{fe0f}\\u{13430} # 👩\u{200d}💻 café 日本",
+        "say \\u{e0100}ok",
+    ] {
+        assert!(stderr.contains(shown), "`{shown}` not in:\n{stderr}");
+    }
+    let show = |args: &[&str]| {
+        let output = sandbox.agent().args(args).output().unwrap();
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let list: serde_json::Value = serde_json::from_str(&show(&["history", "--json"])).unwrap();
+    let id = list[0]["id"].as_str().unwrap().to_owned();
+    let text = show(&["history", "show", &id]);
+    assert!(text.contains("done ❤\u{fe0f} x\\u{1d173}"), "{text}");
+}
