@@ -35,6 +35,21 @@ pub(super) struct Decided {
 pub(super) struct RunAllowed(HashSet<String>);
 
 impl Loop<'_> {
+    /// Where the call's command would run, for the policy: the workspace and the model's
+    /// `working_directory` (joined lexically; the runner resolves it again before running).
+    fn context(&self, shell: &ShellCall) -> policy::Context {
+        let cwd = shell.working_directory.as_deref().map_or_else(
+            || self.config.workspace.clone(),
+            |dir| self.config.workspace.join(dir),
+        );
+        policy::Context::new(
+            self.config.os,
+            &self.config.workspace,
+            &cwd,
+            self.config.read_only,
+        )
+    }
+
     /// The final decision: policy, then mode, then a person where one can be asked.
     /// `None` when the person interrupted.
     pub(super) async fn decide<A: Approve>(
@@ -52,7 +67,7 @@ impl Loop<'_> {
                 edited_from: edited_from.clone(),
                 note: None,
             };
-            let decision = match self.settle(&command, approver) {
+            let decision = match self.settle(&command, shell, approver) {
                 Ok((decision, by)) => return Some(decided(decision, by, &command)),
                 Err(ask) => ask,
             };
@@ -125,7 +140,7 @@ impl Loop<'_> {
             }
         }
         let reason = format!("edited {MAX_EDITS} times without an answer: denied");
-        let decision = policy::decide(&self.rules, self.config.os, &command);
+        let decision = policy::decide(&self.rules, &self.context(shell), &command);
         Some(Decided {
             decision: person(&decision, Verdict::Deny, reason, None),
             by: DecidedBy::Person,
@@ -140,9 +155,10 @@ impl Loop<'_> {
     fn settle<A: Approve>(
         &self,
         command: &str,
+        shell: &ShellCall,
         approver: &A,
     ) -> Result<(Decision, DecidedBy), Decision> {
-        let policy = policy::decide(&self.rules, self.config.os, command);
+        let policy = policy::decide(&self.rules, &self.context(shell), command);
         let decision = policy::apply_mode(policy.clone(), self.config.mode);
         let by = if decision.verdict == policy.verdict {
             DecidedBy::Policy

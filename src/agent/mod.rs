@@ -26,7 +26,7 @@ use rerun::Rerun;
 use crate::approve::Approve;
 use crate::exec::{self, ErrorCode, ExecRequest};
 use crate::model::{Delta, Message, Model, ModelError, Request, StopReason, ToolCall};
-use crate::policy::{Mode, OsFamily, Rule, Rules, Source, Verdict};
+use crate::policy::{Mode, OsFamily, ReadOnly, Rule, Rules, Source, Verdict};
 
 /// The same call this many times in a row is refused with `ELOOP`.
 const MAX_IDENTICAL_CALLS: u32 = 4;
@@ -46,6 +46,8 @@ pub struct Config {
     pub deny: Vec<Rule>,
     /// The permission mode.
     pub mode: Mode,
+    /// Which built-in read-only list the policy uses.
+    pub read_only: ReadOnly,
     /// Per-command timeout (the model may only lower it) and output cap.
     pub limits: exec::Limits,
     /// Model turns before stopping.

@@ -21,8 +21,14 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
     let settings = super::load_settings(global, &overrides, &workspace)?;
     let rules = Rules::new(settings.allow.clone(), settings.deny.clone());
     let os = args.os.unwrap_or_else(OsFamily::current);
+    // `agent check` judges a command as if it ran in the workspace (the current directory or
+    // `-C`), which is also its working directory.
+    let context = policy::Context::new(os, &workspace, &workspace, settings.read_only.value);
     let decide = |command: &str| {
-        policy::apply_mode(policy::decide(&rules, os, command), settings.mode.value)
+        policy::apply_mode(
+            policy::decide(&rules, &context, command),
+            settings.mode.value,
+        )
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
     let mut strictest = Verdict::Allow;

@@ -249,6 +249,7 @@ fn agent_config(
         allow: settings.allow.clone(),
         deny: settings.deny.clone(),
         mode: settings.mode.value,
+        read_only: settings.read_only.value,
         limits: settings.limits(),
         max_turns: settings.max_turns.value,
         env_remove: Some(settings.api_key_env.value.clone())

@@ -4,8 +4,8 @@
 
 use std::sync::OnceLock;
 
-use super::OsFamily;
 use super::word::{Word, WordKind};
+use super::{Context, OsFamily};
 
 const UNIX_LIST: &str = include_str!("../../assets/builtin-unix.txt");
 const WINDOWS_LIST: &str = include_str!("../../assets/builtin-windows.txt");
@@ -108,7 +108,8 @@ fn list(os: OsFamily) -> &'static [Entry] {
 
 /// Checks one simple command (program written as-is, then arguments) against the list.
 /// `Ok` carries the entry that allows it (`ls`, `date /t`); `Err` says why it is not read-only.
-pub(super) fn check(os: OsFamily, words: &[Word]) -> Result<String, String> {
+pub(super) fn check(context: &Context, words: &[Word]) -> Result<String, String> {
+    let os = context.os;
     let Some((program, args)) = words.split_first() else {
         return Err("has no program".to_owned());
     };

@@ -9,9 +9,12 @@ use super::parse::{self, Shape};
 use super::scan::{Findings, Scan};
 use super::simple::{MAX_COMMAND_BYTES, control_character, posix_metacharacter};
 use super::word::{Word, WordKind};
-use super::{Decision, OsFamily, Rules, Source, Verdict, builtin, cmd, options, split, suggest};
+use super::{
+    Context, Decision, OsFamily, Rules, Source, Verdict, builtin, cmd, options, split, suggest,
+};
 
-pub(super) fn decide_as_written(rules: &Rules, os: OsFamily, command: &str) -> Decision {
+pub(super) fn decide_as_written(rules: &Rules, context: &Context, command: &str) -> Decision {
+    let os = context.os;
     if command.trim().is_empty() {
         return Decision::new(Verdict::Ask, "empty command", Source::Parser, false);
     }
@@ -23,8 +26,8 @@ pub(super) fn decide_as_written(rules: &Rules, os: OsFamily, command: &str) -> D
         return unreadable(rules, os, command, reason);
     }
     match os {
-        OsFamily::Unix => decide_unix(rules, command),
-        OsFamily::Windows => decide_windows(rules, command),
+        OsFamily::Unix => decide_unix(rules, context, command),
+        OsFamily::Windows => decide_windows(rules, context, command),
     }
 }
 
@@ -37,7 +40,7 @@ fn unreadable(rules: &Rules, os: OsFamily, command: &str, reason: String) -> Dec
         .unwrap_or_else(|| Decision::new(Verdict::Ask, "cannot be checked", Source::Parser, true))
 }
 
-fn decide_unix(rules: &Rules, command: &str) -> Decision {
+fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
     let script = parse::parse(command);
     let mut scan = Scan::new(rules, OsFamily::Unix);
     if script.has_error {
@@ -77,7 +80,7 @@ fn decide_unix(rules: &Rules, command: &str) -> Decision {
     if let Some(odd) = simple.odd {
         return ask(format!("contains {odd}"));
     }
-    let decision = simple_command(rules, OsFamily::Unix, &simple.words, destructive);
+    let decision = simple_command(rules, context, &simple.words, destructive);
     // Allow only words that a second, independent reading of the shell's rules agrees on: the
     // parser has quirks (`\⇥` as a blank, a comment at a glued `#`) that would otherwise let
     // the shell run other words than the ones decided.
@@ -128,16 +131,22 @@ fn checked(rules: &Rules, findings: &Findings, problem: Option<String>) -> Optio
 }
 
 /// One simple command that passed every shape check, with the prefix to offer when it asks.
-fn simple_command(rules: &Rules, os: OsFamily, words: &[Word], destructive: bool) -> Decision {
-    let mut decision = rules_and_lists(rules, os, words, destructive);
+fn simple_command(rules: &Rules, context: &Context, words: &[Word], destructive: bool) -> Decision {
+    let mut decision = rules_and_lists(rules, context, words, destructive);
     if decision.verdict == Verdict::Ask {
-        decision.prefix = suggest::prefix_for(os, words);
+        decision.prefix = suggest::prefix_for(context.os, words);
     }
     decision
 }
 
 /// User allow rules (with the options they do not cover), then the built-in list.
-fn rules_and_lists(rules: &Rules, os: OsFamily, words: &[Word], destructive: bool) -> Decision {
+fn rules_and_lists(
+    rules: &Rules,
+    context: &Context,
+    words: &[Word],
+    destructive: bool,
+) -> Decision {
+    let os = context.os;
     if words.iter().any(|w| w.kind == WordKind::Expansion) {
         let reason = "contains an expansion";
         return Decision::new(Verdict::Ask, reason, Source::Parser, destructive);
@@ -169,7 +178,7 @@ fn rules_and_lists(rules: &Rules, os: OsFamily, words: &[Word], destructive: boo
         return Decision::new(Verdict::Allow, reason, rule.source, destructive)
             .with_rule(&rule.prefix);
     }
-    match builtin::check(os, words) {
+    match builtin::check(context, words) {
         Ok(entry) => {
             let reason = format!("`{entry}` is on the built-in read-only list");
             Decision::new(Verdict::Allow, reason, Source::Builtin, destructive).with_rule(&entry)
@@ -180,7 +189,7 @@ fn rules_and_lists(rules: &Rules, os: OsFamily, words: &[Word], destructive: boo
 
 /// Decides one cmd.exe command line: the deny search over every part, then the allow side
 /// for a line without any metacharacter.
-fn decide_windows(rules: &Rules, command: &str) -> Decision {
+fn decide_windows(rules: &Rules, context: &Context, command: &str) -> Decision {
     let mut scan = Scan::new(rules, OsFamily::Windows);
     scan.cmd_line(command, 0);
     if scan.has_unchecked() || command.contains(['%', '!', '$', '`']) {
@@ -210,7 +219,7 @@ fn decide_windows(rules: &Rules, command: &str) -> Decision {
     }
     simple_command(
         rules,
-        OsFamily::Windows,
+        context,
         &cmd::plain_words(command),
         findings.destructive,
     )

@@ -71,6 +71,8 @@ mod word;
 pub use rules::{Rule, Rules};
 pub use suggest::{is_valid_allow_prefix, suggest_prefix};
 
+use std::path::{Path, PathBuf};
+
 use decide::decide_as_written;
 
 /// The OS family whose shell runs the command: POSIX `sh` or cmd.exe.
@@ -192,14 +194,81 @@ impl Decision {
     }
 }
 
-/// Decides one command for an OS family under the given rules. Pure: no I/O; microseconds.
+/// Which built-in read-only list applies (`[permissions] read_only`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReadOnly {
+    /// The 0.1 list only (`ls`, `pwd`, `date` …); any operator asks.
+    Strict,
+    /// The 0.1 list plus the inspection programs (`cat`, `sed -n`, `rg`, read-only `git` …)
+    /// with every path inside the workspace, and compositions of allowed parts.
+    #[default]
+    Inspect,
+}
+
+impl ReadOnly {
+    /// The name as written in settings.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            ReadOnly::Strict => "strict",
+            ReadOnly::Inspect => "inspect",
+        }
+    }
+
+    /// Parses a name as written in settings.
+    #[must_use]
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "strict" => Some(ReadOnly::Strict),
+            "inspect" => Some(ReadOnly::Inspect),
+            _ => None,
+        }
+    }
+}
+
+/// Where a command would run, besides its text and the rules: the OS family, the workspace
+/// and working directory (absolute; paths in the command are judged against them,
+/// lexically), and which read-only list applies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Context {
+    /// The OS family whose shell runs the command.
+    pub os: OsFamily,
+    /// The workspace root, absolute and normalised.
+    pub workspace: PathBuf,
+    /// The working directory of the command, absolute and normalised (inside the workspace,
+    /// or every relative path is outside).
+    pub cwd: PathBuf,
+    /// Which built-in read-only list applies.
+    pub read_only: ReadOnly,
+}
+
+impl Context {
+    /// A context for `workspace` with the command running in `cwd` (relative to the
+    /// workspace, or absolute); both are normalised lexically.
+    #[must_use]
+    pub fn new(os: OsFamily, workspace: &Path, cwd: &Path, read_only: ReadOnly) -> Self {
+        let workspace = crate::workspace::normalize(Path::new("/"), workspace);
+        let cwd = crate::workspace::normalize(&workspace, cwd);
+        Context {
+            os,
+            workspace,
+            cwd,
+            read_only,
+        }
+    }
+}
+
+/// Decides one command under the given rules, in the given context. Pure: no I/O;
+/// microseconds.
 #[must_use]
-pub fn decide(rules: &Rules, os: OsFamily, command: &str) -> Decision {
-    let mut decision = decide_as_written(rules, os, command);
+pub fn decide(rules: &Rules, context: &Context, command: &str) -> Decision {
+    let os = context.os;
+    let mut decision = decide_as_written(rules, context, command);
     // The shell deletes backslash-newline before it splits words (`r\⏎m -rf x` runs
     // `rm -rf x`); the parser does not. Decide the joined text too and keep the stricter.
     if os == OsFamily::Unix && command.contains("\\\n") {
-        let joined = decide_as_written(rules, os, &command.replace("\\\n", ""));
+        let joined = decide_as_written(rules, context, &command.replace("\\\n", ""));
         if joined.verdict > decision.verdict {
             decision = joined;
         }

@@ -10,7 +10,7 @@ use toml_edit::{Document, Item, Table};
 
 use super::SettingsError;
 use crate::model::ProviderKind;
-use crate::policy::Mode;
+use crate::policy::{Mode, ReadOnly};
 use crate::sandbox::SandboxMode;
 
 /// A typed value for one known key.
@@ -22,6 +22,7 @@ pub(crate) enum Value {
     ApiKeyEnv(String),
     MaxOutputTokens(u32),
     Mode(Mode),
+    ReadOnly(ReadOnly),
     Allow(Vec<String>),
     Deny(Vec<String>),
     TimeoutSecs(u64),
@@ -62,6 +63,7 @@ enum Kind {
     ApiKeyEnv,
     MaxOutputTokens,
     Mode,
+    ReadOnly,
     Allow,
     Deny,
     TimeoutSecs,
@@ -88,6 +90,12 @@ const SCHEMA: &[(&str, &str, Kind, &str)] = &[
         "model.max_output_tokens",
     ),
     ("permissions", "mode", Kind::Mode, "permissions.mode"),
+    (
+        "permissions",
+        "read_only",
+        Kind::ReadOnly,
+        "permissions.read_only",
+    ),
     (
         "permissions.commands",
         "allow",
@@ -368,6 +376,13 @@ impl Reader<'_> {
                 Value::Mode(
                     parse_mode(&value)
                         .ok_or_else(|| wrong("one of \"ask\", \"deny\", \"off\", \"allow-all\""))?,
+                )
+            }
+            Kind::ReadOnly => {
+                let value = text(item).ok_or_else(|| wrong("a string"))?;
+                Value::ReadOnly(
+                    ReadOnly::parse(&value)
+                        .ok_or_else(|| wrong("one of \"inspect\", \"strict\""))?,
                 )
             }
             Kind::Model => Value::Model(text(item).ok_or_else(|| wrong("a string"))?),

@@ -23,7 +23,7 @@ pub use show::render;
 use file::{Entry, Layer, Value};
 
 use crate::model::ProviderKind;
-use crate::policy::{Mode, Rule, Source};
+use crate::policy::{Mode, ReadOnly, Rule, Source};
 use crate::sandbox::SandboxMode;
 
 /// Default number of model turns before the loop stops.
@@ -219,6 +219,8 @@ pub struct Settings {
     pub max_output_tokens: Option<Sourced<u32>>,
     /// Permission mode.
     pub mode: Sourced<Mode>,
+    /// Which built-in read-only list applies (`[permissions] read_only`).
+    pub read_only: Sourced<ReadOnly>,
     /// Allow rules (user and flags only).
     pub allow: Vec<Rule>,
     /// Deny rules from every layer.
@@ -281,6 +283,7 @@ impl Draft {
             Value::ApiKeyEnv(var) => self.api_key_env = Some(sourced(var.clone(), origin)),
             Value::MaxOutputTokens(n) => s.max_output_tokens = Some(sourced(*n, origin)),
             Value::Mode(mode) => s.mode = sourced(*mode, origin),
+            Value::ReadOnly(list) => s.read_only = sourced(*list, origin),
             Value::Allow(rules) => {
                 s.allow.extend(rules.iter().map(|r| rule(r, source)));
                 s.rules
@@ -367,6 +370,7 @@ pub fn load(
             api_key: None,
             max_output_tokens: None,
             mode: sourced(Mode::Ask, default("")),
+            read_only: sourced(ReadOnly::default(), default("")),
             allow: Vec::new(),
             deny: Vec::new(),
             rules: Vec::new(),

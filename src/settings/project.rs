@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::file::{Entry, Value};
 use super::{Draft, Origin};
-use crate::policy::Source;
+use crate::policy::{ReadOnly, Source};
 
 impl Draft {
     /// A project entry: only what tightens is applied; the rest is reported.
@@ -22,6 +22,9 @@ impl Draft {
         let tightens = match &entry.value {
             Value::Deny(_) => true,
             Value::Mode(mode) => mode.strictness() >= s.mode.value.strictness(),
+            Value::ReadOnly(list) => {
+                *list == ReadOnly::Strict || s.read_only.value == ReadOnly::Inspect
+            }
             Value::TimeoutSecs(secs) => Duration::from_secs(*secs) <= s.timeout.value,
             Value::MaxOutputChars(n) => *n <= s.max_output_chars.value,
             Value::MaxTurns(n) => *n <= s.max_turns.value,
@@ -37,6 +40,7 @@ impl Draft {
             let why = match &entry.value {
                 Value::Allow(_) => "a project file cannot add allow rules",
                 Value::Mode(_) => "a project file can only make the mode stricter",
+                Value::ReadOnly(_) => "a project file can only choose the strict read-only list",
                 Value::TimeoutSecs(_) | Value::MaxOutputChars(_) | Value::MaxTurns(_) => {
                     "a project file can only lower limits"
                 }

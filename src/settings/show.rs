@@ -59,6 +59,11 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
             json!(mode_name(settings.mode.value)),
             &settings.mode.origin,
         ),
+        row(
+            "permissions.read_only",
+            json!(settings.read_only.value.name()),
+            &settings.read_only.origin,
+        ),
     ];
     if let Some(limit) = &settings.max_output_tokens {
         rows.insert(

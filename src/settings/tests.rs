@@ -164,6 +164,42 @@ fn a_project_file_can_only_tighten() {
 }
 
 #[test]
+fn the_read_only_list_is_inspect_unless_strict_is_chosen() {
+    let fixture = Fixture::new();
+    let loaded = fixture.load(&Overrides::default()).unwrap();
+    assert_eq!(loaded.read_only.value, crate::policy::ReadOnly::Inspect);
+    fixture.user("[permissions]\nread_only = \"strict\"\n");
+    let loaded = fixture.load(&Overrides::default()).unwrap();
+    assert_eq!(loaded.read_only.value, crate::policy::ReadOnly::Strict);
+    fixture.user("[permissions]\nread_only = \"loose\"\n");
+    let error = fixture.load(&Overrides::default()).unwrap_err().to_string();
+    assert!(
+        error.contains("`permissions.read_only` must be one of"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_project_file_may_choose_only_the_strict_list() {
+    let fixture = Fixture::new();
+    fixture.project("[permissions]\nread_only = \"strict\"\n");
+    let loaded = fixture.load(&Overrides::default()).unwrap();
+    assert_eq!(loaded.read_only.value, crate::policy::ReadOnly::Strict);
+    fixture.user("[permissions]\nread_only = \"strict\"\n");
+    fixture.project("[permissions]\nread_only = \"inspect\"\n");
+    let loaded = fixture.load(&Overrides::default()).unwrap();
+    assert_eq!(loaded.read_only.value, crate::policy::ReadOnly::Strict);
+    assert!(
+        loaded
+            .warnings
+            .join("\n")
+            .contains("`permissions.read_only` is ignored"),
+        "{:?}",
+        loaded.warnings
+    );
+}
+
+#[test]
 fn a_project_file_may_make_the_mode_stricter() {
     let fixture = Fixture::new();
     fixture.project("[permissions]\nmode = \"deny\"\n");

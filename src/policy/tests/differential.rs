@@ -13,7 +13,10 @@ use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 
-use super::super::{Mode, OsFamily, Rule, Rules, Source, Verdict, apply_mode, decide, split};
+use super::super::{
+    Context, Mode, OsFamily, ReadOnly, Rule, Rules, Source, Verdict, apply_mode, split,
+};
+use super::decide;
 use crate::policy::word::WordKind;
 
 /// Programs on the fake `PATH`: `a` and `b` are allowed by rules, `ls` and `date` by the
@@ -46,6 +49,12 @@ impl Bench {
             make_executable(&path);
         }
         Self { root }
+    }
+
+    /// The policy's context: the working directory is the workspace.
+    fn context(&self) -> Context {
+        let work = self.root.path().join("work");
+        Context::new(OsFamily::Unix, &work, &work, ReadOnly::Inspect)
     }
 
     fn log(&self) -> PathBuf {
@@ -122,7 +131,7 @@ fn rules() -> Rules {
 /// Checks one command against every installed shell; `Err` says what disagreed.
 fn check(bench: &Bench, command: &str) -> Result<(), String> {
     let rules = rules();
-    let decision = decide(&rules, OsFamily::Unix, command);
+    let decision = super::super::decide(&rules, &bench.context(), command);
     let all = apply_mode(decision.clone(), Mode::AllowAll);
     for shell in ["/bin/sh", "/bin/bash"] {
         let Some(calls) = bench.run(shell, command) else {

@@ -16,6 +16,24 @@ pub(super) use super::simple::MAX_COMMAND_BYTES;
 
 pub(super) use Verdict::{Allow, Ask, Deny};
 
+/// The workspace the tables run in (never touched: the policy judges paths lexically).
+pub(super) const WORKSPACE: &str = "/work/project";
+
+/// The context most tables run in: the workspace is the working directory, the default list.
+pub(super) fn context(os: OsFamily) -> Context {
+    Context::new(
+        os,
+        std::path::Path::new(WORKSPACE),
+        std::path::Path::new(WORKSPACE),
+        ReadOnly::Inspect,
+    )
+}
+
+/// [`super::decide`] in [`context`]: the tables name only the OS family.
+pub(super) fn decide(rules: &Rules, os: OsFamily, command: &str) -> Decision {
+    super::decide(rules, &context(os), command)
+}
+
 pub(super) fn rule(prefix: &str, source: Source) -> Rule {
     Rule {
         prefix: prefix.to_owned(),
