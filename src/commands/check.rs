@@ -88,6 +88,8 @@ struct Line<'a> {
     command: Option<&'a str>,
     #[serde(flatten)]
     decision: &'a Decision,
+    /// The allow rule a person would be offered at the prompt ("always allow"), or null.
+    prefix: Option<&'a str>,
 }
 
 fn write_decision(
@@ -97,9 +99,17 @@ fn write_decision(
     decision: &Decision,
 ) -> Result<()> {
     let written = if json {
-        serde_json::to_writer(&mut *out, &Line { command, decision })
-            .map_err(std::io::Error::other)
-            .and_then(|()| out.write_all(b"\n"))
+        let prefix = decision.prefix.as_deref();
+        serde_json::to_writer(
+            &mut *out,
+            &Line {
+                command,
+                decision,
+                prefix,
+            },
+        )
+        .map_err(std::io::Error::other)
+        .and_then(|()| out.write_all(b"\n"))
     } else {
         let verdict = match decision.verdict {
             Verdict::Allow => "allow",

@@ -10,15 +10,25 @@
 //!
 //! Decisions this module documents (the contract leaves them open):
 //! - **Deny rules are strict.** The program matches by name: path, case and a Windows `.exe`
-//!   are ignored (`/bin/RM` is `rm`; macOS and Windows ignore case). The rule's plain words must
-//!   follow in order but not adjacently (`git push` denies `git -C x push`). Its options may
+//!   are ignored (`/bin/RM` is `rm`; macOS and Windows ignore case). The rule's first plain word
+//!   is a subcommand: the first word after the program that is not an option or maybe an
+//!   option's value (`git push` denies `git -C x push`, not `git stash push`); later plain words
+//!   follow in order but not adjacently. Other spellings of a subcommand count
+//!   (`assets/command-spellings.txt`: `git send-pack`, `npm i`). Its options may
 //!   appear anywhere, in any order, split or combined: `rm -rf` denies `rm -r -f`, `rm -fr`,
 //!   `rm -f x -r`, `rm -rfv`, and through a per-program synonym table also `rm -R`,
 //!   `rm --recursive --force` and GNU abbreviations (`--rec`). Single-dash words of more than
 //!   three letters (`-delete`) are whole words. Rules are split at blanks, without quoting.
-//! - **Wrappers** (`sudo`, `env`, `xargs`, `timeout` …, tables in `programs`): every later word is
-//!   tried as the program, so unknown wrapper options cannot hide it; arguments that are not
-//!   plain words are searched as command strings too (`su -c '…'`, `env -S '…'`). Shells
+//! - **Anywhere** (fail closed): in every simple command every word is tried as the program,
+//!   so no wrapper, listed or not, hides one (`setarch x86_64 rm -rf x`), and arguments that are
+//!   not plain words are searched as command strings (`hyperfine 'rm -rf x'`); only a deny rule
+//!   that does or may match counts there. Not for the arguments `assets/data-arguments.txt`
+//!   lists as data (`echo sudo`, `grep 'rm -rf' notes`, `git commit -m …`). A git alias given on
+//!   the line is searched as what it stands for; an unknown subcommand with aliases or included
+//!   configuration on the line matches every git deny rule (`git` module).
+//! - **Wrappers** (`sudo`, `env`, `xargs`, `timeout`, `setarch` …, tables in `programs`) are
+//!   searched strictly: a word that is not fixed may be the program, and a command string that
+//!   cannot be checked asks (`su -c '…'`, `env -S '…'`). Shells
 //!   (`sh -c`, `bash -lc` …), `eval`, `watch`, `cmd /c`, `find -exec`, `trap`, `alias`
 //!   values, assignment values and heredocs or here-strings fed to a shell are searched as
 //!   scripts, up to 8 levels (deeper: ask). A shell reading commands from a pipe asks.
@@ -57,7 +67,9 @@
 
 mod builtin;
 mod cmd;
+mod data;
 mod decide;
+mod git;
 mod options;
 mod parse;
 mod programs;

@@ -27,6 +27,34 @@ enum Form {
     ArgumentFile,
     /// A path argument outside the workspace: absolute, from `~`, or through `..`.
     OutsidePath,
+    /// A long or short option whose value (attached or the next word) passes a check
+    /// (`--workspace=../other`, `-w ../other`, `--location=global`).
+    Valued(Box<Form>, Value),
+}
+
+/// What an option's value must be for the row to apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Value {
+    /// A path outside the workspace (as [`Form::OutsidePath`]).
+    Outside,
+    /// Exactly this text.
+    Is(String),
+}
+
+impl Value {
+    fn matches(&self, value: &str) -> bool {
+        match self {
+            Value::Outside => is_outside(value),
+            Value::Is(text) => value == text,
+        }
+    }
+}
+
+/// A path outside the workspace: absolute, from `~`, or through `..`.
+fn is_outside(word: &str) -> bool {
+    word.starts_with('/')
+        || word.starts_with('~')
+        || word.split(['/', '\\']).any(|part| part == "..")
 }
 
 /// One table row.
@@ -77,23 +105,28 @@ pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<
     if rows.is_empty() {
         return None;
     }
-    words.iter().skip(covered).find_map(|word| {
-        let text = word.known()?;
-        let row = rows.iter().find(|row| row.form.matches(text))?;
-        let program = keys
-            .iter()
-            .find(|k| row.names(k))
-            .map_or("", String::as_str);
-        Some(Uncovered {
-            word: text.to_owned(),
-            option: row.option.clone(),
-            effect: row.effect.clone(),
-            entry: match &row.subcommand {
-                Some(sub) => format!("{program}:{sub} {}", row.option),
-                None => format!("{program} {}", row.option),
-            },
+    words
+        .iter()
+        .enumerate()
+        .skip(covered)
+        .find_map(|(at, word)| {
+            let text = word.known()?;
+            let next = words.get(at + 1).and_then(Word::known);
+            let row = rows.iter().find(|row| row.form.matches(text, next))?;
+            let program = keys
+                .iter()
+                .find(|k| row.names(k))
+                .map_or("", String::as_str);
+            Some(Uncovered {
+                word: text.to_owned(),
+                option: row.option.clone(),
+                effect: row.effect.clone(),
+                entry: match &row.subcommand {
+                    Some(sub) => format!("{program}:{sub} {}", row.option),
+                    None => format!("{program} {}", row.option),
+                },
+            })
         })
-    })
 }
 
 impl Row {
@@ -106,7 +139,8 @@ impl Row {
 }
 
 impl Form {
-    fn matches(&self, word: &str) -> bool {
+    /// Whether `word` (followed by `next`, for an option's value) is this option.
+    fn matches(&self, word: &str, next: Option<&str>) -> bool {
         let long_body = || {
             let body = word.strip_prefix("--")?;
             let body = body.split_once('=').map_or(body, |(b, _)| b);
@@ -134,11 +168,20 @@ impl Form {
             }
             Form::Assignment => !word.starts_with('-') && word.contains('='),
             Form::ArgumentFile => word.starts_with('@') && word.len() > 1,
-            Form::OutsidePath => {
-                !word.starts_with('-')
-                    && (word.starts_with('/')
-                        || word.starts_with('~')
-                        || word.split(['/', '\\']).any(|part| part == ".."))
+            Form::OutsidePath => !word.starts_with('-') && is_outside(word),
+            Form::Valued(option, value) => {
+                if !option.matches(word, None) {
+                    return false;
+                }
+                let attached = match option.as_ref() {
+                    Form::Short(letter) => word
+                        .trim_start_matches('-')
+                        .split_once(*letter)
+                        .map(|(_, rest)| rest.strip_prefix('=').unwrap_or(rest))
+                        .filter(|rest| !rest.is_empty()),
+                    _ => word.split_once('=').map(|(_, rest)| rest),
+                };
+                attached.or(next).is_some_and(|v| value.matches(v))
             }
         }
     }
@@ -193,6 +236,13 @@ fn parse_table(text: &str) -> Result<Vec<Row>, String> {
         };
         let programs: Vec<String> = programs.split(',').map(str::to_owned).collect();
         let dashless = programs.iter().all(|p| single_dash.contains(p));
+        let (option, value) = match option.split_once('=') {
+            Some((name, "PATH")) if name.starts_with('-') => (name, Some(Value::Outside)),
+            Some((name, text)) if name.starts_with('-') && !text.is_empty() => {
+                (name, Some(Value::Is(text.to_owned())))
+            }
+            _ => (option, None),
+        };
         let form = if option == "VAR=" {
             Form::Assignment
         } else if option == "@FILE" {
@@ -212,6 +262,10 @@ fn parse_table(text: &str) -> Result<Vec<Row>, String> {
             }
         } else {
             return Err(format!("line {}: `{option}` is not an option", number + 1));
+        };
+        let form = match value {
+            Some(value) => Form::Valued(Box::new(form), value),
+            None => form,
         };
         rows.push(Row {
             programs,
@@ -365,6 +419,31 @@ mod tests {
                 Some("docker -p"),
             ),
             ("npm test -C ../other", 2, Some("npm -C")),
+            ("git log --show-signature", 2, Some("git --show-signature")),
+            ("git log --show-sig", 2, Some("git --show-signature")),
+            ("git tag -v v1", 2, Some("git:tag -v")),
+            ("npm run build -w ../other", 3, Some("npm -w")),
+            ("npm run build -w../other", 3, Some("npm -w")),
+            ("npm run build -w=/abs", 3, Some("npm -w")),
+            (
+                "npm run build --workspace=../other",
+                3,
+                Some("npm --workspace"),
+            ),
+            (
+                "npm run build --workspace ../other",
+                3,
+                Some("npm --workspace"),
+            ),
+            ("npm run build --workspace=packages/a", 3, None),
+            ("npm run build -w packages/a", 3, None),
+            ("npm run build --workspaces", 3, None),
+            ("npm run build -g", 3, Some("npm -g")),
+            ("npm run build --global", 3, Some("npm --global")),
+            ("npm run build --location=global", 3, Some("npm --location")),
+            ("npm run build --location global", 3, Some("npm --location")),
+            ("npm run build --location=project", 3, None),
+            ("pnpm run build --filter=../other", 3, Some("pnpm --filter")),
         ];
         for (command, covered, want) in cases {
             let got = uncovered(OsFamily::Unix, &words(command), *covered).map(|u| u.entry);

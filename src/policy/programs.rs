@@ -57,6 +57,62 @@ const RUN_PROGRAM: &[&str] = &[
     "npx",
 ];
 
+/// More programs that run the program named by a later word (the second review's list and its
+/// kin): architecture and personality (`setarch x86_64 …`), terminals and input, credentials,
+/// displays, crash and performance tools, sessions, cgroups and security contexts, sandboxes,
+/// supervision, MPI, benchmarks, init shims. Any word is tried as a program anyway; a wrapper
+/// is searched strictly (a word that is not fixed may be the program) and never offered as a
+/// one-word allow rule.
+const RUN_PROGRAM_MORE: &[&str] = &[
+    "setarch",
+    "linux32",
+    "linux64",
+    "i386",
+    "x86_64",
+    "uname26",
+    "unbuffer",
+    "rlwrap",
+    "sshpass",
+    "xvfb-run",
+    "catchsegv",
+    "perf",
+    "dbus-run-session",
+    "dbus-launch",
+    "cgexec",
+    "runcon",
+    "bwrap",
+    "chpst",
+    "softlimit",
+    "setuidgid",
+    "envdir",
+    "envuidgid",
+    "mpirun",
+    "mpiexec",
+    "hyperfine",
+    "entr",
+    "gosu",
+    "su-exec",
+    "tini",
+    "dumb-init",
+    "proot",
+    "fakechroot",
+    "systemd-inhibit",
+    "nocache",
+    "cpulimit",
+    "trickle",
+    "torify",
+    "tsocks",
+    "authbind",
+    "capsh",
+    "aa-exec",
+    "sandbox-exec",
+    "nsjail",
+    "minijail0",
+    "daemonize",
+    "start-stop-daemon",
+    "sem",
+];
+
 /// Run it as another user.
 const RUN_AS_USER: &[&str] = &[
     "sudo", "sudoedit", "doas", "su", "runuser", "sg", "pkexec", "run0",
@@ -105,6 +161,7 @@ pub(super) fn is_protected(key: &str) -> bool {
 pub(super) fn is_wrapper(key: &str) -> bool {
     [
         RUN_PROGRAM,
+        RUN_PROGRAM_MORE,
         RUN_AS_USER,
         FEED_ARGUMENTS,
         MULTI_CALL,
@@ -130,7 +187,16 @@ mod tests {
         assert!(protected.iter().all(|p| is_protected(p)), "{protected:?}");
         assert!(!is_protected("rmx") && !is_protected("mkfsx") && !is_protected("ls"));
         let wrappers = [
-            "env", "sudo", "xargs", "busybox", "eval", "cmd", "if", "nice",
+            "env",
+            "sudo",
+            "xargs",
+            "busybox",
+            "eval",
+            "cmd",
+            "if",
+            "nice",
+            "setarch",
+            "hyperfine",
         ];
         assert!(wrappers.iter().all(|w| is_wrapper(w)), "{wrappers:?}");
         assert!(!is_wrapper("ls") && !is_wrapper("sh"));

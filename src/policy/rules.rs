@@ -4,11 +4,19 @@
 //!
 //! Allow rules are literal: the first words of argv, as written, equal the rule's words.
 //! Deny rules are strict (see the module doc of `policy` for the full list): the program
-//! matches by name (path, case and `.exe` ignored), the rule's plain words appear in order
-//! anywhere after it, and the rule's options appear anywhere, in any order, split or combined.
+//! matches by name (path, case and `.exe` ignored), the rule's first plain word is the first
+//! word after it that is not an option or an option's value (a subcommand: `git push` denies
+//! `git -C x push`, not `git stash push`), its later plain words appear in order anywhere after
+//! that, and the rule's options appear anywhere, in any order, split or combined. A rule also
+//! denies the other spellings of its subcommand (`assets/command-spellings.txt`: `git push`
+//! denies `git send-pack`, `npm install` denies `npm i`).
+
+use std::sync::OnceLock;
 
 use super::word::{Word, WordKind, glob_could_match, program_key};
 use super::{OsFamily, Source};
+
+const SPELLINGS: &str = include_str!("../../assets/command-spellings.txt");
 
 /// One allow or deny rule, as written by the user (`"git status"`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +41,7 @@ impl Rules {
     pub fn new(allow: Vec<Rule>, deny: Vec<Rule>) -> Self {
         Rules {
             allow: allow.into_iter().filter_map(AllowRule::compile).collect(),
-            deny: deny.into_iter().filter_map(DenyRule::compile).collect(),
+            deny: deny.into_iter().flat_map(DenyRule::compile_all).collect(),
         }
     }
 
@@ -155,7 +163,60 @@ fn long_synonyms<'a>(program: &'a str, arg: &'a str) -> impl Iterator<Item = cha
         .map(|(_, _, c)| *c)
 }
 
+/// Classes of equivalent subcommand spellings per program, from the assets table: each
+/// spelling is its words (`container rm`).
+fn spelling_classes() -> &'static [(String, Vec<Vec<String>>)] {
+    static CLASSES: OnceLock<Vec<(String, Vec<Vec<String>>)>> = OnceLock::new();
+    CLASSES.get_or_init(|| parse_spellings(SPELLINGS))
+}
+
+fn parse_spellings(text: &str) -> Vec<(String, Vec<Vec<String>>)> {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .filter_map(|line| {
+            let mut fields = line.split_whitespace();
+            let program = fields.next()?.to_owned();
+            let class: Vec<Vec<String>> = fields
+                .map(|spelling| spelling.split('+').map(str::to_owned).collect())
+                .collect();
+            (class.len() > 1).then_some((program, class))
+        })
+        .collect()
+}
+
 impl DenyRule {
+    /// The rule and one copy per other spelling of its subcommand (same prefix and source, so
+    /// the reason names the rule as written).
+    fn compile_all(rule: Rule) -> Vec<Self> {
+        let Some(base) = Self::compile(rule) else {
+            return Vec::new();
+        };
+        let Some(Need::Word(sub)) = base.needs.first() else {
+            return vec![base];
+        };
+        let mut variants = Vec::new();
+        for (program, class) in spelling_classes() {
+            if *program != base.program || !class.iter().any(|s| s.len() == 1 && s[0] == *sub) {
+                continue;
+            }
+            for spelling in class {
+                if spelling.len() == 1 && spelling[0] == *sub {
+                    continue;
+                }
+                let mut needs: Vec<Need> = spelling.iter().cloned().map(Need::Word).collect();
+                needs.extend(base.needs[1..].iter().cloned());
+                variants.push(DenyRule {
+                    needs,
+                    ..base.clone()
+                });
+            }
+        }
+        let mut all = vec![base];
+        all.extend(variants);
+        all
+    }
+
     fn compile(rule: Rule) -> Option<Self> {
         let mut words = rule.prefix.split_whitespace();
         let program = program_key(words.next()?, OsFamily::Windows);
@@ -216,7 +277,17 @@ impl DenyRule {
         if key != self.program {
             return Match::No;
         }
-        let arguments = &argv[1..];
+        self.matches_arguments(os, &argv[1..], more_args)
+    }
+
+    /// Whether this rule's words and options are in `arguments` (the words after a program that
+    /// is, or may be, this rule's).
+    pub(super) fn matches_arguments(
+        &self,
+        os: OsFamily,
+        arguments: &[Word],
+        more_args: bool,
+    ) -> Match {
         let wild = more_args
             || arguments.iter().any(|w| match w.kind {
                 WordKind::Literal => false,
@@ -259,8 +330,20 @@ impl DenyRule {
         let known = || args.iter().filter_map(Word::known);
         let mut positional = known();
         let mut letters: Option<Vec<char>> = None;
-        for need in &self.needs {
+        for (at, need) in self.needs.iter().enumerate() {
             let ok = match need {
+                // A subcommand: the first word that is neither an option nor maybe its value.
+                Need::Word(w) if at == 0 => {
+                    let mut after_option = false;
+                    loop {
+                        match positional.next() {
+                            Some(a) if eq(a, w) => break true,
+                            Some(a) if is_option(os, a) => after_option = !a.contains('='),
+                            Some(_) if after_option => after_option = false,
+                            None | Some(_) => break false,
+                        }
+                    }
+                }
                 Need::Word(w) => positional.any(|a| eq(a, w)),
                 Need::Letters(wanted) => {
                     let have = letters.get_or_insert_with(|| self.letters(known()));
@@ -315,6 +398,12 @@ impl DenyRule {
         }
         out
     }
+}
+
+/// Whether an argument is an option (`-x`, `--x`, cargo's `+toolchain`, a cmd.exe `/x`).
+fn is_option(os: OsFamily, arg: &str) -> bool {
+    arg.len() > 1
+        && (arg.starts_with(['-', '+']) || (os == OsFamily::Windows && arg.starts_with('/')))
 }
 
 #[cfg(test)]

@@ -8,8 +8,8 @@
 use super::parse::{self, Command, Script};
 use super::programs::{FEED_ARGUMENTS, JOINERS, SHELLS, is_protected, is_wrapper};
 use super::rules::{Match, Rules};
-use super::word::{Word, WordKind, is_plain, program_key, without_quoting};
-use super::{OsFamily, cmd};
+use super::word::{Word, WordKind, glob_could_match, is_plain, program_key, without_quoting};
+use super::{OsFamily, cmd, data, git};
 
 /// Deepest nesting of command strings (`sh -c "sh -c '…'"`) searched; deeper is unchecked
 /// (ask). Real commands nest two or three levels.
@@ -40,6 +40,8 @@ pub(super) struct Scan<'r> {
     os: OsFamily,
     findings: Findings,
     scripts_left: usize,
+    /// The command being searched sets git configuration in its environment (`GIT_CONFIG_…`).
+    git_env: bool,
 }
 
 impl<'r> Scan<'r> {
@@ -49,6 +51,7 @@ impl<'r> Scan<'r> {
             os,
             findings: Findings::default(),
             scripts_left: MAX_NESTED_SCRIPTS,
+            git_env: false,
         }
     }
 
@@ -150,7 +153,15 @@ impl<'r> Scan<'r> {
     }
 
     fn command(&mut self, command: &Command, depth: usize) {
-        let Some(shell) = self.argv(&command.words, depth, false) else {
+        let git_env = command
+            .assignments
+            .iter()
+            .any(|a| a.starts_with("GIT_CONFIG"));
+        let saved = self.git_env;
+        self.git_env |= git_env;
+        let shell = self.argv(&command.words, depth, false);
+        self.git_env = saved;
+        let Some(shell) = shell else {
             return;
         };
         if command.stdin.is_empty() {
@@ -168,21 +179,34 @@ impl<'r> Scan<'r> {
 
     /// Searches one argv; returns the name of a shell in it that reads commands from standard
     /// input, if any.
+    ///
+    /// Fail closed: every word is tried as the program (an unknown wrapper, `setarch x86_64 rm
+    /// …`, cannot hide one), and every argument that looks like code is searched as a command
+    /// string (`hyperfine 'rm -rf x'`) — except the arguments `data` lists (`echo sudo`). After
+    /// a known wrapper this is strict (a word that is not fixed may be any program; a command
+    /// string that cannot be checked asks); elsewhere only what a deny rule could match counts.
     pub(super) fn argv(&mut self, argv: &[Word], depth: usize, more_args: bool) -> Option<String> {
         let first = argv.first()?;
         let key = first.known().map(|t| program_key(t, self.os));
         let wrapper = key
             .as_deref()
             .is_some_and(|k| is_wrapper(k) || parse::RESERVED_WORDS.contains(&k));
+        let data = key.as_deref().and_then(|k| data::data_words(k, argv));
+        let is_data = |at: usize| data.as_ref().is_some_and(|d| d[at]);
+        let saved_git_env = self.git_env;
+        self.git_env |= argv.iter().any(|w| w.text.starts_with("GIT_CONFIG"));
         let mut stdin_shell = None;
         let mut more_args = more_args;
-        let layers = if wrapper { argv.len() } else { 1 };
-        for start in 0..layers {
+        for start in 0..argv.len() {
             if self.done() {
-                return None;
+                break;
+            }
+            if start > 0 && is_data(start) {
+                continue;
             }
             let layer = &argv[start..];
-            if let Some(shell) = self.layer(layer, depth, more_args, start == 0) {
+            let strict = start == 0 || wrapper;
+            if let Some(shell) = self.layer(layer, depth, more_args, start == 0, strict) {
                 stdin_shell = Some(shell);
             }
             let key = layer[0].known().map(|t| program_key(t, self.os));
@@ -190,27 +214,78 @@ impl<'r> Scan<'r> {
                 more_args = true;
             }
         }
-        if wrapper {
-            for word in &argv[1..] {
+        self.git_env = saved_git_env;
+        // A shell's arguments are its own (`sh -c …` is searched by `shell`).
+        let shell = key.as_deref().is_some_and(|k| SHELLS.contains(&k));
+        if !shell {
+            for (at, word) in argv.iter().enumerate().skip(1) {
+                if self.done() {
+                    return None;
+                }
                 let Some(text) = word.known() else { continue };
-                if is_plain(text) {
+                if is_plain(text) || is_data(at) {
                     continue;
                 }
-                // The whole word, an assignment's or option's value (`PAGER=…`, `--x=…`), and
-                // an attached short-option value (`-S'rm -rf x'`) may each be code.
-                self.code_string(text, depth);
-                if let Some((_, value)) = text.split_once('=') {
-                    self.code_string(value, depth);
-                }
-                if let Some(attached) = text.strip_prefix('-').and_then(|t| t.get(1..))
-                    && !text.starts_with("--")
-                    && !attached.is_empty()
-                {
-                    self.code_string(attached, depth);
+                if wrapper {
+                    self.code_parts(text, depth);
+                } else {
+                    self.loosely(|scan| scan.code_parts(text, depth));
                 }
             }
         }
         stdin_shell
+    }
+
+    /// A word that may hold code: the whole word, an assignment's or option's value (`PAGER=…`,
+    /// `--x=…`), and an attached short-option value (`-S'rm -rf x'`).
+    fn code_parts(&mut self, text: &str, depth: usize) {
+        self.code_string(text, depth);
+        if let Some((_, value)) = text.split_once('=') {
+            self.code_string(value, depth);
+        }
+        if let Some(attached) = text.strip_prefix('-').and_then(|t| t.get(1..))
+            && !text.starts_with("--")
+            && !attached.is_empty()
+        {
+            self.code_string(attached, depth);
+        }
+    }
+
+    /// Runs a search whose only findings that count are deny rules that do or may match: an
+    /// argument that merely looks like code (`cat 'notes (draft).txt'`) may be data, so what
+    /// cannot be checked in it does not ask by itself.
+    fn loosely(&mut self, search: impl FnOnce(&mut Self)) {
+        let unchecked = self.findings.unchecked.take();
+        let unknown_program = self.findings.unknown_program;
+        let destructive = self.findings.destructive;
+        search(self);
+        self.findings.unchecked = unchecked;
+        self.findings.unknown_program = unknown_program;
+        self.findings.destructive = destructive;
+    }
+
+    /// `git`: an alias defined on the command line is searched as what it stands for.
+    fn git(&mut self, layer: &[Word], depth: usize, more_args: bool) {
+        match git::expand(layer, self.git_env) {
+            git::Expansion::None => {}
+            git::Expansion::Words(expanded) => {
+                if depth + 1 >= MAX_NESTING_DEPTH {
+                    self.unchecked("nests git aliases too deeply to check");
+                } else if let Some(shell) = self.argv(&expanded, depth + 1, more_args) {
+                    self.unchecked(format!("`{shell}` reads commands from standard input"));
+                }
+            }
+            git::Expansion::Shell(text) => self.code_string(&text, depth),
+            git::Expansion::Unknown => {
+                // Any command at all: a deny rule for git matches, any other may.
+                let rule = self.rules.deny.iter().position(|r| r.program == "git");
+                if let Some(index) = rule {
+                    self.findings.deny = Some(index);
+                } else {
+                    self.any_program();
+                }
+            }
+        }
     }
 
     /// Checks one candidate argv (a program and its arguments).
@@ -220,9 +295,16 @@ impl<'r> Scan<'r> {
         depth: usize,
         more_args: bool,
         written: bool,
+        strict: bool,
     ) -> Option<String> {
         let program = layer.first()?;
         let Some(text) = program.known() else {
+            if !strict && program.kind == WordKind::Pattern {
+                // An argument that is a glob: only a program it could name counts (`ls *.rs`
+                // names no `rm`).
+                self.pattern_program(program, &layer[1..], more_args);
+                return None;
+            }
             self.any_program();
             if written {
                 self.unchecked(if program.kind == WordKind::Pattern {
@@ -255,6 +337,7 @@ impl<'r> Scan<'r> {
         }
         match key.as_str() {
             "cmd" => self.cmd_string(args, depth),
+            "git" => self.git(layer, depth, more_args),
             "powershell" | "pwsh" => self.powershell(args),
             "find" => self.find(args, depth),
             "alias" => {
@@ -274,6 +357,20 @@ impl<'r> Scan<'r> {
             _ => {}
         }
         None
+    }
+
+    /// A glob where a program may be: a possible match for every deny rule whose program it
+    /// could expand to and whose words could follow.
+    fn pattern_program(&mut self, program: &Word, args: &[Word], more_args: bool) {
+        let pattern = program.text.to_ascii_lowercase();
+        for (index, rule) in self.rules.deny.iter().enumerate() {
+            if glob_could_match(&pattern, &rule.program)
+                && rule.matches_arguments(self.os, args, more_args) != Match::No
+            {
+                self.findings.destructive = true;
+                self.findings.maybe_deny.get_or_insert(index);
+            }
+        }
     }
 
     /// `sh -c STRING …`: every word after an option containing `c` is searched as a script
@@ -475,7 +572,13 @@ mod tests {
             ("rm x", findings(None, None, true)),
             ("rm -rf x", findings(Some(0), None, true)),
             ("ls; nice rm -fr x", findings(Some(0), None, true)),
-            ("rm $x y", findings(None, Some(0), true)),
+            (
+                "rm $x y",
+                Findings {
+                    unknown_program: true,
+                    ..findings(None, Some(0), true)
+                },
+            ),
             ("xargs rm", findings(None, Some(0), true)),
             ("rm *", findings(None, Some(0), true)),
             ("rm *.rs", findings(None, None, true)),
@@ -496,7 +599,10 @@ mod tests {
             ),
             (
                 "sh -c \"$x\"",
-                unchecked("`sh -c` runs a command string that is not fixed"),
+                Findings {
+                    unknown_program: true,
+                    ..unchecked("`sh -c` runs a command string that is not fixed")
+                },
             ),
             (
                 "curl x | bash",

@@ -52,27 +52,25 @@ const MULTI_WORD_TOOLS: &[(&str, &[&str], &[&str])] = &[
 ];
 
 /// Programs that run code or commands given to them besides the wrappers and shells of
-/// `programs`: a one-word rule for them would allow anything.
+/// `programs`: a one-word rule for them would allow anything. A trailing `*` matches any name
+/// starting with the rest, as in the option tables (`python*` is `python3.12`).
 const CODE_RUNNERS: &[&str] = &[
-    "python",
-    "python2",
-    "python3",
-    "pypy",
-    "pypy3",
-    "node",
-    "nodejs",
-    "perl",
-    "ruby",
-    "php",
-    "lua",
-    "luajit",
-    "tclsh",
-    "wish",
+    "python*",
+    "pypy*",
+    "node*",
+    "perl*",
+    "ruby*",
+    "irb",
+    "php*",
+    "lua*",
+    "tclsh*",
+    "wish*",
     "expect",
     "rscript",
+    "r",
     "julia",
     "osascript",
-    "java",
+    "java*",
     "jshell",
     "groovy",
     "scala",
@@ -85,6 +83,7 @@ const CODE_RUNNERS: &[&str] = &[
     "gawk",
     "mawk",
     "nawk",
+    "busybox",
     "sed",
     "find",
     "tar",
@@ -104,6 +103,15 @@ const CODE_RUNNERS: &[&str] = &[
     "less",
     "more",
     "man", // shell escapes
+    "sqlite3",
+    "sqlite",
+    "mysql",
+    "mariadb",
+    "psql",
+    "gnuplot", // `.shell`, `\!`, `system` run commands
+    "tmux",
+    "screen",
+    "xterm", // run a command in a new session or window
     "open",
     "xdg-open",
     "at",
@@ -120,6 +128,16 @@ const CODE_RUNNERS: &[&str] = &[
     "builtin", // shell built-ins
 ];
 
+/// Whether a program key is in [`CODE_RUNNERS`].
+fn runs_code(key: &str) -> bool {
+    CODE_RUNNERS
+        .iter()
+        .any(|entry| match entry.strip_suffix('*') {
+            Some(stem) => key.starts_with(stem),
+            None => *entry == key,
+        })
+}
+
 /// The prefix to offer for "Always allow", or `None` when no rule would be safe: program plus
 /// subcommand for known multi-word tools (`git status -s` → `git status`), otherwise the
 /// program alone (`touch F` → `touch`).
@@ -135,7 +153,7 @@ pub(super) fn prefix_for(os: OsFamily, words: &[Word]) -> Option<String> {
     }
     let program = plain(words, 0, true)?;
     let key = program_key(program, os);
-    if is_protected(&key) || runs_other_programs(&key) || CODE_RUNNERS.contains(&key.as_str()) {
+    if is_protected(&key) || runs_other_programs(&key) || runs_code(&key) {
         return None;
     }
     let prefix = match MULTI_WORD_TOOLS.iter().find(|(tool, _, _)| *tool == key) {
@@ -223,6 +241,18 @@ mod tests {
             (OsFamily::Unix, "env ls", None),
             (OsFamily::Unix, "xargs ls", None),
             (OsFamily::Unix, "python3 x.py", None),
+            (OsFamily::Unix, "python3.12 x.py", None),
+            (OsFamily::Unix, "pypy3.10 x.py", None),
+            (OsFamily::Unix, "node20 x.js", None),
+            (OsFamily::Unix, "perl5.36 x.pl", None),
+            (OsFamily::Unix, "setarch x86_64 make", None),
+            (OsFamily::Unix, "linux64 make", None),
+            (OsFamily::Unix, "hyperfine make", None),
+            (OsFamily::Unix, "unbuffer make", None),
+            (OsFamily::Unix, "sqlite3 x.db", None),
+            (OsFamily::Unix, "tmux new -d make", None),
+            (OsFamily::Unix, "screen -dm make", None),
+            (OsFamily::Unix, "psql -c x", None),
             (OsFamily::Unix, "find . -name x", None),
             (OsFamily::Unix, "/usr/bin/touch x", None),
             (OsFamily::Unix, "./script.sh", None),

@@ -240,11 +240,22 @@ fn hex_digits(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, max: usize) 
 }
 
 /// Whether a glob pattern could expand to `text`: `*` and `?` as usual, any `[…]` class as
-/// any one character (an over-approximation, which is the strict direction), and any brace
-/// as possibly anything.
+/// any one character (an over-approximation, which is the strict direction), a plain brace
+/// list (`{a,b}`) as each of its words, and any other brace (nested, a sequence `{1..3}`) as
+/// possibly anything.
 pub(super) fn glob_could_match(pattern: &str, text: &str) -> bool {
-    if pattern.contains('{') {
-        return true;
+    if let Some(open) = pattern.find('{') {
+        let Some(close) = pattern[open..].find('}').map(|at| open + at) else {
+            return true;
+        };
+        let inner = &pattern[open + 1..close];
+        if !inner.contains(',') || inner.contains(['{', '[']) || inner.contains("..") {
+            return true;
+        }
+        let (head, tail) = (&pattern[..open], &pattern[close + 1..]);
+        return inner
+            .split(',')
+            .any(|choice| glob_could_match(&format!("{head}{choice}{tail}"), text));
     }
     let mut parts: Vec<Option<char>> = Vec::new();
     let mut stars: Vec<bool> = Vec::new();
@@ -409,7 +420,12 @@ mod tests {
             ("-x*", "-rf", false),
             ("*a*b*", "xaxb", true),
             ("*a*b*", "xbxa", false),
-            ("{a,b}", "push", true),
+            ("{a,b}", "push", false),
+            ("{a,pu}sh", "push", true),
+            ("{a,b}{c,d}", "bd", true),
+            ("{1..3}", "push", true),
+            ("{a,{b,c}}", "push", true),
+            ("{a}", "push", true),
             ("pu**", "push", true),
         ];
         for (pattern, text, want) in cases {

@@ -222,3 +222,103 @@ fn windows_rules_on_request() {
         .assert()
         .code(4);
 }
+
+/// The JSON lines of `agent check --json --stdin` for these commands under these flags.
+fn json_lines(settings: &str, flags: &[&str], commands: &[&str]) -> Vec<serde_json::Value> {
+    let sandbox = Sandbox::new();
+    sandbox.settings(settings);
+    let mut input = commands.join("\n");
+    input.push('\n');
+    let output = sandbox
+        .agent()
+        .args(["check", "--json", "--stdin"])
+        .args(flags)
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[test]
+fn json_prints_the_offered_prefix() {
+    let commands = [
+        "git status -s",
+        "touch x",
+        "npm run build -- --watch",
+        "setarch x86_64 make",
+        "python3.12 x.py",
+        "sqlite3 x.db",
+        "tmux new -d make",
+        "ls",
+    ];
+    let prefixes: Vec<serde_json::Value> = json_lines("", &[], &commands)
+        .into_iter()
+        .map(|line| line["prefix"].clone())
+        .collect();
+    let want = ["git status", "touch", "npm run build", "", "", "", "", ""];
+    let want: Vec<serde_json::Value> = want
+        .iter()
+        .map(|p| {
+            if p.is_empty() {
+                serde_json::Value::Null
+            } else {
+                serde_json::Value::from(*p)
+            }
+        })
+        .collect();
+    assert_eq!(prefixes, want, "offered prefixes for {commands:?}");
+}
+
+#[test]
+fn deny_rules_match_behind_any_wrapper_and_alias() {
+    let commands = [
+        "setarch x86_64 rm -rf victim",
+        "sshpass -p x rm -rf victim",
+        "hyperfine 'rm -rf x'",
+        "git -c alias.p=push p origin main",
+        "git send-pack origin main",
+        "grep 'rm -rf' notes.txt",
+        "git commit -m 'rm -rf old'",
+        "git stash push",
+    ];
+    let flags = ["--deny", "rm -rf", "--deny", "git push"];
+    let settings = "[permissions]\nmode = \"allow-all\"\n";
+    let decisions: Vec<String> = json_lines(settings, &flags, &commands)
+        .into_iter()
+        .map(|line| line["decision"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        decisions,
+        // The last three are not denied; the two naming `rm` still ask in allow-all.
+        [
+            "deny", "deny", "deny", "deny", "deny", "ask", "ask", "allow"
+        ],
+        "{commands:?}"
+    );
+}
+
+#[test]
+fn allow_rules_ask_for_options_that_reach_outside() {
+    let commands = [
+        "git log --show-signature",
+        "npm run build -w ../other",
+        "npm run build --workspace=../other",
+        "npm run build -g",
+        "npm run build --location=global",
+        "npm run build -w packages/app",
+    ];
+    let flags = ["--allow", "git log", "--allow", "npm run build"];
+    let decisions: Vec<String> = json_lines("", &flags, &commands)
+        .into_iter()
+        .map(|line| line["decision"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        decisions,
+        ["ask", "ask", "ask", "ask", "ask", "allow"],
+        "{commands:?}"
+    );
+}

@@ -47,8 +47,8 @@ fn unix_deny_rules_match_every_spelling() {
             ("rmdir -rf x", Ask),
             ("echo rm -rf x", Allow),
             ("echo 'rm -rf x'", Allow),
-            ("ls rm -rf", Allow),
-            ("git status rm -rf", Allow),
+            ("ls rm -rf", Deny),
+            ("git status rm -rf", Deny),
             ("git push", Deny),
             ("git push origin main", Deny),
             ("git push --force", Deny),
@@ -56,7 +56,8 @@ fn unix_deny_rules_match_every_spelling() {
             ("git --no-pager push", Deny),
             ("/usr/bin/git push", Deny),
             ("git pusher", Ask),
-            ("git status push", Deny),
+            ("git status push", Allow),
+            ("git stash push", Ask),
             ("sudo ls", Deny),
             ("sudo", Deny),
             ("sudo -i", Deny),
@@ -121,7 +122,8 @@ fn unix_deny_rules_reach_nested_commands() {
             ("ls\n\\rm -rf x", Deny),
             ("ls #c\n\\rm -rf x", Deny),
             ("ls\n\\\nrm -rf x", Deny),
-            ("ls \\\nrm -rf x", Ask),
+            // `ls rm -rf x` after the join: over-denied (any word may be the program).
+            ("ls \\\nrm -rf x", Deny),
         ],
     );
 }

@@ -3,7 +3,9 @@
 //! `bash -c`) with fake programs on `PATH` that record their argv. Whenever the policy allows
 //! a command, the words it decided must be exactly the argv the shell passed; whenever the
 //! shell really ran the denied program `zap`, the policy must not allow the command, not even
-//! in mode allow-all. Proptest explores a fixed sequence in CI (`PROPTEST_RNG_SEED`) and a
+//! in mode allow-all. Stand-ins for wrappers that no table names (`w` runs its arguments, `w1`
+//! skips one first, `hf` runs its first argument as a script, like `hyperfine`) check that a
+//! deny rule is found wherever the program really ran. Proptest explores a fixed sequence in CI (`PROPTEST_RNG_SEED`) and a
 //! random one elsewhere; every case it ever found is kept in `FOUND`.
 
 use std::io::Read as _;
@@ -22,6 +24,14 @@ use crate::policy::word::WordKind;
 /// Programs on the fake `PATH`: `a` and `b` are allowed by rules, `ls` and `date` by the
 /// built-in list, `zap` is denied.
 const FAKES: &[&str] = &["a", "b", "ls", "date", "zap"];
+
+/// Wrapper stand-ins on the fake `PATH`, named in no table of the policy: they run another
+/// program without recording themselves.
+const WRAPPERS: &[(&str, &str)] = &[
+    ("w", "exec \"$@\""),
+    ("w1", "shift; exec \"$@\""),
+    ("hf", "exec /bin/sh -c \"$1\""),
+];
 
 /// Ends one invocation's record in the log (the grammar never produces it).
 const RECORD_END: &str = "\u{1e}END";
@@ -46,6 +56,11 @@ impl Bench {
             );
             let path = bin.join(name);
             std::fs::write(&path, script).expect("write fake");
+            make_executable(&path);
+        }
+        for (name, body) in WRAPPERS {
+            let path = bin.join(name);
+            std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write wrapper");
             make_executable(&path);
         }
         Self { root }
@@ -177,8 +192,8 @@ fn check(bench: &Bench, command: &str) -> Result<(), String> {
 
 /// Program words: plain, quoted, escaped, and ones that are not programs at all.
 const PROGRAMS: &[&str] = &[
-    "a", "b", "ls", "date", "zap", "'a'", "\"b\"", "\\a", "a\\ ", "l's'", "#a", "]", "[", "{", "!",
-    "x=1", "\\#", "~", "a\\\t", "'a'\\ ", "\\\\a", "x=1\\ ",
+    "a", "b", "ls", "date", "zap", "w", "w1 x", "w w1 -", "hf", "'a'", "\"b\"", "\\a", "a\\ ",
+    "l's'", "#a", "]", "[", "{", "!", "x=1", "\\#", "~", "a\\\t", "'a'\\ ", "\\\\a", "x=1\\ ",
 ];
 
 /// Argument pieces: escapes, quotes, comment characters, brackets, blanks and operators.
@@ -289,6 +304,52 @@ fn found_cases_agree_with_the_shell() {
         .filter_map(|command| check(&bench, command).err())
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// How `zap` may be written after a wrapper.
+const ZAP_SPELLINGS: &[&str] = &[
+    "zap",
+    "'zap'",
+    "\"zap\"",
+    "\\zap",
+    "z''ap",
+    "./../bin/zap",
+    "zap x",
+    "'zap' -r x",
+];
+
+#[test]
+fn wrappers_no_table_names_never_hide_the_denied_program() {
+    let bench = Bench::new();
+    let mut cases = Vec::new();
+    for spelling in ZAP_SPELLINGS {
+        for prefix in ["w", "w1 x", "w1 -", "w w1 x", "w -- w", "a w", "w a"] {
+            cases.push(format!("{prefix} {spelling}"));
+        }
+        let unquoted = spelling.replace(['\'', '"', '\\'], "");
+        cases.push(format!("hf '{unquoted}'"));
+        cases.push(format!("hf \"{unquoted}\" x"));
+        cases.push(format!("w hf '{unquoted}'"));
+    }
+    let mut ran = 0;
+    let mut failures = Vec::new();
+    for command in &cases {
+        if let Err(failure) = check(&bench, command) {
+            failures.push(failure);
+        }
+        let calls = bench.run("/bin/sh", command).unwrap_or_default();
+        if calls.iter().any(|c| c.first().is_some_and(|p| p == "zap")) {
+            ran += 1;
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The stand-ins work: the denied program really ran behind most of them (`./../bin/zap`
+    // in `work/` reaches it; `a w` and the like do not run it at all).
+    assert!(
+        ran * 2 > cases.len(),
+        "zap ran in only {ran} of {} cases",
+        cases.len()
+    );
 }
 
 #[test]

@@ -1,0 +1,205 @@
+//! Arguments that programs treat as data (`assets/data-arguments.txt`): the words of a simple
+//! command that the deny search does not try as a program nor search as a script, because the
+//! program prints, searches for or stores them (`echo sudo`, `grep 'rm -rf' notes.txt`,
+//! `git commit -m 'rm -rf old'`). Owns the table and finding those words in an argv; the
+//! search itself is `scan`'s.
+
+use std::sync::OnceLock;
+
+use super::git;
+use super::word::Word;
+
+const TABLE: &str = include_str!("../../assets/data-arguments.txt");
+
+/// Which arguments of a program are data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Kind {
+    /// Every argument.
+    All,
+    /// The search pattern; the options listed take a value in the next word.
+    Pattern(Vec<String>),
+    /// The value of `-m`/`--message`.
+    Message,
+}
+
+#[derive(Debug, Clone)]
+struct Row {
+    programs: Vec<String>,
+    /// Subcommands the row applies to (`git:commit,tag`); empty for any.
+    subcommands: Vec<String>,
+    kind: Kind,
+}
+
+fn table() -> &'static [Row] {
+    static ROWS: OnceLock<Vec<Row>> = OnceLock::new();
+    ROWS.get_or_init(|| parse_table(TABLE))
+}
+
+/// Reads the table. A line it cannot read is left out: fewer exceptions only deny more.
+fn parse_table(text: &str) -> Vec<Row> {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .filter_map(|line| {
+            let mut fields = line.split_whitespace();
+            let first = fields.next()?;
+            let (programs, subcommands) = match first.split_once(':') {
+                Some((p, subs)) => (p, subs.split(',').map(str::to_owned).collect()),
+                None => (first, Vec::new()),
+            };
+            let kind = match fields.next()? {
+                "all" => Kind::All,
+                "pattern" => Kind::Pattern(fields.map(str::to_owned).collect()),
+                "message" => Kind::Message,
+                _ => return None,
+            };
+            Some(Row {
+                programs: programs.split(',').map(str::to_owned).collect(),
+                subcommands,
+                kind,
+            })
+        })
+        .collect()
+}
+
+/// For an argv whose program key is `key`: which words are data (`true`), or `None` when
+/// none is (the common case, without allocating).
+pub(super) fn data_words(key: &str, argv: &[Word]) -> Option<Vec<bool>> {
+    let row = table()
+        .iter()
+        .find(|row| row.programs.iter().any(|p| p == key))?;
+    let start = if row.subcommands.is_empty() {
+        1
+    } else {
+        let at = if key == "git" {
+            git::subcommand_at(argv)?
+        } else {
+            argv.iter().skip(1).position(|w| !w.text.starts_with('-'))? + 1
+        };
+        let sub = argv[at].known()?;
+        if !row.subcommands.iter().any(|s| s == sub) {
+            return None;
+        }
+        at + 1
+    };
+    let mut data = vec![false; argv.len()];
+    match &row.kind {
+        Kind::All => data[1..].fill(true),
+        Kind::Pattern(value_options) => pattern(argv, start, value_options, &mut data),
+        Kind::Message => message(argv, start, &mut data),
+    }
+    Some(data)
+}
+
+/// Marks the pattern of a grep-like command.
+fn pattern(argv: &[Word], start: usize, value_options: &[String], data: &mut [bool]) {
+    let mut explicit = false;
+    let mut operand_seen = false;
+    let mut options_done = false;
+    let mut i = start;
+    while i < argv.len() {
+        let text = argv[i].text.as_str();
+        if options_done || !text.starts_with('-') || text == "-" {
+            if !explicit && !operand_seen {
+                data[i] = true;
+            }
+            operand_seen = true;
+        } else if text == "--" {
+            options_done = true;
+        } else if text == "-e" || text == "--regexp" {
+            explicit = true;
+            if let Some(slot) = data.get_mut(i + 1) {
+                *slot = true;
+            }
+            i += 1;
+        } else if text.starts_with("--regexp=") || (text.starts_with("-e") && text.len() > 2) {
+            explicit = true;
+            data[i] = true;
+        } else if value_options.iter().any(|o| o == text) {
+            i += 1;
+        }
+        i += 1;
+    }
+}
+
+/// Marks the message of `git commit -m …` and the like.
+fn message(argv: &[Word], start: usize, data: &mut [bool]) {
+    let mut i = start;
+    while i < argv.len() {
+        let text = argv[i].text.as_str();
+        if text == "--" {
+            return;
+        }
+        let short = text.strip_prefix('-').filter(|t| !t.starts_with('-'));
+        let m_at = short.and_then(|cluster| cluster.find('m'));
+        if text == "--message" || short.zip(m_at).is_some_and(|(c, at)| at + 1 == c.len()) {
+            // `-m TEXT`, `-am TEXT`, `--message TEXT`
+            if let Some(slot) = data.get_mut(i + 1) {
+                *slot = true;
+            }
+            i += 1;
+        } else if text.starts_with("--message=") || m_at.is_some() {
+            // `-mTEXT`, `--message=TEXT`
+            data[i] = true;
+        }
+        i += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn marked(command: &str) -> Vec<String> {
+        let argv: Vec<Word> = command.split(' ').map(Word::literal).collect();
+        let key = argv[0].text.clone();
+        let data = data_words(&key, &argv).unwrap_or_default();
+        argv.iter()
+            .zip(data)
+            .filter(|(_, d)| *d)
+            .map(|(w, _)| w.text.clone())
+            .collect()
+    }
+
+    #[test]
+    fn the_table_reads() {
+        let rows = parse_table(TABLE);
+        assert_eq!(
+            rows.len(),
+            TABLE
+                .lines()
+                .filter(|l| {
+                    let l = l.trim();
+                    !l.is_empty() && !l.starts_with('#')
+                })
+                .count(),
+            "every line of assets/data-arguments.txt reads"
+        );
+    }
+
+    #[test]
+    fn data_words_found() {
+        let cases: &[(&str, &[&str])] = &[
+            ("echo rm -rf x", &["rm", "-rf", "x"]),
+            ("grep rm notes", &["rm"]),
+            ("grep -i rm notes", &["rm"]),
+            ("grep -A 3 rm notes", &["rm"]),
+            ("grep -e rm -e sudo notes", &["rm", "sudo"]),
+            ("grep -erm notes", &["-erm"]),
+            ("grep -- -rf notes", &["-rf"]),
+            ("rg --pre rm pat", &["pat"]),
+            ("rg --hostname-bin rm pat", &["pat"]),
+            ("git commit -m rm", &["rm"]),
+            ("git commit -am rm", &["rm"]),
+            ("git commit -mrm", &["-mrm"]),
+            ("git commit --message=rm", &["--message=rm"]),
+            ("git -C x commit -m rm", &["rm"]),
+            ("git push -m rm", &[]),
+            ("ls rm", &[]),
+        ];
+        for (command, want) in cases {
+            assert_eq!(marked(command), *want, "input: {command:?}");
+        }
+    }
+}
