@@ -110,6 +110,8 @@ enum Need {
     Exact(String),
     /// A cmd.exe switch (`/s`, lowercase): on Windows present in any `/a/b` word.
     Switch(String),
+    /// Any one plain word: a name inside a spelling (`?` in `yarn workspace+?+publish`).
+    AnyWord,
 }
 
 /// A compiled deny rule.
@@ -204,7 +206,13 @@ impl DenyRule {
                 if spelling.len() == 1 && spelling[0] == *sub {
                     continue;
                 }
-                let mut needs: Vec<Need> = spelling.iter().cloned().map(Need::Word).collect();
+                let mut needs: Vec<Need> = spelling
+                    .iter()
+                    .map(|w| match w.as_str() {
+                        "?" => Need::AnyWord,
+                        _ => Need::Word(w.clone()),
+                    })
+                    .collect();
                 needs.extend(base.needs[1..].iter().cloned());
                 variants.push(DenyRule {
                     needs,
@@ -319,6 +327,7 @@ impl DenyRule {
             }
             Need::Long(name) => glob_could_match(pattern, &format!("--{name}")),
             Need::Switch(switch) => glob_could_match(pattern, &format!("/{switch}")),
+            Need::AnyWord => true,
         })
     }
 
@@ -345,6 +354,7 @@ impl DenyRule {
                     }
                 }
                 Need::Word(w) => positional.any(|a| eq(a, w)),
+                Need::AnyWord => positional.next().is_some(),
                 Need::Letters(wanted) => {
                     let have = letters.get_or_insert_with(|| self.letters(known()));
                     wanted.iter().all(|c| {
@@ -450,6 +460,15 @@ mod tests {
                 Match::Definite,
             ),
             ("git push", &["git", "status"], Match::No),
+            ("git push", &["git", "stash", "push"], Match::No),
+            ("git push", &["git", "-c", "a=b", "push"], Match::Definite),
+            ("git push", &["git", "--git-dir=x", "push"], Match::Definite),
+            (
+                "cargo publish",
+                &["cargo", "+nightly", "publish"],
+                Match::Definite,
+            ),
+            ("rm -rf /", &["rm", "-rf", "a", "b", "/"], Match::Definite),
             ("git push", &["git", "pushx"], Match::No),
             ("git push --force", &["git", "push", "-f"], Match::Definite),
             (

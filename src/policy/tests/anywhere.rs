@@ -215,6 +215,8 @@ fn other_spellings_of_a_subcommand_are_denied() {
         ("docker rm", "docker container rm x"),
         ("docker run", "docker container run -it alpine"),
         ("git fetch", "git fetch-pack url"),
+        ("yarn publish", "yarn workspace app publish"),
+        ("yarn publish", "yarn npm publish"),
     ];
     let failures: Vec<String> = cases
         .iter()
