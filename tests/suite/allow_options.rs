@@ -30,6 +30,7 @@ fn an_allow_rule_does_not_cover_an_option_that_writes_a_file() {
                        not this option (a rule that contains the option allows it)",
             "source": "builtin",
             "rule": "git --output",
+            "prefix": "git log",
         })
     );
     // A rule that contains the option allows that exact form.
