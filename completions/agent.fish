@@ -61,7 +61,7 @@ complete -c agent -n "__fish_agent_using_subcommand run" -l max-turns -d 'Stop a
 complete -c agent -n "__fish_agent_using_subcommand run" -l timeout -d 'Kill each command after SECS seconds (default 30; the model may ask for less)' -r
 complete -c agent -n "__fish_agent_using_subcommand run" -l max-tokens -d 'Stop the run (exit 6) once its model turns used N tokens, input + output as the server reports them; a continued run counts only this invocation\'s part' -r
 complete -c agent -n "__fish_agent_using_subcommand run" -l max-time -d 'Stop the run (exit 6) after DURATION of wall time (`90s`, `10m`, `1h 30m`); a running command is stopped like a timeout. A continued run counts only this invocation' -r
-complete -c agent -n "__fish_agent_using_subcommand run" -l resume -d 'Continue run ID (full or short, as `agent history` shows it), in any workspace' -r
+complete -c agent -n "__fish_agent_using_subcommand run" -l resume -d 'Continue run ID (full or short, as `agent history` shows it), in any workspace; without an ID, at a terminal, pick one of this workspace\'s recent runs (then give PROMPT after `--`, or type it when asked)' -r
 complete -c agent -n "__fish_agent_using_subcommand run" -l sandbox -d 'What commands may write: workspace-write (default: the workspace, the temp dir and `writable` paths), read-only (nothing), off (no sandbox)' -r -f -a "workspace-write\t'Write only inside the workspace, the temp dir and the `writable` paths'
 read-only\t'Write nothing (but /dev/null and the like)'
 off\t'No sandbox: commands may do what you may'"
@@ -169,7 +169,7 @@ complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_
 complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_subcommand_from path show init help" -s V -l version -d 'Print version'
 complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_subcommand_from path show init help" -f -a "path" -d 'Print the path of the user settings file (it need not exist yet)'
 complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_subcommand_from path show init help" -f -a "show" -d 'Print the merged settings and where each value came from'
-complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_subcommand_from path show init help" -f -a "init" -d 'Write a commented example settings file to the user path (never overwrites)'
+complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_subcommand_from path show init help" -f -a "init" -d 'Write a commented settings file to the user path (never overwrites); at a terminal it asks for the provider, model, base URL and the variable holding the key'
 complete -c agent -n "__fish_agent_using_subcommand config; and not __fish_seen_subcommand_from path show init help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from path" -l config -d 'Read this settings file instead of the user settings file' -r -F
 complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from path" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
@@ -206,7 +206,7 @@ complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subc
 complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from init" -s V -l version -d 'Print version'
 complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the path of the user settings file (it need not exist yet)'
 complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print the merged settings and where each value came from'
-complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "init" -d 'Write a commented example settings file to the user path (never overwrites)'
+complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "init" -d 'Write a commented settings file to the user path (never overwrites); at a terminal it asks for the provider, model, base URL and the variable holding the key'
 complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -l allow -d 'Also list PREFIX as an allow rule from a flag, as `run --allow` would (repeatable)' -r
 complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -l deny -d 'Also list PREFIX as a deny rule from a flag, as `run --deny` would (repeatable)' -r
@@ -222,7 +222,7 @@ complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_s
 complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -s V -l version -d 'Print version'
 complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -f -a "list" -d 'List every rule that applies in this workspace, with its source'
-complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -f -a "remove" -d 'Take RULE out of your settings file: its allow and deny lists, and this workspace\'s table (comments kept). Rules from a project file or a flag are not yours to remove here'
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -f -a "remove" -d 'Take RULE out of your settings file: its allow and deny lists, and this workspace\'s table (comments kept). Rules from a project file or a flag are not yours to remove here. Without RULE, at a terminal, pick the rules to remove from a list'
 complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from list" -l config -d 'Read this settings file instead of the user settings file' -r -F
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from list" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
@@ -247,7 +247,7 @@ complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subco
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from remove" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from remove" -s V -l version -d 'Print version'
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "list" -d 'List every rule that applies in this workspace, with its source'
-complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "remove" -d 'Take RULE out of your settings file: its allow and deny lists, and this workspace\'s table (comments kept). Rules from a project file or a flag are not yours to remove here'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "remove" -d 'Take RULE out of your settings file: its allow and deny lists, and this workspace\'s table (comments kept). Rules from a project file or a flag are not yours to remove here. Without RULE, at a terminal, pick the rules to remove from a list'
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c agent -n "__fish_agent_using_subcommand completions" -l config -d 'Read this settings file instead of the user settings file' -r -F
 complete -c agent -n "__fish_agent_using_subcommand completions" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
@@ -284,6 +284,6 @@ complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcom
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "show" -d 'Replay one run readably (--json: its raw events)'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the path of the user settings file (it need not exist yet)'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the merged settings and where each value came from'
-complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "init" -d 'Write a commented example settings file to the user path (never overwrites)'
+complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "init" -d 'Write a commented settings file to the user path (never overwrites); at a terminal it asks for the provider, model, base URL and the variable holding the key'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from rules" -f -a "list" -d 'List every rule that applies in this workspace, with its source'
-complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from rules" -f -a "remove" -d 'Take RULE out of your settings file: its allow and deny lists, and this workspace\'s table (comments kept). Rules from a project file or a flag are not yours to remove here'
+complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from rules" -f -a "remove" -d 'Take RULE out of your settings file: its allow and deny lists, and this workspace\'s table (comments kept). Rules from a project file or a flag are not yours to remove here. Without RULE, at a terminal, pick the rules to remove from a list'

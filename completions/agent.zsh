@@ -59,7 +59,7 @@ allow-all\:"Allow them, except destructive programs, which still ask"))' \
 '--timeout=[Kill each command after SECS seconds (default 30; the model may ask for less)]:SECS:_default' \
 '--max-tokens=[Stop the run (exit 6) once its model turns used N tokens, input + output as the server reports them; a continued run counts only this invocation'\''s part]:N:_default' \
 '--max-time=[Stop the run (exit 6) after DURATION of wall time (\`90s\`, \`10m\`, \`1h 30m\`); a running command is stopped like a timeout. A continued run counts only this invocation]:DURATION:_default' \
-'--resume=[Continue run ID (full or short, as \`agent history\` shows it), in any workspace]:ID:_default' \
+'--resume=[Continue run ID (full or short, as \`agent history\` shows it), in any workspace; without an ID, at a terminal, pick one of this workspace'\''s recent runs (then give PROMPT after \`--\`, or type it when asked)]::ID:_default' \
 '--sandbox=[What commands may write\: workspace-write (default\: the workspace, the temp dir and \`writable\` paths), read-only (nothing), off (no sandbox)]:MODE:((workspace-write\:"Write only inside the workspace, the temp dir and the \`writable\` paths"
 read-only\:"Write nothing (but /dev/null and the like)"
 off\:"No sandbox\: commands may do what you may"))' \
@@ -436,7 +436,7 @@ never\:"Never colour"))' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
-':rule -- The rule exactly as listed:_default' \
+'::rule -- The rule exactly as listed:_default' \
 && ret=0
 ;;
 (help)
@@ -663,7 +663,7 @@ _agent__subcmd__config_commands() {
     local commands; commands=(
 'path:Print the path of the user settings file (it need not exist yet)' \
 'show:Print the merged settings and where each value came from' \
-'init:Write a commented example settings file to the user path (never overwrites)' \
+'init:Write a commented settings file to the user path (never overwrites); at a terminal it asks for the provider, model, base URL and the variable holding the key' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'agent config commands' commands "$@"
@@ -673,7 +673,7 @@ _agent__subcmd__config__subcmd__help_commands() {
     local commands; commands=(
 'path:Print the path of the user settings file (it need not exist yet)' \
 'show:Print the merged settings and where each value came from' \
-'init:Write a commented example settings file to the user path (never overwrites)' \
+'init:Write a commented settings file to the user path (never overwrites); at a terminal it asks for the provider, model, base URL and the variable holding the key' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'agent config help commands' commands "$@"
@@ -748,7 +748,7 @@ _agent__subcmd__help__subcmd__config_commands() {
     local commands; commands=(
 'path:Print the path of the user settings file (it need not exist yet)' \
 'show:Print the merged settings and where each value came from' \
-'init:Write a commented example settings file to the user path (never overwrites)' \
+'init:Write a commented settings file to the user path (never overwrites); at a terminal it asks for the provider, model, base URL and the variable holding the key' \
     )
     _describe -t commands 'agent help config commands' commands "$@"
 }
@@ -804,7 +804,7 @@ _agent__subcmd__help__subcmd__man_commands() {
 _agent__subcmd__help__subcmd__rules_commands() {
     local commands; commands=(
 'list:List every rule that applies in this workspace, with its source' \
-'remove:Take RULE out of your settings file\: its allow and deny lists, and this workspace'\''s table (comments kept). Rules from a project file or a flag are not yours to remove here' \
+'remove:Take RULE out of your settings file\: its allow and deny lists, and this workspace'\''s table (comments kept). Rules from a project file or a flag are not yours to remove here. Without RULE, at a terminal, pick the rules to remove from a list' \
     )
     _describe -t commands 'agent help rules commands' commands "$@"
 }
@@ -875,7 +875,7 @@ _agent__subcmd__man_commands() {
 _agent__subcmd__rules_commands() {
     local commands; commands=(
 'list:List every rule that applies in this workspace, with its source' \
-'remove:Take RULE out of your settings file\: its allow and deny lists, and this workspace'\''s table (comments kept). Rules from a project file or a flag are not yours to remove here' \
+'remove:Take RULE out of your settings file\: its allow and deny lists, and this workspace'\''s table (comments kept). Rules from a project file or a flag are not yours to remove here. Without RULE, at a terminal, pick the rules to remove from a list' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'agent rules commands' commands "$@"
@@ -884,7 +884,7 @@ _agent__subcmd__rules_commands() {
 _agent__subcmd__rules__subcmd__help_commands() {
     local commands; commands=(
 'list:List every rule that applies in this workspace, with its source' \
-'remove:Take RULE out of your settings file\: its allow and deny lists, and this workspace'\''s table (comments kept). Rules from a project file or a flag are not yours to remove here' \
+'remove:Take RULE out of your settings file\: its allow and deny lists, and this workspace'\''s table (comments kept). Rules from a project file or a flag are not yours to remove here. Without RULE, at a terminal, pick the rules to remove from a list' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'agent rules help commands' commands "$@"

@@ -208,10 +208,11 @@ pub enum RulesCommand {
     List,
     /// Take RULE out of your settings file: its allow and deny lists, and this workspace's
     /// table (comments kept). Rules from a project file or a flag are not yours to remove here.
+    /// Without RULE, at a terminal, pick the rules to remove from a list.
     Remove {
         /// The rule exactly as listed.
         #[arg(value_name = "RULE")]
-        rule: String,
+        rule: Option<String>,
     },
 }
 
@@ -222,7 +223,8 @@ pub enum ConfigCommand {
     Path,
     /// Print the merged settings and where each value came from.
     Show,
-    /// Write a commented example settings file to the user path (never overwrites).
+    /// Write a commented settings file to the user path (never overwrites); at a terminal it
+    /// asks for the provider, model, base URL and the variable holding the key.
     Init,
 }
 
@@ -282,9 +284,11 @@ pub struct RunArgs {
     /// commands are not re-run) and PROMPT is the next task.
     #[arg(long = "continue", conflicts_with = "resume")]
     pub continue_latest: bool,
-    /// Continue run ID (full or short, as `agent history` shows it), in any workspace.
-    #[arg(long, value_name = "ID")]
-    pub resume: Option<String>,
+    /// Continue run ID (full or short, as `agent history` shows it), in any workspace; without
+    /// an ID, at a terminal, pick one of this workspace's recent runs (then give PROMPT after
+    /// `--`, or type it when asked).
+    #[arg(long, value_name = "ID", num_args = 0..=1)]
+    pub resume: Option<Option<String>>,
     /// The command sandbox.
     #[command(flatten)]
     pub sandbox: SandboxArgs,

@@ -127,6 +127,18 @@ pub fn remove_rule(path: &Path, workspace: &Path, rule: &str) -> Result<Vec<Stri
             let before = array.len();
             array.retain(|value| value.as_str().map(str::trim) != Some(rule.trim()));
             if array.len() != before {
+                // The first element of a one-line list had `, ` before it: `["a", "b"]`,
+                // not `[ "b"]`.
+                if let Some(first) = array.get_mut(0) {
+                    let decor = first.decor_mut();
+                    let on_one_line = decor
+                        .prefix()
+                        .and_then(|prefix| prefix.as_str())
+                        .is_some_and(|prefix| !prefix.contains('\n'));
+                    if on_one_line {
+                        decor.set_prefix("");
+                    }
+                }
                 removed.push(format!("{list} in {}", scope.table()));
             }
         }

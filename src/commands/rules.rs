@@ -1,5 +1,6 @@
-//! `agent rules [list|remove RULE]`: every allow and deny rule that applies in this
-//! workspace with where it was written, and taking one out of the user settings file.
+//! `agent rules [list|remove [RULE]]`: every allow and deny rule that applies in this
+//! workspace with where it was written, and taking rules out of the user settings file —
+//! one named, or those the person marks in a list at a terminal.
 
 use std::process::ExitCode;
 
@@ -23,8 +24,19 @@ pub(crate) fn run(global: &GlobalArgs, args: &RulesArgs) -> Result<ExitCode> {
         None | Some(RulesCommand::List) => {
             super::print_stdout(&render(&settings, global.json))?;
         }
-        Some(RulesCommand::Remove { rule }) => {
+        Some(RulesCommand::Remove { rule: Some(rule) }) => {
             remove(global, &settings, &workspace, rule)?;
+        }
+        Some(RulesCommand::Remove { rule: None }) => {
+            if let Err(why) = approve::terminal_reachable(false) {
+                return Err(Error::Usage(format!(
+                    "`agent rules remove` needs a RULE here ({why}, so no list to pick from): \
+                     `agent rules` lists them"
+                )));
+            }
+            for rule in pick(&settings, super::use_color(global))? {
+                remove(global, &settings, &workspace, &rule)?;
+            }
         }
     }
     Ok(Status::Success.into())
@@ -119,6 +131,48 @@ fn render(settings: &Settings, as_json: bool) -> String {
         .iter()
         .map(|(left, rule)| format!("{left:width$}  # {}\n", rule.origin))
         .collect()
+}
+
+/// The rules of the user file that apply here, for the person to mark; the marked ones
+/// (each prefix once, however many lists hold it).
+fn pick(settings: &Settings, color: bool) -> Result<Vec<String>> {
+    let mut removable: Vec<(String, &str)> = Vec::new();
+    for rule in &settings.rules {
+        let yours = match &rule.origin {
+            Origin::User(file, _) | Origin::UserProject(file, ..) => *file == settings.user_file,
+            Origin::Profile(..)
+            | Origin::Project(..)
+            | Origin::Flag(_)
+            | Origin::Env(_)
+            | Origin::Default(_) => false,
+        };
+        if yours && !removable.iter().any(|(_, prefix)| *prefix == rule.prefix) {
+            let label = format!(
+                "{:<5}  {}  # {}",
+                kind_name(rule.kind),
+                rule.prefix,
+                rule.origin
+            );
+            removable.push((label, &rule.prefix));
+        }
+    }
+    if removable.is_empty() {
+        return Err(Error::Usage(format!(
+            "no rules of yours apply here to remove: `agent rules` lists every rule and where \
+             it comes from ({})",
+            settings.user_file.display()
+        )));
+    }
+    let labels: Vec<String> = removable.iter().map(|(label, _)| label.clone()).collect();
+    let marked = crate::ui::pick::several("Remove which rules?", &labels, color)
+        .map_err(super::resume::picker_error)?;
+    if marked.is_empty() {
+        super::print_stdout("no rule marked (Space marks one): nothing removed\n")?;
+    }
+    Ok(marked
+        .into_iter()
+        .map(|at| removable[at].1.to_owned())
+        .collect())
 }
 
 /// Takes `rule` out of the user file; says where it was, or where it lives instead.

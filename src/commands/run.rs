@@ -22,10 +22,11 @@ use super::signals::{self, Signals};
 /// Runs `agent run`.
 pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let words = (!args.prompt.is_empty()).then(|| args.prompt.join(" "));
-    let prompt = read_prompt(words.as_deref())?;
     let overrides = run_overrides(global, &args);
     let workspace = super::workspace(global.cwd.as_deref())?;
-    let earlier = super::resume::locate(&args, &workspace)?;
+    let earlier = super::resume::locate(&args, &workspace, super::use_color(global))?;
+    let prompt = task(earlier.as_ref(), words.as_deref(), global)?;
+    let earlier = earlier.map(|earlier| earlier.path);
     let settings = super::load_settings(global, &overrides, &workspace)?;
     let sandbox = super::sandbox(&settings, &workspace);
     let mut model = model_for(&settings, global.quiet)?;
@@ -339,6 +340,21 @@ const TICK: Duration = Duration::from_millis(100);
 /// The live pane needs stderr to be a capable terminal.
 fn live_screen_possible() -> bool {
     std::io::stderr().is_terminal() && std::env::var("TERM").map_or(true, |term| term != "dumb")
+}
+
+/// The task: for a run picked from a list at the keyboard with no task given yet, asked for
+/// there; else [`read_prompt`].
+fn task(
+    earlier: Option<&super::resume::Earlier>,
+    words: Option<&str>,
+    global: &GlobalArgs,
+) -> Result<String> {
+    match earlier {
+        Some(earlier) if earlier.picked && words.is_none() && std::io::stdin().is_terminal() => {
+            super::resume::ask_next_message(super::use_color(global))
+        }
+        _ => read_prompt(words),
+    }
 }
 
 /// The prompt from the argument, or all of stdin for `-` / no argument when stdin is piped.

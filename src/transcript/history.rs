@@ -19,6 +19,9 @@ pub struct RunSummary {
     pub time: String,
     /// The prompt.
     pub prompt: String,
+    /// The workspace it started in (not in `history --json`, which lists every workspace).
+    #[serde(skip)]
+    pub cwd: String,
     /// Parts: 1, plus one per `run --continue` / `--resume`.
     pub parts: u64,
     /// Model turns, over all parts.
@@ -67,6 +70,7 @@ fn summarize(id: String, events: &[Value]) -> RunSummary {
         id,
         time: text(start, "time"),
         prompt: text(start, "prompt"),
+        cwd: text(start, "cwd"),
         parts: parts.len() as u64,
         turns: 0,
         commands_run: 0,

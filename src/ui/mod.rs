@@ -5,6 +5,7 @@
 mod backend;
 pub mod markdown;
 mod pane;
+pub mod pick;
 mod plain;
 pub mod sanitize;
 pub mod summary;

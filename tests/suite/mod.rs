@@ -12,6 +12,7 @@ mod harness;
 mod instructions;
 mod layers;
 mod model;
+mod pickers;
 mod readme;
 mod resume;
 mod rules;
