@@ -1120,7 +1120,7 @@ _agent() {
             return 0
             ;;
         agent__subcmd__run)
-            opts="-C -q -v -h -V --provider --model --base-url --max-output-tokens --allow --deny --mode --no-prompt --max-turns --timeout --plain --fail-on-deny --no-project-instructions --max-tokens --max-time --continue --resume --sandbox --network --sandbox-required --config --profile --cwd --json --quiet --verbose --color --help --version"
+            opts="-C -q -v -h -V --provider --model --base-url --max-output-tokens --header --allow --deny --mode --no-prompt --max-turns --timeout --plain --fail-on-deny --no-project-instructions --max-tokens --max-time --continue --resume --sandbox --network --sandbox-required --config --profile --cwd --json --quiet --verbose --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1139,6 +1139,10 @@ _agent() {
                     return 0
                     ;;
                 --max-output-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --header)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -51,6 +51,7 @@ demo\t'The offline demo model: no key, no network'"
 complete -c agent -n "__fish_agent_using_subcommand run" -l model -d 'The model name (default: the provider\'s; AGENT_MODEL is respected)' -r
 complete -c agent -n "__fish_agent_using_subcommand run" -l base-url -d 'The provider\'s base URL (any OpenAI-compatible server: Ollama, vLLM, LM Studio, llama.cpp …)' -r
 complete -c agent -n "__fish_agent_using_subcommand run" -l max-output-tokens -d 'Longest model reply per turn, in tokens (default: Anthropic 8192, others the server\'s)' -r
+complete -c agent -n "__fish_agent_using_subcommand run" -l header -d 'Send an HTTP header with every model request, as `NAME: VALUE` (repeatable; beats `[model] headers`). Values of names with key, token or authorization in them are never shown or recorded' -r
 complete -c agent -n "__fish_agent_using_subcommand run" -l allow -d 'Also allow commands starting with PREFIX, for this run only (repeatable)' -r
 complete -c agent -n "__fish_agent_using_subcommand run" -l deny -d 'Also deny commands containing a command starting with PREFIX, for this run (repeatable)' -r
 complete -c agent -n "__fish_agent_using_subcommand run" -l mode -d 'ask: prompt for unsure commands; deny: never prompt; off: no shell tool; allow-all: run everything not denied except destructive programs (rm, mv, dd, sudo …), which still ask' -r -f -a "ask\t'Prompt for commands the policy is unsure about'

@@ -49,6 +49,7 @@ demo\:"The offline demo model\: no key, no network"))' \
 '--model=[The model name (default\: the provider'\''s; AGENT_MODEL is respected)]:MODEL:_default' \
 '--base-url=[The provider'\''s base URL (any OpenAI-compatible server\: Ollama, vLLM, LM Studio, llama.cpp …)]:URL:_default' \
 '--max-output-tokens=[Longest model reply per turn, in tokens (default\: Anthropic 8192, others the server'\''s)]:N:_default' \
+'*--header=[Send an HTTP header with every model request, as \`NAME\: VALUE\` (repeatable; beats \`\[model\] headers\`). Values of names with key, token or authorization in them are never shown or recorded]:NAME: VALUE:_default' \
 '*--allow=[Also allow commands starting with PREFIX, for this run only (repeatable)]:PREFIX:_default' \
 '*--deny=[Also deny commands containing a command starting with PREFIX, for this run (repeatable)]:PREFIX:_default' \
 '--mode=[ask\: prompt for unsure commands; deny\: never prompt; off\: no shell tool; allow-all\: run everything not denied except destructive programs (rm, mv, dd, sudo …), which still ask]:MODE:((ask\:"Prompt for commands the policy is unsure about"

@@ -243,6 +243,11 @@ pub struct RunArgs {
     /// Longest model reply per turn, in tokens (default: Anthropic 8192, others the server's).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_output_tokens: Option<u32>,
+    /// Send an HTTP header with every model request, as `NAME: VALUE` (repeatable; beats
+    /// `[model] headers`). Values of names with key, token or authorization in them are never
+    /// shown or recorded.
+    #[arg(long = "header", value_name = "NAME: VALUE", value_parser = parse_header)]
+    pub headers: Vec<(String, String)>,
     /// Also allow commands starting with PREFIX, for this run only (repeatable).
     #[arg(long, value_name = "PREFIX")]
     pub allow: Vec<String>,
@@ -362,6 +367,24 @@ pub fn parse_duration(value: &str) -> Result<std::time::Duration, String> {
         return Err(format!("`{value}` must be longer than zero"));
     }
     Ok(duration)
+}
+
+/// `NAME: VALUE` (spaces around the value trimmed) for `--header`.
+///
+/// # Errors
+/// No colon, an empty name, or characters a header cannot carry.
+pub fn parse_header(value: &str) -> Result<(String, String), String> {
+    let (name, header_value) = value.split_once(':').ok_or_else(|| {
+        "expected `NAME: VALUE`, e.g. `HTTP-Referer: https://example.com`".to_owned()
+    })?;
+    let (name, header_value) = (name.trim(), header_value.trim());
+    if name.is_empty() || !crate::model::valid_header(name, header_value) {
+        return Err(format!(
+            "`{name}` is not a valid HTTP header (name: letters, digits and `-`; value: no \
+             control characters)"
+        ));
+    }
+    Ok((name.to_owned(), header_value.to_owned()))
 }
 
 /// Parses a positive number of seconds, fractions allowed.

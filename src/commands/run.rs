@@ -47,8 +47,11 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         Some(path) => append_transcript(path, quiet),
         None => open_transcript(start, quiet),
     };
-    if let (Some(transcript), Some(key)) = (&mut transcript, &settings.api_key) {
-        transcript.redact(key);
+    let secrets = secrets(&settings);
+    if let Some(transcript) = &mut transcript {
+        for secret in &secrets {
+            transcript.redact(secret);
+        }
     }
     let id = transcript
         .as_ref()
@@ -61,10 +64,9 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     });
     let mut output = Output::new(global, &config, tui.clone());
     output.redact.extend(
-        settings
-            .api_key
-            .as_deref()
-            .and_then(crate::transcript::redactable),
+        secrets
+            .iter()
+            .filter_map(|secret| crate::transcript::redactable(secret)),
     );
     let mut emit = |event: Event| output.emit(&event, transcript.as_mut());
     let time = humantime::format_rfc3339_seconds(start).to_string();
@@ -122,6 +124,23 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     };
     finish_screen(tui.as_ref());
     exit_status(outcome?, &stats, &settings, &output)
+}
+
+/// The key and the values of secret headers (`api-key`, `X-Auth-Token`, …): they never
+/// reach a transcript or `--json`.
+fn secrets(settings: &Settings) -> Vec<&str> {
+    settings
+        .api_key
+        .as_deref()
+        .into_iter()
+        .chain(
+            settings
+                .headers
+                .iter()
+                .filter(|h| crate::model::secret_header(&h.value.0))
+                .map(|h| h.value.1.as_str()),
+        )
+        .collect()
 }
 
 /// Names the AGENTS.md files read (`-v`), and warns (unless -q) when they were cut or
@@ -210,6 +229,8 @@ fn model_for(settings: &Settings, quiet: bool) -> Result<AnyModel> {
         api_key: settings.api_key.clone(),
         api_key_env: settings.api_key_env.value.clone(),
         max_output_tokens: settings.max_output_tokens.as_ref().map(|n| n.value),
+        api_key_header: settings.api_key_header.as_ref().map(|h| h.value.clone()),
+        headers: settings.headers.iter().map(|h| h.value.clone()).collect(),
     };
     let model = AnyModel::new(&provider, cfg!(windows))?;
     Ok(if quiet {
@@ -226,6 +247,7 @@ fn run_overrides(global: &GlobalArgs, args: &RunArgs) -> Overrides {
         model: args.model.clone(),
         base_url: args.base_url.clone(),
         max_output_tokens: args.max_output_tokens,
+        headers: args.headers.clone(),
         mode: args.mode,
         allow: args.allow.clone(),
         deny: args.deny.clone(),

@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::sse::{Decoder, Event, Said, reported, snippet};
-use super::transport::{Post, Transport};
+use super::transport::{Post, Transport, extra_headers, key_header};
 use super::{
     Delta, Message, Model, ModelError, ProviderConfig, ProviderKind, Reasoning, Reply, Request,
     StopReason, ToolCall, Usage,
@@ -63,6 +63,12 @@ impl Anthropic {
         }
         let mut transport = Transport::new(&config.base_url, &config.model, &config.api_key_env)?;
         transport.key_sent = api_key.is_some();
+        transport.headers = extra_headers(config)?;
+        transport.key_header = config
+            .api_key_header
+            .as_deref()
+            .unwrap_or("x-api-key")
+            .to_ascii_lowercase();
         Ok(Self {
             transport,
             api_key,
@@ -80,12 +86,9 @@ impl Anthropic {
             HeaderValue::from_static(API_VERSION),
         );
         if let Some(key) = &self.api_key {
-            let mut value = HeaderValue::from_str(key).map_err(|_| ModelError::BadUrl {
-                url: self.transport.server.clone(),
-                message: "the API key contains characters not allowed in a header".into(),
-            })?;
-            value.set_sensitive(true);
-            headers.insert(HeaderName::from_static("x-api-key"), value);
+            let (name, value) =
+                key_header(&self.transport.server, &self.transport.key_header, key)?;
+            headers.insert(name, value);
         }
         // Accept a base URL with or without the version segment.
         let server = &self.transport.server;

@@ -15,7 +15,9 @@ mod sse;
 mod transport;
 mod usage;
 
-pub use provider::{ProviderConfig, ProviderKind, UnknownProvider};
+pub use provider::{
+    ProviderConfig, ProviderKind, UnknownProvider, secret_header, shown_header_value, valid_header,
+};
 pub use transport::Tunable;
 pub use usage::{Usage, short as short_tokens};
 

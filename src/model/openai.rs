@@ -10,13 +10,13 @@
 
 use std::fmt;
 
-use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use reqwest::header::HeaderMap;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::embedded::{Embedded, Piece, parse_call};
 use super::sse::{Decoder, Event, Said, error_message, is_error_object, reported, snippet};
-use super::transport::{Post, Transport};
+use super::transport::{Post, Transport, extra_headers, key_header};
 use super::{
     Delta, Message, Model, ModelError, ProviderConfig, ProviderKind, Reasoning, Reply, Request,
     StopReason, ToolCall, Usage,
@@ -41,6 +41,8 @@ pub struct OpenAi {
     told: Told,
     /// Calls read from the text so far this run (their ids are numbered across the run).
     text_calls: usize,
+    /// `api_key_header`: the header the key goes in bare, instead of `Authorization: Bearer`.
+    key_header: Option<String>,
 }
 
 /// Notices said once a run.
@@ -80,8 +82,15 @@ impl OpenAi {
         }
         let mut transport = Transport::new(&config.base_url, &config.model, &config.api_key_env)?;
         transport.key_sent = api_key.is_some();
+        transport.headers = extra_headers(config)?;
+        transport.key_header = config
+            .api_key_header
+            .as_deref()
+            .unwrap_or("authorization")
+            .to_ascii_lowercase();
         Ok(Self {
             transport,
+            key_header: config.api_key_header.clone(),
             provider: config.provider,
             api_key,
             max_output_tokens: config.max_output_tokens,
@@ -96,14 +105,16 @@ impl OpenAi {
     fn post(&self, request: &Request<'_>) -> Result<Post, ModelError> {
         let mut headers = HeaderMap::new();
         if let Some(key) = &self.api_key {
-            let mut value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
-                ModelError::BadUrl {
-                    url: self.transport.server.clone(),
-                    message: "the API key contains characters not allowed in a header".into(),
-                }
-            })?;
-            value.set_sensitive(true);
-            headers.insert(AUTHORIZATION, value);
+            let (name, value) = match &self.key_header {
+                // Azure's classic endpoints (and gateways like it) take the key bare.
+                Some(name) => key_header(&self.transport.server, name, key)?,
+                None => key_header(
+                    &self.transport.server,
+                    "authorization",
+                    &format!("Bearer {key}"),
+                )?,
+            };
+            headers.insert(name, value);
         }
         let mut body = body(&self.transport.model, request);
         if let Some(limit) = self.max_output_tokens {

@@ -108,6 +108,12 @@ pub struct ProviderConfig {
     /// Longest reply per turn in tokens (`max_output_tokens`); `None`: the provider's default
     /// (Anthropic needs one and gets 8192; the OpenAI wire sends none).
     pub max_output_tokens: Option<u32>,
+    /// The header the key goes in, instead of the provider's (`Authorization: Bearer …`,
+    /// `x-api-key`): `api-key` for Azure's classic endpoints; the key is sent bare then.
+    pub api_key_header: Option<String>,
+    /// Extra headers sent with every request (gateways: `HTTP-Referer`, `X-Title`, …),
+    /// after the provider's own.
+    pub headers: Vec<(String, String)>,
 }
 
 impl ProviderConfig {
@@ -121,6 +127,8 @@ impl ProviderConfig {
             api_key: None,
             api_key_env: provider.default_key_env().to_owned(),
             max_output_tokens: None,
+            api_key_header: None,
+            headers: Vec::new(),
         }
     }
 }
@@ -135,8 +143,50 @@ impl fmt::Debug for ProviderConfig {
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("api_key_env", &self.api_key_env)
             .field("max_output_tokens", &self.max_output_tokens)
+            .field("api_key_header", &self.api_key_header)
+            .field(
+                "headers",
+                &self
+                    .headers
+                    .iter()
+                    .map(|(name, value)| (name.as_str(), shown_header_value(name, value)))
+                    .collect::<Vec<_>>(),
+            )
             .finish()
     }
+}
+
+/// Whether a header's name says its value is a secret (`*key*`, `*token*`, `*secret*`,
+/// `authorization`, cookies, passwords): such values are never shown or recorded.
+#[must_use]
+pub fn secret_header(name: &str) -> bool {
+    const SECRET: [&str; 6] = [
+        "key",
+        "token",
+        "secret",
+        "authorization",
+        "cookie",
+        "password",
+    ];
+    let lower = name.to_ascii_lowercase();
+    SECRET.iter().any(|word| lower.contains(word))
+}
+
+/// A header value as it may be shown: `<redacted>` when the name says it is a secret.
+#[must_use]
+pub fn shown_header_value<'a>(name: &str, value: &'a str) -> &'a str {
+    if secret_header(name) {
+        "<redacted>"
+    } else {
+        value
+    }
+}
+
+/// Whether `name: value` can be sent as an HTTP header.
+#[must_use]
+pub fn valid_header(name: &str, value: &str) -> bool {
+    reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_ok()
+        && reqwest::header::HeaderValue::from_str(value).is_ok()
 }
 
 #[cfg(test)]
@@ -159,11 +209,46 @@ mod tests {
     }
 
     #[test]
-    fn config_debug_hides_the_key() {
+    fn config_debug_hides_the_key_and_secret_headers() {
         let mut config = ProviderConfig::defaults(ProviderKind::OpenAi);
         config.api_key = Some("sk-secret".into());
+        config.headers = vec![
+            ("X-Portkey-Api-Key".into(), "pk-secret".into()),
+            ("HTTP-Referer".into(), "https://example.com".into()),
+        ];
         let shown = format!("{config:?}");
-        assert!(!shown.contains("sk-secret"), "{shown}");
-        assert!(shown.contains("<redacted>"), "{shown}");
+        assert!(
+            !shown.contains("sk-secret") && !shown.contains("pk-secret"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("<redacted>") && shown.contains("https://example.com"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn secret_header_names() {
+        for name in [
+            "api-key",
+            "X-API-KEY",
+            "Authorization",
+            "x-auth-token",
+            "Cookie",
+            "OpenAI-Secret",
+        ] {
+            assert!(secret_header(name), "{name}");
+        }
+        for name in [
+            "HTTP-Referer",
+            "X-Title",
+            "OpenAI-Organization",
+            "anthropic-beta",
+        ] {
+            assert!(!secret_header(name), "{name}");
+        }
+        assert!(valid_header("X-Title", "agent"));
+        assert!(!valid_header("X Title", "agent"));
+        assert!(!valid_header("X-Title", "a\nb"));
     }
 }

@@ -48,6 +48,41 @@ pub(super) struct Post {
     pub body: serde_json::Value,
 }
 
+/// The headers of `config` to send with every request (secret ones marked sensitive, so
+/// they are never shown by the HTTP layer either).
+pub(super) fn extra_headers(config: &super::ProviderConfig) -> Result<HeaderMap, ModelError> {
+    let mut headers = HeaderMap::new();
+    for (name, value) in &config.headers {
+        let bad = || ModelError::BadUrl {
+            url: config.base_url.clone(),
+            message: format!("`{name}` is not a valid HTTP header"),
+        };
+        let name = reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad())?;
+        let mut value = reqwest::header::HeaderValue::from_str(value).map_err(|_| bad())?;
+        value.set_sensitive(super::secret_header(name.as_str()));
+        headers.insert(name, value);
+    }
+    Ok(headers)
+}
+
+/// The key as the header `name` (case as given) carries it, marked sensitive.
+pub(super) fn key_header(
+    server: &str,
+    name: &str,
+    value: &str,
+) -> Result<(reqwest::header::HeaderName, reqwest::header::HeaderValue), ModelError> {
+    let bad = |message: &str| ModelError::BadUrl {
+        url: server.to_owned(),
+        message: message.to_owned(),
+    };
+    let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+        .map_err(|_| bad("`api_key_header` is not a valid header name"))?;
+    let mut value = reqwest::header::HeaderValue::from_str(value)
+        .map_err(|_| bad("the API key contains characters not allowed in a header"))?;
+    value.set_sensitive(true);
+    Ok((name, value))
+}
+
 /// A client bound to one server and model, with its timeouts and retry policy.
 #[derive(Debug, Clone)]
 pub struct Transport {

@@ -20,6 +20,8 @@ pub(crate) enum Value {
     Model(String),
     BaseUrl(String),
     ApiKeyEnv(String),
+    ApiKeyHeader(String),
+    Headers(Vec<(String, String)>),
     MaxOutputTokens(u32),
     Mode(Mode),
     ReadOnly(ReadOnly),
@@ -61,6 +63,8 @@ enum Kind {
     Model,
     BaseUrl,
     ApiKeyEnv,
+    ApiKeyHeader,
+    Headers,
     MaxOutputTokens,
     Mode,
     ReadOnly,
@@ -83,6 +87,13 @@ const SCHEMA: &[(&str, &str, Kind, &str)] = &[
     ("model", "model", Kind::Model, "model.model"),
     ("model", "base_url", Kind::BaseUrl, "model.base_url"),
     ("model", "api_key_env", Kind::ApiKeyEnv, "model.api_key_env"),
+    (
+        "model",
+        "api_key_header",
+        Kind::ApiKeyHeader,
+        "model.api_key_header",
+    ),
+    ("model", "headers", Kind::Headers, "model.headers"),
     (
         "model",
         "max_output_tokens",
@@ -353,6 +364,32 @@ impl Reader<'_> {
         Ok(())
     }
 
+    /// `headers = { NAME = "VALUE", … }`, each a header that can be sent.
+    fn headers(&self, item: &Item, name: &str, line: usize) -> Result<Value, SettingsError> {
+        let wrong = || {
+            self.invalid(
+                line,
+                format!("`{name}` must be a table of header names to strings"),
+            )
+        };
+        let table = item.as_table_like().ok_or_else(wrong)?;
+        let mut headers = Vec::new();
+        for (header, value) in table.iter() {
+            let value = value.as_str().ok_or_else(wrong)?;
+            if !crate::model::valid_header(header, value) {
+                return Err(self.invalid(
+                    line,
+                    format!(
+                        "`{header}` in `{name}` is not a valid HTTP header (name: letters, \
+                         digits and `-`; value: no control characters)"
+                    ),
+                ));
+            }
+            headers.push((header.to_owned(), value.to_owned()));
+        }
+        Ok(Value::Headers(headers))
+    }
+
     fn value(
         &self,
         item: &Item,
@@ -388,6 +425,14 @@ impl Reader<'_> {
             Kind::Model => Value::Model(text(item).ok_or_else(|| wrong("a string"))?),
             Kind::BaseUrl => Value::BaseUrl(text(item).ok_or_else(|| wrong("a string"))?),
             Kind::ApiKeyEnv => Value::ApiKeyEnv(text(item).ok_or_else(|| wrong("a string"))?),
+            Kind::ApiKeyHeader => {
+                let name = text(item).ok_or_else(|| wrong("a string"))?;
+                if !crate::model::valid_header(&name, "x") {
+                    return Err(wrong("a header name (letters, digits and `-`)"));
+                }
+                Value::ApiKeyHeader(name)
+            }
+            Kind::Headers => self.headers(item, name, line)?,
             Kind::MaxOutputTokens => Value::MaxOutputTokens(
                 item.as_integer()
                     .and_then(|n| u32::try_from(n).ok())

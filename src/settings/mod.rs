@@ -180,6 +180,8 @@ pub struct Overrides {
     pub base_url: Option<String>,
     /// `--max-output-tokens`.
     pub max_output_tokens: Option<u32>,
+    /// `--header 'NAME: VALUE'` (repeatable), already split.
+    pub headers: Vec<(String, String)>,
     /// `--mode`.
     pub mode: Option<Mode>,
     /// `--allow` prefixes.
@@ -215,6 +217,11 @@ pub struct Settings {
     pub api_key_env: Sourced<String>,
     /// The API key itself (never printed or written anywhere).
     pub api_key: Option<String>,
+    /// The header the key is sent in instead of the provider's (`api-key` for Azure).
+    pub api_key_header: Option<Sourced<String>>,
+    /// Extra request headers (`[model] headers`, `--header`), one per name (any case), the
+    /// later layer winning.
+    pub headers: Vec<Sourced<(String, String)>>,
     /// Longest model reply per turn in tokens; `None`: the provider's default.
     pub max_output_tokens: Option<Sourced<u32>>,
     /// Permission mode.
@@ -281,6 +288,12 @@ impl Draft {
             Value::Model(model) => self.model = Some(sourced(model.clone(), origin)),
             Value::BaseUrl(url) => self.base_url = Some(sourced(url.clone(), origin)),
             Value::ApiKeyEnv(var) => self.api_key_env = Some(sourced(var.clone(), origin)),
+            Value::ApiKeyHeader(name) => s.api_key_header = Some(sourced(name.clone(), origin)),
+            Value::Headers(headers) => {
+                for header in headers {
+                    set_header(&mut s.headers, header, &origin);
+                }
+            }
             Value::MaxOutputTokens(n) => s.max_output_tokens = Some(sourced(*n, origin)),
             Value::Mode(mode) => s.mode = sourced(*mode, origin),
             Value::ReadOnly(list) => s.read_only = sourced(*list, origin),
@@ -368,6 +381,8 @@ pub fn load(
             base_url: sourced(String::new(), default("")),
             api_key_env: sourced(String::new(), default("")),
             api_key: None,
+            api_key_header: None,
+            headers: Vec::new(),
             max_output_tokens: None,
             mode: sourced(Mode::Ask, default("")),
             read_only: sourced(ReadOnly::default(), default("")),
@@ -484,6 +499,9 @@ fn apply_flags(draft: &mut Draft, overrides: &Overrides) {
     if let Some(n) = overrides.max_output_tokens {
         s.max_output_tokens = Some(sourced(n, Origin::Flag("--max-output-tokens")));
     }
+    for header in &overrides.headers {
+        set_header(&mut s.headers, header, &Origin::Flag("--header"));
+    }
     if let Some(mode) = overrides.mode {
         s.mode = sourced(mode, Origin::Flag("--mode"));
     }
@@ -522,6 +540,16 @@ fn apply_flags(draft: &mut Draft, overrides: &Overrides) {
     if let Some(required) = overrides.sandbox_required {
         s.sandbox_required = sourced(required, Origin::Flag("--sandbox-required"));
     }
+}
+
+/// Sets one extra header, replacing an earlier one of the same name (any case).
+fn set_header(
+    headers: &mut Vec<Sourced<(String, String)>>,
+    header: &(String, String),
+    origin: &Origin,
+) {
+    headers.retain(|kept| !kept.value.0.eq_ignore_ascii_case(&header.0));
+    headers.push(sourced(header.clone(), origin.clone()));
 }
 
 /// Resolves the model keys: an unset provider is picked from the keys present; with no key,

@@ -71,6 +71,29 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
             row("model.max_output_tokens", json!(limit.value), &limit.origin),
         );
     }
+    // Before `permissions.mode`: the key's header, then the extra headers, secret values
+    // never shown.
+    let mut model_rows = Vec::new();
+    if let Some(header) = &settings.api_key_header {
+        model_rows.push(row(
+            "model.api_key_header",
+            json!(header.value),
+            &header.origin,
+        ));
+    }
+    for header in &settings.headers {
+        let (name, value) = &header.value;
+        model_rows.push(row(
+            &format!("model.headers.{name}"),
+            json!(crate::model::shown_header_value(name, value)),
+            &header.origin,
+        ));
+    }
+    let at = rows
+        .iter()
+        .position(|(key, ..)| key == "permissions.mode")
+        .unwrap_or(rows.len());
+    rows.splice(at..at, model_rows);
     for kind in [RuleKind::Allow, RuleKind::Deny] {
         let name = match kind {
             RuleKind::Allow => "permissions.commands.allow",

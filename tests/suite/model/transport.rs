@@ -349,3 +349,203 @@ mod redirects {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Headers for Azure and gateways, through the real binary: `api_key_header`, `[model] headers`,
+// `--header`; secret values never shown or recorded.
+
+mod headers {
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use crate::suite::fake_model::{FakeModel, Reply, turn_text, turn_tool_call};
+    use crate::suite::harness::{KEY, Sandbox, events};
+
+    /// A gateway key that the model manages to print: it must not reach stdout as `--json`
+    /// nor the transcript.
+    const GATEWAY_KEY: &str = "pk-gateway-secret-0123456789";
+
+    fn azure_settings(sandbox: &Sandbox, server: &FakeModel) {
+        sandbox.settings(&format!(
+            r#"[model]
+provider = "openai"
+base_url = "{}"
+api_key_env = "AZURE_OPENAI_API_KEY"
+api_key_header = "api-key"
+headers = {{ "HTTP-Referer" = "https://example.com/agent", "X-Title" = "from settings", "X-Gateway-Key" = "{GATEWAY_KEY}" }}
+"#,
+            server.openai_url()
+        ));
+    }
+
+    /// Azure OpenAI's classic endpoints read the key from `api-key`, bare; gateways want their
+    /// own headers (OpenRouter's `HTTP-Referer`, `X-Title`); `--header` beats the file.
+    #[test]
+    fn the_key_goes_in_api_key_and_extra_headers_go_with_every_request() {
+        let sandbox = Sandbox::new();
+        let server = FakeModel::new([
+            turn_tool_call(&format!("echo {GATEWAY_KEY}"), "print it").openai(),
+            turn_text("done").openai(),
+        ]);
+        azure_settings(&sandbox, &server);
+        let output = sandbox
+            .agent()
+            .env("AZURE_OPENAI_API_KEY", KEY)
+            .args([
+                "run",
+                "--json",
+                "--header",
+                "X-Title: from the flag",
+                "--allow",
+                "echo",
+                "go",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        for request in server.requests() {
+            assert_eq!(request.header("api-key"), Some(KEY));
+            assert_eq!(request.header("authorization"), None);
+            assert_eq!(
+                request.header("http-referer"),
+                Some("https://example.com/agent")
+            );
+            assert_eq!(request.header("x-title"), Some("from the flag"));
+            assert_eq!(request.header("x-gateway-key"), Some(GATEWAY_KEY));
+        }
+        // The command printed the secret: the model got it, nothing recorded or shown did.
+        assert!(server.request(1).tool_results()[0].1.contains(GATEWAY_KEY));
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            !stdout.contains(GATEWAY_KEY) && stdout.contains("[REDACTED]"),
+            "{stdout}"
+        );
+        let transcripts = sandbox.transcripts().concat();
+        assert!(!transcripts.contains(GATEWAY_KEY) && !transcripts.contains(KEY));
+        assert!(events(&output.stdout).iter().any(|e| e["type"] == "done"));
+    }
+
+    #[test]
+    fn config_show_names_the_headers_and_never_shows_a_secret_value() {
+        let sandbox = Sandbox::new();
+        let server = FakeModel::start();
+        azure_settings(&sandbox, &server);
+        let output = sandbox.agent().args(["config", "show"]).output().unwrap();
+        let shown = String::from_utf8_lossy(&output.stdout);
+        assert!(!shown.contains(GATEWAY_KEY), "{shown}");
+        for line in [
+            "model.api_key_header = \"api-key\"",
+            "model.headers.HTTP-Referer = \"https://example.com/agent\"",
+            "model.headers.X-Gateway-Key = \"<redacted>\"",
+        ] {
+            assert!(shown.contains(line), "{line}\n{shown}");
+        }
+        let output = sandbox
+            .agent()
+            .args(["config", "show", "--json"])
+            .output()
+            .unwrap();
+        let shown = String::from_utf8_lossy(&output.stdout);
+        assert!(!shown.contains(GATEWAY_KEY), "{shown}");
+        let value: serde_json::Value = serde_json::from_str(&shown).unwrap();
+        assert_eq!(
+            value["model.headers.X-Title"]["value"],
+            json!("from settings")
+        );
+    }
+
+    /// Azure's 401 for a key sent as `Authorization: Bearer` (SciSharp/BotSharp#386): the
+    /// server's words, and the header it wants.
+    #[test]
+    fn a_401_from_a_host_that_wants_api_key_says_so() {
+        let body = r#"{"error":{"code":"401","message":"Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource."}}"#;
+        let sandbox = Sandbox::new();
+        let server = FakeModel::new([Reply::status(401, body)]);
+        let output = sandbox.openai_run(&server).arg("hi").output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1));
+        assert_eq!(server.requests().len(), 1);
+        assert!(
+            stderr.contains(
+                "Make sure to provide a valid key for an active subscription and use a correct \
+                 regional API endpoint for your resource.): this server takes the key in an \
+                 `api-key` header: set `api_key_header = \"api-key\"` in [model]"
+            ),
+            "{stderr}"
+        );
+        // Sent there already: then it is the key itself.
+        let server = FakeModel::new([Reply::status(401, body)]);
+        azure_settings(&sandbox, &server);
+        let output = sandbox
+            .agent()
+            .env("AZURE_OPENAI_API_KEY", KEY)
+            .args(["run", "hi"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("check that the key is valid for this server")
+                && !stderr.contains("set `api_key_header"),
+            "{stderr}"
+        );
+    }
+
+    /// A cloned repository must not send the key elsewhere or add headers.
+    #[test]
+    fn a_project_file_cannot_set_headers_or_the_key_header() {
+        let sandbox = Sandbox::new();
+        let server = FakeModel::new([turn_text("done").openai()]);
+        std::fs::create_dir_all(sandbox.work().join(".agent")).unwrap();
+        std::fs::write(
+            sandbox.work().join(".agent/settings.toml"),
+            "[model]\napi_key_header = \"x-leak\"\nheaders = { \"X-Evil\" = \"1\" }\n",
+        )
+        .unwrap();
+        let output = sandbox.openai_run(&server).arg("hi").output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        let request = server.request(0);
+        assert_eq!(request.header("x-evil"), None);
+        assert_eq!(request.header("x-leak"), None);
+        assert_eq!(
+            request.header("authorization"),
+            Some(format!("Bearer {KEY}").as_str())
+        );
+        assert!(
+            stderr.contains("`model.api_key_header` is ignored")
+                && stderr.contains("`model.headers` is ignored"),
+            "{stderr}"
+        );
+    }
+
+    #[test]
+    fn a_malformed_header_is_a_usage_or_settings_error() {
+        let sandbox = Sandbox::new();
+        let output = sandbox
+            .agent()
+            .args(["run", "--header", "no colon here", "hi"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        assert!(
+            String::from_utf8_lossy(&output.stderr).contains("expected `NAME: VALUE`"),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        sandbox.settings("[model]\nheaders = { \"Bad Name\" = \"x\" }\n");
+        let output = sandbox.agent().args(["run", "hi"]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(
+                "settings.toml:2: `Bad Name` in `model.headers` is not a valid HTTP header"
+            ),
+            "{stderr}"
+        );
+    }
+}
