@@ -364,6 +364,19 @@ impl Reader<'_> {
         Ok(())
     }
 
+    /// `api_key_header = "NAME"`, a header name.
+    fn api_key_header(&self, item: &Item, name: &str, line: usize) -> Result<Value, SettingsError> {
+        match item.as_str() {
+            Some(header) if crate::model::valid_header(header, "x") => {
+                Ok(Value::ApiKeyHeader(header.to_owned()))
+            }
+            _ => Err(self.invalid(
+                line,
+                format!("`{name}` must be a header name (letters, digits and `-`)"),
+            )),
+        }
+    }
+
     /// `headers = { NAME = "VALUE", … }`, each a header that can be sent.
     fn headers(&self, item: &Item, name: &str, line: usize) -> Result<Value, SettingsError> {
         let wrong = || {
@@ -425,13 +438,7 @@ impl Reader<'_> {
             Kind::Model => Value::Model(text(item).ok_or_else(|| wrong("a string"))?),
             Kind::BaseUrl => Value::BaseUrl(text(item).ok_or_else(|| wrong("a string"))?),
             Kind::ApiKeyEnv => Value::ApiKeyEnv(text(item).ok_or_else(|| wrong("a string"))?),
-            Kind::ApiKeyHeader => {
-                let name = text(item).ok_or_else(|| wrong("a string"))?;
-                if !crate::model::valid_header(&name, "x") {
-                    return Err(wrong("a header name (letters, digits and `-`)"));
-                }
-                Value::ApiKeyHeader(name)
-            }
+            Kind::ApiKeyHeader => self.api_key_header(item, name, line)?,
             Kind::Headers => self.headers(item, name, line)?,
             Kind::MaxOutputTokens => Value::MaxOutputTokens(
                 item.as_integer()
