@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_agent_global_optspecs
-    string join \n config= profile= C/cwd= json q/quiet v/verbose color= h/help V/version
+    string join \n c/continue resume= config= profile= C/cwd= json q/quiet v/verbose color= h/help V/version
 end
 
 function __fish_agent_needs_command
@@ -24,12 +24,14 @@ function __fish_agent_using_subcommand
     contains -- $cmd[1] $argv
 end
 
+complete -c agent -n "__fish_agent_needs_command" -l resume -d 'With no command: continue run ID in a session; without an ID, pick one of this workspace\'s recent runs' -r
 complete -c agent -n "__fish_agent_needs_command" -l config -d 'Read this settings file instead of the user settings file' -r -F
 complete -c agent -n "__fish_agent_needs_command" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
 complete -c agent -n "__fish_agent_needs_command" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
 complete -c agent -n "__fish_agent_needs_command" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c agent -n "__fish_agent_needs_command" -s c -l continue -d 'With no command: continue the latest run in this workspace in a session'
 complete -c agent -n "__fish_agent_needs_command" -l json -d 'Print machine-readable JSON'
 complete -c agent -n "__fish_agent_needs_command" -s q -l quiet -d 'Print less (errors only)'
 complete -c agent -n "__fish_agent_needs_command" -s v -l verbose -d 'Print more detail'
@@ -72,6 +74,7 @@ complete -c agent -n "__fish_agent_using_subcommand run" -s C -l cwd -d 'Work in
 complete -c agent -n "__fish_agent_using_subcommand run" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand run" -s i -l interactive -d 'Open an interactive session at the terminal: PROMPT, when given, is the first message; type the next ones below the answer (`/help` lists the session\'s commands)'
 complete -c agent -n "__fish_agent_using_subcommand run" -l no-prompt -d 'Never prompt: every command that would need approval is denied'
 complete -c agent -n "__fish_agent_using_subcommand run" -l plain -d 'Plain line output even on a terminal (no live pane)'
 complete -c agent -n "__fish_agent_using_subcommand run" -l fail-on-deny -d 'Exit 3 when any command was denied, after the final answer (for CI; also `[ci] fail_on_deny = true`). The `done` event lists the denials'

@@ -15,6 +15,7 @@ _agent() {
 
     local context curcontext="$curcontext" state line
     _arguments "${_arguments_options[@]}" : \
+'--resume=[With no command\: continue run ID in a session; without an ID, pick one of this workspace'\''s recent runs]::ID:_default' \
 '--config=[Read this settings file instead of the user settings file]:FILE:_files' \
 '--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
 '-C+[Work in DIR instead of the current directory]:DIR:_files' \
@@ -22,6 +23,8 @@ _agent() {
 '--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
 always\:"Always colour"
 never\:"Never colour"))' \
+'(--resume)-c[With no command\: continue the latest run in this workspace in a session]' \
+'(--resume)--continue[With no command\: continue the latest run in this workspace in a session]' \
 '--json[Print machine-readable JSON]' \
 '(-v --verbose)-q[Print less (errors only)]' \
 '(-v --verbose)--quiet[Print less (errors only)]' \
@@ -71,6 +74,8 @@ off\:"No sandbox\: commands may do what you may"))' \
 '--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
 always\:"Always colour"
 never\:"Never colour"))' \
+'-i[Open an interactive session at the terminal\: PROMPT, when given, is the first message; type the next ones below the answer (\`/help\` lists the session'\''s commands)]' \
+'--interactive[Open an interactive session at the terminal\: PROMPT, when given, is the first message; type the next ones below the answer (\`/help\` lists the session'\''s commands)]' \
 '--no-prompt[Never prompt\: every command that would need approval is denied]' \
 '--plain[Plain line output even on a terminal (no live pane)]' \
 '--fail-on-deny[Exit 3 when any command was denied, after the final answer (for CI; also \`\[ci\] fail_on_deny = true\`). The \`done\` event lists the denials]' \

@@ -13,7 +13,7 @@ use crate::sandbox::SandboxMode;
 /// The first steps, under `agent --help`.
 macro_rules! start_here {
     () => {
-        "Start here:\n  agent run 'list the files here'     the offline demo model, no key needed\n  agent check 'git push'              what the policy would do with a command\n  agent config init                   write a commented settings file\n\nEach command has its own --help (`agent run --help`); README.md has the full guide."
+        "Start here:\n  agent                               a session at the terminal: type, read, type again\n  agent run 'list the files here'     the offline demo model, no key needed\n  agent check 'git push'              what the policy would do with a command\n  agent config init                   write a commented settings file\n\nEach command has its own --help (`agent run --help`); README.md has the full guide."
     };
 }
 
@@ -38,9 +38,16 @@ macro_rules! exit_status {
     after_long_help = concat!(start_here!(), "\n\n", exit_status!())
 )]
 pub struct Cli {
-    /// What to do.
+    /// What to do; none at a terminal opens an interactive session (as `agent run -i`).
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+    /// With no command: continue the latest run in this workspace in a session.
+    #[arg(short = 'c', long = "continue", conflicts_with = "resume")]
+    pub continue_latest: bool,
+    /// With no command: continue run ID in a session; without an ID, pick one of this
+    /// workspace's recent runs.
+    #[arg(long, value_name = "ID", num_args = 0..=1)]
+    pub resume: Option<Option<String>>,
     /// Options shared by every command.
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -229,8 +236,12 @@ pub enum ConfigCommand {
 }
 
 /// `agent run`.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct RunArgs {
+    /// Open an interactive session at the terminal: PROMPT, when given, is the first message;
+    /// type the next ones below the answer (`/help` lists the session's commands).
+    #[arg(short = 'i', long)]
+    pub interactive: bool,
     /// The model provider (default: from settings; else openai/anthropic when their key is set; else demo).
     #[arg(long, value_enum, value_name = "PROVIDER")]
     pub provider: Option<ProviderKind>,
@@ -304,7 +315,7 @@ pub struct RunArgs {
 }
 
 /// The sandbox flags of `run` and `exec`.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 #[command(next_help_heading = "Sandbox")]
 pub struct SandboxArgs {
     /// What commands may write: workspace-write (default: the workspace, the temp dir and

@@ -53,6 +53,20 @@ pub enum Outcome {
     Budget,
 }
 
+/// Why a session's conversation was replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactReason {
+    /// The person asked (`/compact`).
+    Asked,
+    /// The conversation neared the model's context window.
+    ContextWindow,
+    /// The server said the conversation is too long for the model.
+    ContextError,
+    /// The person started a new conversation (`/clear`): nothing replaces it.
+    Clear,
+}
+
 /// The fields `start` and `continue` share, flattened into each.
 #[derive(Debug, Clone, Serialize)]
 pub struct Header {
@@ -204,6 +218,18 @@ pub enum Event {
         /// A note for the person (e.g. why it stopped).
         #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
+    },
+    /// In a session: everything the model saw before this point is replaced by `summary`
+    /// (written by the model), or by nothing (`/clear`). A continued run rebuilds the
+    /// conversation from here.
+    Compacted {
+        /// Why.
+        reason: CompactReason,
+        /// Messages replaced.
+        replaced: usize,
+        /// The summary the model sees from now on.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        summary: Option<String>,
     },
     /// Something failed; the run ends after this.
     Error {

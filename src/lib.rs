@@ -15,6 +15,7 @@ pub mod exec;
 pub mod model;
 pub mod policy;
 pub mod sandbox;
+pub mod session;
 pub mod settings;
 pub mod tool_error;
 pub mod transcript;
@@ -62,7 +63,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     // `run --json` promises events on stdout: an error before the run starts is one too.
-    let json_events = cli.global.json && matches!(cli.command, cli::Command::Run(_));
+    let json_events = cli.global.json && matches!(cli.command, Some(cli::Command::Run(_)));
     match commands::dispatch(cli) {
         Ok(code) => code,
         Err(error) => {

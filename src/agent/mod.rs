@@ -15,7 +15,7 @@ mod tool;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use crate::event::{DecidedBy, Denial, Event, Header, Outcome};
+pub use crate::event::{CompactReason, DecidedBy, Denial, Event, Header, Outcome};
 pub use crate::tool_error::{ToolError, ToolErrorCode};
 pub use budget::Budget;
 pub use instructions::{Instructions, MAX_INSTRUCTION_BYTES};
@@ -90,11 +90,22 @@ pub async fn run<M: Model, A: Approve>(
     stats: &mut Stats,
     emit: &mut (dyn FnMut(Event) + Send),
 ) -> Result<Outcome, ModelError> {
-    run_after(model, approver, config, Vec::new(), prompt, stats, emit).await
+    run_after(
+        model,
+        approver,
+        config,
+        &mut Vec::new(),
+        prompt,
+        stats,
+        emit,
+    )
+    .await
 }
 
-/// Like [`run`], going on from `earlier`: the conversation of a run being continued, rebuilt
-/// from its transcript (its commands are not run again).
+/// Like [`run`], going on from `conversation`: the conversation of a run being continued
+/// (rebuilt from its transcript; its commands are not run again) or of an interactive
+/// session. The prompt and every completed step are pushed onto it as they happen, so a
+/// caller that drops the future (an interrupted turn) keeps what happened up to then.
 ///
 /// # Errors
 /// The provider's error, after an `Error` and a `Done` event.
@@ -102,7 +113,7 @@ pub async fn run_after<M: Model, A: Approve>(
     model: &mut M,
     approver: &mut A,
     config: &Config,
-    earlier: Vec<Message>,
+    conversation: &mut Vec<Message>,
     prompt: &str,
     stats: &mut Stats,
     emit: &mut (dyn FnMut(Event) + Send),
@@ -122,7 +133,7 @@ pub async fn run_after<M: Model, A: Approve>(
     } else {
         vec![shell_tool(config.os, &config.shell)]
     };
-    let mut messages = earlier;
+    let messages = conversation;
     messages.push(Message::User(prompt.to_owned()));
     while stats.turns < config.max_turns {
         if let Some(note) = clock.spent(stats) {
@@ -132,7 +143,7 @@ pub async fn run_after<M: Model, A: Approve>(
         stats.turns += 1;
         let request = Request {
             system: &system,
-            messages: &messages,
+            messages,
             tools: &tools,
         };
         let mut on_delta = |delta: Delta<'_>| {

@@ -8,6 +8,7 @@ mod history;
 mod resume;
 mod rules;
 mod run;
+mod session;
 mod signals;
 
 use std::process::ExitCode;
@@ -21,7 +22,27 @@ use crate::settings::{Overrides, Settings};
 
 /// Runs the parsed command line.
 pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        if !session::possible() {
+            return Ok(session::short_help());
+        }
+        let args = crate::cli::RunArgs {
+            interactive: true,
+            continue_latest: cli.continue_latest,
+            resume: cli.resume,
+            ..crate::cli::RunArgs::default()
+        };
+        return session::open(&cli.global, args);
+    };
+    if cli.continue_latest || cli.resume.is_some() {
+        return Err(Error::Usage(
+            "-c/--continue and --resume before a command belong to bare `agent`: write \
+             `agent run --continue …`"
+                .to_owned(),
+        ));
+    }
+    match command {
+        Command::Run(args) if args.interactive => session::open(&cli.global, args),
         Command::Run(args) => run::run(&cli.global, args),
         Command::Exec(args) => exec::run(&cli.global, args),
         Command::History(args) => history::run(&cli.global, &args),

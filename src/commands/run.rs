@@ -78,7 +78,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         model.describe(),
         &config,
     ));
-    let conversation = rebuilt.map(|rebuilt| rebuilt.messages).unwrap_or_default();
+    let mut conversation = rebuilt.map(|rebuilt| rebuilt.messages).unwrap_or_default();
 
     let reachable = approve::terminal_reachable(args.no_prompt);
     let mut approver = Approver::new(
@@ -95,7 +95,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
             &mut model,
             &mut approver,
             &config,
-            conversation,
+            &mut conversation,
             &prompt,
             &mut stats,
             &mut emit,
@@ -145,7 +145,7 @@ fn secrets(settings: &Settings) -> Vec<&str> {
 
 /// Names the AGENTS.md files read (`-v`), and warns (unless -q) when they were cut or
 /// could not be read.
-fn instructions_notice(instructions: &agent::Instructions, global: &GlobalArgs) {
+pub(super) fn instructions_notice(instructions: &agent::Instructions, global: &GlobalArgs) {
     let mut stderr = std::io::stderr().lock();
     if global.verbose {
         for path in &instructions.files {
@@ -221,8 +221,18 @@ fn finish_screen(tui: Option<&Arc<Mutex<Tui>>>) {
 }
 
 /// The model the settings name, saying each retry on stderr unless `quiet`.
-fn model_for(settings: &Settings, quiet: bool) -> Result<AnyModel> {
-    let provider = ProviderConfig {
+pub(super) fn model_for(settings: &Settings, quiet: bool) -> Result<AnyModel> {
+    let model = AnyModel::new(&provider_config(settings), cfg!(windows))?;
+    Ok(if quiet {
+        model
+    } else {
+        model.with_retry_notice(retry_notice)
+    })
+}
+
+/// The provider the settings name.
+pub(super) fn provider_config(settings: &Settings) -> ProviderConfig {
+    ProviderConfig {
         provider: settings.provider.value,
         model: settings.model.value.clone(),
         base_url: settings.base_url.value.clone(),
@@ -231,17 +241,11 @@ fn model_for(settings: &Settings, quiet: bool) -> Result<AnyModel> {
         max_output_tokens: settings.max_output_tokens.as_ref().map(|n| n.value),
         api_key_header: settings.api_key_header.as_ref().map(|h| h.value.clone()),
         headers: settings.headers.iter().map(|h| h.value.clone()).collect(),
-    };
-    let model = AnyModel::new(&provider, cfg!(windows))?;
-    Ok(if quiet {
-        model
-    } else {
-        model.with_retry_notice(retry_notice)
-    })
+    }
 }
 
 /// The settings overrides `agent run` takes from its flags.
-fn run_overrides(global: &GlobalArgs, args: &RunArgs) -> Overrides {
+pub(super) fn run_overrides(global: &GlobalArgs, args: &RunArgs) -> Overrides {
     Overrides {
         provider: args.provider,
         model: args.model.clone(),
@@ -259,7 +263,7 @@ fn run_overrides(global: &GlobalArgs, args: &RunArgs) -> Overrides {
 }
 
 /// What the loop needs, from the settings and the flags.
-fn agent_config(
+pub(super) fn agent_config(
     settings: &Settings,
     workspace: &std::path::Path,
     args: &RunArgs,
@@ -360,7 +364,7 @@ fn exit_status(
 const TICK: Duration = Duration::from_millis(100);
 
 /// The live pane needs stderr to be a capable terminal.
-fn live_screen_possible() -> bool {
+pub(super) fn live_screen_possible() -> bool {
     std::io::stderr().is_terminal() && std::env::var("TERM").map_or(true, |term| term != "dumb")
 }
 
@@ -412,7 +416,7 @@ fn read_prompt(arg: Option<&str>) -> Result<String> {
 }
 
 /// Says why a model request is taking longer: it failed and is being tried again.
-fn retry_notice(message: &str) {
+pub(super) fn retry_notice(message: &str) {
     // The message may quote the server's reply: sanitised like everything else.
     let message = crate::ui::sanitize::escape_prose(message);
     let _ = writeln!(std::io::stderr(), "agent: {message}");
@@ -420,7 +424,7 @@ fn retry_notice(message: &str) {
 
 /// Says the demo model answers, dimmed when `color` (the one colour decision: `--color`,
 /// `NO_COLOR`, a terminal).
-fn demo_notice(settings: &Settings, color: bool) {
+pub(super) fn demo_notice(settings: &Settings, color: bool) {
     let line = match &settings.provider.origin {
         Origin::Default(_) => {
             "agent: offline demo model (set OPENAI_API_KEY or ANTHROPIC_API_KEY for a real one)"

@@ -31,6 +31,15 @@ fn not_run() -> String {
     .to_string()
 }
 
+/// The message that stands for the earlier conversation once a session compacted it: the
+/// model's own summary, said to be one.
+#[must_use]
+pub fn summary_message(summary: &str) -> Message {
+    Message::User(format!(
+        "[The earlier part of this conversation was replaced by this summary, which you wrote:]\n\n{summary}"
+    ))
+}
+
 /// The wire format a `provider/model` string speaks: reasoning and call data recorded on one
 /// wire mean nothing on another.
 fn wire(model: &str) -> &str {
@@ -175,9 +184,12 @@ pub fn rebuild(text: &str, model: &str) -> Rebuilt {
                     turn.results.insert(id.to_owned(), result_content(&event));
                 }
             }
-            "done" => {
+            kind @ ("done" | "compacted") => {
                 finish(&mut pending, &mut rebuilt);
                 text_buf.clear();
+                if kind == "compacted" {
+                    rebuilt.messages = compacted(&event);
+                }
             }
             _ => {}
         }
@@ -195,6 +207,15 @@ pub fn rebuild(text: &str, model: &str) -> Rebuilt {
     }
     rebuilt.note = (!notes.is_empty()).then(|| notes.join("; "));
     rebuilt
+}
+
+/// What a `compacted` event leaves of the conversation: its summary, or nothing (`/clear`).
+fn compacted(event: &Value) -> Vec<Message> {
+    event["summary"]
+        .as_str()
+        .map(summary_message)
+        .into_iter()
+        .collect()
 }
 
 /// Adds the pending turn, with a result for every call (recorded, or "not run").

@@ -3,6 +3,8 @@
 //! from a model or a command passes [`sanitize`] on its way to a terminal.
 
 mod backend;
+pub mod composer;
+pub mod input;
 pub mod markdown;
 mod pane;
 pub mod pick;

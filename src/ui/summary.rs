@@ -138,6 +138,30 @@ fn count_lines(text: &str) -> usize {
     text.lines().count()
 }
 
+/// What replacing a session's conversation did, for the screen.
+#[must_use]
+pub fn compacted(reason: crate::event::CompactReason, replaced: usize) -> String {
+    use crate::event::CompactReason;
+    let messages = if replaced == 1 { "message" } else { "messages" };
+    match reason {
+        CompactReason::Clear => {
+            format!("agent: a new conversation ({replaced} earlier {messages} set aside)")
+        }
+        CompactReason::Asked => format!(
+            "agent: the conversation is compacted: {replaced} earlier {messages} replaced by a \
+             summary the model wrote"
+        ),
+        CompactReason::ContextWindow => format!(
+            "agent: the conversation neared the model's context window: {replaced} earlier \
+             {messages} replaced by a summary the model wrote"
+        ),
+        CompactReason::ContextError => format!(
+            "agent: the model said the conversation is too long: {replaced} earlier {messages} \
+             replaced by a summary the model wrote; trying again"
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -234,21 +234,12 @@ impl Tui {
                     self.line(&self.dim(&super::summary::turn_usage(*turn, usage)));
                 }
             }
-            Event::Done { note, usage, .. } => {
-                if let Some(pane) = &self.pane {
-                    let line = format!("✗ {} · interrupted", one_line(&pane.state.command));
-                    self.close_pane();
-                    let line = self.paint(Tone::Failure, &line);
-                    self.line(&line);
-                }
-                self.end_line();
-                if let Some(note) = note {
-                    let note = sanitize::escape_prose(note);
-                    self.line(&self.dim(&format!("agent: {note}")));
-                }
-                if let Some(usage) = usage.filter(|_| !self.quiet) {
-                    self.line(&self.dim(&super::summary::run_usage(&usage)));
-                }
+            Event::Done { note, usage, .. } => self.done(note.as_deref(), *usage),
+            Event::Compacted {
+                reason, replaced, ..
+            } => {
+                let line = super::summary::compacted(*reason, *replaced);
+                self.line(&self.dim(&line));
             }
             Event::Start { .. }
             | Event::Continue { .. }
@@ -256,6 +247,37 @@ impl Tui {
             | Event::Error { .. }
             | Event::ReasoningDelta { .. } => {}
         }
+    }
+
+    /// The end of a run (or of a session's turn): a pane still open is said to be
+    /// interrupted, then the note and the tokens.
+    fn done(&mut self, note: Option<&str>, usage: Option<crate::model::Usage>) {
+        if let Some(pane) = &self.pane {
+            let line = format!("✗ {} · interrupted", one_line(&pane.state.command));
+            self.close_pane();
+            let line = self.paint(Tone::Failure, &line);
+            self.line(&line);
+        }
+        self.end_line();
+        if let Some(note) = note {
+            let note = sanitize::escape_prose(note);
+            self.line(&self.dim(&format!("agent: {note}")));
+        }
+        if let Some(usage) = usage.filter(|_| !self.quiet) {
+            self.line(&self.dim(&super::summary::run_usage(&usage)));
+        }
+    }
+
+    /// Whether the live pane of a running command is on screen.
+    #[must_use]
+    pub fn pane_open(&self) -> bool {
+        self.pane.is_some()
+    }
+
+    /// Whether the cursor is at the start of a line (nothing half-written above it).
+    #[must_use]
+    pub fn at_line_start(&self) -> bool {
+        self.at_line_start
     }
 
     /// Redraws the pane (spinner, elapsed time) when one is open.

@@ -9,6 +9,7 @@ use std::path::Path;
 /// here (new ones) are held to the no-circle rule alone.
 const LAYERS: &[&[&str]] = &[
     &["commands"],
+    &["session"],
     &["transcript"],
     &["agent"],
     &["approve"],

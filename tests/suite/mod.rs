@@ -19,6 +19,7 @@ mod rules;
 mod run;
 mod sandbox;
 mod sanitize;
+mod session;
 mod ship;
 mod signals;
 mod tty;
