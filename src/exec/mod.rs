@@ -162,6 +162,10 @@ pub struct ExecResult {
     /// What the sandbox likely refused and what the model can do, when `sandbox_denied`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox_note: Option<String>,
+    /// Changes the command made to what git reads configuration, hooks or repositories from
+    /// (or to `.agent/`), each undone after it ended: what was found and what was done.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sandbox_undone: Vec<String>,
 }
 
 impl ExecResult {
@@ -179,6 +183,7 @@ impl ExecResult {
             error: Some(error),
             sandbox_denied: false,
             sandbox_note: None,
+            sandbox_undone: Vec::new(),
         }
     }
 
@@ -353,13 +358,20 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
         return ExecResult::failed(error);
     }
     let start = Instant::now();
-    let mut child = match process::command(request).and_then(|mut command| command.spawn()) {
+    let sandbox = match prepare_sandbox(request) {
+        Ok(sandbox) => sandbox,
+        Err(error) => return ExecResult::failed(error),
+    };
+    let spawned = process::command(request, sandbox.as_ref()).and_then(|mut c| c.spawn());
+    let mut child = match spawned {
         Ok(child) => child,
         Err(error) => {
-            return ExecResult::failed(ExecError::new(
+            let mut result = ExecResult::failed(ExecError::new(
                 ErrorCode::Io,
                 format!("cannot start `{}`: {error}", request.shell),
             ));
+            result.sandbox_undone = sandbox.map(crate::sandbox::Run::finish).unwrap_or_default();
+            return result;
         }
     };
     let pid = child.id();
@@ -418,6 +430,8 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
         }
     }
     guard.finish();
+    // Only now that nothing of the command is left running: check and undo, remove its temp.
+    let undone = sandbox.map(crate::sandbox::Run::finish).unwrap_or_default();
     for (stream, decoder) in [Stream::Stdout, Stream::Stderr]
         .into_iter()
         .zip(&mut decoders)
@@ -426,14 +440,31 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
         decoder.finish(&mut text);
         cap.push(stream, &text);
     }
-    finished(
+    let mut result = finished(
         request,
         start.elapsed(),
         status,
         timed_out,
         io_error,
         cap.finish(),
-    )
+    );
+    result.sandbox_undone = undone;
+    result
+}
+
+/// The command's sandbox run, when it runs in one.
+fn prepare_sandbox(request: &ExecRequest) -> Result<Option<crate::sandbox::Run>, ExecError> {
+    request
+        .sandbox
+        .as_ref()
+        .map(crate::sandbox::Run::prepare)
+        .transpose()
+        .map_err(|error| {
+            ExecError::new(
+                ErrorCode::Io,
+                format!("cannot make the command's private temp directory: {error}"),
+            )
+        })
 }
 
 /// The result of a finished command: its status, the output kept, the error (timeout, I/O,
@@ -488,6 +519,7 @@ fn finished(
         error,
         sandbox_denied: sandbox_note.is_some(),
         sandbox_note,
+        sandbox_undone: Vec::new(),
     }
 }
 

@@ -22,8 +22,11 @@ pub const SCRUBBED_ENV: &[&str] = &[
 ///
 /// # Errors
 /// When the sandbox helper cannot be found.
-pub(crate) fn command(request: &ExecRequest) -> std::io::Result<tokio::process::Command> {
-    let mut command = shell_command(request)?;
+pub(crate) fn command(
+    request: &ExecRequest,
+    sandbox: Option<&crate::sandbox::Run>,
+) -> std::io::Result<tokio::process::Command> {
+    let mut command = shell_command(request, sandbox)?;
     command
         .current_dir(&request.cwd)
         .stdin(Stdio::null())
@@ -37,24 +40,30 @@ pub(crate) fn command(request: &ExecRequest) -> std::io::Result<tokio::process::
         command.env_remove(name);
     }
     command.envs(request.env_set.iter().map(|(k, v)| (k, v)));
+    if let Some(temp) = sandbox.and_then(crate::sandbox::Run::temp_dir) {
+        command.env("TMPDIR", temp);
+    }
     Ok(command)
 }
 
 #[cfg(unix)]
-fn shell_command(request: &ExecRequest) -> std::io::Result<tokio::process::Command> {
-    let mut command = match &request.sandbox {
+fn shell_command(
+    request: &ExecRequest,
+    sandbox: Option<&crate::sandbox::Run>,
+) -> std::io::Result<tokio::process::Command> {
+    let mut command = match sandbox {
         None => {
             let mut command = tokio::process::Command::new(&request.shell);
             command.arg("-c").arg(&request.command);
             command
         }
-        Some(policy) => {
+        Some(run) => {
             let argv = [
                 request.shell.as_str().into(),
                 "-c".into(),
                 request.command.as_str().into(),
             ];
-            let (program, args) = crate::sandbox::wrap(policy, &argv)?;
+            let (program, args) = crate::sandbox::wrap(run, &argv)?;
             let mut command = tokio::process::Command::new(program);
             command.args(args);
             command
@@ -66,7 +75,10 @@ fn shell_command(request: &ExecRequest) -> std::io::Result<tokio::process::Comma
 
 /// Windows has no sandbox: `request.sandbox` is never set here (it is never active).
 #[cfg(windows)]
-fn shell_command(request: &ExecRequest) -> std::io::Result<tokio::process::Command> {
+fn shell_command(
+    request: &ExecRequest,
+    _sandbox: Option<&crate::sandbox::Run>,
+) -> std::io::Result<tokio::process::Command> {
     /// `CREATE_NEW_PROCESS_GROUP`: Ctrl+C in the agent's console does not reach the command.
     const CREATE_NEW_PROCESS_GROUP: u32 = 0x0000_0200;
     let mut command = tokio::process::Command::new(&request.shell);

@@ -1,11 +1,15 @@
 //! The Linux sandbox, applied by the helper process to itself just before it `exec`s
 //! the command, so the command and all its children inherit it:
 //!
-//! 1. `.git/hooks`, `.git/config` and `.agent/` (the policy's read-only paths) are
-//!    bind-mounted read-only in a private mount namespace, `.git` pinned in place. Where no
-//!    namespace can be made, the parent finds out first (`mounts_possible`), says so and
-//!    passes no read-only paths; a helper asked to protect them and failing refuses to run;
-//! 2. Landlock: read and execute everywhere, write only beneath the writable
+//! 0. descriptors above 2 that the agent inherited are marked close-on-exec;
+//! 1. in a private mount namespace: every git configuration surface of the workspace (see
+//!    `surfaces.rs`) and `.agent/` are bind-mounted read-only, the git directories pinned in
+//!    place, the command's private temp directory bound over `/tmp`, and (for inspection
+//!    commands) the workspace's secret files covered by `/dev/null`. Where no namespace can
+//!    be made, the parent finds out first (`mounts_possible`), says so and asks for none of
+//!    this; a helper asked for it and failing refuses to run;
+//! 2. Landlock: read and execute everywhere (or, for inspection commands, only beneath the
+//!    readable paths: the workspace and the system's directories), write only beneath the writable
 //!    directories and to the usual devices; with the network off, no TCP bind or
 //!    connect (ABI 4 and later). Landlock also forbids any later (u)mount, so the
 //!    command cannot undo step 1;
@@ -58,6 +62,8 @@ const TIOCLINUX: u64 = 0x541C;
 const DEVICE_DIRS: &[&str] = &["/dev/pts"];
 /// Shared memory, writable like the temp dir (in `workspace-write` mode only).
 const SHARED_MEMORY: &str = "/dev/shm";
+/// Where the command's private temp directory is bound, when a mount namespace can be made.
+const TMP: &str = "/tmp";
 
 /// Whether Landlock works in this kernel, without restricting this process.
 pub(super) fn probe() -> Result<String, String> {
@@ -77,24 +83,37 @@ pub(super) fn probe() -> Result<String, String> {
     })
 }
 
-/// Restricts this process (and what it will `exec`) as `args` say.
-pub(super) fn restrict(args: &HelperArgs) -> Result<(), String> {
-    if !args.read_only.is_empty() {
+/// Restricts this process (and what it will `exec`) as `args` say; returns the `TMPDIR` the
+/// command gets when its private temp directory became `/tmp`.
+pub(super) fn restrict(args: &HelperArgs) -> Result<Option<PathBuf>, String> {
+    // Descriptors the agent inherited (from a shell, an editor, a CI runner) are not the
+    // command's: they close when it starts (0, 1 and 2 are the command's own).
+    close_fds::CloseFdsBuilder::new().cloexecfrom(3);
+    let mut writable = args.writable.clone();
+    let mut temp = None;
+    if args.mounts() {
         // The parent checked that it can work here (`mounts_possible`): fail closed.
-        protect(&args.read_only).map_err(|error| {
+        protect(args).map_err(|error| {
             format!("cannot make the workspace's protected paths read-only: {error}")
         })?;
+        if args.tmp.is_some() {
+            writable.push(PathBuf::from(TMP));
+            temp = Some(PathBuf::from(TMP));
+        }
     }
-    let status = landlock(args).map_err(|error| format!("Landlock: {error}"))?;
+    let status = landlock(args, &writable).map_err(|error| format!("Landlock: {error}"))?;
     if status == RulesetStatus::NotEnforced {
         // The parent saw Landlock work; refuse rather than run unrestricted.
         return Err("Landlock did not enforce the rules".to_owned());
     }
     filter_syscalls(args.network).map_err(|error| format!("seccomp: {error}"))?;
-    Ok(())
+    Ok(temp)
 }
 
-fn landlock(args: &HelperArgs) -> Result<RulesetStatus, landlock::RulesetError> {
+fn landlock(
+    args: &HelperArgs,
+    writable: &[PathBuf],
+) -> Result<RulesetStatus, landlock::RulesetError> {
     // Creating device nodes (`mknod`) would reach any disk or the kernel log as root.
     let everything = AccessFs::from_all(FS_ABI) & !(AccessFs::MakeChar | AccessFs::MakeBlock);
     let read = AccessFs::from_read(FS_ABI);
@@ -108,20 +127,32 @@ fn landlock(args: &HelperArgs) -> Result<RulesetStatus, landlock::RulesetError> 
     let mut created = ruleset.create()?;
     // Paths that do not exist (or cannot be opened) are left out: nothing to allow.
     let open = |path: &Path| PathFd::new(path).ok();
-    if let Some(root) = open(Path::new("/")) {
-        created = created.add_rule(PathBeneath::new(root, read))?;
+    let reads: Vec<PathBuf> = if args.restrict_reads {
+        args.readable.clone()
+    } else {
+        vec![PathBuf::from("/")]
+    };
+    for path in &reads {
+        if let Some(fd) = open(path) {
+            let rights = if path.is_dir() {
+                read
+            } else {
+                read & file_rights
+            };
+            created = created.add_rule(PathBeneath::new(fd, rights))?;
+        }
     }
     for file in DEVICE_FILES {
         if let Some(fd) = open(Path::new(file)) {
             created = created.add_rule(PathBeneath::new(fd, read | file_rights))?;
         }
     }
-    let shared_memory = (!args.writable.is_empty()).then(|| PathBuf::from(SHARED_MEMORY));
+    let shared_memory = (!writable.is_empty()).then(|| PathBuf::from(SHARED_MEMORY));
     let dirs = DEVICE_DIRS
         .iter()
         .map(PathBuf::from)
         .chain(shared_memory)
-        .chain(args.writable.iter().cloned());
+        .chain(writable.iter().cloned());
     for dir in dirs {
         if let Some(fd) = open(&dir) {
             let rights = if dir.is_dir() {
@@ -185,19 +216,12 @@ pub(super) fn mounts_possible() -> bool {
         && std::fs::write("/proc/self/uid_map", format!("{uid} {uid} 1")).is_ok()
 }
 
-/// Makes `dirs` (directories or files) read-only in a private mount namespace: directly as
-/// root, else inside a new user namespace that maps this user to itself. A missing `hooks`
-/// directory is created first; a `.git` directory holding protected paths is bind-mounted
-/// onto itself, so it cannot be renamed away (a mount point cannot be moved).
-fn protect(dirs: &[PathBuf]) -> std::io::Result<()> {
-    for dir in dirs {
-        if dir.ends_with(".git/hooks") && !dir.exists() {
-            let _ = std::fs::create_dir(dir);
-        }
-    }
-    use rustix::mount::{
-        MountFlags, MountPropagationFlags, mount_bind, mount_change, mount_remount,
-    };
+/// Makes the private mount namespace: directly as root, else inside a new user namespace
+/// that maps this user to itself. In it the pinned directories are bound onto themselves (a
+/// mount point cannot be renamed away), the read-only paths bound read-only, the hidden files
+/// covered by `/dev/null`, and the private temp directory bound over `/tmp`.
+fn protect(args: &HelperArgs) -> std::io::Result<()> {
+    use rustix::mount::{MountPropagationFlags, mount_bind, mount_change};
     use rustix::thread::UnshareFlags;
 
     let uid = rustix::process::getuid().as_raw();
@@ -214,32 +238,44 @@ fn protect(dirs: &[PathBuf]) -> std::io::Result<()> {
         "/",
         MountPropagationFlags::PRIVATE | MountPropagationFlags::REC,
     )?;
-    let mut pinned: Vec<&Path> = Vec::new();
-    for git in dirs.iter().filter_map(|dir| dir.parent()) {
-        if git.ends_with(".git") && !pinned.contains(&git) {
-            mount_bind(git, git)?;
-            pinned.push(git);
-        }
-    }
-    for dir in dirs.iter().filter(|dir| dir.exists()) {
-        // A remount must keep the flags the kernel locked on the original mount.
-        let kept = rustix::fs::statvfs(dir).map_or(MountFlags::empty(), |stat| {
-            use rustix::fs::StatVfsMountFlags as St;
-            [
-                (St::NOSUID, MountFlags::NOSUID),
-                (St::NODEV, MountFlags::NODEV),
-                (St::NOEXEC, MountFlags::NOEXEC),
-                (St::NOATIME, MountFlags::NOATIME),
-                (St::NODIRATIME, MountFlags::NODIRATIME),
-                (St::RELATIME, MountFlags::RELATIME),
-            ]
-            .into_iter()
-            .filter(|(st, _)| stat.f_flag.contains(*st))
-            .fold(MountFlags::empty(), |flags, (_, mount)| flags | mount)
-        });
+    // Outer directories first: a later bind of a parent would cover its children's mounts.
+    let mut pinned: Vec<&PathBuf> = args.pinned.iter().collect();
+    pinned.sort_by_key(|path| path.components().count());
+    for dir in pinned.into_iter().filter(|dir| dir.is_dir()) {
         mount_bind(dir, dir)?;
-        mount_remount(dir, MountFlags::BIND | MountFlags::RDONLY | kept, "")?;
     }
+    for path in args.read_only.iter().filter(|path| path.exists()) {
+        bind_read_only(path)?;
+    }
+    for file in args.hidden.iter().filter(|file| file.is_file()) {
+        mount_bind("/dev/null", file)?;
+    }
+    if let Some(tmp) = &args.tmp {
+        mount_bind(tmp, TMP)?;
+    }
+    Ok(())
+}
+
+/// Binds `path` onto itself and makes that mount read-only.
+fn bind_read_only(path: &Path) -> std::io::Result<()> {
+    use rustix::mount::{MountFlags, mount_bind, mount_remount};
+    // A remount must keep the flags the kernel locked on the original mount.
+    let kept = rustix::fs::statvfs(path).map_or(MountFlags::empty(), |stat| {
+        use rustix::fs::StatVfsMountFlags as St;
+        [
+            (St::NOSUID, MountFlags::NOSUID),
+            (St::NODEV, MountFlags::NODEV),
+            (St::NOEXEC, MountFlags::NOEXEC),
+            (St::NOATIME, MountFlags::NOATIME),
+            (St::NODIRATIME, MountFlags::NODIRATIME),
+            (St::RELATIME, MountFlags::RELATIME),
+        ]
+        .into_iter()
+        .filter(|(st, _)| stat.f_flag.contains(*st))
+        .fold(MountFlags::empty(), |flags, (_, mount)| flags | mount)
+    });
+    mount_bind(path, path)?;
+    mount_remount(path, MountFlags::BIND | MountFlags::RDONLY | kept, "")?;
     Ok(())
 }
 

@@ -31,9 +31,15 @@ pub(super) fn probe() -> Result<String, String> {
     }
 }
 
-/// `sandbox-exec -p PROFILE ARGV…`.
-pub(super) fn wrap(policy: &Policy, argv: &[OsString]) -> (PathBuf, Vec<OsString>) {
-    let mut args = vec![OsString::from("-p"), OsString::from(profile(policy))];
+/// `sandbox-exec -p PROFILE ARGV…`; `temp` is the command's private temp directory.
+pub(super) fn wrap(
+    policy: &Policy,
+    temp: Option<&Path>,
+    argv: &[OsString],
+) -> (PathBuf, Vec<OsString>) {
+    let mut policy = policy.clone();
+    policy.writable.extend(temp.map(Path::to_path_buf));
+    let mut args = vec![OsString::from("-p"), OsString::from(profile(&policy))];
     args.extend(argv.iter().cloned());
     (PathBuf::from(SANDBOX_EXEC), args)
 }

@@ -20,6 +20,11 @@
 mod linux;
 #[cfg(target_os = "macos")]
 mod macos;
+mod run;
+mod surfaces;
+mod tree;
+
+pub use run::Run;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -42,11 +47,10 @@ pub const TEST_NO_MOUNTS_ENV: &str = "AGENT_TEST_SANDBOX_NO_MOUNTS";
 /// (a private mount namespace can be made) and exits 0 if so.
 const PROBE_MOUNTS_ARG: &str = "--probe-mounts";
 
-/// Paths inside the workspace that stay read-only in `workspace-write` mode: a command must
-/// not plant a git hook (in `.git/hooks`, or elsewhere through `core.hooksPath` in
-/// `.git/config`) or loosen the project's agent settings. `.git/hooks` is protected even
-/// when it does not exist yet (the helper creates it), and the `.git` directory holding
-/// them is pinned so it cannot be renamed away and replaced.
+/// Paths inside the workspace that stay read-only in `workspace-write` mode, as named to
+/// people: a command must not plant a git hook or configuration (in `.git/hooks`, through
+/// `core.hooksPath` in `.git/config`, `commondir`, …: `surfaces.rs` has the whole list, for
+/// every git directory in the workspace) or loosen the project's agent settings.
 pub const PROTECTED_IN_WORKSPACE: &[&str] = &[".git/hooks", ".git/config", ".agent"];
 
 /// How much a command may write.
@@ -104,8 +108,20 @@ pub struct Policy {
     pub network: bool,
     /// Directories (and files) writable with everything beneath them.
     pub writable: Vec<PathBuf>,
-    /// Existing directories inside `writable` that stay read-only.
+    /// Existing directories inside `writable` that stay read-only, as named to people (each
+    /// command's run protects every surface `surfaces.rs` finds, these among them).
     pub read_only: Vec<PathBuf>,
+    /// The workspace (canonical): its git surfaces are protected and checked per command.
+    pub workspace: PathBuf,
+    /// The directory in which each command gets a private temp directory (`TMPDIR`; also
+    /// `/tmp` where a mount namespace can be made), removed when the command ends.
+    pub temp: PathBuf,
+    /// A private mount namespace can be made here (read-only paths, `/tmp`, hidden files).
+    pub mounts: bool,
+    /// Reads allowed only beneath these (and the devices); `None`: everywhere.
+    pub readable: Option<Vec<PathBuf>>,
+    /// Files that hold secrets inside the workspace are hidden (where mounts can do it).
+    pub hide_secrets: bool,
 }
 
 impl Policy {
@@ -121,11 +137,10 @@ impl Policy {
     ) -> Self {
         let mut writable = Vec::new();
         let mut read_only = Vec::new();
+        let canonical = |dir: &Path| dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
         if mode == SandboxMode::WorkspaceWrite {
-            for dir in std::iter::once(workspace)
-                .chain(std::iter::once(temp))
-                .chain(extra.iter().map(PathBuf::as_path))
-            {
+            // The shared temp dir is not writable: each command gets a private one in it.
+            for dir in std::iter::once(workspace).chain(extra.iter().map(PathBuf::as_path)) {
                 let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
                 if dir.exists() && !writable.contains(&dir) {
                     writable.push(dir);
@@ -147,8 +162,68 @@ impl Policy {
             network,
             writable,
             read_only,
+            workspace: canonical(workspace),
+            temp: canonical(temp),
+            mounts: true,
+            readable: None,
+            hide_secrets: false,
         }
     }
+
+    /// The policy for a command that runs without a person's yes because the built-in
+    /// read-only list allowed it: no writes, no network, reads only of the workspace, the
+    /// system's own directories and git's configuration, and the workspace's secret files
+    /// hidden (where a mount namespace can be made).
+    #[must_use]
+    pub fn inspection(&self) -> Policy {
+        Policy {
+            mode: SandboxMode::ReadOnly,
+            network: false,
+            writable: Vec::new(),
+            read_only: Vec::new(),
+            workspace: self.workspace.clone(),
+            temp: self.temp.clone(),
+            mounts: self.mounts,
+            readable: Some(inspection_reads(&self.workspace)),
+            hide_secrets: true,
+        }
+    }
+}
+
+/// The system's own directories: programs, libraries, their data and configuration. What an
+/// inspection command (`cat`, `rg`, `git status`, `find`, `sed -n`) needs besides the
+/// workspace. `/proc` whole: a program's own entries live under its pid, and Landlock keeps
+/// the sandboxed process from the `environ`, `mem` and `fd` entries of processes outside it.
+const SYSTEM_READS: &[&str] = &[
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc",
+    "/opt",
+    "/proc",
+    "/nix/store",
+];
+
+/// What an inspection command may read: the workspace, [`SYSTEM_READS`], the git directories
+/// the workspace's `.git` file points at (a linked worktree's), and git's configuration in
+/// the home directory (not the rest of it).
+fn inspection_reads(workspace: &Path) -> Vec<PathBuf> {
+    let mut reads: Vec<PathBuf> = SYSTEM_READS.iter().map(PathBuf::from).collect();
+    reads.push(workspace.to_path_buf());
+    reads.extend(surfaces::outside_git_dirs(workspace));
+    if let Some(home) = std::env::var_os("HOME").filter(|home| !home.is_empty()) {
+        let home = PathBuf::from(home);
+        reads.push(home.join(".gitconfig"));
+        let config = std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|dir| !dir.is_empty())
+            .map_or_else(|| home.join(".config"), PathBuf::from);
+        reads.push(config.join("git"));
+    }
+    reads
 }
 
 /// Whether the sandbox applies on this machine.
@@ -190,13 +265,22 @@ impl Sandbox {
         };
         let mut limitation = None;
         if matches!(state, State::Active(_))
-            && !policy.read_only.is_empty()
             && let Err(why) = read_only_protection()
         {
-            limitation = Some(format!(
-                "{} stay writable: {why}",
-                join_paths(&policy.read_only)
-            ));
+            policy.mounts = false;
+            let mut what = Vec::new();
+            if !policy.read_only.is_empty() {
+                what.push(format!(
+                    "{} stay writable (changes there are undone after each command)",
+                    join_paths(&policy.read_only)
+                ));
+            }
+            what.push(
+                "secret files in the workspace stay readable to commands the read-only list \
+                 allows"
+                    .to_owned(),
+            );
+            limitation = Some(format!("{}: {why}", what.join("; ")));
             policy.read_only.clear();
         }
         Self {
@@ -216,6 +300,11 @@ impl Sandbox {
                 network: true,
                 writable: Vec::new(),
                 read_only: Vec::new(),
+                workspace: PathBuf::new(),
+                temp: std::env::temp_dir(),
+                mounts: false,
+                readable: None,
+                hide_secrets: false,
             },
             required: false,
             state: State::Off,
@@ -341,37 +430,27 @@ fn platform_availability() -> Result<String, String> {
     ))
 }
 
-/// The program and arguments that run `argv` (the shell invocation) inside `policy`.
+/// The program and arguments that run `argv` (the shell invocation) inside `run`.
 ///
 /// # Errors
 /// When the helper (the agent's own executable) cannot be found.
 #[cfg(target_os = "linux")]
-pub fn wrap(policy: &Policy, argv: &[OsString]) -> std::io::Result<(PathBuf, Vec<OsString>)> {
+pub fn wrap(run: &Run, argv: &[OsString]) -> std::io::Result<(PathBuf, Vec<OsString>)> {
     let exe = std::env::current_exe()?;
     let mut args = vec![OsString::from(HELPER_ARG)];
-    if policy.network {
-        args.push("--network".into());
-    }
-    for dir in &policy.writable {
-        args.push("--write".into());
-        args.push(dir.into());
-    }
-    for dir in &policy.read_only {
-        args.push("--read-only".into());
-        args.push(dir.into());
-    }
+    args.extend(run.helper_args());
     args.push("--".into());
     args.extend(argv.iter().cloned());
     Ok((exe, args))
 }
 
-/// The program and arguments that run `argv` (the shell invocation) inside `policy`.
+/// The program and arguments that run `argv` (the shell invocation) inside `run`.
 ///
 /// # Errors
 /// Never on macOS; kept fallible like the Linux version.
 #[cfg(target_os = "macos")]
-pub fn wrap(policy: &Policy, argv: &[OsString]) -> std::io::Result<(PathBuf, Vec<OsString>)> {
-    Ok(macos::wrap(policy, argv))
+pub fn wrap(run: &Run, argv: &[OsString]) -> std::io::Result<(PathBuf, Vec<OsString>)> {
+    Ok(macos::wrap(run.policy(), run.temp_dir(), argv))
 }
 
 /// No sandbox here: `argv` runs as it is.
@@ -379,7 +458,7 @@ pub fn wrap(policy: &Policy, argv: &[OsString]) -> std::io::Result<(PathBuf, Vec
 /// # Errors
 /// Never.
 #[cfg(not(any(target_os = "linux", target_os = "macos")))]
-pub fn wrap(_policy: &Policy, argv: &[OsString]) -> std::io::Result<(PathBuf, Vec<OsString>)> {
+pub fn wrap(_run: &Run, argv: &[OsString]) -> std::io::Result<(PathBuf, Vec<OsString>)> {
     let program = argv.first().map(PathBuf::from).unwrap_or_default();
     Ok((program, argv.iter().skip(1).cloned().collect()))
 }
@@ -389,23 +468,51 @@ pub fn wrap(_policy: &Policy, argv: &[OsString]) -> std::io::Result<(PathBuf, Ve
 struct HelperArgs {
     network: bool,
     writable: Vec<PathBuf>,
+    /// Existing paths made read-only in the mount namespace.
     read_only: Vec<PathBuf>,
+    /// Directories bound onto themselves (cannot be renamed away).
+    pinned: Vec<PathBuf>,
+    /// Files hidden (`/dev/null` bound over them).
+    hidden: Vec<PathBuf>,
+    /// The command's private temp directory, bound over `/tmp`.
+    tmp: Option<PathBuf>,
+    /// Reads only beneath `readable` (and the devices).
+    restrict_reads: bool,
+    readable: Vec<PathBuf>,
     argv: Vec<OsString>,
+}
+
+impl HelperArgs {
+    /// Whether the helper needs a private mount namespace.
+    #[cfg(target_os = "linux")]
+    fn mounts(&self) -> bool {
+        !(self.read_only.is_empty()
+            && self.pinned.is_empty()
+            && self.hidden.is_empty()
+            && self.tmp.is_none())
+    }
 }
 
 fn parse_helper_args(args: impl IntoIterator<Item = OsString>) -> Result<HelperArgs, String> {
     let mut parsed = HelperArgs::default();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
-        match arg.to_str() {
-            Some("--network") => parsed.network = true,
-            Some("--write") => parsed
-                .writable
-                .push(args.next().ok_or("`--write` needs a directory")?.into()),
-            Some("--read-only") => parsed
-                .read_only
-                .push(args.next().ok_or("`--read-only` needs a directory")?.into()),
-            Some("--") => {
+        let flag = arg.to_str().unwrap_or_default();
+        let mut value = || -> Result<PathBuf, String> {
+            args.next()
+                .map(PathBuf::from)
+                .ok_or_else(|| format!("`{flag}` needs a path"))
+        };
+        match flag {
+            "--network" => parsed.network = true,
+            "--restrict-reads" => parsed.restrict_reads = true,
+            "--write" => parsed.writable.push(value()?),
+            "--read-only" => parsed.read_only.push(value()?),
+            "--pin" => parsed.pinned.push(value()?),
+            "--hide" => parsed.hidden.push(value()?),
+            "--read" => parsed.readable.push(value()?),
+            "--tmp" => parsed.tmp = Some(value()?),
+            "--" => {
                 parsed.argv = args.collect();
                 break;
             }
@@ -444,13 +551,17 @@ pub fn helper_main(args: impl IntoIterator<Item = OsString>) -> std::process::Ex
     };
     #[cfg(target_os = "linux")]
     {
-        if let Err(error) = linux::restrict(&args) {
-            return fail(&error);
-        }
+        let temp = match linux::restrict(&args) {
+            Ok(temp) => temp,
+            Err(error) => return fail(&error),
+        };
         use std::os::unix::process::CommandExt as _;
-        let error = std::process::Command::new(&args.argv[0])
-            .args(&args.argv[1..])
-            .exec();
+        let mut command = std::process::Command::new(&args.argv[0]);
+        command.args(&args.argv[1..]);
+        if let Some(temp) = temp {
+            command.env("TMPDIR", temp);
+        }
+        let error = command.exec();
         fail(&format!(
             "cannot start `{}`: {error}",
             args.argv[0].to_string_lossy()
@@ -586,28 +697,50 @@ mod tests {
 
     #[test]
     fn helper_arguments_round_trip() {
-        let policy = Policy {
-            mode: SandboxMode::WorkspaceWrite,
-            network: true,
-            writable: vec!["/w".into(), "/t".into()],
-            read_only: vec!["/w/.agent".into()],
-        };
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let (work, temp) = (root.join("work"), root.join("tmp"));
+        std::fs::create_dir_all(work.join(".git/hooks")).unwrap();
+        std::fs::create_dir_all(&temp).unwrap();
+        std::fs::write(work.join(".env"), "KEY=1").unwrap();
+        let policy = Policy::new(SandboxMode::WorkspaceWrite, true, &work, &temp, &[]);
         let argv: Vec<OsString> = vec!["sh".into(), "-c".into(), "echo --write".into()];
-        let mut args = vec![OsString::from("--network")];
-        for dir in &policy.writable {
-            args.extend(["--write".into(), dir.into()]);
-        }
-        args.extend(["--read-only".into(), "/w/.agent".into(), "--".into()]);
+        let run = Run::prepare(&policy).unwrap();
+        let private = run.temp_dir().unwrap().to_path_buf();
+        let mut args = run.helper_args();
+        args.push("--".into());
         args.extend(argv.iter().cloned());
-        assert_eq!(
-            parse_helper_args(args).unwrap(),
-            HelperArgs {
-                network: true,
-                writable: policy.writable.clone(),
-                read_only: policy.read_only.clone(),
-                argv,
-            }
+        let parsed = parse_helper_args(args).unwrap();
+        assert!(parsed.network && !parsed.restrict_reads);
+        assert_eq!(parsed.argv, argv);
+        assert_eq!(parsed.pinned, vec![work.join(".git")]);
+        assert!(
+            parsed.read_only.contains(&work.join(".git/hooks")),
+            "{parsed:?}"
         );
+        assert!(
+            parsed.read_only.contains(&work.join(".agent")),
+            "{parsed:?}"
+        );
+        // The workspace is below /tmp here: the private temp dir is only made writable.
+        assert!(parsed.writable.contains(&private) || parsed.tmp == Some(private.clone()));
+        assert!(parsed.hidden.is_empty());
+        let _ = run.finish();
+        assert!(!private.exists() && !work.join(".agent").exists());
+
+        let inspection = policy.inspection();
+        let run = Run::prepare(&inspection).unwrap();
+        let parsed = parse_helper_args(
+            run.helper_args()
+                .into_iter()
+                .chain(["--".into(), "cat".into()]),
+        )
+        .unwrap();
+        assert!(!parsed.network && parsed.restrict_reads && parsed.writable.is_empty());
+        assert!(parsed.readable.contains(&work) && parsed.readable.contains(&"/usr".into()));
+        assert_eq!(parsed.hidden, vec![work.join(".env")]);
+        assert!(run.temp_dir().is_none());
+
         assert!(parse_helper_args(vec!["--write".into()]).is_err());
         assert!(parse_helper_args(vec!["--".into()]).is_err());
         assert!(parse_helper_args(vec!["--bogus".into()]).is_err());
@@ -615,12 +748,10 @@ mod tests {
 
     #[test]
     fn denials_are_recognised_and_explained() {
-        let policy = Policy {
-            mode: SandboxMode::WorkspaceWrite,
-            network: false,
-            writable: vec!["/w".into()],
-            read_only: Vec::new(),
-        };
+        let mut policy = Sandbox::off().policy;
+        policy.mode = SandboxMode::WorkspaceWrite;
+        policy.network = false;
+        policy.writable = vec!["/w".into()];
         let note = likely_denial(
             &policy,
             Some(1),

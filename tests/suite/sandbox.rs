@@ -78,11 +78,26 @@ fn writes_inside_the_workspace_and_temp_dir_work() {
         return;
     }
     let dirs = Dirs::new();
-    let (result, status) = dirs.exec(&["touch inside && mkdir -p sub/dir && touch \"$TMPDIR/t\""]);
+    let (result, status) =
+        dirs.exec(&["touch inside && mkdir -p sub/dir && touch \"$TMPDIR/t\" && echo \"$TMPDIR\""]);
     assert_eq!(status, Some(0), "{result}");
     assert!(dirs.work().join("inside").exists());
-    assert!(dirs.tmp.join("t").exists());
     assert_eq!(result.get("sandbox_denied"), None, "{result}");
+    // The temp dir is the command's own, inside the agent's, and gone when it ended.
+    let private = result["stdout"].as_str().unwrap().trim().to_owned();
+    assert!(
+        private.starts_with(&dirs.tmp.display().to_string()),
+        "{result}"
+    );
+    assert_ne!(Path::new(&private), dirs.tmp, "{result}");
+    assert!(
+        !Path::new(&private).exists(),
+        "the private temp dir was left behind"
+    );
+    assert_eq!(std::fs::read_dir(&dirs.tmp).unwrap().count(), 0);
+    // The shared temp dir around it is not writable.
+    let (result, _) = dirs.exec(&["touch \"$(dirname \"$TMPDIR\")/shared\""]);
+    assert!(!dirs.tmp.join("shared").exists(), "{result}");
 }
 
 #[test]
@@ -652,4 +667,290 @@ fn paths_it_cannot_protect_are_reported() {
         .assert()
         .stderr(predicate::str::contains("stay writable").not());
     assert!(!dirs.work().join(".git/hooks/x").exists());
+}
+
+/// `git` run by the test itself (as a person would, after the agent), hermetic: no user or
+/// system configuration, a fixed identity.
+fn git(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new("git")
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// A workspace that is a git repository with one commit.
+fn repository(dirs: &Dirs) -> PathBuf {
+    let work = dirs.work();
+    assert!(git(&work, &["init", "-q"]).status.success());
+    std::fs::write(work.join("f"), "x\n").unwrap();
+    assert!(git(&work, &["add", "f"]).status.success());
+    assert!(git(&work, &["commit", "-qm", "one"]).status.success());
+    work
+}
+
+/// A command that makes git (run later by a person) touch `marker` if planted config is read.
+fn fsmonitor(marker: &Path) -> String {
+    format!(
+        "[core]\n\tfsmonitor = \"touch {}; false\"\n",
+        marker.display()
+    )
+}
+
+fn undone(result: &serde_json::Value) -> String {
+    result["sandbox_undone"]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .map(|item| item.as_str().unwrap_or_default().to_owned())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+/// The commondir attack: `.git/commondir` pointing at a directory the command made, with its
+/// own `config` (`core.fsmonitor`) and hooks. Afterwards the person's `git status` must not run
+/// it, and the result says what was undone.
+#[test]
+fn a_planted_commondir_is_undone_and_reported() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let work = repository(&dirs);
+    let marker = dirs.outside.join("fsmonitor-ran");
+    std::fs::write(dirs.tmp.join("evil-config"), fsmonitor(&marker)).unwrap();
+    let command = format!(
+        "cp -r .git evil && cp {} evil/config && echo \"$PWD/evil\" > .git/commondir; true",
+        quoted(&dirs.tmp.join("evil-config"))
+    );
+    let (result, _) = dirs.exec(&[&command]);
+    assert!(!work.join(".git/commondir").exists(), "{result}");
+    assert!(undone(&result).contains(".git/commondir"), "{result}");
+    git(&work, &["status"]);
+    assert!(!marker.exists(), "git ran the planted fsmonitor: {result}");
+}
+
+/// A nested repository with its own `core.fsmonitor`, added to the parent's index as a
+/// gitlink: the parent's `git status` would run it. The nested `.git` is moved out of git's
+/// sight and the gitlink taken out of the index.
+#[test]
+fn a_nested_repository_added_as_a_gitlink_is_undone() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let work = repository(&dirs);
+    let marker = dirs.outside.join("fsmonitor-ran");
+    let command = format!(
+        "git init -q sub && git -C sub -c user.name=a -c user.email=a@b commit -q --allow-empty -m s \
+         && git config -f sub/.git/config core.fsmonitor 'touch {}; false' && git add sub \
+         && git ls-files -s sub",
+        marker.display()
+    );
+    let (result, status) = dirs.exec(&[&command]);
+    assert_eq!(status, Some(0), "{result}");
+    assert!(
+        result["stdout"].as_str().unwrap().starts_with("160000"),
+        "the attack did not make a gitlink: {result}"
+    );
+    assert!(!work.join("sub/.git").exists(), "{result}");
+    assert!(work.join("sub/.git.agent-blocked").is_dir(), "{result}");
+    let report = undone(&result);
+    assert!(
+        report.contains("sub/.git") && report.contains("gitlink"),
+        "{report}"
+    );
+    let listed = git(&work, &["ls-files", "-s"]);
+    assert!(
+        !String::from_utf8_lossy(&listed.stdout).contains("160000"),
+        "the gitlink stayed in the index"
+    );
+    git(&work, &["status"]);
+    assert!(!marker.exists(), "git ran the nested fsmonitor: {result}");
+}
+
+/// Every file and directory git reads configuration, hooks, attributes or objects from, and a
+/// `.git` file anywhere below the workspace: each planted by a sandboxed command; none is left.
+#[test]
+fn every_git_surface_stays_as_it_was() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let work = repository(&dirs);
+    // An included file inside the workspace, and one that does not exist yet.
+    assert!(
+        git(&work, &["config", "include.path", "../shared.gitconfig"])
+            .status
+            .success()
+    );
+    assert!(
+        git(
+            &work,
+            &["config", "--add", "include.path", "../later.gitconfig"]
+        )
+        .status
+        .success()
+    );
+    std::fs::write(work.join("shared.gitconfig"), "[user]\n").unwrap();
+    let config = std::fs::read(work.join(".git/config")).unwrap();
+    let planted = [
+        ".git/config",
+        ".git/config.worktree",
+        ".git/commondir",
+        ".git/info/attributes",
+        ".git/info/exclude",
+        ".git/objects/info/alternates",
+        ".git/hooks/pre-commit",
+        ".git/worktrees/w/config",
+        ".git/modules/m/config",
+        ".git/branches/b",
+        ".git/remotes/r",
+        "shared.gitconfig",
+        "later.gitconfig",
+        "deep/er/.git",
+        ".git.d/.git",
+        ".agent/settings.toml",
+    ];
+    let command = planted
+        .iter()
+        .map(|path| {
+            let parent = Path::new(path).parent().unwrap().display().to_string();
+            format!("mkdir -p '{parent}'; echo '[core] fsmonitor = x' >> '{path}'")
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let (result, _) = dirs.exec(&[&format!("{command}; true")]);
+    assert_eq!(
+        std::fs::read(work.join(".git/config")).unwrap(),
+        config,
+        "{result}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.join("shared.gitconfig")).unwrap(),
+        "[user]\n",
+        "{result}"
+    );
+    let exclude = "# git ls-files --others --exclude-from=.git/info/exclude\n";
+    let kept = std::fs::read_to_string(work.join(".git/info/exclude")).unwrap_or_default();
+    assert!(
+        kept.starts_with(exclude) && !kept.contains("fsmonitor"),
+        "{kept}"
+    );
+    for path in &planted[1..] {
+        if ["shared.gitconfig", ".git/info/exclude"].contains(path) {
+            continue;
+        }
+        assert!(!work.join(path).exists(), "`{path}` was planted: {result}");
+    }
+    assert!(!work.join(".agent").exists(), "{result}");
+    // The surface directories made to protect them are gone again.
+    for dir in ["worktrees", "modules", "remotes"] {
+        assert!(!work.join(".git").join(dir).exists(), "{dir} left behind");
+    }
+    assert!(work.join(".git/hooks").is_dir() && work.join(".git/info").is_dir());
+}
+
+/// Where no mount namespace can be made, the check after the command is all there is: the
+/// changes are still undone and reported.
+#[test]
+fn without_mounts_the_surfaces_are_restored_after_the_command() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let work = repository(&dirs);
+    let config = std::fs::read(work.join(".git/config")).unwrap();
+    let output = dirs
+        .agent()
+        .env("AGENT_TEST_SANDBOX_NO_MOUNTS", "1")
+        .args(["exec", "--json", "-q", "--"])
+        .arg(
+            "echo '[core] fsmonitor = x' >> .git/config; echo x > .git/commondir; \
+             echo '#!/bin/sh' > .git/hooks/pre-commit; mkdir -p .agent; echo 'x' > .agent/settings.toml",
+        )
+        .output()
+        .unwrap();
+    let result = json(&output);
+    assert_eq!(
+        std::fs::read(work.join(".git/config")).unwrap(),
+        config,
+        "{result}"
+    );
+    assert!(!work.join(".git/commondir").exists(), "{result}");
+    assert!(!work.join(".git/hooks/pre-commit").exists(), "{result}");
+    assert!(!work.join(".agent").exists(), "{result}");
+    let report = undone(&result);
+    for what in [".git/config", ".git/commondir", "pre-commit", ".agent"] {
+        assert!(report.contains(what), "{what}: {report}");
+    }
+}
+
+/// Git's own writes keep working: an approved `git commit` inside the sandbox commits, and
+/// nothing is reported as undone.
+#[test]
+fn an_approved_git_commit_still_works() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let work = repository(&dirs);
+    let (result, status) = dirs.exec(&[
+        "echo y > g && git add g && git -c user.name=a -c user.email=a@b commit -qm two && git log --oneline",
+    ]);
+    assert_eq!(status, Some(0), "{result}");
+    assert_eq!(result.get("sandbox_undone"), None, "{result}");
+    let log = git(&work, &["log", "--format=%s"]);
+    assert_eq!(String::from_utf8_lossy(&log.stdout), "two\none\n");
+}
+
+/// A descriptor the agent inherited (here fd 5, opened by the shell that started it) does not
+/// reach the command; without the sandbox it does, which proves the test can fail.
+#[test]
+fn inherited_descriptors_do_not_reach_commands() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let leak = dirs.outside.join("leak");
+    let agent = assert_cmd::cargo::cargo_bin("agent");
+    let run = |sandbox: &str| {
+        let script = format!(
+            "exec 5>>{}; exec {} exec --sandbox {sandbox} 'echo leaked >&5'",
+            quoted(&leak),
+            quoted(&agent)
+        );
+        let cmd = dirs.agent();
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .env_clear()
+            .envs(
+                cmd.get_envs()
+                    .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))),
+            )
+            .current_dir(dirs.work())
+            .output()
+            .unwrap()
+    };
+    let output = run("workspace-write");
+    assert_eq!(
+        std::fs::read_to_string(&leak).unwrap_or_default(),
+        "",
+        "{output:?}"
+    );
+    run("off");
+    assert_eq!(std::fs::read_to_string(&leak).unwrap(), "leaked\n");
 }

@@ -1,0 +1,179 @@
+//! One command's sandbox: what is prepared before it runs (its private temp directory, the git
+//! surfaces of the workspace to keep read-only, the secret files to hide) and what is done
+//! after it (the surfaces checked and changes undone, the temp directory removed).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::surfaces::{Guard, Mounts};
+use super::{Policy, SandboxMode};
+
+/// The shared temp directory that a command's private one replaces, where mounts allow.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+const TMP: &str = "/tmp";
+
+/// Numbers the private temp directories this process makes.
+static TEMP_DIRS: AtomicU64 = AtomicU64::new(0);
+
+/// At most this many secret files are hidden one by one (each is a mount); past it the rest
+/// stay readable and the run says so.
+const MAX_HIDDEN_FILES: usize = 2000;
+
+/// One command's sandbox, from [`Run::prepare`] to [`Run::finish`].
+#[derive(Debug)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub struct Run {
+    policy: Policy,
+    mounts: Mounts,
+    hidden: Vec<PathBuf>,
+    temp: Option<PathBuf>,
+    guard: Option<Guard>,
+}
+
+impl Run {
+    /// Prepares a command's run in `policy`: records the workspace's git surfaces (making
+    /// the missing surface directories, to keep them read-only), finds the secret files to
+    /// hide, and makes the private temp directory.
+    ///
+    /// # Errors
+    /// When the private temp directory cannot be made.
+    pub fn prepare(policy: &Policy) -> std::io::Result<Run> {
+        let writes = policy.mode == SandboxMode::WorkspaceWrite;
+        let (guard, mounts) = if writes {
+            let (guard, mounts) = Guard::before(&policy.workspace, policy.mounts);
+            (Some(guard), mounts)
+        } else {
+            (None, Mounts::default())
+        };
+        let hidden = if policy.hide_secrets && policy.mounts {
+            secret_files(&policy.workspace)
+        } else {
+            Vec::new()
+        };
+        let temp = if writes {
+            Some(private_temp(&policy.temp)?)
+        } else {
+            None
+        };
+        Ok(Run {
+            policy: policy.clone(),
+            mounts,
+            hidden,
+            temp,
+            guard,
+        })
+    }
+
+    /// The policy this run applies.
+    #[must_use]
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The command's own temp directory (its `TMPDIR`), when it may write.
+    #[must_use]
+    pub fn temp_dir(&self) -> Option<&Path> {
+        self.temp.as_deref()
+    }
+
+    /// After the command: undoes changes to the git surfaces (saying what was undone) and
+    /// removes the private temp directory.
+    #[must_use]
+    pub fn finish(self) -> Vec<String> {
+        if let Some(temp) = &self.temp {
+            let _ = std::fs::remove_dir_all(temp);
+        }
+        self.guard.map(Guard::finish).unwrap_or_default()
+    }
+
+    /// The helper's arguments for this run (before `--`).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    pub(super) fn helper_args(&self) -> Vec<OsString> {
+        let policy = &self.policy;
+        let mut args: Vec<OsString> = Vec::new();
+        let mut push = |flag: &str, path: &Path| {
+            args.push(flag.into());
+            args.push(path.into());
+        };
+        for dir in &policy.writable {
+            push("--write", dir);
+        }
+        for path in &self.mounts.pinned {
+            push("--pin", path);
+        }
+        for path in &self.mounts.read_only {
+            push("--read-only", path);
+        }
+        for path in &self.hidden {
+            push("--hide", path);
+        }
+        for path in policy.readable.iter().flatten() {
+            push("--read", path);
+        }
+        if let Some(temp) = &self.temp {
+            // Bound over `/tmp` unless that would hide a path the command works with.
+            let tmp = Path::new(TMP);
+            let hides = std::iter::once(&policy.workspace)
+                .chain(&policy.writable)
+                .any(|path| path.starts_with(tmp));
+            push(
+                if policy.mounts && !hides {
+                    "--tmp"
+                } else {
+                    "--write"
+                },
+                temp,
+            );
+        }
+        if policy.network {
+            args.push("--network".into());
+        }
+        if policy.readable.is_some() {
+            args.push("--restrict-reads".into());
+        }
+        args
+    }
+}
+
+/// Makes a new directory only this user can enter, in `parent`.
+fn private_temp(parent: &Path) -> std::io::Result<PathBuf> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(false);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    loop {
+        let n = TEMP_DIRS.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir = parent.join(format!("agent-{}-{n}-{nanos:x}", std::process::id()));
+        match builder.create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(error) => return Err(error),
+        }
+    }
+}
+
+/// The files in `workspace` that hold secrets (`assets/secret-files.txt`), not looking inside
+/// git directories and not following links.
+fn secret_files(workspace: &Path) -> Vec<PathBuf> {
+    let secrets = crate::workspace::SecretFiles::defaults();
+    ignore::WalkBuilder::new(workspace)
+        .standard_filters(false)
+        .follow_links(false)
+        .filter_entry(|entry| entry.file_name() != ".git")
+        .build()
+        .flatten()
+        .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))
+        .filter(|entry| {
+            entry
+                .path()
+                .strip_prefix(workspace)
+                .is_ok_and(|relative| secrets.is_secret(relative))
+        })
+        .take(MAX_HIDDEN_FILES)
+        .map(ignore::DirEntry::into_path)
+        .collect()
+}
