@@ -358,7 +358,9 @@ impl Loop<'_> {
             return fail(error, command, emit);
         }
 
-        let request = match self.exec_request(&decided.command, &shell, by) {
+        // Allowed by the read-only list and nobody's yes: it runs read-only (DESIGN "Next").
+        let inspection = decision.source == Source::Builtin && by != DecidedBy::Person;
+        let request = match self.exec_request(&decided.command, &shell, by, inspection) {
             Ok(request) => request,
             Err(error) => return fail(error, command, emit),
         };
@@ -418,6 +420,7 @@ impl Loop<'_> {
         command: &str,
         shell: &ShellCall,
         by: DecidedBy,
+        inspection: bool,
     ) -> Result<ExecRequest, ToolError> {
         let cwd = match &shell.working_directory {
             Some(dir) => exec::resolve_working_directory(&self.config.workspace, dir)?,
@@ -427,7 +430,13 @@ impl Loop<'_> {
         request.shell.clone_from(&self.config.shell);
         request.limits = self.config.limits;
         request.env_remove.clone_from(&self.config.env_remove);
-        request.sandbox = self.config.sandbox.active_policy().cloned();
+        request.sandbox = self.config.sandbox.active_policy().map(|policy| {
+            if inspection {
+                policy.inspection()
+            } else {
+                policy.clone()
+            }
+        });
         if by != DecidedBy::Person {
             request.env_set = exec::git::neutralising_env();
         }

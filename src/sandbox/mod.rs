@@ -283,6 +283,13 @@ impl Sandbox {
             limitation = Some(format!("{}: {why}", what.join("; ")));
             policy.read_only.clear();
         }
+        if cfg!(target_os = "macos") && matches!(state, State::Active(_)) {
+            limitation = Some(
+                "commands the read-only list allows can read outside the workspace and its \
+                 secret files (the Seatbelt profile restricts writes only)"
+                    .to_owned(),
+            );
+        }
         Self {
             policy,
             required,

@@ -954,3 +954,79 @@ fn inherited_descriptors_do_not_reach_commands() {
     run("off");
     assert_eq!(std::fs::read_to_string(&leak).unwrap(), "leaked\n");
 }
+
+/// A command allowed by the built-in read-only list, with nobody's yes, runs read-only: here
+/// `ls` is a stand-in on PATH (as a misjudged "read-only" command would be) that tries to read
+/// the home directory, a secret file in the workspace and an ordinary one, to write, and to run
+/// `git status`. Only the workspace reads and git work. The same stand-in allowed by a rule
+/// keeps today's workspace-write sandbox.
+#[test]
+fn what_the_read_only_list_allows_runs_read_only() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let work = repository(&dirs);
+    let home = dirs.sandbox.root.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("secret"), "home-secret\n").unwrap();
+    std::fs::write(work.join(".env"), "API_KEY=workspace-secret\n").unwrap();
+    std::fs::write(work.join("notes.txt"), "workspace-notes\n").unwrap();
+    // Inside the workspace: an inspection command cannot even see programs elsewhere.
+    let bin = work.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = format!(
+        "#!/bin/sh\ncat {home}/secret; cat .env; cat notes.txt; touch written && echo wrote; \
+         git status --short >/dev/null 2>&1 && echo git-ok; \
+         echo via-tmp > /tmp/agent-inspection-{pid} && echo wrote-tmp\n",
+        home = quoted(&home),
+        pid = std::process::id()
+    );
+    let stand_in = bin.join("ls");
+    std::fs::write(&stand_in, script).unwrap();
+    let mut permissions = std::fs::metadata(&stand_in).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&stand_in, permissions).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = |flags: &[&str]| {
+        let server = FakeModel::openai_turns([turn_tool_call("ls", "list"), turn_text("done")]);
+        dirs.agent()
+            .env("PATH", &path)
+            .env("OPENAI_API_KEY", "sk-test")
+            .args(["run", "--provider", "openai", "--base-url"])
+            .arg(server.openai_url())
+            .args(flags)
+            .arg("look")
+            .assert()
+            .success();
+        let result: serde_json::Value =
+            serde_json::from_str(&server.request(1).tool_results()[0].1).unwrap();
+        result["stdout"].as_str().unwrap_or_default().to_owned()
+    };
+    let stdout = run(&[]);
+    assert!(stdout.contains("workspace-notes"), "{stdout}");
+    assert!(stdout.contains("git-ok"), "{stdout}");
+    assert!(
+        !stdout.contains("home-secret"),
+        "read the home directory: {stdout}"
+    );
+    assert!(
+        !stdout.contains("workspace-secret"),
+        "read a secret file: {stdout}"
+    );
+    assert!(!stdout.contains("wrote"), "wrote: {stdout}");
+    assert!(!work.join("written").exists());
+    let _ = std::fs::remove_file(format!("/tmp/agent-inspection-{}", std::process::id()));
+
+    // Allowed by a rule instead: the workspace-write sandbox, as before.
+    let stdout = run(&["--allow", "ls"]);
+    assert!(
+        stdout.contains("home-secret") && stdout.contains("wrote"),
+        "{stdout}"
+    );
+    assert!(work.join("written").exists());
+}
