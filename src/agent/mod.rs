@@ -370,14 +370,18 @@ impl Loop<'_> {
             Some(from) => approval::mark_edited(&content, from, &decided.command),
             None => content,
         };
-        if result.sandbox_denied && request.sandbox.is_some() && approver.can_ask().is_ok() {
+        if result.sandbox_denied
+            && request.sandbox.is_some()
+            && by == DecidedBy::Person
+            && approver.can_ask().is_ok()
+        {
             emit(Event::ToolResult {
                 id: id.clone(),
                 command: command.clone(),
                 result: Some(result.clone()),
                 error: None,
             });
-            match rerun::again_without_sandbox(&id, request, approver, stats, emit).await {
+            match rerun::again_without_sandbox(&id, request, &result, approver, stats, emit).await {
                 Rerun::Ran(second) => result = second,
                 Rerun::Declined => return Some(mark(tool::result_content(&result))),
                 Rerun::Interrupted => return None,

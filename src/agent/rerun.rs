@@ -19,22 +19,35 @@ pub(super) enum Rerun {
 }
 
 /// Asks whether to run `request` again without the sandbox, and does so on a yes. Enter
-/// alone does not say yes (the question is marked destructive).
+/// alone does not say yes (the question is marked destructive). Only for a command a person
+/// said yes to: the offer rests on text the command printed, so a command that ran on a rule
+/// or the read-only list could print it to invite the person to lift the sandbox.
 pub(super) async fn again_without_sandbox<A: Approve>(
     id: &str,
     mut request: ExecRequest,
+    first: &ExecResult,
     approver: &mut A,
     stats: &mut Stats,
     emit: &mut (dyn FnMut(Event) + Send),
 ) -> Rerun {
-    let reason = "the sandbox likely blocked it; run it again WITHOUT the sandbox (it may then \
-                  write outside the workspace and use the network)?";
+    // The sandbox reports nothing of what it refused: all there is, is a line the command
+    // itself printed. Say so, and show it.
+    let line = request
+        .sandbox
+        .as_ref()
+        .and_then(|policy| crate::sandbox::denial_line(policy, first.exit_code, &first.stderr))
+        .unwrap_or_default();
+    let reason = format!(
+        "a guess from the command's own output (the sandbox reports nothing): it printed \
+         `{line}`. Run it again WITHOUT the sandbox (it may then write outside the workspace \
+         and use the network)?"
+    );
     let question = ApprovalRequest {
         command: request.command.clone(),
         description: "the same command, again without the sandbox".to_owned(),
         decision: Decision {
             verdict: Verdict::Ask,
-            reason: reason.to_owned(),
+            reason,
             source: Source::Parser,
             rule: None,
             destructive: true,

@@ -605,22 +605,7 @@ const NETWORK_WORDS: &[&str] = &[
 /// line; `None` otherwise. A guess from the text: the note says "likely".
 #[must_use]
 pub fn likely_denial(policy: &Policy, exit_code: Option<i32>, stderr: &str) -> Option<String> {
-    if exit_code == Some(0) {
-        return None;
-    }
-    let name_resolution = if policy.network {
-        None
-    } else {
-        stderr.lines().find(|line| {
-            line.contains("Temporary failure in name resolution")
-                || line.contains("Could not resolve host")
-        })
-    };
-    let line = stderr
-        .lines()
-        .find(|line| DENIAL_WORDS.iter().any(|word| line.contains(word)))
-        .or(name_resolution)?;
-    let line: String = line.trim().chars().take(300).collect();
+    let line = denial_line(policy, exit_code, stderr)?;
     let network = !policy.network && NETWORK_WORDS.iter().any(|word| line.contains(word));
     let what = if network {
         "network use is off in the sandbox".to_owned()
@@ -648,6 +633,28 @@ pub fn likely_denial(policy: &Policy, exit_code: Option<i32>, stderr: &str) -> O
          or tell the user what needs them lifted ({lift})",
         policy.mode.name(),
     ))
+}
+
+/// The line of a failed command's stderr that says the kernel refused something (the text
+/// [`likely_denial`] guesses from). The command wrote it: it is no evidence.
+#[must_use]
+pub fn denial_line(policy: &Policy, exit_code: Option<i32>, stderr: &str) -> Option<String> {
+    if exit_code == Some(0) {
+        return None;
+    }
+    let name_resolution = if policy.network {
+        None
+    } else {
+        stderr.lines().find(|line| {
+            line.contains("Temporary failure in name resolution")
+                || line.contains("Could not resolve host")
+        })
+    };
+    let line = stderr
+        .lines()
+        .find(|line| DENIAL_WORDS.iter().any(|word| line.contains(word)))
+        .or(name_resolution)?;
+    Some(line.trim().chars().take(300).collect())
 }
 
 fn join_paths(paths: &[PathBuf]) -> String {

@@ -543,9 +543,16 @@ fn rerun_case(key: &str) -> (bool, Vec<serde_json::Value>) {
         &dirs.sandbox,
         &server,
         &[("TMPDIR", tmp.as_str())],
-        "--allow touch 'write it'",
+        "'write it'",
     );
+    // The person says yes to the command itself first: only then is a rerun offered.
+    tmux.wait_for("agent wants to run");
+    tmux.keys(&["1"]);
     let screen = tmux.wait_for("WITHOUT the sandbox");
+    assert!(
+        screen.contains("a guess") && screen.contains("Permission denied"),
+        "the offer must say it is a guess and show the line:\n{screen}"
+    );
     assert!(
         !target.exists(),
         "it ran unsandboxed before the answer:\n{screen}"
@@ -1029,4 +1036,27 @@ fn what_the_read_only_list_allows_runs_read_only() {
         "{stdout}"
     );
     assert!(work.join("written").exists());
+}
+
+/// A command that ran without a person's yes (the read-only list) and printed the words a
+/// refusal would have: no offer to run it again without the sandbox, even at a terminal.
+#[test]
+fn text_a_command_prints_never_invites_an_unsandboxed_rerun() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let server = FakeModel::openai_turns([
+        turn_tool_call("ls 'Permission denied'", "look"),
+        turn_text("done"),
+    ]);
+    let tmp = dirs.tmp.display().to_string();
+    let tmux = super::tty::run_in_tmux(&dirs.sandbox, &server, &[("TMPDIR", tmp.as_str())], "look");
+    let screen = tmux.wait_for("EXIT=");
+    assert!(!screen.contains("WITHOUT the sandbox"), "{screen}");
+    let results: Vec<serde_json::Value> = transcript_events(&dirs.sandbox)
+        .into_iter()
+        .filter(|e| e["type"] == "tool_result")
+        .collect();
+    assert_eq!(results.len(), 1, "{results:?}");
 }
