@@ -80,11 +80,15 @@ impl Run {
     /// After the command: undoes changes to the git surfaces (saying what was undone) and
     /// removes the private temp directory.
     #[must_use]
-    pub fn finish(self) -> Vec<String> {
-        if let Some(temp) = &self.temp {
+    pub fn finish(mut self) -> Vec<String> {
+        self.end()
+    }
+
+    fn end(&mut self) -> Vec<String> {
+        if let Some(temp) = self.temp.take() {
             let _ = std::fs::remove_dir_all(temp);
         }
-        self.guard.map(Guard::finish).unwrap_or_default()
+        self.guard.take().map(Guard::finish).unwrap_or_default()
     }
 
     /// The helper's arguments for this run (before `--`).
@@ -133,6 +137,14 @@ impl Run {
             args.push("--restrict-reads".into());
         }
         args
+    }
+}
+
+/// A run abandoned (the agent stopped by a signal while the command ran, its group killed
+/// first) is still checked and undone, and its temp directory removed.
+impl Drop for Run {
+    fn drop(&mut self) {
+        let _ = self.end();
     }
 }
 
