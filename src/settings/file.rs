@@ -36,6 +36,9 @@ pub(crate) enum Value {
     Writable(Vec<String>),
     SandboxRequired(bool),
     FailOnDeny(bool),
+    FileDeny(Vec<String>),
+    AskRead(Vec<String>),
+    Edits(crate::policy::files::Edits),
 }
 
 /// A value and the line it was written on.
@@ -79,6 +82,9 @@ enum Kind {
     Writable,
     SandboxRequired,
     FailOnDeny,
+    FileDeny,
+    AskRead,
+    Edits,
 }
 
 /// The schema: (table, key, kind, dotted name). Profiles take the keys flat.
@@ -120,6 +126,24 @@ const SCHEMA: &[(&str, &str, Kind, &str)] = &[
         "permissions.commands.deny",
     ),
     (
+        "permissions.files",
+        "deny",
+        Kind::FileDeny,
+        "permissions.files.deny",
+    ),
+    (
+        "permissions.files",
+        "ask_read",
+        Kind::AskRead,
+        "permissions.files.ask_read",
+    ),
+    (
+        "permissions.files",
+        "edits",
+        Kind::Edits,
+        "permissions.files.edits",
+    ),
+    (
         "limits",
         "timeout_secs",
         Kind::TimeoutSecs,
@@ -150,6 +174,7 @@ const TABLES: &[&str] = &[
     "model",
     "permissions",
     "permissions.commands",
+    "permissions.files",
     "limits",
     "exec",
     "sandbox",
@@ -473,6 +498,32 @@ impl Reader<'_> {
                     paths.push(path.to_owned());
                 }
                 Value::Writable(paths)
+            }
+            Kind::Edits => {
+                let value = text(item).ok_or_else(|| wrong("a string"))?;
+                Value::Edits(
+                    crate::policy::files::Edits::parse(&value)
+                        .ok_or_else(|| wrong("one of \"ask\", \"allow\", \"deny\""))?,
+                )
+            }
+            Kind::FileDeny | Kind::AskRead => {
+                let array = item.as_array().ok_or_else(|| wrong("an array of globs"))?;
+                let mut globs = Vec::new();
+                for value in array {
+                    let pattern = value.as_str().ok_or_else(|| wrong("an array of globs"))?;
+                    if pattern.trim().is_empty() {
+                        return Err(wrong("an array of non-empty globs"));
+                    }
+                    globset::Glob::new(pattern).map_err(|error| {
+                        wrong(&format!("an array of globs (`{pattern}`: {error})"))
+                    })?;
+                    globs.push(pattern.to_owned());
+                }
+                if matches!(kind, Kind::FileDeny) {
+                    Value::FileDeny(globs)
+                } else {
+                    Value::AskRead(globs)
+                }
             }
             Kind::Allow | Kind::Deny => {
                 let array = item

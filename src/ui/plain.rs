@@ -123,6 +123,32 @@ impl Plain {
                 }
                 lines
             }
+            Event::FileCall { .. } => {
+                let said = std::mem::take(&mut self.text);
+                if said.trim().is_empty() {
+                    return;
+                }
+                sanitize::escape_prose(said.trim_end()).into_owned()
+            }
+            Event::FileResult {
+                label,
+                summary,
+                error,
+                ..
+            } => {
+                let denied = self.denied.take();
+                let (tone, line) = super::summary::file_summary(
+                    label,
+                    summary.as_deref(),
+                    error.as_ref(),
+                    denied.as_deref(),
+                );
+                if tone == super::summary::Tone::Denied {
+                    let _ = writeln!(std::io::stderr().lock(), "{line}");
+                    return;
+                }
+                line
+            }
             Event::Decision {
                 decision, reason, ..
             } if self.verbose => {
