@@ -43,53 +43,9 @@ impl Loop<'_> {
         stats: &mut Stats,
         emit: &mut (dyn FnMut(Event) + Send),
     ) -> Option<String> {
-        let parsed = FileCall::parse(&call.name, &call.arguments);
-        let root = self.config.workspace.clone();
-        let resolved = parsed
-            .as_ref()
-            .ok()
-            .map(|file| tools::resolve(&root, file.path()));
-        let label = match (&parsed, &resolved) {
-            (Ok(file), Some(Ok(path))) => file.label(&self.config.files.display(path)),
-            (Ok(file), _) => file.label(file.path().unwrap_or(".")),
-            (Err(_), _) => format!("{} <invalid call>", call.name),
-        };
-        emit(Event::FileCall {
-            id: call.id.clone(),
-            tool: call.name.clone(),
-            input: parsed.as_ref().ok().map(FileCall::input),
-            label: label.clone(),
-            arguments: parsed.is_err().then(|| call.arguments.clone()),
-        });
+        let (parsed, resolved, label) = self.announce(call, emit);
         let report = |result: Result<Output, ToolError>, emit: &mut (dyn FnMut(Event) + Send)| {
-            let (content, event) = match result {
-                Ok(output) => (
-                    output.content.clone(),
-                    Event::FileResult {
-                        id: call.id.clone(),
-                        tool: call.name.clone(),
-                        label: label.clone(),
-                        summary: Some(output.summary),
-                        content: Some(output.content),
-                        diff: output.diff,
-                        error: None,
-                    },
-                ),
-                Err(error) => (
-                    super::tool::error_content(&error),
-                    Event::FileResult {
-                        id: call.id.clone(),
-                        tool: call.name.clone(),
-                        label: label.clone(),
-                        summary: None,
-                        content: None,
-                        diff: None,
-                        error: Some(error),
-                    },
-                ),
-            };
-            emit(event);
-            Some(content)
+            Some(report(call, &label, result, emit))
         };
         if self.config.mode == Mode::Off {
             let error = ToolError::new(
@@ -135,7 +91,11 @@ impl Loop<'_> {
             .await;
         let Some(decided) = decided else {
             let reason = "denied at the prompt; the run was interrupted".to_owned();
-            emit(decision_event(&call.id, &person(Verdict::Deny, reason.clone()), DecidedBy::Person));
+            emit(decision_event(
+                &call.id,
+                &person(Verdict::Deny, reason.clone()),
+                DecidedBy::Person,
+            ));
             stats.commands_denied += 1;
             stats.denials.push(Denial {
                 command: label.clone(),
@@ -161,6 +121,38 @@ impl Loop<'_> {
             None => run_read(scope, file, path).await,
         };
         report(result, emit)
+    }
+
+    /// Validates and resolves a call and emits its `tool_call` event: (the call, its path,
+    /// its label).
+    #[allow(clippy::type_complexity)]
+    fn announce(
+        &self,
+        call: &ToolCall,
+        emit: &mut (dyn FnMut(Event) + Send),
+    ) -> (
+        Result<FileCall, ToolError>,
+        Option<Result<PathBuf, ToolError>>,
+        String,
+    ) {
+        let parsed = FileCall::parse(&call.name, &call.arguments);
+        let resolved = parsed
+            .as_ref()
+            .ok()
+            .map(|file| tools::resolve(&self.config.workspace, file.path()));
+        let label = match (&parsed, &resolved) {
+            (Ok(file), Some(Ok(path))) => file.label(&self.config.files.display(path)),
+            (Ok(file), _) => file.label(file.path().unwrap_or(".")),
+            (Err(_), _) => format!("{} <invalid call>", call.name),
+        };
+        emit(Event::FileCall {
+            id: call.id.clone(),
+            tool: call.name.clone(),
+            input: parsed.as_ref().ok().map(FileCall::input),
+            label: label.clone(),
+            arguments: parsed.is_err().then(|| call.arguments.clone()),
+        });
+        (parsed, resolved, label)
     }
 
     /// The final decision on a file access: policy, mode, what the person granted for the
@@ -262,6 +254,43 @@ impl FileState {
         self.repeat = Some((key, count));
         count
     }
+}
+
+/// Emits a call's `tool_result` and returns the content for the model.
+fn report(
+    call: &ToolCall,
+    label: &str,
+    result: Result<Output, ToolError>,
+    emit: &mut (dyn FnMut(Event) + Send),
+) -> String {
+    let (content, event) = match result {
+        Ok(output) => (
+            output.content.clone(),
+            Event::FileResult {
+                id: call.id.clone(),
+                tool: call.name.clone(),
+                label: label.to_owned(),
+                summary: Some(output.summary),
+                content: Some(output.content),
+                diff: output.diff,
+                error: None,
+            },
+        ),
+        Err(error) => (
+            super::tool::error_content(&error),
+            Event::FileResult {
+                id: call.id.clone(),
+                tool: call.name.clone(),
+                label: label.to_owned(),
+                summary: None,
+                content: None,
+                diff: None,
+                error: Some(error),
+            },
+        ),
+    };
+    emit(event);
+    content
 }
 
 /// Where the tools work and what listing and search skip.

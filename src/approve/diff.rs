@@ -69,7 +69,11 @@ impl FileQuestion {
             let used = 6 + SPARE_ROWS;
             let room = rows.saturating_sub(used).max(MIN_DIFF_ROWS);
             let lines: Vec<&str> = diff.lines().collect();
-            let shown = if lines.len() > room { room - 1 } else { lines.len() };
+            let shown = if lines.len() > room {
+                room - 1
+            } else {
+                lines.len()
+            };
             for line in &lines[..shown] {
                 let text = fit(&sanitize::escape_command(line), columns);
                 let styled = if line.starts_with("+++") || line.starts_with("---") {
@@ -101,9 +105,11 @@ impl FileQuestion {
 
     fn keys(&self) -> String {
         match self.access {
-            Access::Write => "1. Apply this change (Enter)   2. Apply every edit for the rest of this run\n\
+            Access::Write => {
+                "1. Apply this change (Enter)   2. Apply every edit for the rest of this run\n\
                  0. Deny   t. Deny with a note   Esc: deny and stop"
-                .to_owned(),
+                    .to_owned()
+            }
             Access::Read => "1. Allow (Enter)   2. Allow reading it for the rest of this run\n\
                  0. Deny   t. Deny with a note   Esc: deny and stop"
                 .to_owned(),
@@ -248,14 +254,21 @@ mod tests {
     fn the_diff_is_escaped_coloured_and_fitted() {
         let long: String = (0..200).map(|i| format!("line {i}\n")).collect();
         let question = FileQuestion {
-            diff: Some(crate::tools::unified(None, &format!("\u{1b}[2J{long}"), "x")),
+            diff: Some(crate::tools::unified(
+                None,
+                &format!("\u{1b}[2J{long}"),
+                "x",
+            )),
             color: true,
             ..question()
         };
         let shown = question.render(80, 24);
         assert!(!shown.contains("\u{1b}[2J"), "{shown}");
         assert!(shown.contains("\\u{1b}[2J"), "{shown}");
-        assert!(shown.contains("more lines of the diff not shown"), "{shown}");
+        assert!(
+            shown.contains("more lines of the diff not shown"),
+            "{shown}"
+        );
         assert!(shown.lines().count() + SPARE_ROWS <= 24, "{shown}");
         assert!(shown.contains("m+line 1\u{1b}["), "{shown}");
     }

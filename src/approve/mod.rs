@@ -276,10 +276,9 @@ impl<S: Screen> Approver<S> {
             Answer::AllowForRun => Approval::AllowForRun,
             Answer::DenyWithNote(note) => Approval::DenyWithNote(note),
             Answer::Interrupt => Approval::Interrupt,
-            Answer::Deny
-            | Answer::Edit(_)
-            | Answer::AllowInProject(_)
-            | Answer::AlwaysAllow(_) => Approval::Deny,
+            Answer::Deny | Answer::Edit(_) | Answer::AllowInProject(_) | Answer::AlwaysAllow(_) => {
+                Approval::Deny
+            }
         }
     }
 }

@@ -269,9 +269,9 @@ pub(super) fn agent_config(
     args: &RunArgs,
     sandbox: crate::sandbox::Sandbox,
 ) -> Result<agent::Config> {
-    let files = settings
-        .file_rules(workspace)
-        .map_err(|error| Error::Usage(format!("{error}: fix [permissions.files] in the settings")))?;
+    let files = settings.file_rules(workspace).map_err(|error| {
+        Error::Usage(format!("{error}: fix [permissions.files] in the settings"))
+    })?;
     Ok(agent::Config {
         workspace: workspace.to_path_buf(),
         os: OsFamily::current(),

@@ -78,7 +78,12 @@ struct Call {
 }
 
 impl Call {
-    fn new(tool: Option<&str>, command: String, arguments: Option<&Value>, description: &str) -> Self {
+    fn new(
+        tool: Option<&str>,
+        command: String,
+        arguments: Option<&Value>,
+        description: &str,
+    ) -> Self {
         let tool = tool.unwrap_or(SHELL_TOOL).to_owned();
         let arguments = if tool == SHELL_TOOL {
             json!({"command": command, "description": description})
@@ -138,16 +143,17 @@ impl Demo {
             return Ok(Self::call_reply(request, call));
         };
         let outcome = Outcome::parse(content, *file_tool);
-        match (&outcome, plan.step.get(results.len())) {
-            (
-                Outcome::Ran {
-                    exit_code: 0,
-                    stdout,
-                    ..
-                },
-                Some(step),
-            )
-            | (Outcome::Text(stdout), Some(step)) => match self.next_call(step, stdout) {
+        let went_well = match &outcome {
+            Outcome::Ran {
+                exit_code: 0,
+                stdout,
+                ..
+            }
+            | Outcome::Text(stdout) => Some(stdout),
+            _ => None,
+        };
+        match (went_well, plan.step.get(results.len())) {
+            (Some(stdout), Some(step)) => match self.next_call(step, stdout) {
                 Some(call) => Ok(Self::call_reply(request, call)),
                 None => Ok(text_reply(step.none.clone().unwrap_or_default())),
             },
@@ -310,11 +316,13 @@ fn results_since(messages: &[Message]) -> Vec<(String, String, bool)> {
             Message::ToolResult { call_id, content } => {
                 let call = command_of(call_id);
                 let file_tool = call.is_some_and(|c| c.name != SHELL_TOOL);
-                let arguments =
-                    call.and_then(|c| serde_json::from_str::<Value>(&c.arguments).ok());
+                let arguments = call.and_then(|c| serde_json::from_str::<Value>(&c.arguments).ok());
                 let command = if file_tool {
                     let name = call.map(|c| c.name.clone()).unwrap_or_default();
-                    match arguments.as_ref().and_then(|v| v.get("path")).and_then(Value::as_str)
+                    match arguments
+                        .as_ref()
+                        .and_then(|v| v.get("path"))
+                        .and_then(Value::as_str)
                     {
                         Some(path) => format!("{name} {path}"),
                         None => name,
@@ -784,7 +792,11 @@ file20
         for (prompt, tool, arguments) in [
             ("list the files here", "list_files", json!({})),
             ("run the tests", "list_files", json!({"pattern": "*"})),
-            ("read the README", "read_file", json!({"path": "README.md", "limit": 40})),
+            (
+                "read the README",
+                "read_file",
+                json!({"path": "README.md", "limit": 40}),
+            ),
             ("find the TODOs", "search", json!({"pattern": "TODO|FIXME"})),
         ] {
             let (reply, _) = run(false, &[Message::User(prompt.into())], &file_tools()).await;

@@ -155,7 +155,10 @@ impl FileRules {
         candidates.extend(path.ancestors());
         // `secrets/**` names everything below `secrets`, so the directory itself too.
         let below: Vec<PathBuf> = candidates.iter().take(1).map(|p| p.join("x")).collect();
-        for candidate in candidates.into_iter().chain(below.iter().map(PathBuf::as_path)) {
+        for candidate in candidates
+            .into_iter()
+            .chain(below.iter().map(PathBuf::as_path))
+        {
             if let Some(&index) = self.deny.matches(candidate).first() {
                 return Some(&self.deny_rules[index]);
             }
@@ -190,10 +193,10 @@ const NEVER_WRITE_DIRS: &[&str] = &[".git", ".agent"];
 pub fn decide(rules: &FileRules, access: Access, path: &Path) -> Decision {
     let inside = crate::workspace::resolved_inside(&rules.root, path);
     let shown = rules.display(path);
-    if access == Access::Write {
-        if let Some(never) = never_write(rules, path, inside) {
-            return Decision::new(Verdict::Deny, never, Source::Builtin, false);
-        }
+    if access == Access::Write
+        && let Some(never) = never_write(rules, path, inside)
+    {
+        return Decision::new(Verdict::Deny, never, Source::Builtin, false);
     }
     if let Some(rule) = rules.denied_by(path) {
         return Decision::new(

@@ -499,32 +499,8 @@ impl Reader<'_> {
                 }
                 Value::Writable(paths)
             }
-            Kind::Edits => {
-                let value = text(item).ok_or_else(|| wrong("a string"))?;
-                Value::Edits(
-                    crate::policy::files::Edits::parse(&value)
-                        .ok_or_else(|| wrong("one of \"ask\", \"allow\", \"deny\""))?,
-                )
-            }
-            Kind::FileDeny | Kind::AskRead => {
-                let array = item.as_array().ok_or_else(|| wrong("an array of globs"))?;
-                let mut globs = Vec::new();
-                for value in array {
-                    let pattern = value.as_str().ok_or_else(|| wrong("an array of globs"))?;
-                    if pattern.trim().is_empty() {
-                        return Err(wrong("an array of non-empty globs"));
-                    }
-                    globset::Glob::new(pattern).map_err(|error| {
-                        wrong(&format!("an array of globs (`{pattern}`: {error})"))
-                    })?;
-                    globs.push(pattern.to_owned());
-                }
-                if matches!(kind, Kind::FileDeny) {
-                    Value::FileDeny(globs)
-                } else {
-                    Value::AskRead(globs)
-                }
-            }
+            Kind::Edits | Kind::FileDeny | Kind::AskRead => files_value(item, kind)
+                .map_err(|expected| wrong(&expected))?,
             Kind::Allow | Kind::Deny => {
                 let array = item
                     .as_array()
@@ -580,6 +556,39 @@ impl Reader<'_> {
             self.path.display()
         ));
     }
+}
+
+/// A `[permissions.files]` value, or what was expected instead.
+fn files_value(item: &Item, kind: Kind) -> Result<Value, String> {
+    Ok(match kind {
+        Kind::Edits => Value::Edits(
+            item.as_str()
+                .and_then(crate::policy::files::Edits::parse)
+                .ok_or_else(|| "one of \"ask\", \"allow\", \"deny\"".to_owned())?,
+        ),
+        Kind::FileDeny => Value::FileDeny(globs(item)?),
+        _ => Value::AskRead(globs(item)?),
+    })
+}
+
+/// An array of valid globs, or what was expected instead.
+fn globs(item: &Item) -> Result<Vec<String>, String> {
+    let array = item
+        .as_array()
+        .ok_or_else(|| "an array of globs".to_owned())?;
+    let mut globs = Vec::new();
+    for value in array {
+        let pattern = value
+            .as_str()
+            .ok_or_else(|| "an array of globs".to_owned())?;
+        if pattern.trim().is_empty() {
+            return Err("an array of non-empty globs".to_owned());
+        }
+        globset::Glob::new(pattern)
+            .map_err(|error| format!("an array of globs (`{pattern}`: {error})"))?;
+        globs.push(pattern.to_owned());
+    }
+    Ok(globs)
 }
 
 /// `permissions` is a child table of the root (`""`); `permissions.commands` of `permissions`.

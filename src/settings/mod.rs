@@ -283,10 +283,7 @@ impl Settings {
     ///
     /// # Errors
     /// A glob that does not parse (the file reader checks them, so this is a bug).
-    pub fn file_rules(
-        &self,
-        workspace: &Path,
-    ) -> Result<crate::policy::files::FileRules, String> {
+    pub fn file_rules(&self, workspace: &Path) -> Result<crate::policy::files::FileRules, String> {
         let user_file = crate::workspace::resolve(workspace, &self.user_file)
             .unwrap_or_else(|_| self.user_file.clone());
         crate::policy::files::FileRules::new(
@@ -336,12 +333,13 @@ impl Draft {
                     .extend(listed(RuleKind::Deny, rules.iter(), &origin));
             }
             Value::FailOnDeny(on) => s.fail_on_deny = sourced(*on, origin),
-            Value::FileDeny(globs) => s.file_deny.extend(globs.iter().map(|pattern| {
-                crate::policy::files::FileRule {
-                    pattern: pattern.clone(),
-                    source,
-                }
-            })),
+            Value::FileDeny(globs) => {
+                s.file_deny
+                    .extend(globs.iter().map(|pattern| crate::policy::files::FileRule {
+                        pattern: pattern.clone(),
+                        source,
+                    }));
+            }
             Value::AskRead(globs) => s.ask_read.extend(globs.iter().cloned()),
             Value::Edits(edits) => s.edits = sourced(*edits, origin),
             Value::TimeoutSecs(secs) => s.timeout = sourced(Duration::from_secs(*secs), origin),

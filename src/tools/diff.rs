@@ -71,7 +71,13 @@ mod tests {
     fn a_one_line_change_is_plus_one_minus_one() {
         let old = "fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n";
         let new = "fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n";
-        assert_eq!(counts(old, new), Counts { added: 1, removed: 1 });
+        assert_eq!(
+            counts(old, new),
+            Counts {
+                added: 1,
+                removed: 1
+            }
+        );
         assert_eq!(counts(old, new).to_string(), "+1 \u{2212}1");
         assert_eq!(
             unified(Some(old), new, "src/lib.rs"),
@@ -81,7 +87,13 @@ mod tests {
 
     #[test]
     fn a_new_file_is_all_additions() {
-        assert_eq!(counts("", "a\nb\n"), Counts { added: 2, removed: 0 });
+        assert_eq!(
+            counts("", "a\nb\n"),
+            Counts {
+                added: 2,
+                removed: 0
+            }
+        );
         assert_eq!(
             unified(None, "a\nb\n", "new.txt"),
             "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n"

@@ -50,8 +50,8 @@ fn current_text(path: &Path, shown: &str, tool: &str) -> Result<String, ToolErro
             metadata.len()
         )));
     }
-    let bytes = std::fs::read(path)
-        .map_err(|error| io_error(format!("cannot read `{shown}`: {error}")))?;
+    let bytes =
+        std::fs::read(path).map_err(|error| io_error(format!("cannot read `{shown}`: {error}")))?;
     String::from_utf8(bytes).map_err(|_| {
         invalid(format!(
             "`{shown}` is not valid UTF-8 text: {tool} changes text files only, nothing was changed"
@@ -170,11 +170,8 @@ pub fn apply(change: &Change) -> Result<Output, ToolError> {
         .path
         .parent()
         .ok_or_else(|| invalid(format!("`{shown}` has no parent directory")))?;
-    std::fs::create_dir_all(dir).map_err(|error| {
-        io_error(format!(
-            "cannot create the directory of `{shown}`: {error}"
-        ))
-    })?;
+    std::fs::create_dir_all(dir)
+        .map_err(|error| io_error(format!("cannot create the directory of `{shown}`: {error}")))?;
     let permissions = std::fs::metadata(&change.path)
         .ok()
         .map(|metadata| metadata.permissions());

@@ -264,15 +264,18 @@ impl FileCall {
             value: serde_json::Value,
             expected: &str,
         ) -> Result<T, ToolError> {
-            serde_json::from_value(value)
-                .map_err(|error| invalid(format!("invalid arguments: {error}; expected {expected}")))
+            serde_json::from_value(value).map_err(|error| {
+                invalid(format!("invalid arguments: {error}; expected {expected}"))
+            })
         }
         let call = match name {
             READ_FILE => FileCall::Read(typed(
                 value,
                 "{\"path\": string, \"offset\"?: integer, \"limit\"?: integer}",
             )?),
-            LIST_FILES => FileCall::List(typed(value, "{\"path\"?: string, \"pattern\"?: string}")?),
+            LIST_FILES => {
+                FileCall::List(typed(value, "{\"path\"?: string, \"pattern\"?: string}")?)
+            }
             SEARCH => FileCall::Search(typed(
                 value,
                 "{\"pattern\": string, \"path\"?: string, \"glob\"?: string, \

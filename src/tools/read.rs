@@ -35,7 +35,10 @@ pub fn read(scope: &Scope<'_>, path: &Path, args: &ReadArgs) -> Result<Output, T
         return Err(super::invalid(format!("`{shown}` is not a regular file")));
     }
     let first = args.offset.unwrap_or(1).max(1);
-    let limit = args.limit.unwrap_or(MAX_READ_LINES).clamp(1, MAX_READ_LINES);
+    let limit = args
+        .limit
+        .unwrap_or(MAX_READ_LINES)
+        .clamp(1, MAX_READ_LINES);
     let last = first.saturating_add(limit - 1);
     let count_all = metadata.len() <= COUNT_ALL_LINES_BYTES;
 
@@ -106,13 +109,11 @@ pub fn read(scope: &Scope<'_>, path: &Path, args: &ReadArgs) -> Result<Output, T
         }
     }
     // A last line without a newline.
-    if !ended_with_newline {
-        if number >= first && number <= last && capped_at.is_none() {
-            push_line(&mut content, number, &line, line_cut);
-            shown_last = number;
-        }
-    } else {
+    if ended_with_newline {
         number -= 1;
+    } else if number >= first && number <= last && capped_at.is_none() {
+        push_line(&mut content, number, &line, line_cut);
+        shown_last = number;
     }
     let total = number;
     Ok(finish(
@@ -176,7 +177,7 @@ fn finish(
     if !whole {
         let of = total.map_or_else(
             || format!("a file of {bytes} bytes (too large to count its lines)"),
-            |total| lines(total),
+            lines,
         );
         let mut note = format!("[showing lines {first}-{last} of {of}");
         if let Some(at) = capped_at {

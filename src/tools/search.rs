@@ -229,4 +229,3 @@ impl Sink for Collect<'_> {
         Ok(true)
     }
 }
-

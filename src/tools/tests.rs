@@ -8,9 +8,7 @@ use super::*;
 fn scope(root: &Path) -> Scope<'_> {
     Scope {
         root,
-        skipped: Arc::new(|path: &Path| {
-            crate::workspace::SecretFiles::defaults().is_secret(path)
-        }),
+        skipped: Arc::new(|path: &Path| crate::workspace::SecretFiles::defaults().is_secret(path)),
         max_chars: 100_000,
     }
 }
@@ -37,14 +35,31 @@ fn read_numbers_lines_and_says_how_to_read_on() {
     let scope = scope(&root);
     let whole = read(&scope, &root.join("a.txt"), &read_args("a.txt", None, None)).unwrap();
     assert_eq!(whole.summary, "5 lines");
-    assert!(whole.content.starts_with("     1\tline 1\n"), "{}", whole.content);
-    let part = read(&scope, &root.join("a.txt"), &read_args("a.txt", Some(2), Some(2))).unwrap();
+    assert!(
+        whole.content.starts_with("     1\tline 1\n"),
+        "{}",
+        whole.content
+    );
+    let part = read(
+        &scope,
+        &root.join("a.txt"),
+        &read_args("a.txt", Some(2), Some(2)),
+    )
+    .unwrap();
     assert_eq!(
         part.content,
         "     2\tline 2\n     3\tline 3\n[showing lines 2-3 of 5 lines; read on with offset=4]"
     );
-    let past = read(&scope, &root.join("a.txt"), &read_args("a.txt", Some(9), None)).unwrap();
-    assert_eq!(past.content, "`a.txt` has 5 lines; offset 9 is past the end");
+    let past = read(
+        &scope,
+        &root.join("a.txt"),
+        &read_args("a.txt", Some(9), None),
+    )
+    .unwrap();
+    assert_eq!(
+        past.content,
+        "`a.txt` has 5 lines; offset 9 is past the end"
+    );
 }
 
 #[test]
@@ -54,7 +69,10 @@ fn read_refuses_what_is_not_a_text_file() {
     std::fs::create_dir(root.join("dir")).unwrap();
     let scope = scope(&root);
     let binary = read(&scope, &root.join("bin"), &read_args("bin", None, None)).unwrap();
-    assert_eq!(binary.content, "`bin` is a binary file (7 bytes): not shown");
+    assert_eq!(
+        binary.content,
+        "`bin` is a binary file (7 bytes): not shown"
+    );
     let dir = read(&scope, &root.join("dir"), &read_args("dir", None, None)).unwrap_err();
     assert!(dir.message.contains("use list_files"), "{}", dir.message);
     let missing = read(&scope, &root.join("no"), &read_args("no", None, None)).unwrap_err();
@@ -70,10 +88,22 @@ fn read_refuses_what_is_not_a_text_file() {
                 .success()
         );
         let error = read(&scope, &fifo, &read_args("fifo", None, None)).unwrap_err();
-        assert!(error.message.contains("not a regular file"), "{}", error.message);
-        let error = read(&scope, Path::new("/dev/zero"), &read_args("/dev/zero", None, None))
-            .unwrap_err();
-        assert!(error.message.contains("not a regular file"), "{}", error.message);
+        assert!(
+            error.message.contains("not a regular file"),
+            "{}",
+            error.message
+        );
+        let error = read(
+            &scope,
+            Path::new("/dev/zero"),
+            &read_args("/dev/zero", None, None),
+        )
+        .unwrap_err();
+        assert!(
+            error.message.contains("not a regular file"),
+            "{}",
+            error.message
+        );
     }
 }
 
@@ -84,7 +114,11 @@ fn a_long_line_is_cut_and_the_output_cap_holds() {
     let scope = scope(&root);
     let out = read(&scope, &root.join("long"), &read_args("long", None, None)).unwrap();
     assert!(out.content.len() < 10_000, "{}", out.content.len());
-    assert!(out.content.contains("more characters]"), "{}", &out.content[..100]);
+    assert!(
+        out.content.contains("more characters]"),
+        "{}",
+        &out.content[..100]
+    );
     assert!(out.content.contains("     2\tend"), "{}", out.content);
     let many: String = (0..1_000).map(|i| format!("{i:0>90}\n")).collect();
     std::fs::write(root.join("many"), many).unwrap();
@@ -94,7 +128,11 @@ fn a_long_line_is_cut_and_the_output_cap_holds() {
     };
     let out = read(&small, &root.join("many"), &read_args("many", None, None)).unwrap();
     assert!(out.content.len() < 6_000, "{}", out.content.len());
-    assert!(out.content.contains("the output cap was reached"), "{}", out.content);
+    assert!(
+        out.content.contains("the output cap was reached"),
+        "{}",
+        out.content
+    );
 }
 
 fn edit_args(old: &str, new: &str, all: bool) -> EditArgs {
@@ -133,7 +171,11 @@ fn an_edit_of_a_file_changed_on_disk_writes_nothing() {
     let change = prepare_edit(&scope, &path, &edit_args("one", "two", false)).unwrap();
     std::fs::write(&path, "one, changed\n").unwrap();
     let error = apply(&change).unwrap_err();
-    assert!(error.message.contains("changed on disk"), "{}", error.message);
+    assert!(
+        error.message.contains("changed on disk"),
+        "{}",
+        error.message
+    );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "one, changed\n");
     // A file that appeared after a write_file of a new one was prepared.
     let new = root.join("new");
@@ -152,16 +194,24 @@ fn edits_refuse_binary_and_special_files() {
     let (_dir, root) = workspace();
     let scope = scope(&root);
     std::fs::write(root.join("latin1"), b"caf\xe9\n").unwrap();
-    let error = prepare_edit(&scope, &root.join("latin1"), &edit_args("caf", "x", false))
-        .unwrap_err();
-    assert!(error.message.contains("not valid UTF-8"), "{}", error.message);
+    let error =
+        prepare_edit(&scope, &root.join("latin1"), &edit_args("caf", "x", false)).unwrap_err();
+    assert!(
+        error.message.contains("not valid UTF-8"),
+        "{}",
+        error.message
+    );
     std::fs::create_dir(root.join("d")).unwrap();
     let args = WriteArgs {
         path: "d".into(),
         content: "x".into(),
     };
     let error = prepare_write(&scope, &root.join("d"), &args).unwrap_err();
-    assert!(error.message.contains("is a directory"), "{}", error.message);
+    assert!(
+        error.message.contains("is a directory"),
+        "{}",
+        error.message
+    );
 }
 
 #[cfg(unix)]
@@ -247,7 +297,12 @@ fn list_and_search_follow_ignore_rules_and_skip_secrets() {
         pattern: "(".into(),
         ..args
     };
-    assert!(search(&scope, &root, &bad).unwrap_err().message.contains("not a valid regular"));
+    assert!(
+        search(&scope, &root, &bad)
+            .unwrap_err()
+            .message
+            .contains("not a valid regular")
+    );
 }
 
 #[test]
@@ -257,13 +312,21 @@ fn arguments_are_checked() {
         (READ_FILE, r#"{"path":""}"#, "`path` is empty"),
         (READ_FILE, r#"{"path":"a","x":1}"#, "unknown field `x`"),
         (SEARCH, r#"{"path":"a"}"#, "missing field `pattern`"),
-        (EDIT_FILE, r#"{"path":"a","old_string":"x"}"#, "missing field `new_string`"),
+        (
+            EDIT_FILE,
+            r#"{"path":"a","old_string":"x"}"#,
+            "missing field `new_string`",
+        ),
         (WRITE_FILE, "[1]", "must be a JSON object"),
         (LIST_FILES, "{nope", "not valid JSON"),
     ] {
         let error = FileCall::parse(name, args).unwrap_err();
         assert_eq!(error.code, ToolErrorCode::InvalidArguments);
-        assert!(error.message.contains(needle), "{name} {args}: {}", error.message);
+        assert!(
+            error.message.contains(needle),
+            "{name} {args}: {}",
+            error.message
+        );
     }
     let call = FileCall::parse(LIST_FILES, "").unwrap();
     assert_eq!(call.path(), None);

@@ -158,6 +158,7 @@ impl Tui {
     }
 
     /// Shows what `event` means.
+    #[allow(clippy::too_many_lines)] // one arm per event: a table, not logic
     pub fn handle(&mut self, event: &Event) {
         if let Event::ReasoningDelta { text } = event {
             self.reasoning(text);
@@ -248,6 +249,18 @@ impl Tui {
                 let line = super::summary::compacted(*reason, *replaced);
                 self.line(&self.dim(&line));
             }
+            Event::FileCall { .. } | Event::FileResult { .. } => self.file_event(event),
+            Event::Start { .. }
+            | Event::Continue { .. }
+            | Event::Decision { .. }
+            | Event::Error { .. }
+            | Event::ReasoningDelta { .. } => {}
+        }
+    }
+
+    /// A file tool's call (no pane: it is quick) and its one summary line.
+    fn file_event(&mut self, event: &Event) {
+        match event {
             Event::FileCall { .. } => {
                 self.end_line();
                 self.file_call = true;
@@ -271,11 +284,7 @@ impl Tui {
                 }
                 self.line(&self.paint(tone, &line));
             }
-            Event::Start { .. }
-            | Event::Continue { .. }
-            | Event::Decision { .. }
-            | Event::Error { .. }
-            | Event::ReasoningDelta { .. } => {}
+            _ => {}
         }
     }
 
