@@ -82,7 +82,13 @@ enum Kind {
     Writable,
     SandboxRequired,
     FailOnDeny,
-    FileDeny,
+    Files(FilesKey),
+}
+
+/// The keys of `[permissions.files]`.
+#[derive(Clone, Copy)]
+enum FilesKey {
+    Deny,
     AskRead,
     Edits,
 }
@@ -128,19 +134,19 @@ const SCHEMA: &[(&str, &str, Kind, &str)] = &[
     (
         "permissions.files",
         "deny",
-        Kind::FileDeny,
+        Kind::Files(FilesKey::Deny),
         "permissions.files.deny",
     ),
     (
         "permissions.files",
         "ask_read",
-        Kind::AskRead,
+        Kind::Files(FilesKey::AskRead),
         "permissions.files.ask_read",
     ),
     (
         "permissions.files",
         "edits",
-        Kind::Edits,
+        Kind::Files(FilesKey::Edits),
         "permissions.files.edits",
     ),
     (
@@ -428,6 +434,7 @@ impl Reader<'_> {
         Ok(Value::Headers(headers))
     }
 
+    #[allow(clippy::too_many_lines)] // one arm per kind of value: a table, not logic
     fn value(
         &self,
         item: &Item,
@@ -499,8 +506,7 @@ impl Reader<'_> {
                 }
                 Value::Writable(paths)
             }
-            Kind::Edits | Kind::FileDeny | Kind::AskRead => files_value(item, kind)
-                .map_err(|expected| wrong(&expected))?,
+            Kind::Files(key) => files_value(item, key).map_err(|e| wrong(&e))?,
             Kind::Allow | Kind::Deny => {
                 let array = item
                     .as_array()
@@ -559,15 +565,15 @@ impl Reader<'_> {
 }
 
 /// A `[permissions.files]` value, or what was expected instead.
-fn files_value(item: &Item, kind: Kind) -> Result<Value, String> {
-    Ok(match kind {
-        Kind::Edits => Value::Edits(
+fn files_value(item: &Item, key: FilesKey) -> Result<Value, String> {
+    Ok(match key {
+        FilesKey::Edits => Value::Edits(
             item.as_str()
                 .and_then(crate::policy::files::Edits::parse)
                 .ok_or_else(|| "one of \"ask\", \"allow\", \"deny\"".to_owned())?,
         ),
-        Kind::FileDeny => Value::FileDeny(globs(item)?),
-        _ => Value::AskRead(globs(item)?),
+        FilesKey::Deny => Value::FileDeny(globs(item)?),
+        FilesKey::AskRead => Value::AskRead(globs(item)?),
     })
 }
 

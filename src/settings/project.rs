@@ -21,7 +21,7 @@ impl Draft {
         let s = &self.settings;
         let tightens = match &entry.value {
             Value::Deny(_) | Value::FileDeny(_) | Value::AskRead(_) => true,
-            Value::Edits(edits) => edits.strictness() >= s.edits.value.strictness(),
+            Value::Edits(edits) => edits.strictness() >= s.files.edits.value.strictness(),
             Value::Mode(mode) => mode.strictness() >= s.mode.value.strictness(),
             Value::ReadOnly(list) => {
                 *list == ReadOnly::Strict || s.read_only.value == ReadOnly::Inspect

@@ -109,21 +109,21 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
     }
     rows.push(row(
         "permissions.files.edits",
-        json!(match settings.edits.value {
+        json!(match settings.files.edits.value {
             crate::policy::files::Edits::Ask => "ask",
             crate::policy::files::Edits::Allow => "allow",
             crate::policy::files::Edits::Deny => "deny",
         }),
-        &settings.edits.origin,
+        &settings.files.edits.origin,
     ));
-    for rule in &settings.file_deny {
+    for rule in &settings.files.deny {
         rows.push((
             "permissions.files.deny".to_owned(),
             json!(rule.pattern),
             format!("{:?}", rule.source).to_lowercase(),
         ));
     }
-    for pattern in &settings.ask_read {
+    for pattern in &settings.files.ask_read {
         rows.push((
             "permissions.files.ask_read".to_owned(),
             json!(pattern),
