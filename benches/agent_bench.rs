@@ -4,7 +4,9 @@
 //! Measures `agent exec true` against a bare `sh -c true` and with the sandbox on vs
 //! off, `agent --version`
 //! start-up, one gigabyte of output through the output cap, and the policy's
-//! decision rate through `agent check --stdin`. Peak RSS comes from GNU
+//! decision rate through `agent check --stdin`, the `search` tool over 10,000 files / 100 MB
+//! against `rg` (or `grep -rn` where rg is not installed) on the same tree, and `read_file`
+//! of a 100 MB file (peak memory). Peak RSS comes from GNU
 //! `/usr/bin/time -f %M` when it is installed.
 
 #![allow(clippy::expect_used)]
@@ -40,6 +42,206 @@ fn main() {
     if wanted("loop") {
         loop_overhead();
     }
+    if wanted("search") {
+        search_tree();
+    }
+    if wanted("read") {
+        read_big_file();
+    }
+}
+
+/// Files in the search benchmark's tree, and bytes per file (10,000 × 10 KB = 100 MB).
+const TREE_FILES: usize = 10_000;
+const TREE_FILE_BYTES: usize = 10_000;
+
+/// A server that asks for one call of `tool` with `arguments`, then answers "done".
+fn one_call_server(tool: &str, arguments: &str) -> (String, std::thread::JoinHandle<()>) {
+    use std::io::{BufRead as _, BufReader, Read as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/v1", listener.local_addr().expect("addr"));
+    let call = format!(
+        "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":0,\"id\":\"c1\",\"type\":\"function\",\"function\":{{\"name\":\"{tool}\",\"arguments\":{}}}}}]}},\"finish_reason\":\"tool_calls\"}}]}}\n\n",
+        serde_json::to_string(arguments).expect("json")
+    );
+    let handle = std::thread::spawn(move || {
+        for (i, stream) in listener.incoming().enumerate() {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = value.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let event = if i == 0 {
+                call.clone()
+            } else {
+                "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"done\"},\"finish_reason\":\"stop\"}]}\n\n".to_owned()
+            };
+            let reply = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n{event}data: [DONE]\n\n"
+            );
+            let _ = stream.write_all(reply.as_bytes());
+            if i >= 1 {
+                return;
+            }
+        }
+    });
+    (url, handle)
+}
+
+/// `agent run` in `dir` against a server asking for one `tool` call: (wall time of the whole
+/// run, peak RSS in KiB when GNU time is there).
+fn agent_tool_run(dir: &std::path::Path, tool: &str, arguments: &str) -> (Duration, String) {
+    let state = std::env::temp_dir().join(format!("agent-bench-tool-{}", std::process::id()));
+    let (url, server) = one_call_server(tool, arguments);
+    let mut command = Command::new("/usr/bin/time");
+    command
+        .args(["-f", "%M"])
+        .arg(AGENT)
+        .args(["run", "--provider", "openai", "--base-url", &url, "bench"])
+        .current_dir(dir)
+        .env("OPENAI_API_KEY", "bench")
+        .env("XDG_STATE_HOME", &state)
+        .env("AGENT_CONFIG_DIR", &state)
+        .env_remove("CI")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let start = Instant::now();
+    let output = command.output().expect("run");
+    let wall = start.elapsed();
+    let _ = server.join();
+    let _ = std::fs::remove_dir_all(&state);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    (wall, stderr.lines().last().unwrap_or("").trim().to_owned())
+}
+
+/// The benchmark tree under `target/`: 10,000 files of 10 KB of source-like lines, one
+/// match of `needle_[0-9]+` per hundred files. Kept between runs.
+fn bench_tree() -> std::path::PathBuf {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-tree");
+    let done = root.join(".complete");
+    if done.exists() {
+        return root;
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    for i in 0..TREE_FILES {
+        let dir = root.join(format!("d{:03}", i / 100));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let mut text = String::with_capacity(TREE_FILE_BYTES + 100);
+        let mut line = 0;
+        while text.len() < TREE_FILE_BYTES {
+            if i % 100 == 0 && line == 7 {
+                text.push_str(&format!("let needle_{i} = compute({line});\n"));
+            } else {
+                text.push_str(&format!(
+                    "    let value_{line} = other_function(argument_{i}, {line}) + 42; // x\n"
+                ));
+            }
+            line += 1;
+        }
+        std::fs::write(dir.join(format!("f{i}.rs")), text).expect("write");
+    }
+    std::fs::write(&done, "").expect("write");
+    root
+}
+
+/// Best of `runs` wall times of `argv` run in `dir` (exit 0 or 1: rg and grep say 1 for no match).
+fn best_wall_in(dir: &std::path::Path, argv: &[&str], runs: usize) -> Duration {
+    (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            let status = Command::new(argv[0])
+                .args(&argv[1..])
+                .current_dir(dir)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .expect("spawn");
+            assert!(status.code().is_some_and(|c| c <= 1), "{argv:?} failed");
+            start.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+fn search_tree() {
+    let tree = bench_tree();
+    let pattern = "needle_[0-9]+";
+    let rg = Command::new("rg").arg("--version").output().is_ok();
+    let (name, argv): (&str, Vec<&str>) = if rg {
+        ("rg -n", vec!["rg", "-n", pattern])
+    } else {
+        (
+            "grep -rnE (rg is not installed)",
+            vec!["grep", "-rnE", pattern, "."],
+        )
+    };
+    // Warm the page cache for both.
+    let _ = best_wall_in(&tree, &argv, 1);
+    let other = best_wall_in(&tree, &argv, 5);
+    let arguments = format!("{{\"pattern\":\"{pattern}\"}}");
+    let mut ours = Duration::MAX;
+    let mut rss = String::new();
+    for _ in 0..5 {
+        let (wall, peak) = agent_tool_run(&tree, "search", &arguments);
+        if wall < ours {
+            ours = wall;
+            rss = peak;
+        }
+    }
+    // The run's own cost (start-up, two model turns) without the search: a `list_files` of
+    // an empty directory.
+    let empty = std::env::temp_dir().join(format!("agent-bench-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).expect("mkdir");
+    let base = (0..5)
+        .map(|_| agent_tool_run(&empty, "list_files", "{}").0)
+        .min()
+        .unwrap_or_default();
+    let _ = std::fs::remove_dir_all(&empty);
+    let search = ours.saturating_sub(base);
+    println!(
+        "search: {TREE_FILES} files / {} MB: agent run {:.0} ms (of which the run itself {:.0} ms, search {:.0} ms) vs {name} {:.0} ms: ratio {:.2} (search alone {:.2}), peak RSS {rss} KiB",
+        TREE_FILES * TREE_FILE_BYTES / 1_000_000,
+        ms(ours),
+        ms(base),
+        ms(search),
+        ms(other),
+        ours.as_secs_f64() / other.as_secs_f64(),
+        search.as_secs_f64() / other.as_secs_f64(),
+    );
+}
+
+fn read_big_file() {
+    let dir = std::env::temp_dir().join(format!("agent-bench-read-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    {
+        let file = std::fs::File::create(dir.join("big.txt")).expect("create");
+        let mut out = std::io::BufWriter::new(file);
+        let line =
+            "0123456789 abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789 ~~~~~\n";
+        for _ in 0..(100_000_000 / line.len()) {
+            out.write_all(line.as_bytes()).expect("write");
+        }
+    }
+    let (wall, rss) = agent_tool_run(&dir, "read_file", "{\"path\":\"big.txt\"}");
+    let (small_wall, small_rss) = {
+        std::fs::write(dir.join("small.txt"), "one line\n").expect("write");
+        agent_tool_run(&dir, "read_file", "{\"path\":\"small.txt\"}")
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    println!(
+        "read_file: a 100 MB file (first 2000 lines, all lines counted) in a run of {:.0} ms, peak RSS {rss} KiB (a one-line file: {:.0} ms, {small_rss} KiB)",
+        ms(wall),
+        ms(small_wall),
+    );
 }
 
 /// Tool-calling turns in the loop benchmark.

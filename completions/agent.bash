@@ -196,7 +196,7 @@ _agent() {
             return 0
             ;;
         agent__subcmd__check)
-            opts="-C -q -v -h -V --os --allow --deny --stdin --config --profile --cwd --json --quiet --verbose --color --help --version"
+            opts="-C -q -v -h -V --os --allow --deny --stdin --read --write --config --profile --cwd --json --quiet --verbose --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -211,6 +211,14 @@ _agent() {
                     return 0
                     ;;
                 --deny)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --write)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

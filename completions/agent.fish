@@ -109,6 +109,8 @@ complete -c agent -n "__fish_agent_using_subcommand check" -l os -d 'Decide as o
 windows\t'cmd.exe rules and the Windows read-only list'"
 complete -c agent -n "__fish_agent_using_subcommand check" -l allow -d 'Also allow commands starting with PREFIX (repeatable)' -r
 complete -c agent -n "__fish_agent_using_subcommand check" -l deny -d 'Also deny commands containing a command starting with PREFIX (repeatable)' -r
+complete -c agent -n "__fish_agent_using_subcommand check" -l read -d 'Decide whether the file tools may read PATH (read_file, list_files, search) instead' -r -F
+complete -c agent -n "__fish_agent_using_subcommand check" -l write -d 'Decide whether the file tools may write PATH (edit_file, write_file) instead' -r -F
 complete -c agent -n "__fish_agent_using_subcommand check" -l config -d 'Read this settings file instead of the user settings file' -r -F
 complete -c agent -n "__fish_agent_using_subcommand check" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
 complete -c agent -n "__fish_agent_using_subcommand check" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F

@@ -129,6 +129,8 @@ _arguments "${_arguments_options[@]}" : \
 windows\:"cmd.exe rules and the Windows read-only list"))' \
 '*--allow=[Also allow commands starting with PREFIX (repeatable)]:PREFIX:_default' \
 '*--deny=[Also deny commands containing a command starting with PREFIX (repeatable)]:PREFIX:_default' \
+'(--stdin --write)--read=[Decide whether the file tools may read PATH (read_file, list_files, search) instead]:PATH:_files' \
+'(--stdin)--write=[Decide whether the file tools may write PATH (edit_file, write_file) instead]:PATH:_files' \
 '--config=[Read this settings file instead of the user settings file]:FILE:_files' \
 '--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
 '-C+[Work in DIR instead of the current directory]:DIR:_files' \

@@ -189,8 +189,14 @@ pub struct CheckArgs {
     /// Read one command per line from stdin and print one decision per line.
     #[arg(long, conflicts_with = "command")]
     pub stdin: bool,
+    /// Decide whether the file tools may read PATH (read_file, list_files, search) instead.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["command", "stdin", "write"])]
+    pub read: Option<std::path::PathBuf>,
+    /// Decide whether the file tools may write PATH (edit_file, write_file) instead.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["command", "stdin"])]
+    pub write: Option<std::path::PathBuf>,
     /// The command line; several words are joined with spaces.
-    #[arg(value_name = "COMMAND", num_args = 0.., trailing_var_arg = true, required_unless_present = "stdin")]
+    #[arg(value_name = "COMMAND", num_args = 0.., trailing_var_arg = true, required_unless_present_any = ["stdin", "read", "write"])]
     pub command: Vec<String>,
 }
 

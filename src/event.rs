@@ -138,6 +138,46 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         arguments: Option<String>,
     },
+    /// The model asked for a call of a file tool (`read_file`, `list_files`, `search`,
+    /// `edit_file`, `write_file`): written as a `tool_call` event with the tool's name, its
+    /// arguments and the one-line label people see.
+    #[serde(rename = "tool_call")]
+    FileCall {
+        /// The call's id.
+        id: String,
+        /// The tool's name.
+        tool: String,
+        /// The arguments, when they parsed.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        input: Option<serde_json::Value>,
+        /// `read src/lib.rs`, `search "fn add"`, `edit src/lib.rs`.
+        label: String,
+        /// The raw arguments, when they did not parse.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        arguments: Option<String>,
+    },
+    /// A file tool's result, as sent to the model: written as a `tool_result` event.
+    #[serde(rename = "tool_result")]
+    FileResult {
+        /// The call's id.
+        id: String,
+        /// The tool's name.
+        tool: String,
+        /// The call's label.
+        label: String,
+        /// What the summary line says after the label (`120 lines`, `3 matches`, `+1 −1`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        summary: Option<String>,
+        /// The text the model got, when the tool ran.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        content: Option<String>,
+        /// The unified diff of a change that was applied.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        diff: Option<String>,
+        /// The error when it did not run.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<ToolError>,
+    },
     /// The final decision on a call.
     Decision {
         /// The call's id.

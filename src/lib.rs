@@ -18,6 +18,7 @@ pub mod sandbox;
 pub mod session;
 pub mod settings;
 pub mod tool_error;
+pub mod tools;
 pub mod transcript;
 pub mod ui;
 pub mod workspace;

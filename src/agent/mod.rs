@@ -8,6 +8,7 @@
 
 mod approval;
 mod budget;
+mod file_call;
 mod instructions;
 mod rerun;
 mod tool;
@@ -60,6 +61,8 @@ pub struct Config {
     pub budget: Budget,
     /// The project's AGENTS.md, added to the system prompt (words to the model only).
     pub instructions: Instructions,
+    /// The file tools' rules: deny globs, secret files, `edits`, files never written.
+    pub files: std::sync::Arc<crate::policy::files::FileRules>,
 }
 
 /// Counters a caller can read even when it drops the run (Ctrl+C).
@@ -126,12 +129,15 @@ pub async fn run_after<M: Model, A: Approve>(
         repeat: None,
         time_left: None,
         run_allowed: approval::RunAllowed::default(),
+        files: file_call::FileState::default(),
     };
     let system = system_prompt(config);
     let tools = if config.mode == Mode::Off {
         Vec::new()
     } else {
-        vec![shell_tool(config.os, &config.shell)]
+        let mut tools = vec![shell_tool(config.os, &config.shell)];
+        tools.extend(crate::tools::specs());
+        tools
     };
     let messages = conversation;
     messages.push(Message::User(prompt.to_owned()));
@@ -289,6 +295,8 @@ struct Loop<'a> {
     time_left: Option<Duration>,
     /// Exact commands a person allowed for the rest of the run (`2`).
     run_allowed: approval::RunAllowed,
+    /// What the person granted the file tools for the run, and their repeat counter.
+    files: file_call::FileState,
 }
 
 impl Loop<'_> {
@@ -301,6 +309,9 @@ impl Loop<'_> {
         stats: &mut Stats,
         emit: &mut (dyn FnMut(Event) + Send),
     ) -> Option<String> {
+        if crate::tools::is_file_tool(&call.name) {
+            return self.handle_file(call, approver, stats, emit).await;
+        }
         let id = call.id.clone();
         let parsed = tool::parse(call);
         emit(call_event(call, &parsed));
@@ -593,7 +604,10 @@ pub fn system_prompt(config: &Config) -> String {
              commands run at once; anything else needs the user's approval and may be denied. Pipes, \
              redirections, `;`, `&&`, `$` and backticks always need approval, so prefer one simple \
              command per call. Give every call a short `description` the user will read. When a call \
-             is denied, do not repeat it unchanged: adapt, or explain what you need.",
+             is denied, do not repeat it unchanged: adapt, or explain what you need. To look at \
+             code use `read_file`, `list_files` and `search` (free inside the workspace), not \
+             `cat`, `ls`, `find` or `grep`; to change a file use `edit_file` or `write_file` (the \
+             user approves a diff), not `sed -i`, `echo >` or a here-document.",
             shell = config.shell,
             cwd = config.workspace.display(),
             timeout = exec::describe_duration(config.limits.timeout),

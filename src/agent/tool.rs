@@ -72,7 +72,8 @@ pub fn parse(call: &ToolCall) -> Result<ShellCall, ToolError> {
     let invalid = |message: String| ToolError::new(ToolErrorCode::InvalidArguments, message);
     if call.name != SHELL {
         return Err(invalid(format!(
-            "unknown tool `{}`: the only tool is `shell`",
+            "unknown tool `{}`: the tools are shell, read_file, list_files, search, edit_file \
+             and write_file",
             call.name
         )));
     }

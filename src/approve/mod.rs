@@ -14,6 +14,7 @@
 //! When the asking future is dropped (the run was interrupted by a signal), the
 //! prompt is cancelled and the terminal restored before the drop returns.
 
+mod diff;
 mod display;
 mod line;
 mod prompt;
@@ -24,6 +25,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use diff::FileQuestion;
 pub use prompt::{Answer, Cancel, Question};
 pub use rules_file::{Scope, remove_rule, save_allow_rule, save_rule};
 
@@ -65,6 +67,21 @@ pub struct ApprovalRequest {
     pub edited_from: Option<String>,
 }
 
+/// What the person is asked about a file tool's call (`policy::files` said ask).
+#[derive(Debug, Clone)]
+pub struct FileApprovalRequest {
+    /// Read or write.
+    pub access: crate::policy::files::Access,
+    /// `edit src/lib.rs`, `read /etc/hosts`.
+    pub label: String,
+    /// Why the policy asks.
+    pub reason: String,
+    /// The unified diff of a write (a new file as all additions).
+    pub diff: Option<String>,
+    /// `+1 −1` for a write.
+    pub counts: Option<String>,
+}
+
 /// Asks a person about commands the policy could not decide.
 pub trait Approve {
     /// `Ok` when a person can be asked; otherwise why not (ask then means deny).
@@ -74,6 +91,9 @@ pub trait Approve {
     fn can_ask(&self) -> Result<(), &'static str>;
     /// Asks about one command.
     fn ask(&mut self, request: &ApprovalRequest) -> impl Future<Output = Approval>;
+    /// Asks about one file tool's call: a read outside the workspace or of a secret, or a
+    /// change shown as a diff. Answers: allow, allow for the run, deny (with a note), interrupt.
+    fn ask_file(&mut self, request: &FileApprovalRequest) -> impl Future<Output = Approval>;
 }
 
 /// Whether a person can answer a prompt: stderr is a terminal, stdin is one or
@@ -223,6 +243,43 @@ impl<S: Screen> Approve for Approver<S> {
         };
         self.screen.resume();
         approval
+    }
+
+    async fn ask_file(&mut self, request: &FileApprovalRequest) -> Approval {
+        self.ask_about_file(request).await
+    }
+}
+
+impl<S: Screen> Approver<S> {
+    /// The file prompt (`approve::diff`), on a blocking thread, cancelled when dropped.
+    async fn ask_about_file(&mut self, request: &FileApprovalRequest) -> Approval {
+        let question = FileQuestion {
+            access: request.access,
+            label: request.label.clone(),
+            reason: request.reason.clone(),
+            diff: request.diff.clone(),
+            counts: request.counts.clone(),
+            color: self.color,
+        };
+        self.screen.pause();
+        let cancel = Arc::new(Cancel::default());
+        let _stop = StopOnDrop(Arc::clone(&cancel));
+        let answer = tokio::task::spawn_blocking(move || {
+            let _finished = FinishOnDrop(&cancel);
+            question.ask(&cancel)
+        })
+        .await
+        .unwrap_or(Answer::Deny);
+        self.screen.resume();
+        match answer {
+            Answer::Allow => Approval::Allow,
+            Answer::AllowForRun => Approval::AllowForRun,
+            Answer::DenyWithNote(note) => Approval::DenyWithNote(note),
+            Answer::Interrupt => Approval::Interrupt,
+            Answer::Deny | Answer::Edit(_) | Answer::AllowInProject(_) | Answer::AlwaysAllow(_) => {
+                Approval::Deny
+            }
+        }
     }
 }
 

@@ -54,7 +54,7 @@ const MAX_EDIT_CHARS: usize = 100_000;
 const SPARE_ROWS: usize = 3;
 /// Written before the question: attributes off, ASCII character set, autowrap
 /// on, cursor shown — whatever was printed before cannot disguise the question.
-const RESET: &str = "\u{1b}[0m\u{1b}(B\u{1b}[?7h\u{1b}[?25h";
+pub(super) const RESET: &str = "\u{1b}[0m\u{1b}(B\u{1b}[?7h\u{1b}[?25h";
 
 /// One question to a person.
 #[derive(Debug, Clone)]
@@ -137,10 +137,10 @@ impl Cancel {
 }
 
 /// Turns raw mode off again when dropped.
-struct RawMode;
+pub(super) struct RawMode;
 
 impl RawMode {
-    fn enable() -> std::io::Result<Self> {
+    pub(super) fn enable() -> std::io::Result<Self> {
         crossterm::terminal::enable_raw_mode().map(|()| Self)
     }
 }
@@ -474,7 +474,7 @@ pub(super) fn next_key(cancel: &Cancel, until: Option<Instant>) -> Next {
 
 /// Drops keys typed before the question was drawn: the terminal's input
 /// queue (Unix) and whatever crossterm already read.
-fn discard_type_ahead() {
+pub(super) fn discard_type_ahead() {
     #[cfg(unix)]
     flush_terminal_input();
     while let Ok(true) = crossterm::event::poll(Duration::ZERO) {
@@ -500,7 +500,7 @@ fn flush_terminal_input() {
 
 /// Model text made safe and short: escaped, at most `lines` lines and
 /// [`NOTE_CHARS`] characters, `…` where cut.
-fn short(text: &str, lines: usize) -> String {
+pub(super) fn short(text: &str, lines: usize) -> String {
     let escaped = sanitize::escape_prose(text.trim());
     let mut out: Vec<&str> = escaped.split('\n').collect();
     let mut cut = out.len() > lines;
@@ -517,7 +517,7 @@ fn short(text: &str, lines: usize) -> String {
 }
 
 /// A prefix or a path on one line, escaped, never shortened: it is what is saved.
-fn one_line(text: &str) -> String {
+pub(super) fn one_line(text: &str) -> String {
     sanitize::escape_command(text).replace('\n', "⏎")
 }
 

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::cli::{CheckArgs, GlobalArgs};
 use crate::error::{Error, Result, Status};
+use crate::policy::files::{self, Access};
 use crate::policy::{self, Decision, OsFamily, Rules, Verdict};
 use crate::settings::Overrides;
 
@@ -19,6 +20,14 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
     };
     let workspace = super::workspace(global.cwd.as_deref())?;
     let settings = super::load_settings(global, &overrides, &workspace)?;
+    if let Some((access, path)) = args
+        .read
+        .as_ref()
+        .map(|path| (Access::Read, path))
+        .or_else(|| args.write.as_ref().map(|path| (Access::Write, path)))
+    {
+        return check_file(global, &settings, &workspace, access, path);
+    }
     let rules = Rules::new(settings.allow.clone(), settings.deny.clone());
     let os = args.os.unwrap_or_else(OsFamily::current);
     // `agent check` judges a command as if it ran in the workspace (the current directory or
@@ -64,6 +73,54 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
     }
     finish(out)?;
     Ok(match strictest {
+        Verdict::Allow => Status::Success,
+        Verdict::Ask => Status::Ask,
+        Verdict::Deny => Status::Deny,
+    }
+    .into())
+}
+
+/// `agent check --read PATH` / `--write PATH`: the file tools' decision on PATH.
+fn check_file(
+    global: &GlobalArgs,
+    settings: &crate::settings::Settings,
+    workspace: &std::path::Path,
+    access: Access,
+    path: &std::path::Path,
+) -> Result<ExitCode> {
+    let rules = settings
+        .file_rules(workspace)
+        .map_err(|error| Error::Usage(format!("{error}: fix [permissions.files]")))?;
+    let resolved = crate::workspace::resolve(workspace, path)
+        .map_err(|error| Error::Runtime(format!("cannot resolve `{}`: {error}", path.display())))?;
+    let decision = files::apply_mode(
+        files::decide(&rules, access, &resolved),
+        settings.mode.value,
+    );
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let shown = rules.display(&resolved);
+    if global.json {
+        #[derive(Serialize)]
+        struct FileLine<'a> {
+            path: &'a str,
+            access: Access,
+            #[serde(flatten)]
+            decision: &'a Decision,
+        }
+        let line = FileLine {
+            path: &shown,
+            access,
+            decision: &decision,
+        };
+        serde_json::to_writer(&mut out, &line)
+            .map_err(std::io::Error::other)
+            .and_then(|()| std::io::Write::write_all(&mut out, b"\n"))
+            .or_else(quiet_broken_pipe)?;
+    } else {
+        write_decision(&mut out, false, None, &decision)?;
+    }
+    finish(out)?;
+    Ok(match decision.verdict {
         Verdict::Allow => Status::Success,
         Verdict::Ask => Status::Ask,
         Verdict::Deny => Status::Deny,

@@ -30,7 +30,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let settings = super::load_settings(global, &overrides, &workspace)?;
     let sandbox = super::sandbox(&settings, &workspace);
     let mut model = model_for(&settings, global.quiet)?;
-    let config = agent_config(&settings, &workspace, &args, sandbox);
+    let config = agent_config(&settings, &workspace, &args, sandbox)?;
     instructions_notice(&config.instructions, global);
     let quiet = global.quiet;
     if settings.provider.value == ProviderKind::Demo && !quiet {
@@ -268,8 +268,11 @@ pub(super) fn agent_config(
     workspace: &std::path::Path,
     args: &RunArgs,
     sandbox: crate::sandbox::Sandbox,
-) -> agent::Config {
-    agent::Config {
+) -> Result<agent::Config> {
+    let files = settings.file_rules(workspace).map_err(|error| {
+        Error::Usage(format!("{error}: fix [permissions.files] in the settings"))
+    })?;
+    Ok(agent::Config {
         workspace: workspace.to_path_buf(),
         os: OsFamily::current(),
         shell: settings.shell.value.clone(),
@@ -293,7 +296,8 @@ pub(super) fn agent_config(
         } else {
             agent::Instructions::load(workspace)
         },
-    }
+        files: std::sync::Arc::new(files),
+    })
 }
 
 /// The run's first event: `start`, or `continue` for a run picked up again.

@@ -44,7 +44,7 @@ pub(crate) fn open(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let settings = super::load_settings(global, &overrides, &workspace)?;
     let sandbox = super::sandbox(&settings, &workspace);
     let model = run::model_for(&settings, global.quiet)?;
-    let config = run::agent_config(&settings, &workspace, &args, sandbox);
+    let config = run::agent_config(&settings, &workspace, &args, sandbox)?;
     run::instructions_notice(&config.instructions, global);
     if settings.provider.value == ProviderKind::Demo && !global.quiet {
         run::demo_notice(&settings, color);

@@ -1,7 +1,8 @@
 //! The offline demo model: no key, no network, deterministic. It matches the last thing the
-//! person asked against the plans in `assets/demo-plans.toml`, asks for one shell call per
-//! turn, and once the results are back writes a short answer quoting them — or says honestly
-//! what it is and how to configure a real model. Plans are data; this file only follows them.
+//! person asked against the plans in `assets/demo-plans.toml`, asks for one tool call per
+//! turn (a shell command, or a file tool: `list_files`, `read_file`, `search`), and once the
+//! results are back writes a short answer quoting them — or says honestly what it is and how
+//! to configure a real model. Plans are data; this file only follows them.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -10,7 +11,7 @@ use super::{Delta, Message, Model, ModelError, Reasoning, Reply, Request, StopRe
 
 /// The plans, compiled in.
 const PLANS_TOML: &str = include_str!("../../assets/demo-plans.toml");
-/// The tool the demo calls — the agent's only one (DESIGN.md "The model loop").
+/// The tool a step calls when it names a command.
 const SHELL_TOOL: &str = "shell";
 /// Output lines quoted in an answer — enough to show the gist, short enough for a screen.
 const QUOTED_LINES: usize = 20;
@@ -40,6 +41,9 @@ struct Plan {
 struct Step {
     unix: Option<String>,
     windows: Option<String>,
+    /// A file tool instead of a command, with its arguments.
+    tool: Option<String>,
+    arguments: Option<Value>,
     description: String,
     say: Option<String>,
     none: Option<String>,
@@ -51,7 +55,9 @@ struct Step {
 #[serde(deny_unknown_fields)]
 struct Pick {
     found: String,
-    command: String,
+    command: Option<String>,
+    tool: Option<String>,
+    arguments: Option<Value>,
 }
 
 /// The offline demo model.
@@ -62,11 +68,35 @@ pub struct Demo {
     plans: Result<Plans, String>,
 }
 
-/// What one step asks for.
+/// What one step asks for: a shell command (`tool` is `shell`) or a file tool's call.
 struct Call {
+    tool: String,
+    /// The command, or how the file call is named in the text (`list_files`).
     command: String,
-    description: String,
+    arguments: Value,
     text: String,
+}
+
+impl Call {
+    fn new(
+        tool: Option<&str>,
+        command: String,
+        arguments: Option<&Value>,
+        description: &str,
+    ) -> Self {
+        let tool = tool.unwrap_or(SHELL_TOOL).to_owned();
+        let arguments = if tool == SHELL_TOOL {
+            json!({"command": command, "description": description})
+        } else {
+            arguments.cloned().unwrap_or_else(|| json!({}))
+        };
+        Self {
+            tool,
+            command,
+            arguments,
+            text: String::new(),
+        }
+    }
 }
 
 impl Demo {
@@ -103,25 +133,27 @@ impl Demo {
             ));
         };
         let results = results_since(&request.messages[start..]);
-        let Some((command, content)) = results.last() else {
+        let Some((command, content, file_tool)) = results.last() else {
             let call = self.first_call(plan)?;
-            if !request.tools.iter().any(|tool| tool.name == SHELL_TOOL) {
+            if !request.tools.iter().any(|tool| tool.name == call.tool) {
                 return Ok(text_reply(
                     plans.no_shell.replace("{command}", &call.command),
                 ));
             }
             return Ok(Self::call_reply(request, call));
         };
-        let outcome = Outcome::parse(content);
-        match (&outcome, plan.step.get(results.len())) {
-            (
-                Outcome::Ran {
-                    exit_code: 0,
-                    stdout,
-                    ..
-                },
-                Some(step),
-            ) => match self.next_call(step, stdout) {
+        let outcome = Outcome::parse(content, *file_tool);
+        let went_well = match &outcome {
+            Outcome::Ran {
+                exit_code: 0,
+                stdout,
+                ..
+            }
+            | Outcome::Text(stdout) => Some(stdout),
+            _ => None,
+        };
+        match (went_well, plan.step.get(results.len())) {
+            (Some(stdout), Some(step)) => match self.next_call(step, stdout) {
                 Some(call) => Ok(Self::call_reply(request, call)),
                 None => Ok(text_reply(step.none.clone().unwrap_or_default())),
             },
@@ -133,41 +165,54 @@ impl Demo {
         let step = plan.step.first().ok_or_else(|| ModelError::Internal {
             message: format!("demo plan `{}` has no steps", plan.summary),
         })?;
-        let command = self.command(step).ok_or_else(|| ModelError::Internal {
-            message: format!(
-                "the first step of demo plan `{}` has no command",
-                plan.summary
-            ),
-        })?;
-        Ok(Call {
-            text: plan.say.replace("{command}", &command),
+        let command = self
+            .command(step)
+            .or_else(|| step.tool.clone())
+            .ok_or_else(|| ModelError::Internal {
+                message: format!(
+                    "the first step of demo plan `{}` has no command or tool",
+                    plan.summary
+                ),
+            })?;
+        let mut call = Call::new(
+            step.tool.as_deref(),
             command,
-            description: step.description.clone(),
-        })
+            step.arguments.as_ref(),
+            &step.description,
+        );
+        call.text = plan.say.replace("{command}", &call.command);
+        Ok(call)
     }
 
     /// The step's command, or the first pick whose word is in `previous` output.
     fn next_call(&self, step: &Step, previous: &str) -> Option<Call> {
         let say = step.say.as_deref().unwrap_or("I'll run `{command}`.");
-        if let Some(command) = self.command(step) {
-            let text = say.replace("{command}", &command);
-            return Some(Call {
+        if let Some(command) = self.command(step).or_else(|| step.tool.clone()) {
+            let mut call = Call::new(
+                step.tool.as_deref(),
                 command,
-                description: step.description.clone(),
-                text,
-            });
+                step.arguments.as_ref(),
+                &step.description,
+            );
+            call.text = say.replace("{command}", &call.command);
+            return Some(call);
         }
-        let pick = step
-            .pick
-            .iter()
-            .find(|pick| previous.split_whitespace().any(|w| w == pick.found))?;
-        Some(Call {
-            command: pick.command.clone(),
-            description: step.description.clone(),
-            text: say
-                .replace("{found}", &pick.found)
-                .replace("{command}", &pick.command),
-        })
+        let pick = step.pick.iter().find(|pick| {
+            previous
+                .split_whitespace()
+                .any(|w| w == pick.found || w.rsplit('/').next() == Some(pick.found.as_str()))
+        })?;
+        let command = pick.command.clone().or_else(|| pick.tool.clone())?;
+        let mut call = Call::new(
+            pick.tool.as_deref(),
+            command,
+            pick.arguments.as_ref(),
+            &step.description,
+        );
+        call.text = say
+            .replace("{found}", &pick.found)
+            .replace("{command}", &call.command);
+        Some(call)
     }
 
     fn command(&self, step: &Step) -> Option<String> {
@@ -187,13 +232,12 @@ impl Demo {
                 Message::User(_) | Message::ToolResult { .. } => 0,
             })
             .sum::<usize>();
-        let arguments = json!({"command": call.command, "description": call.description});
         Reply {
             text: call.text,
             tool_calls: vec![ToolCall {
                 id: format!("demo-{}", earlier + 1),
-                name: SHELL_TOOL.to_owned(),
-                arguments: arguments.to_string(),
+                name: call.tool,
+                arguments: call.arguments.to_string(),
                 extra: None,
             }],
             stop: StopReason::ToolUse,
@@ -257,8 +301,9 @@ fn find_plan<'p>(plans: &'p Plans, text: &str) -> Option<&'p Plan> {
         .find(|plan| plan.keywords.iter().any(|k| asked.contains(&words(k))))
 }
 
-/// The (command, result) pairs of the tool calls in `messages`, in order.
-fn results_since(messages: &[Message]) -> Vec<(String, String)> {
+/// The (command, result, whether a file tool made it) of the tool calls in `messages`, in
+/// order; a file tool's call is named by its tool and path (`read_file README.md`).
+fn results_since(messages: &[Message]) -> Vec<(String, String, bool)> {
     let command_of = |call_id: &str| {
         messages.iter().find_map(|m| match m {
             Message::Assistant { tool_calls, .. } => tool_calls.iter().find(|c| c.id == call_id),
@@ -269,11 +314,26 @@ fn results_since(messages: &[Message]) -> Vec<(String, String)> {
         .iter()
         .filter_map(|m| match m {
             Message::ToolResult { call_id, content } => {
-                let command = command_of(call_id)
-                    .and_then(|c| serde_json::from_str::<Value>(&c.arguments).ok())
-                    .and_then(|v| v.get("command").and_then(Value::as_str).map(str::to_owned))
-                    .unwrap_or_else(|| "the command".to_owned());
-                Some((command, content.clone()))
+                let call = command_of(call_id);
+                let file_tool = call.is_some_and(|c| c.name != SHELL_TOOL);
+                let arguments = call.and_then(|c| serde_json::from_str::<Value>(&c.arguments).ok());
+                let command = if file_tool {
+                    let name = call.map(|c| c.name.clone()).unwrap_or_default();
+                    match arguments
+                        .as_ref()
+                        .and_then(|v| v.get("path"))
+                        .and_then(Value::as_str)
+                    {
+                        Some(path) => format!("{name} {path}"),
+                        None => name,
+                    }
+                } else {
+                    arguments
+                        .as_ref()
+                        .and_then(|v| v.get("command").and_then(Value::as_str).map(str::to_owned))
+                        .unwrap_or_else(|| "the command".to_owned())
+                };
+                Some((command, content.clone(), file_tool))
             }
             Message::User(_) | Message::Assistant { .. } => None,
         })
@@ -292,16 +352,24 @@ enum Outcome {
         code: String,
         message: String,
     },
+    /// A file tool's text.
+    Text(String),
     Unreadable(String),
 }
 
 impl Outcome {
     /// Reads `{"exit_code", "stdout", …}`, `{"error": {"code", "message"}}` or
     /// `{"code", "message"}`.
-    fn parse(content: &str) -> Self {
+    fn parse(content: &str, file_tool: bool) -> Self {
         let Ok(value) = serde_json::from_str::<Value>(content) else {
+            if file_tool {
+                return Self::Text(content.to_owned());
+            }
             return Self::Unreadable(content.to_owned());
         };
+        if file_tool && value.get("error").is_none() {
+            return Self::Text(content.to_owned());
+        }
         let text =
             |v: &Value, key: &str| v.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
         let error = value
@@ -347,6 +415,10 @@ impl Outcome {
                     }
                 }
             }
+            Self::Text(text) if text.trim().is_empty() => {
+                format!("`{command}` gave nothing back.")
+            }
+            Self::Text(text) => format!("{done}\n\n{}", quote(text)),
             Self::Unreadable(content) => {
                 format!(
                     "I got an answer for `{command}` that I can't read:\n\n{}",
@@ -496,7 +568,6 @@ mod tests {
     #[tokio::test]
     async fn prompts_pick_their_plans_on_both_systems() {
         let cases = [
-            ("list the files", "ls -la", "dir"),
             ("Please LS.", "ls -la", "dir"),
             ("What OS is this?", "uname -a", "ver"),
             ("tell me the operating system", "uname -a", "ver"),
@@ -511,7 +582,6 @@ mod tests {
             ("who am i", "whoami", "whoami"),
             ("what's the date today", "date", "date /t"),
             ("what time is it", "date", "date /t"),
-            ("run the tests", "ls", "dir /b"),
         ];
         for (prompt, unix, windows) in cases {
             let (reply, _) = run(false, &[Message::User(prompt.into())], &shell()).await;
@@ -523,7 +593,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_first_turn_streams_text_and_calls_the_shell() {
-        let (reply, pieces) = run(false, &[Message::User("list the files".into())], &shell()).await;
+        let (reply, pieces) = run(false, &[Message::User("ls please".into())], &shell()).await;
         assert_eq!(
             reply,
             Reply {
@@ -699,10 +769,81 @@ file20
         let (reply, _) = run(false, &[Message::User("list the files".into())], &[]).await;
         assert_eq!(
             reply.text,
-            "I would run `ls -la` for this, but the shell tool is turned off \
-             (permissions mode `off`), so I can't run commands here."
+            "I would run `list_files` for this, but the tools are turned off \
+             (permissions mode `off`), so I can't run commands or look at files here."
         );
         assert_eq!(reply.tool_calls, []);
+    }
+
+    fn file_tools() -> Vec<ToolSpec> {
+        let mut tools = shell();
+        for name in ["read_file", "list_files", "search"] {
+            tools.push(ToolSpec {
+                name: name.into(),
+                description: String::new(),
+                parameters: json!({}),
+            });
+        }
+        tools
+    }
+
+    #[tokio::test]
+    async fn plans_look_with_the_file_tools() {
+        for (prompt, tool, arguments) in [
+            ("list the files here", "list_files", json!({})),
+            ("run the tests", "list_files", json!({"pattern": "*"})),
+            (
+                "read the README",
+                "read_file",
+                json!({"path": "README.md", "limit": 40}),
+            ),
+            ("find the TODOs", "search", json!({"pattern": "TODO|FIXME"})),
+        ] {
+            let (reply, _) = run(false, &[Message::User(prompt.into())], &file_tools()).await;
+            let call = &reply.tool_calls[0];
+            assert_eq!(call.name, tool, "{prompt}");
+            let got: Value = serde_json::from_str(&call.arguments).unwrap();
+            assert_eq!(got, arguments, "{prompt}");
+        }
+        // The test plan picks its runner from the listed files.
+        let mut messages = vec![Message::User("run the tests".into())];
+        messages.push(Message::Assistant {
+            text: String::new(),
+            tool_calls: vec![ToolCall {
+                id: "demo-1".into(),
+                name: "list_files".into(),
+                arguments: r#"{"pattern":"*"}"#.into(),
+                extra: None,
+            }],
+            reasoning: Reasoning::default(),
+        });
+        messages.push(Message::ToolResult {
+            call_id: "demo-1".into(),
+            content: "Cargo.toml\nREADME.md\n".into(),
+        });
+        let (reply, _) = run(false, &messages, &file_tools()).await;
+        assert_eq!(command_of(&reply), "cargo test");
+        // A file tool's text is quoted in the answer.
+        let mut messages = vec![Message::User("read the readme".into())];
+        messages.push(Message::Assistant {
+            text: String::new(),
+            tool_calls: vec![ToolCall {
+                id: "demo-1".into(),
+                name: "read_file".into(),
+                arguments: r#"{"path":"README.md"}"#.into(),
+                extra: None,
+            }],
+            reasoning: Reasoning::default(),
+        });
+        messages.push(Message::ToolResult {
+            call_id: "demo-1".into(),
+            content: "     1\t# app\n".into(),
+        });
+        let (reply, _) = run(false, &messages, &file_tools()).await;
+        assert_eq!(
+            reply.text,
+            "Here is the start of the README:\n\n```\n     1\t# app\n```"
+        );
     }
 
     #[test]

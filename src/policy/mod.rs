@@ -66,9 +66,11 @@
 //!   built-ins are left out (a cloned repository could otherwise plant one).
 
 mod builtin;
+
 mod cmd;
 mod data;
 mod decide;
+pub mod files;
 mod git;
 mod options;
 mod parse;

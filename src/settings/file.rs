@@ -36,6 +36,9 @@ pub(crate) enum Value {
     Writable(Vec<String>),
     SandboxRequired(bool),
     FailOnDeny(bool),
+    FileDeny(Vec<String>),
+    AskRead(Vec<String>),
+    Edits(crate::policy::files::Edits),
 }
 
 /// A value and the line it was written on.
@@ -79,6 +82,15 @@ enum Kind {
     Writable,
     SandboxRequired,
     FailOnDeny,
+    Files(FilesKey),
+}
+
+/// The keys of `[permissions.files]`.
+#[derive(Clone, Copy)]
+enum FilesKey {
+    Deny,
+    AskRead,
+    Edits,
 }
 
 /// The schema: (table, key, kind, dotted name). Profiles take the keys flat.
@@ -120,6 +132,24 @@ const SCHEMA: &[(&str, &str, Kind, &str)] = &[
         "permissions.commands.deny",
     ),
     (
+        "permissions.files",
+        "deny",
+        Kind::Files(FilesKey::Deny),
+        "permissions.files.deny",
+    ),
+    (
+        "permissions.files",
+        "ask_read",
+        Kind::Files(FilesKey::AskRead),
+        "permissions.files.ask_read",
+    ),
+    (
+        "permissions.files",
+        "edits",
+        Kind::Files(FilesKey::Edits),
+        "permissions.files.edits",
+    ),
+    (
         "limits",
         "timeout_secs",
         Kind::TimeoutSecs,
@@ -150,6 +180,7 @@ const TABLES: &[&str] = &[
     "model",
     "permissions",
     "permissions.commands",
+    "permissions.files",
     "limits",
     "exec",
     "sandbox",
@@ -403,6 +434,7 @@ impl Reader<'_> {
         Ok(Value::Headers(headers))
     }
 
+    #[allow(clippy::too_many_lines)] // one arm per kind of value: a table, not logic
     fn value(
         &self,
         item: &Item,
@@ -474,6 +506,7 @@ impl Reader<'_> {
                 }
                 Value::Writable(paths)
             }
+            Kind::Files(key) => files_value(item, key).map_err(|e| wrong(&e))?,
             Kind::Allow | Kind::Deny => {
                 let array = item
                     .as_array()
@@ -529,6 +562,39 @@ impl Reader<'_> {
             self.path.display()
         ));
     }
+}
+
+/// A `[permissions.files]` value, or what was expected instead.
+fn files_value(item: &Item, key: FilesKey) -> Result<Value, String> {
+    Ok(match key {
+        FilesKey::Edits => Value::Edits(
+            item.as_str()
+                .and_then(crate::policy::files::Edits::parse)
+                .ok_or_else(|| "one of \"ask\", \"allow\", \"deny\"".to_owned())?,
+        ),
+        FilesKey::Deny => Value::FileDeny(globs(item)?),
+        FilesKey::AskRead => Value::AskRead(globs(item)?),
+    })
+}
+
+/// An array of valid globs, or what was expected instead.
+fn globs(item: &Item) -> Result<Vec<String>, String> {
+    let array = item
+        .as_array()
+        .ok_or_else(|| "an array of globs".to_owned())?;
+    let mut globs = Vec::new();
+    for value in array {
+        let pattern = value
+            .as_str()
+            .ok_or_else(|| "an array of globs".to_owned())?;
+        if pattern.trim().is_empty() {
+            return Err("an array of non-empty globs".to_owned());
+        }
+        globset::Glob::new(pattern)
+            .map_err(|error| format!("an array of globs (`{pattern}`: {error})"))?;
+        globs.push(pattern.to_owned());
+    }
+    Ok(globs)
 }
 
 /// `permissions` is a child table of the root (`""`); `permissions.commands` of `permissions`.

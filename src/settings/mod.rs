@@ -234,6 +234,8 @@ pub struct Settings {
     pub deny: Vec<Rule>,
     /// Every allow and deny rule with where it was written, in layer order.
     pub rules: Vec<ListedRule>,
+    /// `[permissions.files]`: the file tools' settings.
+    pub files: FileSettings,
     /// Exit 3 when any command was denied (`[ci] fail_on_deny`, `--fail-on-deny`).
     pub fail_on_deny: Sourced<bool>,
     /// Per-command timeout.
@@ -268,6 +270,46 @@ impl Settings {
             timeout: self.timeout.value,
             max_output_chars: self.max_output_chars.value,
         }
+    }
+}
+
+/// `[permissions.files]`: what the file tools may read and write.
+#[derive(Debug, Clone)]
+pub struct FileSettings {
+    /// `deny`: globs no file tool may read or write (every layer).
+    pub deny: Vec<crate::policy::files::FileRule>,
+    /// `ask_read`: secret-file globs added to the built-in list.
+    pub ask_read: Vec<String>,
+    /// `edits`: what an edit inside the workspace needs.
+    pub edits: Sourced<crate::policy::files::Edits>,
+}
+
+impl Default for FileSettings {
+    fn default() -> Self {
+        Self {
+            deny: Vec::new(),
+            ask_read: Vec::new(),
+            edits: sourced(crate::policy::files::Edits::Ask, Origin::Default("")),
+        }
+    }
+}
+
+impl Settings {
+    /// The file tools' rules for `workspace` (canonical): the deny and ask_read globs, the
+    /// `edits` setting, and the user settings file, which no tool may write.
+    ///
+    /// # Errors
+    /// A glob that does not parse (the file reader checks them, so this is a bug).
+    pub fn file_rules(&self, workspace: &Path) -> Result<crate::policy::files::FileRules, String> {
+        let user_file = crate::workspace::resolve(workspace, &self.user_file)
+            .unwrap_or_else(|_| self.user_file.clone());
+        crate::policy::files::FileRules::new(
+            workspace.to_path_buf(),
+            self.files.deny.clone(),
+            &self.files.ask_read,
+            self.files.edits.value,
+            vec![user_file],
+        )
     }
 }
 
@@ -308,6 +350,16 @@ impl Draft {
                     .extend(listed(RuleKind::Deny, rules.iter(), &origin));
             }
             Value::FailOnDeny(on) => s.fail_on_deny = sourced(*on, origin),
+            Value::FileDeny(globs) => {
+                s.files
+                    .deny
+                    .extend(globs.iter().map(|pattern| crate::policy::files::FileRule {
+                        pattern: pattern.clone(),
+                        source,
+                    }));
+            }
+            Value::AskRead(globs) => s.files.ask_read.extend(globs.iter().cloned()),
+            Value::Edits(edits) => s.files.edits = sourced(*edits, origin),
             Value::TimeoutSecs(secs) => s.timeout = sourced(Duration::from_secs(*secs), origin),
             Value::MaxOutputChars(n) => s.max_output_chars = sourced(*n, origin),
             Value::MaxTurns(n) => s.max_turns = sourced(*n, origin),
@@ -390,6 +442,7 @@ pub fn load(
             deny: Vec::new(),
             rules: Vec::new(),
             fail_on_deny: sourced(false, default("")),
+            files: FileSettings::default(),
             timeout: sourced(crate::exec::DEFAULT_TIMEOUT, default("")),
             max_output_chars: sourced(crate::exec::DEFAULT_MAX_OUTPUT_CHARS, default("")),
             max_turns: sourced(DEFAULT_MAX_TURNS, default("")),

@@ -20,7 +20,8 @@ impl Draft {
         }
         let s = &self.settings;
         let tightens = match &entry.value {
-            Value::Deny(_) => true,
+            Value::Deny(_) | Value::FileDeny(_) | Value::AskRead(_) => true,
+            Value::Edits(edits) => edits.strictness() >= s.files.edits.value.strictness(),
             Value::Mode(mode) => mode.strictness() >= s.mode.value.strictness(),
             Value::ReadOnly(list) => {
                 *list == ReadOnly::Strict || s.read_only.value == ReadOnly::Inspect
@@ -48,6 +49,7 @@ impl Draft {
                 Value::Network(_) => "a project file can only turn the network off",
                 Value::SandboxRequired(_) => "a project file can only require the sandbox",
                 Value::FailOnDeny(_) => "a project file can only turn fail_on_deny on",
+                Value::Edits(_) => "a project file can only make `edits` stricter",
                 _ => "a project file can only add deny rules and lower limits",
             };
             self.settings.warnings.push(format!(

@@ -107,6 +107,29 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
                 .map(|rule| row(name, json!(rule.prefix), &rule.origin)),
         );
     }
+    rows.push(row(
+        "permissions.files.edits",
+        json!(match settings.files.edits.value {
+            crate::policy::files::Edits::Ask => "ask",
+            crate::policy::files::Edits::Allow => "allow",
+            crate::policy::files::Edits::Deny => "deny",
+        }),
+        &settings.files.edits.origin,
+    ));
+    for rule in &settings.files.deny {
+        rows.push((
+            "permissions.files.deny".to_owned(),
+            json!(rule.pattern),
+            format!("{:?}", rule.source).to_lowercase(),
+        ));
+    }
+    for pattern in &settings.files.ask_read {
+        rows.push((
+            "permissions.files.ask_read".to_owned(),
+            json!(pattern),
+            "settings".to_owned(),
+        ));
+    }
     let timeout = settings.timeout.value;
     let secs = if timeout.subsec_nanos() == 0 {
         json!(timeout.as_secs())

@@ -206,6 +206,25 @@ fn render_result(out: &mut String, event: &Value) {
     }
 }
 
+/// A file tool's `tool_result` in [`render_show`]: its summary and the diff of a change, or
+/// the error.
+fn render_file_result(out: &mut String, event: &Value) {
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    if event["error"].is_object() {
+        let _ = writeln!(
+            out,
+            "  {}: {}",
+            text(&event["error"]["code"]),
+            text(&event["error"]["message"])
+        );
+        return;
+    }
+    let _ = writeln!(out, "  {}", text(&event["summary"]));
+    for line in event["diff"].as_str().unwrap_or_default().lines() {
+        let _ = writeln!(out, "  {line}");
+    }
+}
+
 /// A readable replay of one run's events.
 #[must_use]
 pub fn render_show(events: &[Value]) -> String {
@@ -247,6 +266,10 @@ pub fn render_show(events: &[Value]) -> String {
                 out.push_str(&s(&event["text"]));
                 text_open = !out.ends_with('\n');
             }
+            "tool_call" if event["tool"].is_string() => {
+                let _ = writeln!(out, "• {}", s(&event["label"]));
+            }
+            "tool_result" if event["tool"].is_string() => render_file_result(&mut out, event),
             "tool_call" => match event["command"].as_str() {
                 Some(command) => {
                     let _ = writeln!(out, "$ {command}  # {}", s(&event["description"]));

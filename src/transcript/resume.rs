@@ -52,6 +52,13 @@ fn wire(model: &str) -> &str {
 
 /// The content sent to the model for a recorded `tool_result` (as `agent::tool` builds it).
 fn result_content(event: &Value) -> String {
+    // A file tool's result: the text the model got, or its error.
+    if event["tool"].is_string() {
+        return match event["content"].as_str() {
+            Some(content) => content.to_owned(),
+            None => json!({"error": event["error"]}).to_string(),
+        };
+    }
     let result = &event["result"];
     if !result.is_object() {
         return json!({"error": event["error"]}).to_string();

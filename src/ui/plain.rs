@@ -76,6 +76,7 @@ impl Plain {
     }
 
     /// Prints what `event` means for a person watching stderr.
+    #[allow(clippy::too_many_lines)] // one arm per event: a table, not logic
     pub fn handle(&mut self, event: &Event) {
         if let Event::Decision {
             decision: Verdict::Deny,
@@ -122,6 +123,12 @@ impl Plain {
                     _ => lines.push_str("→ <invalid tool call>"),
                 }
                 lines
+            }
+            Event::FileCall { .. } | Event::FileResult { .. } => {
+                let Some(line) = self.file_line(event) else {
+                    return;
+                };
+                line
             }
             Event::Decision {
                 decision, reason, ..
@@ -177,6 +184,38 @@ impl Plain {
             _ => return,
         };
         self.write(&line);
+    }
+
+    /// A file tool's call (the model's text before it, if any) or its one summary line; a
+    /// denial goes to stderr even with -q. `None`: nothing more to print.
+    fn file_line(&mut self, event: &Event) -> Option<String> {
+        match event {
+            Event::FileCall { .. } => {
+                let said = std::mem::take(&mut self.text);
+                (!said.trim().is_empty())
+                    .then(|| sanitize::escape_prose(said.trim_end()).into_owned())
+            }
+            Event::FileResult {
+                label,
+                summary,
+                error,
+                ..
+            } => {
+                let denied = self.denied.take();
+                let (tone, line) = super::summary::file_summary(
+                    label,
+                    summary.as_deref(),
+                    error.as_ref(),
+                    denied.as_deref(),
+                );
+                if tone == super::summary::Tone::Denied {
+                    let _ = writeln!(std::io::stderr().lock(), "{line}");
+                    return None;
+                }
+                Some(line)
+            }
+            _ => None,
+        }
     }
 
     fn write(&self, line: &str) {

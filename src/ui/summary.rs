@@ -122,6 +122,38 @@ pub fn summary(
     }
 }
 
+/// The summary of a file tool's call: `✓ read src/lib.rs · 120 lines`,
+/// `✓ edit src/lib.rs · +1 −1`, `✗ read x · <error>`, `⊘ edit x · denied: <why>`.
+#[must_use]
+pub fn file_summary(
+    label: &str,
+    summary: Option<&str>,
+    error: Option<&ToolError>,
+    denied: Option<&str>,
+) -> (Tone, String) {
+    let label = one_line(label);
+    match error {
+        None => {
+            let summary = summary.map_or_else(String::new, |s| {
+                format!(" · {}", super::sanitize::escape(s))
+            });
+            (Tone::Success, format!("✓ {label}{summary}"))
+        }
+        Some(error) if error.code == ToolErrorCode::Denied => {
+            let why = denied.unwrap_or(&error.message);
+            let why = super::sanitize::escape_prose(why).replace('\n', "⏎");
+            (Tone::Denied, format!("⊘ {label} · denied: {why}"))
+        }
+        Some(error) => (
+            Tone::Failure,
+            format!(
+                "✗ {label} · {}",
+                super::sanitize::escape(&error.message).replace('\n', "⏎")
+            ),
+        ),
+    }
+}
+
 /// The run's tokens at its end: `agent: tokens: 12.4k in (9.1k cached) · 1.3k out`.
 #[must_use]
 pub fn run_usage(usage: &Usage) -> String {

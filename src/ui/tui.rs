@@ -28,6 +28,8 @@ pub struct Tui {
     at_line_start: bool,
     pane: Option<Pane>,
     pending_command: Option<String>,
+    /// The call being decided is a file tool's: no pane, one summary line.
+    file_call: bool,
     /// The reason of the last deny decision, for the summary line.
     denied: Option<String>,
     /// Show reasoning whole (`-v`), not just its start; decisions; a command's output
@@ -59,6 +61,7 @@ impl Tui {
             at_line_start: true,
             pane: None,
             pending_command: None,
+            file_call: false,
             denied: None,
             verbose: false,
             quiet: false,
@@ -155,6 +158,7 @@ impl Tui {
     }
 
     /// Shows what `event` means.
+    #[allow(clippy::too_many_lines)] // one arm per event: a table, not logic
     pub fn handle(&mut self, event: &Event) {
         if let Event::ReasoningDelta { text } = event {
             self.reasoning(text);
@@ -171,6 +175,7 @@ impl Tui {
             }
             Event::ToolCall { command, .. } => {
                 self.end_line();
+                self.file_call = false;
                 self.pending_command.clone_from(command);
                 self.output_lines = OutputLines::default();
             }
@@ -181,6 +186,9 @@ impl Tui {
                 ..
             } => {
                 self.decision_line("allow", reason);
+                if self.file_call {
+                    return;
+                }
                 let command = self.pending_command.take().unwrap_or_default();
                 let command = edited.clone().unwrap_or(command);
                 if !self.quiet {
@@ -241,11 +249,42 @@ impl Tui {
                 let line = super::summary::compacted(*reason, *replaced);
                 self.line(&self.dim(&line));
             }
+            Event::FileCall { .. } | Event::FileResult { .. } => self.file_event(event),
             Event::Start { .. }
             | Event::Continue { .. }
             | Event::Decision { .. }
             | Event::Error { .. }
             | Event::ReasoningDelta { .. } => {}
+        }
+    }
+
+    /// A file tool's call (no pane: it is quick) and its one summary line.
+    fn file_event(&mut self, event: &Event) {
+        match event {
+            Event::FileCall { .. } => {
+                self.end_line();
+                self.file_call = true;
+                self.pending_command = None;
+            }
+            Event::FileResult {
+                label,
+                summary,
+                error,
+                ..
+            } => {
+                let denied = self.denied.take();
+                let (tone, line) = super::summary::file_summary(
+                    label,
+                    summary.as_deref(),
+                    error.as_ref(),
+                    denied.as_deref(),
+                );
+                if self.quiet && tone != Tone::Denied {
+                    return;
+                }
+                self.line(&self.paint(tone, &line));
+            }
+            _ => {}
         }
     }
 

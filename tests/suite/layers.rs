@@ -15,6 +15,7 @@ const LAYERS: &[&[&str]] = &[
     &["approve"],
     &["ui"],
     &["event"],
+    &["tools"],
     &["tool_error"],
     &["settings"],
     &["policy", "exec", "model"],

@@ -8,6 +8,8 @@ mod color;
 mod config;
 mod exec;
 mod fake_model;
+mod file_tools;
+mod file_tools_tty;
 mod harness;
 mod instructions;
 mod layers;

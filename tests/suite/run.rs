@@ -31,7 +31,17 @@ fn a_builtin_read_only_command_runs_and_its_output_reaches_the_model() {
         first.header("authorization"),
         Some(format!("Bearer {KEY}").as_str())
     );
-    assert_eq!(first.tool_names(), vec!["shell"]);
+    assert_eq!(
+        first.tool_names(),
+        vec![
+            "shell",
+            "read_file",
+            "list_files",
+            "search",
+            "edit_file",
+            "write_file"
+        ]
+    );
     assert_eq!(first.last_user_text().as_deref(), Some("list the files"));
     let system = first.system().unwrap();
     assert!(
@@ -498,7 +508,8 @@ fn the_demo_model_runs_offline_end_to_end() {
         .success()
         .stdout(predicate::str::contains("demo-file.txt"))
         .stderr(
-            predicate::str::contains("offline demo model").and(predicate::str::contains("✓ ls")),
+            predicate::str::contains("offline demo model")
+                .and(predicate::str::contains("✓ list . · 1 file")),
         );
     assert_eq!(sandbox.transcripts().len(), 1);
 }
