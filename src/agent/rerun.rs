@@ -39,6 +39,7 @@ pub(super) async fn again_without_sandbox<A: Approve>(
             rule: None,
             destructive: true,
             prefix: None,
+            parts: Vec::new(),
         },
         prefix: None,
         edited_from: None,

@@ -67,9 +67,11 @@
 
 mod builtin;
 mod cmd;
+mod compose;
 mod data;
 mod decide;
 mod git;
+mod inspect;
 mod options;
 mod parse;
 mod programs;
@@ -80,6 +82,7 @@ mod split;
 mod suggest;
 mod word;
 
+pub use compose::PartDecision;
 pub use rules::{Rule, Rules};
 pub use suggest::{is_valid_allow_prefix, suggest_prefix};
 
@@ -186,6 +189,10 @@ pub struct Decision {
     /// protected program. Set only when the verdict is ask.
     #[serde(skip)]
     pub prefix: Option<String>,
+    /// For a composed command (`a | b`, `a && b` …) read by the inspect list: each part's
+    /// verdict, in order (`"parts"` in JSON); empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<PartDecision>,
 }
 
 impl Decision {
@@ -197,6 +204,7 @@ impl Decision {
             rule: None,
             destructive,
             prefix: None,
+            parts: Vec::new(),
         }
     }
 

@@ -13,13 +13,16 @@ fn exit_status_is_the_decision() {
         .args(["check", "ls -la"])
         .assert()
         .code(0)
-        .stdout("allow: `ls` is on the built-in read-only list\n");
+        .stdout("allow: `ls` is on the built-in read-only list (source: builtin, rule: \"ls\")\n");
     sandbox
         .agent()
         .args(["check", "ls > x"])
         .assert()
         .code(3)
-        .stdout("ask: contains a redirection ('>')\n");
+        .stdout(
+            "ask: contains a redirection (`>x`; only 2>/dev/null, >/dev/null, &>/dev/null, 2>&1 \
+             and < FILE are harmless) (source: parser)\n",
+        );
     sandbox
         .agent()
         .args(["check", "--deny", "rm -rf", "--", "rm -rf /"])

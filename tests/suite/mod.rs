@@ -9,6 +9,7 @@ mod config;
 mod exec;
 mod fake_model;
 mod harness;
+mod inspect;
 mod instructions;
 mod layers;
 mod model;
