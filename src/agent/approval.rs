@@ -208,6 +208,7 @@ fn person(asked: &Decision, verdict: Verdict, reason: String, rule: Option<Strin
         rule,
         destructive: asked.destructive,
         prefix: None,
+        parts: Vec::new(),
     }
 }
 

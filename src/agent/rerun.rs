@@ -52,6 +52,7 @@ pub(super) async fn again_without_sandbox<A: Approve>(
             rule: None,
             destructive: true,
             prefix: None,
+            parts: Vec::new(),
         },
         prefix: None,
         edited_from: None,

@@ -136,6 +136,7 @@ fn not_utf8() -> Decision {
         rule: None,
         destructive: true,
         prefix: None,
+        parts: Vec::new(),
     }
 }
 
@@ -173,7 +174,21 @@ fn write_decision(
             Verdict::Ask => "ask",
             Verdict::Deny => "deny",
         };
-        writeln!(out, "{verdict}: {}", decision.reason)
+        let source = match decision.source {
+            policy::Source::Builtin => "builtin",
+            policy::Source::User => "user",
+            policy::Source::Project => "project",
+            policy::Source::Flag => "flag",
+            policy::Source::Parser => "parser",
+        };
+        match &decision.rule {
+            Some(rule) => writeln!(
+                out,
+                "{verdict}: {} (source: {source}, rule: \"{rule}\")",
+                decision.reason
+            ),
+            None => writeln!(out, "{verdict}: {} (source: {source})", decision.reason),
+        }
     };
     written.or_else(quiet_broken_pipe)
 }

@@ -5,7 +5,7 @@
 use std::sync::OnceLock;
 
 use super::word::{Word, WordKind};
-use super::{Context, OsFamily};
+use super::{Context, OsFamily, ReadOnly, inspect};
 
 const UNIX_LIST: &str = include_str!("../../assets/builtin-unix.txt");
 const WINDOWS_LIST: &str = include_str!("../../assets/builtin-windows.txt");
@@ -110,6 +110,11 @@ fn list(os: OsFamily) -> &'static [Entry] {
 /// `Ok` carries the entry that allows it (`ls`, `date /t`); `Err` says why it is not read-only.
 pub(super) fn check(context: &Context, words: &[Word]) -> Result<String, String> {
     let os = context.os;
+    if context.read_only == ReadOnly::Inspect
+        && let Some(verdict) = inspect::check(context, words)
+    {
+        return verdict;
+    }
     let Some((program, args)) = words.split_first() else {
         return Err("has no program".to_owned());
     };

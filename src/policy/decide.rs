@@ -10,7 +10,8 @@ use super::scan::{Findings, Scan};
 use super::simple::{MAX_COMMAND_BYTES, control_character, posix_metacharacter};
 use super::word::{Word, WordKind};
 use super::{
-    Context, Decision, OsFamily, Rules, Source, Verdict, builtin, cmd, options, split, suggest,
+    Context, Decision, OsFamily, ReadOnly, Rules, Source, Verdict, builtin, cmd, compose, options,
+    split, suggest,
 };
 
 pub(super) fn decide_as_written(rules: &Rules, context: &Context, command: &str) -> Decision {
@@ -51,7 +52,11 @@ fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
     // exact only for one plain simple command that reading agrees on; anywhere else a deny
     // rule's words in the raw text at least ask.
     let shell_words = split::split(command);
-    if scan.has_unchecked() || command.contains(['$', '`']) || shell_words.is_none() {
+    if scan.has_unchecked()
+        || command.contains(['$', '`'])
+        || shell_words.is_none()
+        || posix_metacharacter(command).is_some()
+    {
         scan.crude(command);
     }
     let findings = scan.findings();
@@ -60,8 +65,23 @@ fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
     }
     let destructive = findings.destructive;
     let ask = |reason: String| Decision::new(Verdict::Ask, reason, Source::Parser, destructive);
-    if let Some(reason) = posix_metacharacter(command).or_else(|| control_character(command)) {
-        return ask(reason);
+    let inspect = context.read_only == ReadOnly::Inspect;
+    let metacharacter = posix_metacharacter(command);
+    let control = control_character(command);
+    if let Some(reason) = metacharacter.clone().or_else(|| control.clone()) {
+        // Inspect list: operator characters only inside '…' are text (the second reading
+        // found one simple command: `rg 'a|b' src`, `sed -n '$p'`); a pipeline or list of
+        // allowed parts with harmless redirections is decided part by part.
+        let single_quoted = inspect && control.is_none() && shell_words.is_some();
+        if !single_quoted {
+            if inspect
+                && control.is_none()
+                && let Some(decision) = compose::decide(rules, context, command, destructive)
+            {
+                return decision;
+            }
+            return ask(reason);
+        }
     }
     let simple = match script.shape {
         Shape::Simple => script.commands.first(),

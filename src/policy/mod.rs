@@ -6,7 +6,18 @@
 //! [`decide`] runs, in order: size and NUL checks; the deny search over every simple command
 //! anywhere (`scan`); asks for whatever could not be checked; the metacharacter string check
 //! (rule 3); the single-simple-command check; user allow rules; the built-in read-only list
-//! (`assets/builtin-*.txt`). Everything else asks.
+//! (`assets/builtin-*.txt`). Everything else asks. It is given a [`Context`]: the OS family,
+//! the workspace and working directory (paths in the command are judged against them,
+//! lexically), and which read-only list applies ([`ReadOnly`]).
+//!
+//! With `ReadOnly::Inspect` (the default) rule 3 becomes "operators ask unless every part is
+//! allowed": the inspection programs (`inspect`, `assets/builtin-inspect.txt`) join the list
+//! with option allowlists and every file inside the workspace and not a secret; a pipeline or
+//! list of parts that are each allowed, with only harmless redirections, is allowed, each part
+//! decided from the start like a command of its own (`compose`), its verdict in
+//! [`Decision::parts`]; operator characters only inside `'…'` are text. A command allowed by
+//! the built-in list alone has source `builtin` (a composed one only when every part is), so a
+//! caller can run it read-only. `ReadOnly::Strict` keeps exactly the 0.1 behaviour.
 //!
 //! Decisions this module documents (the contract leaves them open):
 //! - **Deny rules are strict.** The program matches by name: path, case and a Windows `.exe`
@@ -68,10 +79,12 @@
 mod builtin;
 
 mod cmd;
+mod compose;
 mod data;
 mod decide;
 pub mod files;
 mod git;
+mod inspect;
 mod options;
 mod parse;
 mod programs;
@@ -82,6 +95,7 @@ mod split;
 mod suggest;
 mod word;
 
+pub use compose::PartDecision;
 pub use rules::{Rule, Rules};
 pub use suggest::{is_valid_allow_prefix, suggest_prefix};
 
@@ -188,6 +202,10 @@ pub struct Decision {
     /// protected program. Set only when the verdict is ask.
     #[serde(skip)]
     pub prefix: Option<String>,
+    /// For a composed command (`a | b`, `a && b` …) read by the inspect list: each part's
+    /// verdict, in order (`"parts"` in JSON); empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<PartDecision>,
 }
 
 impl Decision {
@@ -199,6 +217,7 @@ impl Decision {
             rule: None,
             destructive,
             prefix: None,
+            parts: Vec::new(),
         }
     }
 

@@ -47,7 +47,10 @@ pub(super) fn split(text: &str) -> Option<Vec<Word>> {
                 loop {
                     match chars.next()? {
                         '\'' => break,
-                        c if unmodelled(c) => return None,
+                        // Inside '…' every character is literal: operators and `$` are text
+                        // (`rg 'a|b'`, `sed -n '$p'`); newlines and control characters are
+                        // still outside the subset.
+                        c if c == '\n' || (c.is_control() && c != '\t') => return None,
                         c => word.text.push(c),
                     }
                 }
@@ -208,6 +211,7 @@ mod tests {
             ("ls \u{a0}x", &[("ls", L), ("\u{a0}x", L)]),
             ("\\if x", &[("if", L), ("x", L)]),
             ("a\\=b", &[("a=b", L)]),
+            ("rg 'a|b;c&d<e>f$g`h'", &[("rg", L), ("a|b;c&d<e>f$g`h", L)]),
         ];
         for (input, want) in cases {
             let want: Vec<(String, WordKind)> =
@@ -242,6 +246,8 @@ mod tests {
             "ls x:~",
             "echo \"$x\"",
             "echo \"\\$\"",
+            "echo 'a\nb'",
+            "echo \"a|b\"",
         ] {
             assert_eq!(texts(input), None, "input: {input:?}");
         }

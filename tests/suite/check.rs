@@ -13,13 +13,16 @@ fn exit_status_is_the_decision() {
         .args(["check", "ls -la"])
         .assert()
         .code(0)
-        .stdout("allow: `ls` is on the built-in read-only list\n");
+        .stdout("allow: `ls` is on the built-in read-only list (source: builtin, rule: \"ls\")\n");
     sandbox
         .agent()
         .args(["check", "ls > x"])
         .assert()
         .code(3)
-        .stdout("ask: contains a redirection ('>')\n");
+        .stdout(
+            "ask: contains a redirection (`>x`; only 2>/dev/null, >/dev/null, &>/dev/null, 2>&1 \
+             and < FILE are harmless) (source: parser)\n",
+        );
     sandbox
         .agent()
         .args(["check", "--deny", "rm -rf", "--", "rm -rf /"])
@@ -259,7 +262,8 @@ fn json_prints_the_offered_prefix() {
         .into_iter()
         .map(|line| line["prefix"].clone())
         .collect();
-    let want = ["git status", "touch", "npm run build", "", "", "", "", ""];
+    // `git status -s` and `ls` are allowed (the inspect list): no prefix to offer.
+    let want = ["", "touch", "npm run build", "", "", "", "", ""];
     let want: Vec<serde_json::Value> = want
         .iter()
         .map(|p| {
@@ -293,9 +297,10 @@ fn deny_rules_match_behind_any_wrapper_and_alias() {
         .collect();
     assert_eq!(
         decisions,
-        // The last three are not denied; the two naming `rm` still ask in allow-all.
+        // The last three are not denied; `git commit` naming `rm` still asks in allow-all,
+        // `grep` is an inspection program (its pattern is data).
         [
-            "deny", "deny", "deny", "deny", "deny", "ask", "ask", "allow"
+            "deny", "deny", "deny", "deny", "deny", "allow", "ask", "allow"
         ],
         "{commands:?}"
     );

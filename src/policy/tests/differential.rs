@@ -23,7 +23,10 @@ use crate::policy::word::WordKind;
 
 /// Programs on the fake `PATH`: `a` and `b` are allowed by rules, `ls` and `date` by the
 /// built-in list, `zap` is denied.
-const FAKES: &[&str] = &["a", "b", "ls", "date", "zap"];
+/// `cat`, `head`, `tail`, `wc`, `grep`, `sed` stand in for the inspection programs.
+const FAKES: &[&str] = &[
+    "a", "b", "ls", "date", "zap", "cat", "head", "tail", "wc", "grep", "sed",
+];
 
 /// Wrapper stand-ins on the fake `PATH`, named in no table of the policy: they run another
 /// program without recording themselves.
@@ -49,10 +52,11 @@ impl Bench {
         let root = tempfile::tempdir().expect("tempdir");
         let bin = root.path().join("bin");
         std::fs::create_dir_all(&bin).expect("mkdir bin");
-        std::fs::create_dir_all(root.path().join("work")).expect("mkdir work");
+        std::fs::create_dir_all(root.path().join("work/src")).expect("mkdir work");
+        std::fs::write(root.path().join("work/x"), "x\n").expect("write x");
         for name in FAKES {
             let script = format!(
-                "#!/bin/sh\nprintf '%s\\0' {name} \"$@\" '{RECORD_END}' >> \"$ARGV_LOG\"\n"
+                "#!/bin/sh\nprintf '%s\\0' {name} \"$@\" '{RECORD_END}' >> \"$ARGV_LOG.$$\"\n"
             );
             let path = bin.join(name);
             std::fs::write(&path, script).expect("write fake");
@@ -72,8 +76,34 @@ impl Bench {
         Context::new(OsFamily::Unix, &work, &work, ReadOnly::Inspect)
     }
 
+    /// The per-process logs of one run (`log` is its prefix).
+    fn logs(&self, log: &Path) -> Vec<PathBuf> {
+        let prefix = format!(
+            "{}.",
+            log.file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("argv.log")
+        );
+        let mut logs: Vec<PathBuf> = std::fs::read_dir(self.root.path())
+            .expect("read bench")
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(&prefix))
+            })
+            .collect();
+        logs.sort();
+        logs
+    }
+
+    /// A fresh log prefix per run: a process a command left in the background (dash reads
+    /// `&>` as `&` then `>`) may still write after the run, into its own run's logs.
     fn log(&self) -> PathBuf {
-        self.root.path().join("argv.log")
+        static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.root.path().join(format!("argv-{run}.log"))
     }
 
     /// Runs `command` with `shell -c` and returns every recorded argv, or `None` when the
@@ -84,7 +114,6 @@ impl Bench {
             return None;
         }
         let log = self.log();
-        let _ = std::fs::remove_file(&log);
         let mut child = Command::new(path)
             .arg("-c")
             .arg(command)
@@ -108,9 +137,12 @@ impl Bench {
             );
             std::thread::sleep(Duration::from_millis(2));
         }
+        // One log per process (`$ARGV_LOG.$$`): the parts of a pipeline run at once.
         let mut bytes = Vec::new();
-        if let Ok(mut file) = std::fs::File::open(&log) {
-            file.read_to_end(&mut bytes).expect("read log");
+        for path in self.logs(&log) {
+            if let Ok(mut file) = std::fs::File::open(&path) {
+                file.read_to_end(&mut bytes).expect("read log");
+            }
         }
         let text = String::from_utf8_lossy(&bytes);
         let mut calls = Vec::new();
@@ -162,6 +194,10 @@ fn check(bench: &Bench, command: &str) -> Result<(), String> {
         if decision.verdict != Verdict::Allow {
             continue;
         }
+        if !decision.parts.is_empty() {
+            composed(shell, command, &decision.parts, &calls)?;
+            continue;
+        }
         let words =
             split::split(command).ok_or_else(|| format!("allowed but not split: {command:?}"))?;
         let [call] = calls.as_slice() else {
@@ -188,6 +224,103 @@ fn check(bench: &Bench, command: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// An allowed composition: every program the shell ran must be one of the parts, with exactly
+/// that part's words (so nothing else ran and no other word — no path outside the workspace —
+/// was named).
+fn composed(
+    shell: &str,
+    command: &str,
+    parts: &[super::super::PartDecision],
+    calls: &[Vec<String>],
+) -> Result<(), String> {
+    let allowed: Vec<Vec<String>> = parts
+        .iter()
+        .filter_map(|part| split::split(&part.command))
+        .map(|words| words.into_iter().map(|w| w.text).collect())
+        .collect();
+    for call in calls {
+        if !allowed.contains(call) {
+            return Err(format!(
+                "allowed {command:?} as the parts {allowed:?}, but {shell} ran {call:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Parts for generated compositions: allowed ones, tricky ones and ones that must ask.
+const PARTS: &[&str] = &[
+    "a",
+    "b -l",
+    "ls",
+    "date +%s",
+    "cat x",
+    "head -n 5 x",
+    "tail -n 2",
+    "wc -l",
+    "grep -n 'a b' x",
+    "sed -n 1p x",
+    "sed -n '1,2p' x",
+    "cat src/../x",
+    "cat ../x",
+    "cat /etc/passwd",
+    "cat .env",
+    "zap",
+    "true",
+    "echo ok",
+    ":",
+    "cd src",
+    "cat '#x'",
+    "a #c",
+    "x=1 a",
+    "\\cat x",
+    "sed -ni 1p x",
+];
+
+/// Joints between parts: the harmless operators and redirections, and ones that must ask.
+const JOINTS: &[&str] = &[
+    " | ",
+    "|",
+    " && ",
+    "&&",
+    " || ",
+    "; ",
+    ";",
+    " 2>/dev/null | ",
+    " 2>&1 | ",
+    " >/dev/null; ",
+    " &>/dev/null && ",
+    " < x | ",
+    " 2>/dev/null || ",
+    " & ",
+    " > out; ",
+    " |& ",
+    " 2>x | ",
+    "\n",
+    " ;; ",
+];
+
+fn composition_strategy() -> impl Strategy<Value = String> {
+    (
+        proptest::sample::select(PARTS),
+        proptest::collection::vec(
+            (
+                proptest::sample::select(JOINTS),
+                proptest::sample::select(PARTS),
+            ),
+            1..5,
+        ),
+    )
+        .prop_map(|(first, rest)| {
+            let mut command = first.to_owned();
+            for (joint, part) in rest {
+                command.push_str(joint);
+                command.push_str(part);
+            }
+            command
+        })
 }
 
 /// Program words: plain, quoted, escaped, and ones that are not programs at all.
@@ -403,6 +536,11 @@ proptest! {
 
     #[test]
     fn policy_words_are_the_shell_words(command in command_strategy()) {
+        BENCH.with(|bench| check(bench, &command)).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn composed_commands_run_only_their_allowed_parts(command in composition_strategy()) {
         BENCH.with(|bench| check(bench, &command)).map_err(TestCaseError::fail)?;
     }
 }

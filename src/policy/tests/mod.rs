@@ -6,6 +6,7 @@ mod anywhere;
 mod builtin;
 mod deny;
 mod differential;
+mod inspect;
 mod properties;
 mod review;
 mod windows;
@@ -20,19 +21,48 @@ pub(super) use Verdict::{Allow, Ask, Deny};
 /// The workspace the tables run in (never touched: the policy judges paths lexically).
 pub(super) const WORKSPACE: &str = "/work/project";
 
-/// The context most tables run in: the workspace is the working directory, the default list.
-pub(super) fn context(os: OsFamily) -> Context {
+/// The context most tables run in: the workspace is the working directory. The tables of 0.1
+/// behaviour run with the strict list (which keeps exactly that behaviour); `inspect` has its
+/// own tables.
+pub(super) fn context(os: OsFamily, read_only: ReadOnly) -> Context {
     Context::new(
         os,
         std::path::Path::new(WORKSPACE),
         std::path::Path::new(WORKSPACE),
-        ReadOnly::Inspect,
+        read_only,
     )
 }
 
-/// [`super::decide`] in [`context`]: the tables name only the OS family.
+/// [`super::decide`] with the strict list: the tables name only the OS family.
 pub(super) fn decide(rules: &Rules, os: OsFamily, command: &str) -> Decision {
-    super::decide(rules, &context(os), command)
+    super::decide(rules, &context(os, ReadOnly::Strict), command)
+}
+
+/// [`super::decide`] with the inspect list (the default).
+pub(super) fn decide_inspect(rules: &Rules, os: OsFamily, command: &str) -> Decision {
+    super::decide(rules, &context(os, ReadOnly::Inspect), command)
+}
+
+/// Runs a table of (command, expected verdict) with the inspect list.
+pub(super) fn inspect_table(os: OsFamily, cases: &[(&str, Verdict)]) {
+    let rules = rules();
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|(command, want)| {
+            let got = decide_inspect(&rules, os, command);
+            (got.verdict != *want).then(|| {
+                format!(
+                    "{command:?}: want {want:?}, got {:?} ({})",
+                    got.verdict, got.reason
+                )
+            })
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{os:?} inspect failures:\n{}",
+        failures.join("\n")
+    );
 }
 
 pub(super) fn rule(prefix: &str, source: Source) -> Rule {
@@ -115,6 +145,7 @@ fn decisions_in_full() {
         rule: rule.map(str::to_owned),
         destructive,
         prefix: None,
+        parts: Vec::new(),
     };
     let cases: Vec<(&str, Decision)> = vec![
         (
@@ -324,6 +355,7 @@ fn modes() {
         rule: None,
         destructive,
         prefix: None,
+        parts: Vec::new(),
     };
     let cases: &[(Mode, Verdict, bool, Verdict)] = &[
         (Mode::Ask, Allow, false, Allow),

@@ -1,0 +1,484 @@
+//! Harmless composition (`[permissions] read_only = "inspect"`): a pipeline or list (`|`,
+//! `&&`, `||`, `;`) whose every part is allowed, with only `2>/dev/null`, `>/dev/null`,
+//! `&>/dev/null`, `2>&1` and `<` from a workspace file, is allowed. Owns the splitting of such
+//! a command into parts and the harmless redirections; each part is then decided from the
+//! start like a command of its own (deny rules, allow rules, option tables, the built-in
+//! lists), so a part keeps every check a single command gets. The whole command has already
+//! passed the deny search.
+//!
+//! Anything else asks: expansions and backticks, `(`/`)` (subshells, functions), `&`
+//! (background), `|&`, here-documents and here-strings, `>>`, `>|`, `<>`, redirections to or
+//! from anything else, a redirection glued to a word (`ls>x`), newlines, more than
+//! [`MAX_PARTS`] parts. Operators inside quotes stay in their part, whose own decision asks
+//! (rule 3 still holds within a part). `cd DIR` inside the workspace changes the directory
+//! the later parts are judged in (both the old and the new one: `cd` may fail).
+
+use std::path::PathBuf;
+
+use super::decide::decide_as_written;
+use super::word::Word;
+use super::{Context, Decision, Rules, Source, Verdict, inspect, split};
+
+/// Most parts in one composed command: real pipelines have a handful; hundreds are built to
+/// be slow or to hide something.
+pub(super) const MAX_PARTS: usize = 16;
+
+/// Most working directories a composed command is judged in (`cd a; cd b; …`).
+const MAX_DIRECTORIES: usize = 4;
+
+/// How a part is joined to the one before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Joint {
+    Pipe,
+    And,
+    Or,
+    Then,
+}
+
+/// One part's verdict, for `agent check --json` (`"parts"`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PartDecision {
+    /// The part as decided, without its harmless redirections.
+    pub command: String,
+    /// Allow, ask or deny.
+    pub decision: Verdict,
+    /// Why.
+    pub reason: String,
+    /// Which list or rule decided.
+    pub source: Source,
+    /// The rule or list entry, if one decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+}
+
+/// A command split at its top-level operators, harmless redirections removed.
+#[derive(Debug, Default)]
+struct Split {
+    parts: Vec<(Option<Joint>, String)>,
+    /// `<` sources, to be checked against the workspace.
+    inputs: Vec<String>,
+}
+
+/// Decides a composed command, or `None` when it is not one this module reads (the caller
+/// asks with its usual reason). `destructive` comes from the deny search of the whole.
+pub(super) fn decide(
+    rules: &Rules,
+    context: &Context,
+    command: &str,
+    destructive: bool,
+) -> Option<Decision> {
+    let split = match split_parts(command) {
+        Ok(split) => split?,
+        Err(reason) => {
+            return Some(Decision::new(
+                Verdict::Ask,
+                reason,
+                Source::Parser,
+                destructive,
+            ));
+        }
+    };
+    let mut directories: Vec<PathBuf> = vec![context.cwd.clone()];
+    let mut parts = Vec::new();
+    let mut worst: Option<Decision> = None;
+    for (joint, text) in &split.parts {
+        let trimmed = text.trim_matches([' ', '\t']);
+        let mut decision = if trimmed == ":" && *joint == Some(Joint::Or) {
+            Decision::new(Verdict::Allow, "`:` does nothing", Source::Builtin, false).with_rule(":")
+        } else {
+            decide_in(rules, context, &directories, trimmed)
+        };
+        decision.destructive |= destructive;
+        if decision.verdict == Verdict::Allow
+            && let Some(next) = change_directory(context, &directories, trimmed)
+        {
+            match next {
+                Ok(added) => directories.extend(added),
+                Err(reason) => {
+                    decision = Decision::new(Verdict::Ask, reason, Source::Parser, destructive);
+                }
+            }
+        }
+        parts.push(PartDecision {
+            command: trimmed.to_owned(),
+            decision: decision.verdict,
+            reason: decision.reason.clone(),
+            source: decision.source,
+            rule: decision.rule.clone(),
+        });
+        // The strictest part decides; among allowed parts, one allowed by a rule rather than
+        // the built-in list (the caller runs built-in-only commands read-only).
+        let rank = |d: &Decision| (d.verdict, d.source != Source::Builtin);
+        if worst.as_ref().is_none_or(|w| rank(&decision) > rank(w)) {
+            worst = Some(decision);
+        }
+    }
+    for input in &split.inputs {
+        for cwd in &directories {
+            let here = Context {
+                cwd: cwd.clone(),
+                ..context.clone()
+            };
+            if let Err(reason) = inspect::path(&here, "<", &Word::literal(input.as_str()), true) {
+                let reason = format!("reads standard input from a file: {reason}");
+                return Some(Decision::new(
+                    Verdict::Ask,
+                    reason,
+                    Source::Parser,
+                    destructive,
+                ));
+            }
+        }
+    }
+    let mut decision = worst?;
+    let destructive = destructive || decision.destructive;
+    decision = match decision.verdict {
+        Verdict::Allow => {
+            let rules: Vec<&str> = parts.iter().filter_map(|p| p.rule.as_deref()).collect();
+            let reason = format!("every part is allowed ({})", rules.join(", "));
+            Decision {
+                verdict: Verdict::Allow,
+                reason,
+                source: decision.source,
+                rule: Some(rules.join(", ")),
+                destructive,
+                prefix: None,
+                parts: Vec::new(),
+            }
+        }
+        Verdict::Ask | Verdict::Deny => {
+            let part = parts
+                .iter()
+                .find(|p| p.decision == decision.verdict)
+                .map_or("", |p| p.command.as_str());
+            Decision {
+                reason: format!("part `{part}`: {}", decision.reason),
+                prefix: None,
+                destructive,
+                ..decision
+            }
+        }
+    };
+    decision.parts = parts;
+    Some(decision)
+}
+
+/// The strictest decision of a part over every directory it may run in.
+fn decide_in(rules: &Rules, context: &Context, directories: &[PathBuf], text: &str) -> Decision {
+    let mut worst: Option<Decision> = None;
+    for cwd in directories {
+        let here = Context {
+            cwd: cwd.clone(),
+            ..context.clone()
+        };
+        let decision = decide_as_written(rules, &here, text);
+        if worst.as_ref().is_none_or(|w| decision.verdict > w.verdict) {
+            worst = Some(decision);
+        }
+    }
+    worst.unwrap_or_else(|| Decision::new(Verdict::Ask, "has no directory", Source::Parser, true))
+}
+
+/// For a part that is `cd DIR`: the directories later parts may run in besides the current
+/// ones (`Ok`), or why it asks (`Err`): no argument, an option, `-`, or outside the workspace.
+/// `None` for any other part.
+fn change_directory(
+    context: &Context,
+    directories: &[PathBuf],
+    text: &str,
+) -> Option<Result<Vec<PathBuf>, String>> {
+    let words = split::split(text)?;
+    if words.first().is_none_or(|w| w.text != "cd") {
+        return None;
+    }
+    let ask = || {
+        Err(format!(
+            "`{text}` in a composed command asks (only `cd DIR` inside the workspace is followed)"
+        ))
+    };
+    let [_, dir] = words.as_slice() else {
+        return Some(ask());
+    };
+    let Some(dir) = dir
+        .known()
+        .filter(|d| !d.starts_with('-') && !d.starts_with('~'))
+    else {
+        return Some(ask());
+    };
+    let mut added = Vec::new();
+    for cwd in directories {
+        if !crate::workspace::lexically_inside(&context.workspace, cwd, dir) {
+            return Some(ask());
+        }
+        added.push(crate::workspace::normalize(cwd, std::path::Path::new(dir)));
+    }
+    if directories.len() + added.len() > MAX_DIRECTORIES {
+        return Some(Err(format!(
+            "changes directory more than {MAX_DIRECTORIES} ways in one command"
+        )));
+    }
+    Some(Ok(added))
+}
+
+/// Splits at top-level `|`, `&&`, `||`, `;` and removes harmless redirections. `Ok(None)` when
+/// there is no operator or redirection outside quotes (not a composition), `Err` for anything
+/// this module does not read.
+fn split_parts(command: &str) -> Result<Option<Split>, String> {
+    let unsupported = |what: &str| Err(format!("contains {what}"));
+    let chars: Vec<char> = command.chars().collect();
+    let mut split = Split::default();
+    let mut current = String::new();
+    // The unquoted text of the word being read, to spot an fd number (`2>`).
+    let mut word = String::new();
+    let mut word_quoted = false;
+    let mut joint: Option<Joint> = None;
+    let mut composed = false;
+    let mut i = 0;
+    let end_word = |word: &mut String, quoted: &mut bool| {
+        word.clear();
+        *quoted = false;
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\'' | '"' | '\\' => {
+                let end = quoted_end(&chars, i)?;
+                current.extend(&chars[i..end]);
+                word_quoted = true;
+                word.push('\'');
+                i = end;
+                continue;
+            }
+            '$' | '`' => return unsupported("an expansion or substitution ('$', '`')"),
+            '(' | ')' => return unsupported("a subshell or function ('(')"),
+            '\n' | '\r' => return unsupported("a newline"),
+            '|' | ';' | '&' if !(c == '&' && chars.get(i + 1) == Some(&'>')) => {
+                let (next_joint, width) = match (c, chars.get(i + 1)) {
+                    ('|', Some('|')) => (Joint::Or, 2),
+                    ('|', Some('&')) => return unsupported("'|&'"),
+                    ('|', _) => (Joint::Pipe, 1),
+                    ('&', Some('&')) => (Joint::And, 2),
+                    ('&', _) => return unsupported("a background operator ('&')"),
+                    (';', Some(';')) => return unsupported("';;'"),
+                    _ => (Joint::Then, 1),
+                };
+                if current.trim_matches([' ', '\t']).is_empty() {
+                    return unsupported("an empty command before an operator");
+                }
+                split.parts.push((joint, std::mem::take(&mut current)));
+                if split.parts.len() > MAX_PARTS {
+                    return Err(format!("has more than {MAX_PARTS} parts"));
+                }
+                joint = Some(next_joint);
+                composed = true;
+                end_word(&mut word, &mut word_quoted);
+                i += width;
+                continue;
+            }
+            '>' | '<' | '&' => {
+                // A redirection, with an fd number only as a word of its own digits.
+                let fd = if word.is_empty() {
+                    None
+                } else if !word_quoted && word.chars().all(|c| c.is_ascii_digit()) {
+                    Some(word.clone())
+                } else {
+                    return unsupported("a redirection joined to a word");
+                };
+                if let Some(fd) = &fd {
+                    // Drop the fd number from the part's text.
+                    for _ in 0..fd.chars().count() {
+                        current.pop();
+                    }
+                }
+                let (consumed, input) = redirection(&chars[i..], fd.as_deref())?;
+                if let Some(input) = input {
+                    split.inputs.push(input);
+                }
+                current.push(' ');
+                composed = true;
+                end_word(&mut word, &mut word_quoted);
+                i += consumed;
+                continue;
+            }
+            ' ' | '\t' => end_word(&mut word, &mut word_quoted),
+            _ => word.push(c),
+        }
+        current.push(c);
+        i += 1;
+    }
+    if !composed {
+        return Ok(None);
+    }
+    if current.trim_matches([' ', '\t']).is_empty() {
+        if joint != Some(Joint::Then) {
+            return unsupported("an operator without a command after it");
+        }
+    } else {
+        split.parts.push((joint, current));
+    }
+    if split.parts.len() > MAX_PARTS {
+        return Err(format!("has more than {MAX_PARTS} parts"));
+    }
+    Ok(Some(split))
+}
+
+/// The end (exclusive) of the quoted text or escape starting at `at` (`'…'`, `"…"`, `\x`).
+fn quoted_end(chars: &[char], at: usize) -> Result<usize, String> {
+    let unsupported = |what: &str| Err(format!("contains {what}"));
+    match chars[at] {
+        '\'' => match chars[at + 1..].iter().position(|&c| c == '\'') {
+            Some(close) => Ok(at + close + 2),
+            None => unsupported("an unclosed quote"),
+        },
+        '"' => {
+            let mut j = at + 1;
+            loop {
+                match chars.get(j) {
+                    None => return unsupported("an unclosed quote"),
+                    Some('\\') => j += 2,
+                    Some('"') => return Ok(j + 1),
+                    Some(_) => j += 1,
+                }
+            }
+        }
+        _ => match chars.get(at + 1) {
+            None => unsupported("a trailing backslash"),
+            Some('\n') => unsupported("a line continuation"),
+            Some(_) => Ok(at + 2),
+        },
+    }
+}
+
+/// Reads one redirection starting at its operator; returns the characters it spans and, for
+/// `<`, the file. Only the harmless forms pass.
+fn redirection(chars: &[char], fd: Option<&str>) -> Result<(usize, Option<String>), String> {
+    let text: String = chars.iter().take(3).collect();
+    let (operator, width) = if text.starts_with("&>") {
+        if chars.get(2) == Some(&'>') {
+            return Err("contains a redirection that appends ('&>>')".to_owned());
+        }
+        ("&>", 2)
+    } else if text.starts_with(">&") {
+        (">&", 2)
+    } else if text.starts_with(">>") || text.starts_with(">|") || text.starts_with("<>") {
+        return Err(format!(
+            "contains a redirection that writes ('{}')",
+            &text[..2]
+        ));
+    } else if text.starts_with("<<") {
+        return Err("contains a here-document or here-string ('<<')".to_owned());
+    } else if text.starts_with("<&") {
+        return Err("contains a redirection that duplicates input ('<&')".to_owned());
+    } else if text.starts_with('>') {
+        (">", 1)
+    } else if text.starts_with('<') {
+        ("<", 1)
+    } else {
+        return Err("contains a background operator ('&')".to_owned());
+    };
+    let mut i = width;
+    if operator != ">&" {
+        while chars.get(i).is_some_and(|c| *c == ' ' || *c == '\t') {
+            i += 1;
+        }
+    }
+    let start = i;
+    while chars
+        .get(i)
+        .is_some_and(|c| !matches!(c, ' ' | '\t' | '|' | '&' | ';' | '<' | '>'))
+    {
+        i += 1;
+    }
+    let target: String = chars[start..i].iter().collect();
+    let ok = match (operator, fd) {
+        (">" | "&>", None) | (">", Some("1" | "2")) => target == "/dev/null",
+        (">&", Some("2")) => target == "1",
+        ("<", None | Some("0")) => {
+            if !super::word::is_plain(&target) {
+                return Err(format!(
+                    "contains a redirection from `{target}` (only a plain file name is read)"
+                ));
+            }
+            return Ok((i, Some(target)));
+        }
+        _ => false,
+    };
+    if !ok {
+        let fd = fd.unwrap_or("");
+        return Err(format!(
+            "contains a redirection (`{fd}{operator}{target}`; only 2>/dev/null, >/dev/null, \
+             &>/dev/null, 2>&1 and < FILE are harmless)"
+        ));
+    }
+    Ok((i, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn parts(command: &str) -> Result<Option<Vec<String>>, String> {
+        split_parts(command).map(|s| {
+            s.map(|s| {
+                s.parts
+                    .into_iter()
+                    .map(|(_, p)| p.trim_matches([' ', '\t']).to_owned())
+                    .collect()
+            })
+        })
+    }
+
+    #[test]
+    fn splits_at_operators_outside_quotes() {
+        let ok = |c: &str, want: &[&str]| {
+            let want: Vec<String> = want.iter().map(|s| (*s).to_owned()).collect();
+            assert_eq!(parts(c), Ok(Some(want)), "{c:?}");
+        };
+        ok("a | b", &["a", "b"]);
+        ok("a && b || c; d", &["a", "b", "c", "d"]);
+        ok("a 2>/dev/null", &["a"]);
+        ok("a 2>&1 | tail -n 5", &["a", "tail -n 5"]);
+        ok("a >/dev/null 2>&1", &["a"]);
+        ok("a &>/dev/null", &["a"]);
+        ok("a 2> /dev/null", &["a"]);
+        ok("rg 'x|y' src | head", &["rg 'x|y' src", "head"]);
+        ok("cat < file", &["cat"]);
+        ok("a;", &["a"]);
+        assert_eq!(parts("ls -la"), Ok(None));
+        assert_eq!(parts("rg 'a|b'"), Ok(None));
+    }
+
+    #[test]
+    fn what_it_does_not_read_asks() {
+        for c in [
+            "a > x",
+            "a >> /dev/null",
+            "a 2>x",
+            "a 3>/dev/null",
+            "a>/dev/null",
+            "a '2'>/dev/null",
+            "a >&2",
+            "a 1>&2",
+            "a & b",
+            "a |& b",
+            "a <<EOF",
+            "a <<< x",
+            "a <> x",
+            "(a) | b",
+            "a $(b) | c",
+            "a `b` | c",
+            "a | b\nc",
+            "a | $x",
+            "| a",
+            "a ||",
+            "a && && b",
+            "a < 'x y'",
+            "a 'x | b",
+        ] {
+            assert!(parts(c).is_err(), "{c:?}: {:?}", parts(c));
+        }
+        let long = vec!["a"; MAX_PARTS + 1].join(" | ");
+        assert!(parts(&long).is_err());
+    }
+}
