@@ -59,8 +59,8 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
                 }
             }
             let (command, decision) = match std::str::from_utf8(&line) {
-                Ok(command) => (command.to_owned(), decide(command)),
-                Err(_) => (String::from_utf8_lossy(&line).into_owned(), not_utf8()),
+                Ok(command) => (std::borrow::Cow::Borrowed(command), decide(command)),
+                Err(_) => (String::from_utf8_lossy(&line), not_utf8()),
             };
             strictest = strictest.max(decision.verdict);
             write_decision(&mut out, global.json, Some(&command), &decision)?;

@@ -338,7 +338,7 @@ fn mentions_protected(os: OsFamily, command: &str) -> bool {
             };
             [token, name].iter().any(|candidate| {
                 let key = word::program_key(candidate, os);
-                programs::is_protected(&key) || RENAMING_WORDS.contains(&key.as_str())
+                programs::is_protected(&key) || RENAMING_WORDS.contains(&key.as_ref())
             })
         })
 }

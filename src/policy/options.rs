@@ -90,7 +90,7 @@ pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<
     let keys: Vec<String> = words
         .iter()
         .filter_map(Word::known)
-        .map(|w| program_key(w, os))
+        .map(|w| program_key(w, os).into_owned())
         .collect();
     let table = table();
     let rows: Vec<&Row> = table

@@ -227,7 +227,7 @@ impl DenyRule {
 
     fn compile(rule: Rule) -> Option<Self> {
         let mut words = rule.prefix.split_whitespace();
-        let program = program_key(words.next()?, OsFamily::Windows);
+        let program = program_key(words.next()?, OsFamily::Windows).into_owned();
         let needs = words.map(|w| Self::need(&program, w)).collect();
         Some(DenyRule {
             prefix: rule.prefix,

@@ -332,10 +332,10 @@ impl<'r> Scan<'r> {
             }
         }
         let args = &layer[1..];
-        if SHELLS.contains(&key.as_str()) {
+        if SHELLS.contains(&key.as_ref()) {
             return self.shell(&key, args, depth);
         }
-        match key.as_str() {
+        match key.as_ref() {
             "cmd" => self.cmd_string(args, depth),
             "git" => self.git(layer, depth, more_args),
             "powershell" | "pwsh" => self.powershell(args),

@@ -3,6 +3,8 @@
 //! `$'…'`) and program-name normalisation (basename, case, `.exe`); knows nothing of commands,
 //! rules or the parser.
 
+use std::borrow::Cow;
+
 use super::OsFamily;
 
 /// How much of a word is known before the command runs.
@@ -317,12 +319,23 @@ const WINDOWS_EXTENSIONS: [&str; 4] = [".exe", ".com", ".bat", ".cmd"];
 
 /// The program name used for deny and protected matching: the last path component (`/bin/rm`,
 /// `./rm`, and on Windows `C:\x\del`), lowercased (macOS and Windows file systems ignore case),
-/// without a Windows executable suffix.
-pub(super) fn program_key(word: &str, os: OsFamily) -> String {
+/// without a Windows executable suffix. Borrowed when nothing changes (the common case: the
+/// deny search asks for the key of every word).
+pub(super) fn program_key(word: &str, os: OsFamily) -> Cow<'_, str> {
     let base = match os {
         OsFamily::Unix => word.rsplit('/').next().unwrap_or(word),
         OsFamily::Windows => word.rsplit(['/', '\\', ':']).next().unwrap_or(word),
     };
+    let has_extension = |key: &str| {
+        WINDOWS_EXTENSIONS.iter().any(|e| {
+            key.len() >= e.len()
+                && key.is_char_boundary(key.len() - e.len())
+                && key[key.len() - e.len()..].eq_ignore_ascii_case(e)
+        })
+    };
+    if !base.bytes().any(|b| b.is_ascii_uppercase()) && !has_extension(base) {
+        return Cow::Borrowed(base);
+    }
     let mut key = base.to_ascii_lowercase();
     if os == OsFamily::Windows || WINDOWS_EXTENSIONS.iter().any(|e| key.ends_with(e)) {
         for ext in WINDOWS_EXTENSIONS {
@@ -332,7 +345,7 @@ pub(super) fn program_key(word: &str, os: OsFamily) -> String {
             }
         }
     }
-    key
+    Cow::Owned(key)
 }
 
 /// The text with every quoting character removed (`'`, `"`, `\` for POSIX shells; `"` and
