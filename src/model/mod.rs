@@ -265,10 +265,12 @@ pub enum ModelError {
         message: String,
     },
     /// 404 for the endpoint itself: the base URL is probably wrong.
-    #[error("`{url}` does not exist on the model server (HTTP 404): check --base-url")]
+    #[error("`{url}` does not exist on the model server (HTTP 404: {message}): check --base-url")]
     NotFound {
         /// The URL requested.
         url: String,
+        /// The server's error message, truncated.
+        message: String,
     },
     /// The base URL cannot be used.
     #[error("`{url}` is not a usable model server URL: {message}: check --base-url")]

@@ -50,6 +50,8 @@ pub struct OpenAi {
 struct Told {
     text_calls: bool,
     no_stream: bool,
+    /// The limit field was switched (once a run).
+    limit_field: bool,
 }
 
 impl fmt::Debug for OpenAi {
@@ -204,8 +206,11 @@ impl OpenAi {
             return true;
         }
         if self.max_output_tokens.is_some()
+            && !self.told.limit_field
             && let Some(other) = other_limit_field(error, self.limit_field)
         {
+            // Once a run: a server refusing both names gets the error, not a ping-pong.
+            self.told.limit_field = true;
             self.limit_field = other;
             return true;
         }

@@ -378,6 +378,7 @@ impl Transport {
             },
             404 => ModelError::NotFound {
                 url: url.to_owned(),
+                message,
             },
             _ if lower.contains("model_not_found") => ModelError::ModelNotFound {
                 model: self.model.clone(),

@@ -120,7 +120,8 @@ async fn a_404_about_the_model_says_check_model_and_others_check_base_url() {
     assert_eq!(
         error.to_string(),
         format!(
-            "`{}/chat/completions` does not exist on the model server (HTTP 404): check --base-url",
+            "`{}/chat/completions` does not exist on the model server (HTTP 404: 404 page not \
+             found): check --base-url",
             server.openai_url()
         )
     );
