@@ -74,8 +74,13 @@ pub(crate) fn open(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         settings_file: settings.user_file.clone(),
         rules: settings.rules.clone(),
         mode_floor,
-        context_window: None,
-        prices: None,
+        context_window: settings.facts.context_window.as_ref().map(|w| w.value),
+        prices: match (&settings.facts.price_in, &settings.facts.price_out) {
+            (Some(price_in), Some(price_out)) => Some((price_in.value, price_out.value)),
+            (Some(price_in), None) => Some((price_in.value, 0.0)),
+            (None, Some(price_out)) => Some((0.0, price_out.value)),
+            (None, None) => None,
+        },
         config,
     };
     let runtime = super::runtime()?;

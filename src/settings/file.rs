@@ -23,6 +23,9 @@ pub(crate) enum Value {
     ApiKeyHeader(String),
     Headers(Vec<(String, String)>),
     MaxOutputTokens(u32),
+    ContextWindow(u64),
+    PriceIn(f64),
+    PriceOut(f64),
     Mode(Mode),
     ReadOnly(ReadOnly),
     Allow(Vec<String>),
@@ -69,6 +72,9 @@ enum Kind {
     ApiKeyHeader,
     Headers,
     MaxOutputTokens,
+    ContextWindow,
+    PriceIn,
+    PriceOut,
     Mode,
     ReadOnly,
     Allow,
@@ -112,6 +118,14 @@ const SCHEMA: &[(&str, &str, Kind, &str)] = &[
         Kind::MaxOutputTokens,
         "model.max_output_tokens",
     ),
+    (
+        "model",
+        "context_window",
+        Kind::ContextWindow,
+        "model.context_window",
+    ),
+    ("model", "price_in", Kind::PriceIn, "model.price_in"),
+    ("model", "price_out", Kind::PriceOut, "model.price_out"),
     ("permissions", "mode", Kind::Mode, "permissions.mode"),
     (
         "permissions",
@@ -186,6 +200,34 @@ const TABLES: &[&str] = &[
     "sandbox",
     "ci",
 ];
+
+/// `max_output_tokens`, `context_window`, `price_in` or `price_out`; what it must be when it
+/// is not.
+fn model_fact(item: &Item, kind: Kind) -> Result<Value, &'static str> {
+    #[expect(clippy::cast_precision_loss, reason = "prices are small numbers")]
+    let number = item
+        .as_float()
+        .or_else(|| item.as_integer().map(|n| n as f64))
+        .filter(|p| p.is_finite() && *p >= 0.0);
+    let price = "a number (dollars per million tokens)";
+    match kind {
+        Kind::MaxOutputTokens => item
+            .as_integer()
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|n| *n > 0)
+            .map(Value::MaxOutputTokens)
+            .ok_or("a positive integer"),
+        Kind::ContextWindow => item
+            .as_integer()
+            .and_then(|n| u64::try_from(n).ok())
+            .filter(|n| *n > 0)
+            .map(Value::ContextWindow)
+            .ok_or("a positive integer (tokens)"),
+        Kind::PriceIn => number.map(Value::PriceIn).ok_or(price),
+        Kind::PriceOut => number.map(Value::PriceOut).ok_or(price),
+        _ => Err("a known key"),
+    }
+}
 
 /// Reads `path`; a missing file is an empty layer.
 pub(crate) fn read(path: &Path) -> Result<Layer, SettingsError> {
@@ -472,12 +514,9 @@ impl Reader<'_> {
             Kind::ApiKeyEnv => Value::ApiKeyEnv(text(item).ok_or_else(|| wrong("a string"))?),
             Kind::ApiKeyHeader => self.api_key_header(item, name, line)?,
             Kind::Headers => self.headers(item, name, line)?,
-            Kind::MaxOutputTokens => Value::MaxOutputTokens(
-                item.as_integer()
-                    .and_then(|n| u32::try_from(n).ok())
-                    .filter(|n| *n > 0)
-                    .ok_or_else(|| wrong("a positive integer"))?,
-            ),
+            Kind::MaxOutputTokens | Kind::ContextWindow | Kind::PriceIn | Kind::PriceOut => {
+                model_fact(item, kind).map_err(wrong)?
+            }
             Kind::Shell => Value::Shell(text(item).ok_or_else(|| wrong("a string"))?),
             Kind::SandboxMode => {
                 let value = text(item).ok_or_else(|| wrong("a string"))?;

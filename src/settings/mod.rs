@@ -204,6 +204,18 @@ pub struct Overrides {
     pub fail_on_deny: Option<bool>,
 }
 
+/// What an interactive session knows of the model besides how to reach it.
+#[derive(Debug, Clone, Default)]
+pub struct ModelFacts {
+    /// Its context window in tokens (`[model] context_window`); `None`: a known default,
+    /// or what the server's context-length error says.
+    pub context_window: Option<Sourced<u64>>,
+    /// Dollars per million input tokens (`[model] price_in`), for `/usage`.
+    pub price_in: Option<Sourced<f64>>,
+    /// Dollars per million output tokens (`[model] price_out`).
+    pub price_out: Option<Sourced<f64>>,
+}
+
 /// The merged settings.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -224,6 +236,8 @@ pub struct Settings {
     pub headers: Vec<Sourced<(String, String)>>,
     /// Longest model reply per turn in tokens; `None`: the provider's default.
     pub max_output_tokens: Option<Sourced<u32>>,
+    /// The model's context window and prices, for an interactive session.
+    pub facts: ModelFacts,
     /// Permission mode.
     pub mode: Sourced<Mode>,
     /// Which built-in read-only list applies (`[permissions] read_only`).
@@ -337,6 +351,9 @@ impl Draft {
                 }
             }
             Value::MaxOutputTokens(n) => s.max_output_tokens = Some(sourced(*n, origin)),
+            Value::ContextWindow(n) => s.facts.context_window = Some(sourced(*n, origin)),
+            Value::PriceIn(p) => s.facts.price_in = Some(sourced(*p, origin)),
+            Value::PriceOut(p) => s.facts.price_out = Some(sourced(*p, origin)),
             Value::Mode(mode) => s.mode = sourced(*mode, origin),
             Value::ReadOnly(list) => s.read_only = sourced(*list, origin),
             Value::Allow(rules) => {
@@ -436,6 +453,7 @@ pub fn load(
             api_key_header: None,
             headers: Vec::new(),
             max_output_tokens: None,
+            facts: ModelFacts::default(),
             mode: sourced(Mode::Ask, default("")),
             read_only: sourced(ReadOnly::default(), default("")),
             allow: Vec::new(),

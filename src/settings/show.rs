@@ -74,6 +74,21 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
     // Before `permissions.mode`: the key's header, then the extra headers, secret values
     // never shown.
     let mut model_rows = Vec::new();
+    if let Some(window) = &settings.facts.context_window {
+        model_rows.push(row(
+            "model.context_window",
+            json!(window.value),
+            &window.origin,
+        ));
+    }
+    for (key, price) in [
+        ("model.price_in", &settings.facts.price_in),
+        ("model.price_out", &settings.facts.price_out),
+    ] {
+        if let Some(price) = price {
+            model_rows.push(row(key, json!(price.value), &price.origin));
+        }
+    }
     if let Some(header) = &settings.api_key_header {
         model_rows.push(row(
             "model.api_key_header",

@@ -8,7 +8,7 @@ use std::time::Duration;
 use predicates::prelude::*;
 use serde_json::Value;
 
-use super::fake_model::{FakeModel, turn_text, turn_tool_call};
+use super::fake_model::{FakeModel, Reply, openai, turn_text, turn_tool_call};
 use super::harness::{Sandbox, events};
 use super::tty::{Tmux, agent_bin, shell_quote};
 
@@ -257,6 +257,83 @@ fn compact_replaces_the_earlier_turns_by_the_models_summary() {
             && e["summary"] == "SUMMARY: the user said one and two"),
         "{events:?}"
     );
+}
+
+/// A text reply that reports `prompt` input and `completion` output tokens.
+fn text_with_usage(text: &str, prompt: u64, completion: u64) -> Reply {
+    Reply::sse([
+        openai::text(text),
+        openai::finish("stop"),
+        openai::usage(prompt, completion, 0),
+        openai::done(),
+    ])
+}
+
+const TOO_LONG: &str = "This model's maximum context length is 8192 tokens. However, your \
+    messages resulted in 9100 tokens. Please reduce the length of the messages.";
+
+#[test]
+fn a_context_length_error_compacts_once_and_retries_once_never_in_a_loop() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::new([
+        turn_text("answer one").openai(),
+        Reply::error(400, TOO_LONG),
+        turn_text("SUMMARY of one").openai(),
+        Reply::error(400, TOO_LONG),
+        turn_text("answer three").openai(),
+    ]);
+    let tmux = session(&sandbox, &server, "", "");
+    tmux.wait_for(READY);
+    tmux.keys(&["message one", "Enter"]);
+    tmux.wait_for("answer one");
+    tmux.keys(&["message two", "Enter"]);
+    tmux.wait_for("said the conversation is too long");
+    let screen = tmux.wait_for("too long for the model");
+    assert_eq!(
+        server.requests().len(),
+        4,
+        "one summary, one retry:\n{screen}"
+    );
+    let retry = roles(&server.request(3).messages());
+    assert!(retry[0].1.contains("SUMMARY of one"), "{retry:?}");
+    assert_eq!(retry[1], ("user".to_owned(), "message two".to_owned()));
+    assert_eq!(retry.len(), 2, "{retry:?}");
+    // The session stays open after the failed turn.
+    tmux.keys(&["message three", "Enter"]);
+    tmux.wait_for("answer three");
+    assert_eq!(server.requests().len(), 5);
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("EXIT=0");
+}
+
+#[test]
+fn a_conversation_near_the_context_window_is_compacted_before_the_next_message() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::new([
+        text_with_usage("answer one", 850, 20),
+        turn_text("SUMMARY so far").openai(),
+        text_with_usage("answer two", 100, 10),
+    ]);
+    let tmux = session(
+        &sandbox,
+        &server,
+        "context_window = 1000\nprice_in = 2.0\nprice_out = 10.0\n",
+        "",
+    );
+    tmux.wait_for(READY);
+    tmux.keys(&["message one", "Enter"]);
+    tmux.wait_for("answer one");
+    tmux.keys(&["message two", "Enter"]);
+    tmux.wait_for("neared the model's context window");
+    tmux.wait_for("answer two");
+    let sent = roles(&server.request(2).messages());
+    assert!(sent[0].1.contains("SUMMARY so far"), "{sent:?}");
+    assert_eq!(sent[1], ("user".to_owned(), "message two".to_owned()));
+    tmux.keys(&["/usage", "Enter"]);
+    // 950 in, 30 out (the summary reported none): 950 × $2 + 30 × $10 per million.
+    tmux.wait_for("this session: 950 in · 30 out (3 model requests) · about $0.0022");
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("EXIT=0");
 }
 
 #[test]
