@@ -22,5 +22,6 @@ mod sanitize;
 mod session;
 mod ship;
 mod signals;
+mod slips;
 mod tty;
 mod usage;
