@@ -60,6 +60,69 @@ pub fn size(command: &str) -> String {
     )
 }
 
+/// Columns before each prompt line: its indent.
+const INDENT_COLUMNS: usize = 2;
+
+/// `text` in lines that fit `columns` after the prompt's indent, broken between its entries
+/// (separated by three spaces: `1. Allow   2. Allow for this run`) and else between words,
+/// never inside one — unless a word alone is wider than the line.
+#[must_use]
+pub fn wrap(text: &str, columns: usize) -> Vec<String> {
+    let room = columns.saturating_sub(INDENT_COLUMNS).max(20);
+    let mut lines: Vec<String> = Vec::new();
+    for paragraph in text.split('\n') {
+        let mut line = String::new();
+        for entry in paragraph.split("   ") {
+            if line.is_empty() || width(&line) + 3 + width(entry) <= room {
+                if !line.is_empty() {
+                    line.push_str("   ");
+                }
+                line.push_str(entry);
+                if width(&line) <= room {
+                    continue;
+                }
+                // One entry wider than the line: break it between words.
+                let long = std::mem::take(&mut line);
+                let mut words = wrap_words(&long, room);
+                line = words.pop().unwrap_or_default();
+                lines.extend(words);
+            } else {
+                lines.push(std::mem::replace(&mut line, entry.to_owned()));
+                if width(&line) > room {
+                    let mut words = wrap_words(&line, room);
+                    line = words.pop().unwrap_or_default();
+                    lines.extend(words);
+                }
+            }
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+/// `text` broken between words into lines of at most `room` columns; a word wider than
+/// that is broken where the line ends.
+fn wrap_words(text: &str, room: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && width(&line) + 1 + width(word) > room {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        for c in word.chars() {
+            if width(&line) + char_width(c) > room {
+                lines.push(std::mem::take(&mut line));
+            }
+            line.push(c);
+        }
+    }
+    lines.push(line);
+    lines
+}
+
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
@@ -301,6 +364,46 @@ mod tests {
                     .sum();
                 assert_eq!(shown.len() - usize::from(told > 0) + told, lines);
             }
+        }
+    }
+
+    #[test]
+    fn wrap_breaks_between_entries_then_words_never_inside_one() {
+        let keys = "1. Allow (Enter)   2. Allow for this run   3. Allow \"npm run build\" in this project   a. Always allow \"npm run build\"";
+        assert_eq!(
+            wrap(keys, 80),
+            [
+                "1. Allow (Enter)   2. Allow for this run",
+                "3. Allow \"npm run build\" in this project   a. Always allow \"npm run build\"",
+            ]
+        );
+        assert_eq!(wrap("short   one\nnext", 120), ["short   one", "next"]);
+        let rule = "always allow \"touch\": adds it to [permissions.commands] allow in ~/.config/agent/settings.toml";
+        assert_eq!(
+            wrap(rule, 60),
+            [
+                "always allow \"touch\": adds it to [permissions.commands]",
+                "allow in ~/.config/agent/settings.toml",
+            ]
+        );
+        // A word wider than the line is broken where the line ends.
+        assert_eq!(wrap(&"x".repeat(50), 32), ["x".repeat(30), "x".repeat(20)]);
+    }
+
+    proptest::proptest! {
+        /// Every line fits, no word is split unless it alone is too wide, nothing is lost.
+        #[test]
+        fn wrapped_lines_fit_and_keep_every_word(
+            words in proptest::collection::vec("[a-z\"\\[\\]./~]{1,12}", 1..40),
+            columns in 24usize..140,
+        ) {
+            let text = words.join(" ");
+            let lines = wrap(&text, columns);
+            for line in &lines {
+                proptest::prop_assert!(width(line) <= columns - 2, "{line:?}");
+            }
+            let rejoined: Vec<&str> = lines.iter().flat_map(|line| line.split(' ')).collect();
+            proptest::prop_assert_eq!(rejoined, words.iter().map(String::as_str).collect::<Vec<_>>());
         }
     }
 }

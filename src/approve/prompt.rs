@@ -6,8 +6,11 @@
 //! or Ctrl+C deny and stop. It answers only what the person typed after seeing it:
 //!
 //! - keys typed before it appeared (while the model streamed) are discarded;
-//! - `3` and `a` show the exact rule, the table and the file it goes to, and save
-//!   it only on a second key (`y`) pressed after a pause long enough to read it,
+//! - `3` and `a` show the exact rule, the table and the file it goes to, with
+//!   "press y" in the same frame, and save it only on a second key (`y`). A `y`
+//!   right after a `3`/`a` pressed on its own counts however fast it comes; when
+//!   the `3`/`a` came within [`CONFIRM_PAUSE`] of another key (a word being
+//!   typed: `say`, `away`) keys in the pause after the rule is shown are dropped,
 //!   so a word typed into the prompt never writes a rule;
 //! - a prefix (`3`, `a`) is offered only when the policy offers one — never for a
 //!   compound command or a protected program; `2` (the exact command) remains;
@@ -39,8 +42,9 @@ use crate::ui::sanitize;
 /// How often a waiting prompt checks whether it was cancelled: short enough
 /// that Ctrl+C feels immediate, long enough to cost nothing.
 const KEY_POLL: Duration = Duration::from_millis(50);
-/// Keys pressed this soon after a rule is shown are dropped: longer than the
-/// gap between the keys of a typed word, shorter than it takes to read the rule.
+/// A `3`/`a` this soon after another key is part of a typed word: keys this soon
+/// after its rule is shown are then dropped. Longer than the gap between the keys
+/// of a typed word, shorter than it takes to read the rule.
 const CONFIRM_PAUSE: Duration = Duration::from_millis(600);
 /// Lines of the model's description shown; it is the model's word, not what runs.
 const DESCRIPTION_LINES: usize = 3;
@@ -179,7 +183,7 @@ impl Question {
             .edited_from
             .as_ref()
             .map(|from| format!("edited by you from: {}", crate::ui::summary::one_line(from)));
-        let keys = self.keys();
+        let keys = display::wrap(&self.keys(), columns).join("\n");
         let mut others = vec![
             "? agent wants to run a command".to_owned(),
             description.clone(),
@@ -256,14 +260,16 @@ impl Question {
         let mut stderr = std::io::stderr();
         let (columns, rows) = crossterm::terminal::size().unwrap_or((80, 24));
         let raw = RawMode::enable();
-        if raw.is_ok() {
-            discard_type_ahead();
-        }
+        // Keys typed just before the prompt are dropped, and make a quick `3`/`a` part of them.
+        let typed_ahead = raw.is_ok() && discard_type_ahead();
         let question = self.render(columns, rows).replace('\n', "\r\n");
         let _ = write!(stderr, "{RESET}{question}");
         let _ = stderr.flush();
         let answer = match raw {
-            Ok(_) => self.read_answer(cancel, &mut stderr),
+            Ok(_) => {
+                let last_key = typed_ahead.then(Instant::now);
+                self.read_answer(cancel, &mut stderr, usize::from(columns), last_key)
+            }
             Err(_) => Answer::Deny,
         };
         let said = match &answer {
@@ -285,10 +291,20 @@ impl Question {
         answer
     }
 
-    fn read_answer(&self, cancel: &Cancel, out: &mut std::io::Stderr) -> Answer {
+    fn read_answer(
+        &self,
+        cancel: &Cancel,
+        out: &mut std::io::Stderr,
+        columns: usize,
+        mut last_key: Option<Instant>,
+    ) -> Answer {
         let show = |out: &mut std::io::Stderr, text: &str| {
             let _ = write!(out, "\r\u{1b}[2K{}", text.replace('\n', "\r\n"));
             let _ = out.flush();
+        };
+        let hint = |lead: &str| {
+            let lines = display::wrap(&format!("{lead}{}", self.hint()), columns);
+            format!("  {}  > ", lines.join("\n  "))
         };
         loop {
             let key = match next_key(cancel, None) {
@@ -296,6 +312,9 @@ impl Question {
                 Next::Cancelled => return Answer::Interrupt,
                 Next::TimeUp | Next::Failed => return Answer::Deny,
             };
+            let now = Instant::now();
+            let deliberate = last_key.is_none_or(|last| now.duration_since(last) >= CONFIRM_PAUSE);
+            last_key = Some(now);
             if stops(&key) {
                 return Answer::Interrupt;
             }
@@ -311,22 +330,27 @@ impl Question {
                 ),
                 (KeyCode::Char('3'), Some(prefix)) => {
                     let scope = Scope::Project(&self.workspace);
-                    match self.confirm_rule(&prefix, scope, cancel, out) {
+                    match self.confirm_rule(&prefix, scope, deliberate, columns, cancel, out) {
                         Confirm::Save => return Answer::AllowInProject(prefix),
                         Confirm::Stop => return Answer::Interrupt,
                         Confirm::Failed => return Answer::Deny,
                         Confirm::Back => {
-                            show(out, &format!("  rule not saved; {}  > ", self.hint()));
+                            // The key that went back was typed too.
+                            last_key = Some(Instant::now());
+                            show(out, &hint("rule not saved; "));
                         }
                     }
                 }
                 (KeyCode::Char('a' | 'A'), Some(prefix)) => {
-                    match self.confirm_rule(&prefix, Scope::Everywhere, cancel, out) {
+                    let scope = Scope::Everywhere;
+                    match self.confirm_rule(&prefix, scope, deliberate, columns, cancel, out) {
                         Confirm::Save => return Answer::AlwaysAllow(prefix),
                         Confirm::Stop => return Answer::Interrupt,
                         Confirm::Failed => return Answer::Deny,
                         Confirm::Back => {
-                            show(out, &format!("  rule not saved; {}  > ", self.hint()));
+                            // The key that went back was typed too.
+                            last_key = Some(Instant::now());
+                            show(out, &hint("rule not saved; "));
                         }
                     }
                 }
@@ -339,8 +363,8 @@ impl Question {
                         Edited::Done(note) if !note.trim().is_empty() => {
                             return Answer::DenyWithNote(note.trim().to_owned());
                         }
-                        Edited::Done(_) => show(out, &format!("  no note; {}  > ", self.hint())),
-                        Edited::Back => show(out, &format!("  {}  > ", self.hint())),
+                        Edited::Done(_) => show(out, &hint("no note; ")),
+                        Edited::Back => show(out, &hint("")),
                         Edited::Stop => return Answer::Interrupt,
                         Edited::Failed => return Answer::Deny,
                     }
@@ -357,14 +381,14 @@ impl Question {
                             return Answer::Edit(edited);
                         }
                         Edited::Done(_) => {
-                            show(out, &format!("  not changed; {}  > ", self.hint()));
+                            show(out, &hint("not changed; "));
                         }
-                        Edited::Back => show(out, &format!("  {}  > ", self.hint())),
+                        Edited::Back => show(out, &hint("")),
                         Edited::Stop => return Answer::Interrupt,
                         Edited::Failed => return Answer::Deny,
                     }
                 }
-                _ => show(out, &format!("  {}  > ", self.hint())),
+                _ => show(out, &hint("")),
             }
         }
     }
@@ -379,11 +403,15 @@ impl Question {
         hint
     }
 
-    /// Shows the rule, its table and its file, and waits for the second key.
+    /// Shows the rule, its table and its file with "press y" in one frame, and waits for the
+    /// second key; unless the key that asked was `deliberate`, keys in [`CONFIRM_PAUSE`] are
+    /// dropped first.
     fn confirm_rule(
         &self,
         prefix: &str,
         scope: Scope<'_>,
+        deliberate: bool,
+        columns: usize,
         cancel: &Cancel,
         out: &mut std::io::Stderr,
     ) -> Confirm {
@@ -392,27 +420,29 @@ impl Question {
             Scope::Project(_) => format!("allow \"{}\" in this project", one_line(prefix)),
         };
         let rule = format!(
-            "\r\u{1b}[2K  {what}: adds it to {} allow in {}\r\n",
+            "{what}: adds it to {} allow in {}",
             one_line(&scope.table()),
-            one_line(&self.rule_file.display().to_string())
+            crate::ui::summary::home_path(&self.rule_file)
         );
-        let _ = write!(out, "{rule}");
+        let mut frame = String::from("\r\u{1b}[2K");
+        for line in display::wrap(&rule, columns) {
+            frame.push_str(&format!("  {line}\r\n"));
+        }
+        frame.push_str("  press y to save the rule, any other key to go back  > ");
+        let _ = write!(out, "{frame}");
         let _ = out.flush();
-        let until = Instant::now() + CONFIRM_PAUSE;
-        loop {
-            match next_key(cancel, Some(until)) {
-                Next::Key(key) if stops(&key) => return Confirm::Stop,
-                Next::Key(_) => {} // typed before the rule could be read
-                Next::TimeUp => break,
-                Next::Cancelled => return Confirm::Stop,
-                Next::Failed => return Confirm::Failed,
+        if !deliberate {
+            let until = Instant::now() + CONFIRM_PAUSE;
+            loop {
+                match next_key(cancel, Some(until)) {
+                    Next::Key(key) if stops(&key) => return Confirm::Stop,
+                    Next::Key(_) => {} // typed with the word, before the rule could be read
+                    Next::TimeUp => break,
+                    Next::Cancelled => return Confirm::Stop,
+                    Next::Failed => return Confirm::Failed,
+                }
             }
         }
-        let _ = write!(
-            out,
-            "\r\u{1b}[2K  press y to save the rule, any other key to go back  > "
-        );
-        let _ = out.flush();
         match next_key(cancel, None) {
             Next::Key(key) if stops(&key) => Confirm::Stop,
             Next::Key(key) => match key.code {
@@ -473,15 +503,19 @@ pub(super) fn next_key(cancel: &Cancel, until: Option<Instant>) -> Next {
 }
 
 /// Drops keys typed before the question was drawn: the terminal's input
-/// queue (Unix) and whatever crossterm already read.
-pub(super) fn discard_type_ahead() {
+/// queue (Unix) and whatever crossterm already read. Says whether there were any
+/// (seen by crossterm; the terminal's queue may have held more).
+pub(super) fn discard_type_ahead() -> bool {
+    let mut any = matches!(crossterm::event::poll(Duration::ZERO), Ok(true));
     #[cfg(unix)]
     flush_terminal_input();
     while let Ok(true) = crossterm::event::poll(Duration::ZERO) {
+        any = true;
         if crossterm::event::read().is_err() {
             break;
         }
     }
+    any
 }
 
 /// `tcflush(TCIFLUSH)` on the terminal the keys come from.

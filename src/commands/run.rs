@@ -28,14 +28,12 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let prompt = task(earlier.as_ref(), words.as_deref(), global)?;
     let earlier = earlier.map(|earlier| earlier.path);
     let settings = super::load_settings(global, &overrides, &workspace)?;
+    let quiet = global.quiet;
+    model_notice(&settings, global);
     let sandbox = super::sandbox(&settings, &workspace);
     let mut model = model_for(&settings, global.quiet)?;
     let config = agent_config(&settings, &workspace, &args, sandbox)?;
     instructions_notice(&config.instructions, global);
-    let quiet = global.quiet;
-    if settings.provider.value == ProviderKind::Demo && !quiet {
-        demo_notice(&settings, super::use_color(global));
-    }
     super::sandbox_notice(&config.sandbox, quiet);
 
     let start = SystemTime::now();
@@ -426,6 +424,52 @@ pub(super) fn retry_notice(message: &str) {
     let _ = writeln!(std::io::stderr(), "agent: {message}");
 }
 
+/// `agent: openai gpt-4.1-mini · OPENAI_API_KEY is set`, `agent: demo · no provider
+/// configured …`: the provider and model this run uses, and why that provider.
+fn provider_line(settings: &Settings) -> String {
+    use crate::ui::summary::{home_path, one_line};
+    let provider = settings.provider.value;
+    let what = match provider {
+        ProviderKind::Demo => "demo".to_owned(),
+        _ => format!("{} {}", provider.name(), one_line(&settings.model.value)),
+    };
+    let why = match &settings.provider.origin {
+        Origin::Default(why) => (*why).to_owned(),
+        Origin::Flag(flag) => format!("{flag} {}", provider.name()),
+        Origin::Env(var) => format!("{var} is set"),
+        Origin::User(path, line)
+        | Origin::Project(path, line)
+        | Origin::UserProject(path, line, _) => {
+            format!("{}:{line}", home_path(path))
+        }
+        Origin::Profile(name, path, line) => {
+            format!("profile {name} in {}:{line}", home_path(path))
+        }
+    };
+    let demo = match (&settings.provider.origin, provider) {
+        (Origin::Default(_), ProviderKind::Demo) => {
+            " (offline demo model: set OPENAI_API_KEY or ANTHROPIC_API_KEY for a real one)"
+        }
+        (_, ProviderKind::Demo) => " (offline demo model)",
+        _ => "",
+    };
+    format!("agent: {what} · {why}{demo}")
+}
+
+/// On a terminal, the first line: which model answers and why; elsewhere only the demo says
+/// so (scripts read stderr). Nothing with -q.
+pub(super) fn model_notice(settings: &Settings, global: &GlobalArgs) {
+    if global.quiet {
+        return;
+    }
+    let color = super::use_color(global);
+    if std::io::stderr().is_terminal() {
+        dim_line(&provider_line(settings), color);
+    } else if settings.provider.value == ProviderKind::Demo {
+        demo_notice(settings, color);
+    }
+}
+
 /// Says the demo model answers, dimmed when `color` (the one colour decision: `--color`,
 /// `NO_COLOR`, a terminal).
 pub(super) fn demo_notice(settings: &Settings, color: bool) {
@@ -435,6 +479,11 @@ pub(super) fn demo_notice(settings: &Settings, color: bool) {
         }
         _ => "agent: offline demo model",
     };
+    dim_line(line, color);
+}
+
+/// One dim line on stderr (plain without colour).
+fn dim_line(line: &str, color: bool) {
     let mut stderr = std::io::stderr().lock();
     if color {
         let _ = writeln!(stderr, "\x1b[2m{line}\x1b[0m");

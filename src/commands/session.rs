@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use crate::approve;
 use crate::cli::{GlobalArgs, RunArgs};
 use crate::error::{Error, Result};
-use crate::model::{Model as _, ProviderKind};
+use crate::model::Model as _;
 use crate::session;
 use crate::settings::{self, Origin};
 
@@ -42,13 +42,11 @@ pub(crate) fn open(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let color = super::use_color(global);
     let earlier = super::resume::locate(&args, &workspace, color)?;
     let settings = super::load_settings(global, &overrides, &workspace)?;
+    run::model_notice(&settings, global);
     let sandbox = super::sandbox(&settings, &workspace);
     let model = run::model_for(&settings, global.quiet)?;
     let config = run::agent_config(&settings, &workspace, &args, sandbox)?;
     run::instructions_notice(&config.instructions, global);
-    if settings.provider.value == ProviderKind::Demo && !global.quiet {
-        run::demo_notice(&settings, color);
-    }
     super::sandbox_notice(&config.sandbox, global.quiet);
     let resumed = match earlier {
         Some(earlier) => {

@@ -26,6 +26,31 @@ pub fn one_line(command: &str) -> String {
     }
 }
 
+/// `path` for a person: under the home directory it starts with `~` (`~/.config/agent/…`),
+/// hidden characters escaped. Only for showing: what is written keeps the full path.
+#[must_use]
+pub fn home_path(path: &std::path::Path) -> String {
+    let home = directories::BaseDirs::new().map(|dirs| dirs.home_dir().to_owned());
+    let shown = match home
+        .as_deref()
+        .and_then(|home| path.strip_prefix(home).ok())
+    {
+        Some(rest)
+            if !home.is_some_and(|home| {
+                home.as_os_str().is_empty() || home == std::path::Path::new("/")
+            }) =>
+        {
+            if rest.as_os_str().is_empty() {
+                "~".to_owned()
+            } else {
+                format!("~{}{}", std::path::MAIN_SEPARATOR, rest.display())
+            }
+        }
+        _ => path.display().to_string(),
+    };
+    super::sanitize::escape_command(&shown).replace('\n', "⏎")
+}
+
 /// What kind of line it is, for colouring.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tone {

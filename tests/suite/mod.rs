@@ -25,5 +25,6 @@ mod sanitize;
 mod session;
 mod ship;
 mod signals;
+mod slips;
 mod tty;
 mod usage;

@@ -142,7 +142,7 @@ fn ci_runs_the_readme_commands() {
     let readme = readme();
     for command in [
         "cargo test --locked",
-        "cargo run --release -- run 'list the files here'",
+        "cargo run --release -- run --provider demo 'list the files here'",
     ] {
         assert!(readme.contains(command), "README lost `{command}`");
         assert!(ci.contains(command), ".ci/run does not run `{command}`");
