@@ -25,6 +25,9 @@ _agent() {
             agent,config)
                 cmd="agent__subcmd__config"
                 ;;
+            agent,diff)
+                cmd="agent__subcmd__diff"
+                ;;
             agent,exec)
                 cmd="agent__subcmd__exec"
                 ;;
@@ -42,6 +45,9 @@ _agent() {
                 ;;
             agent,run)
                 cmd="agent__subcmd__run"
+                ;;
+            agent,undo)
+                cmd="agent__subcmd__undo"
                 ;;
             agent__subcmd__config,help)
                 cmd="agent__subcmd__config__subcmd__help"
@@ -76,6 +82,9 @@ _agent() {
             agent__subcmd__help,config)
                 cmd="agent__subcmd__help__subcmd__config"
                 ;;
+            agent__subcmd__help,diff)
+                cmd="agent__subcmd__help__subcmd__diff"
+                ;;
             agent__subcmd__help,exec)
                 cmd="agent__subcmd__help__subcmd__exec"
                 ;;
@@ -93,6 +102,9 @@ _agent() {
                 ;;
             agent__subcmd__help,run)
                 cmd="agent__subcmd__help__subcmd__run"
+                ;;
+            agent__subcmd__help,undo)
+                cmd="agent__subcmd__help__subcmd__undo"
                 ;;
             agent__subcmd__help__subcmd__config,init)
                 cmd="agent__subcmd__help__subcmd__config__subcmd__init"
@@ -158,16 +170,12 @@ _agent() {
 
     case "${cmd}" in
         agent)
-            opts="-c -C -q -v -h -V --continue --resume --config --profile --cwd --json --quiet --verbose --color --help --version run exec check history config rules completions man help"
+            opts="-C -q -v -h -V --config --profile --cwd --json --quiet --verbose --color --help --version run exec check history config rules diff undo completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --resume)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -481,6 +489,40 @@ _agent() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        agent__subcmd__diff)
+            opts="-C -q -v -h -V --stat --config --profile --cwd --json --quiet --verbose --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         agent__subcmd__exec)
             opts="-C -q -v -h -V --timeout --max-output-chars --sandbox --network --sandbox-required --config --profile --cwd --json --quiet --verbose --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -528,7 +570,7 @@ _agent() {
             return 0
             ;;
         agent__subcmd__help)
-            opts="run exec check history config rules completions man help"
+            opts="run exec check history config rules diff undo completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -614,6 +656,20 @@ _agent() {
         agent__subcmd__help__subcmd__config__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__help__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -752,6 +808,20 @@ _agent() {
             return 0
             ;;
         agent__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__help__subcmd__undo)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1124,7 +1194,7 @@ _agent() {
             return 0
             ;;
         agent__subcmd__run)
-            opts="-i -C -q -v -h -V --interactive --provider --model --base-url --max-output-tokens --header --allow --deny --mode --no-prompt --max-turns --timeout --plain --fail-on-deny --no-project-instructions --max-tokens --max-time --continue --resume --sandbox --network --sandbox-required --config --profile --cwd --json --quiet --verbose --color --help --version"
+            opts="-C -q -v -h -V --provider --model --base-url --max-output-tokens --header --allow --deny --mode --no-prompt --max-turns --timeout --plain --fail-on-deny --no-project-instructions --max-tokens --max-time --continue --resume --sandbox --network --sandbox-required --config --profile --cwd --json --quiet --verbose --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1186,6 +1256,40 @@ _agent() {
                     COMPREPLY=($(compgen -W "workspace-write read-only off" -- "${cur}"))
                     return 0
                     ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__undo)
+            opts="-C -q -v -h -V --force --dry-run --config --profile --cwd --json --quiet --verbose --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -30,7 +30,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let settings = super::load_settings(global, &overrides, &workspace)?;
     let sandbox = super::sandbox(&settings, &workspace);
     let mut model = model_for(&settings, global.quiet)?;
-    let config = agent_config(&settings, &workspace, &args, sandbox);
+    let mut config = agent_config(&settings, &workspace, &args, sandbox);
     instructions_notice(&config.instructions, global);
     let quiet = global.quiet;
     if settings.provider.value == ProviderKind::Demo && !quiet {
@@ -56,6 +56,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let id = transcript
         .as_ref()
         .map_or_else(|| "unrecorded".to_owned(), |t| t.id().to_owned());
+    config.snapshots = super::snapshots::recorder(&settings, &workspace, &id, quiet);
     let color = super::use_color(global);
     let tui = (!global.json && !args.plain && live_screen_possible()).then(|| {
         Arc::new(Mutex::new(
@@ -114,6 +115,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
                 usage: stats.usage,
                 answer: None,
                 note: Some(stop.note()),
+                changes: config.snapshots.close(),
             });
             finish_screen(tui.as_ref());
             signals::restore_terminal();
@@ -293,6 +295,7 @@ pub(super) fn agent_config(
         } else {
             agent::Instructions::load(workspace)
         },
+        snapshots: crate::snapshot::Recorder::default(),
     }
 }
 

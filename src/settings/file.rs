@@ -36,6 +36,10 @@ pub(crate) enum Value {
     Writable(Vec<String>),
     SandboxRequired(bool),
     FailOnDeny(bool),
+    SnapshotsEnabled(bool),
+    KeepDays(u32),
+    MaxFileMb(u64),
+    TimeBudgetMs(u64),
 }
 
 /// A value and the line it was written on.
@@ -79,6 +83,10 @@ enum Kind {
     Writable,
     SandboxRequired,
     FailOnDeny,
+    SnapshotsEnabled,
+    KeepDays,
+    MaxFileMb,
+    TimeBudgetMs,
 }
 
 /// The schema: (table, key, kind, dotted name). Profiles take the keys flat.
@@ -143,6 +151,30 @@ const SCHEMA: &[(&str, &str, Kind, &str)] = &[
         "sandbox.required",
     ),
     ("ci", "fail_on_deny", Kind::FailOnDeny, "ci.fail_on_deny"),
+    (
+        "snapshots",
+        "enabled",
+        Kind::SnapshotsEnabled,
+        "snapshots.enabled",
+    ),
+    (
+        "snapshots",
+        "keep_days",
+        Kind::KeepDays,
+        "snapshots.keep_days",
+    ),
+    (
+        "snapshots",
+        "max_file_mb",
+        Kind::MaxFileMb,
+        "snapshots.max_file_mb",
+    ),
+    (
+        "snapshots",
+        "time_budget_ms",
+        Kind::TimeBudgetMs,
+        "snapshots.time_budget_ms",
+    ),
 ];
 
 /// Tables that only group other tables.
@@ -154,7 +186,32 @@ const TABLES: &[&str] = &[
     "exec",
     "sandbox",
     "ci",
+    "snapshots",
 ];
+
+/// A `[snapshots]` value: `enabled` a boolean, the bounds positive integers.
+fn snapshot_value(item: &Item, kind: Kind) -> Option<Value> {
+    if matches!(kind, Kind::SnapshotsEnabled) {
+        return item.as_bool().map(Value::SnapshotsEnabled);
+    }
+    let n = item
+        .as_integer()
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|n| *n > 0)?;
+    Some(match kind {
+        Kind::KeepDays => Value::KeepDays(n),
+        Kind::MaxFileMb => Value::MaxFileMb(u64::from(n)),
+        _ => Value::TimeBudgetMs(u64::from(n)),
+    })
+}
+
+fn snapshot_expected(kind: Kind) -> &'static str {
+    if matches!(kind, Kind::SnapshotsEnabled) {
+        "true or false"
+    } else {
+        "a positive integer"
+    }
+}
 
 /// Reads `path`; a missing file is an empty layer.
 pub(crate) fn read(path: &Path) -> Result<Layer, SettingsError> {
@@ -461,6 +518,9 @@ impl Reader<'_> {
             }
             Kind::FailOnDeny => {
                 Value::FailOnDeny(item.as_bool().ok_or_else(|| wrong("true or false"))?)
+            }
+            Kind::SnapshotsEnabled | Kind::KeepDays | Kind::MaxFileMb | Kind::TimeBudgetMs => {
+                snapshot_value(item, kind).ok_or_else(|| wrong(snapshot_expected(kind)))?
             }
             Kind::Writable => {
                 let array = item.as_array().ok_or_else(|| wrong("an array of paths"))?;

@@ -150,6 +150,26 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
             json!(settings.fail_on_deny.value),
             &settings.fail_on_deny.origin,
         ),
+        row(
+            "snapshots.enabled",
+            json!(settings.snapshots.value),
+            &settings.snapshots.origin,
+        ),
+        row(
+            "snapshots.keep_days",
+            json!(settings.snapshot_keep_days.value),
+            &settings.snapshot_keep_days.origin,
+        ),
+        row(
+            "snapshots.max_file_mb",
+            json!(settings.snapshot_max_file_mb.value),
+            &settings.snapshot_max_file_mb.origin,
+        ),
+        row(
+            "snapshots.time_budget_ms",
+            json!(settings.snapshot_time_budget_ms.value),
+            &settings.snapshot_time_budget_ms.origin,
+        ),
     ]);
     rows.extend(
         settings

@@ -24,7 +24,7 @@ mod undo;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use diff::{FileChange, Status as ChangeStatus};
+pub use diff::{FileChange, Status as ChangeStatus, summarize};
 pub use record::{Record, RecordKind, Snapshot};
 pub use recorder::Recorder;
 pub use undo::{Step, StepKind, UndoPlan, UndoReport};

@@ -120,6 +120,21 @@ impl Snapshots {
         let attributes = info.join("attributes");
         std::fs::write(&attributes, ATTRIBUTES)
             .map_err(|e| SnapshotError::io("write", &attributes, &e))?;
+        // A state directory inside the workspace (an agent run in the home directory) is
+        // never snapshotted into itself.
+        let state = self.dir.parent().and_then(Path::parent);
+        if let Some(inside) = state.and_then(|state| state.strip_prefix(&self.workspace).ok()) {
+            let pattern = git::bytes_of(inside);
+            let mut line = b"/".to_vec();
+            for byte in pattern {
+                if b"*?[]\\!# ".contains(&byte) {
+                    line.push(b'\\');
+                }
+                line.push(byte);
+            }
+            line.extend_from_slice(b"/\n");
+            let _ = std::fs::write(info.join("exclude"), line);
+        }
         if let Some(project) = self.project(deadline) {
             // Read only: objects already in the project's store are never copied.
             let alternates = temp.join("objects/info/alternates");
@@ -127,7 +142,9 @@ impl Snapshots {
             let _ = std::fs::write(&alternates, format!("{}\n", objects.display()));
             // The project's own exclude file is part of what `git add -A` would skip.
             if let Ok(exclude) = std::fs::read(project.common_dir.join("info/exclude")) {
-                let _ = std::fs::write(info.join("exclude"), exclude);
+                let mut ours = std::fs::read(info.join("exclude")).unwrap_or_default();
+                ours.extend_from_slice(&exclude);
+                let _ = std::fs::write(info.join("exclude"), ours);
             }
         }
         match std::fs::rename(&temp, &repo) {

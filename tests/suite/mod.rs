@@ -22,5 +22,6 @@ mod sanitize;
 mod session;
 mod ship;
 mod signals;
+mod snapshots;
 mod tty;
 mod usage;
