@@ -13,8 +13,9 @@ use super::git::{self, Git};
 use super::record::{Record, RecordKind, Snapshot, StoredPath, now_ms, safe_id};
 use super::{MAX_UNTRACKED_DIR_FILES, SnapshotError, Snapshots};
 
-/// Paths hashed per `git update-index` call: the time budget is checked between calls.
-const BATCH_PATHS: usize = 2000;
+/// Paths hashed per `git update-index` call: the time budget is checked between calls, and a
+/// call stopped by the budget loses its batch (not its objects: they are found next time).
+const BATCH_PATHS: usize = 500;
 
 /// Writing the tree and the ref after the budget ran out may take this long: a partial
 /// snapshot is still a snapshot.

@@ -258,3 +258,35 @@ fn a_git_workspace_keeps_its_dot_git_untouched_and_its_ignored_files() {
     );
     assert_eq!(git(w, &["status", "--porcelain"]), status);
 }
+
+/// The benchmark's case in a debug build, for a quick look (`cargo test --lib -- --ignored
+/// resnapshot_timing --nocapture`); `cargo bench -- snapshot` is the measurement.
+#[test]
+#[ignore = "timing, not a check"]
+fn resnapshot_timing() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    for i in 0..10_000 {
+        write(w, &format!("d{:03}/f{i}.txt", i / 100), &format!("line {i}\n"));
+    }
+    if std::env::var_os("TIMING_GIT").is_some() {
+        git(w, &["init", "-q"]);
+        git(w, &["add", "."]);
+        git(w, &["commit", "-qm", "files"]);
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let store = store(state.path(), w);
+    let start = std::time::Instant::now();
+    let first = store.take("t", "first", RecordKind::Run).unwrap();
+    eprintln!("first {:?} partial {}", start.elapsed(), first.partial);
+    for round in 0..5 {
+        for i in 0..3 {
+            let n = (round * 7 + i * 1000) % 10_000;
+            write(w, &format!("d{:03}/f{n}.txt", n / 100), &format!("changed {round}\n"));
+        }
+        let start = std::time::Instant::now();
+        let s = store.take("t", "turn", RecordKind::Run).unwrap();
+        eprintln!("again {:?} partial {}", start.elapsed(), s.partial);
+    }
+}
