@@ -64,7 +64,14 @@ fn snapshot_speed() {
             let git = |args: &[&str]| {
                 let status = Command::new("git")
                     .current_dir(work.path())
-                    .args(["-c", "user.name=b", "-c", "user.email=b@b", "-c", "commit.gpgSign=false"])
+                    .args([
+                        "-c",
+                        "user.name=b",
+                        "-c",
+                        "user.email=b@b",
+                        "-c",
+                        "commit.gpgSign=false",
+                    ])
                     .args(args)
                     .stdout(Stdio::null())
                     .status()
@@ -80,7 +87,9 @@ fn snapshot_speed() {
         std::thread::sleep(Duration::from_millis(1100));
         let store = Snapshots::open(state.path(), work.path(), Limits::default()).expect("store");
         let start = Instant::now();
-        store.take("bench", "first", RecordKind::Run).expect("first snapshot");
+        store
+            .take("bench", "first", RecordKind::Run)
+            .expect("first snapshot");
         let first = start.elapsed();
         let mut times = Vec::new();
         for round in 0..20 {
@@ -90,11 +99,17 @@ fn snapshot_speed() {
                 std::fs::write(path, format!("changed {round}\n")).expect("write");
             }
             let start = Instant::now();
-            store.take("bench", "turn", RecordKind::Run).expect("snapshot");
+            store
+                .take("bench", "turn", RecordKind::Run)
+                .expect("snapshot");
             times.push(start.elapsed());
         }
         times.sort();
-        let kind = if git_workspace { "git repository" } else { "plain directory" };
+        let kind = if git_workspace {
+            "git repository"
+        } else {
+            "plain directory"
+        };
         println!(
             "snapshot, {SNAPSHOT_FILES} files ({kind}): first {:.0} ms, after 3 changes median {:.1} ms, max {:.1} ms (target < 200 ms)",
             ms(first),
@@ -350,4 +365,3 @@ fn check_throughput() {
         println!("agent check --stdin: failed ({status})");
     }
 }
-

@@ -12,7 +12,7 @@ use crate::snapshot::{Recorder, SnapshotError, Snapshots};
 /// snapshots cannot be taken, said once (unless -q) and the summary says undo is unavailable.
 /// Old snapshot data is pruned here, at the start of the run.
 pub(super) fn recorder(settings: &Settings, workspace: &Path, id: &str, quiet: bool) -> Recorder {
-    if !settings.snapshots.value {
+    if !settings.snapshots.enabled.value {
         return Recorder::default();
     }
     let warn = |why: &str| {
@@ -28,7 +28,7 @@ pub(super) fn recorder(settings: &Settings, workspace: &Path, id: &str, quiet: b
         warn(why);
         return Recorder::unavailable(why.to_owned());
     };
-    let limits = settings.snapshot_limits();
+    let limits = settings.snapshots.limits();
     match Snapshots::open(&state, workspace, limits) {
         Ok(store) => {
             let _ = store.prune(limits.keep);

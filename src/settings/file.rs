@@ -83,7 +83,14 @@ enum Kind {
     Writable,
     SandboxRequired,
     FailOnDeny,
-    SnapshotsEnabled,
+    /// A `[snapshots]` key.
+    Snapshot(SnapshotKey),
+}
+
+/// The keys of `[snapshots]`.
+#[derive(Clone, Copy)]
+enum SnapshotKey {
+    Enabled,
     KeepDays,
     MaxFileMb,
     TimeBudgetMs,
@@ -154,25 +161,25 @@ const SCHEMA: &[(&str, &str, Kind, &str)] = &[
     (
         "snapshots",
         "enabled",
-        Kind::SnapshotsEnabled,
+        Kind::Snapshot(SnapshotKey::Enabled),
         "snapshots.enabled",
     ),
     (
         "snapshots",
         "keep_days",
-        Kind::KeepDays,
+        Kind::Snapshot(SnapshotKey::KeepDays),
         "snapshots.keep_days",
     ),
     (
         "snapshots",
         "max_file_mb",
-        Kind::MaxFileMb,
+        Kind::Snapshot(SnapshotKey::MaxFileMb),
         "snapshots.max_file_mb",
     ),
     (
         "snapshots",
         "time_budget_ms",
-        Kind::TimeBudgetMs,
+        Kind::Snapshot(SnapshotKey::TimeBudgetMs),
         "snapshots.time_budget_ms",
     ),
 ];
@@ -190,27 +197,25 @@ const TABLES: &[&str] = &[
 ];
 
 /// A `[snapshots]` value: `enabled` a boolean, the bounds positive integers.
-fn snapshot_value(item: &Item, kind: Kind) -> Option<Value> {
-    if matches!(kind, Kind::SnapshotsEnabled) {
-        return item.as_bool().map(Value::SnapshotsEnabled);
+fn snapshot_value(
+    item: &Item,
+    key: SnapshotKey,
+    wrong: &dyn Fn(&str) -> SettingsError,
+) -> Result<Value, SettingsError> {
+    if matches!(key, SnapshotKey::Enabled) {
+        let on = item.as_bool().ok_or_else(|| wrong("true or false"))?;
+        return Ok(Value::SnapshotsEnabled(on));
     }
     let n = item
         .as_integer()
         .and_then(|n| u32::try_from(n).ok())
-        .filter(|n| *n > 0)?;
-    Some(match kind {
-        Kind::KeepDays => Value::KeepDays(n),
-        Kind::MaxFileMb => Value::MaxFileMb(u64::from(n)),
-        _ => Value::TimeBudgetMs(u64::from(n)),
+        .filter(|n| *n > 0)
+        .ok_or_else(|| wrong("a positive integer"))?;
+    Ok(match key {
+        SnapshotKey::KeepDays => Value::KeepDays(n),
+        SnapshotKey::MaxFileMb => Value::MaxFileMb(u64::from(n)),
+        SnapshotKey::Enabled | SnapshotKey::TimeBudgetMs => Value::TimeBudgetMs(u64::from(n)),
     })
-}
-
-fn snapshot_expected(kind: Kind) -> &'static str {
-    if matches!(kind, Kind::SnapshotsEnabled) {
-        "true or false"
-    } else {
-        "a positive integer"
-    }
 }
 
 /// Reads `path`; a missing file is an empty layer.
@@ -519,9 +524,7 @@ impl Reader<'_> {
             Kind::FailOnDeny => {
                 Value::FailOnDeny(item.as_bool().ok_or_else(|| wrong("true or false"))?)
             }
-            Kind::SnapshotsEnabled | Kind::KeepDays | Kind::MaxFileMb | Kind::TimeBudgetMs => {
-                snapshot_value(item, kind).ok_or_else(|| wrong(snapshot_expected(kind)))?
-            }
+            Kind::Snapshot(key) => snapshot_value(item, key, &wrong)?,
             Kind::Writable => {
                 let array = item.as_array().ok_or_else(|| wrong("an array of paths"))?;
                 let mut paths = Vec::new();

@@ -252,14 +252,8 @@ pub struct Settings {
     pub writable: Vec<Sourced<String>>,
     /// Refuse to run commands when the sandbox cannot apply.
     pub sandbox_required: Sourced<bool>,
-    /// Snapshots before changes, for `agent diff` and `agent undo` (`[snapshots] enabled`).
-    pub snapshots: Sourced<bool>,
-    /// Days snapshot data is kept (`[snapshots] keep_days`).
-    pub snapshot_keep_days: Sourced<u32>,
-    /// Untracked files larger than this many MB are left out (`[snapshots] max_file_mb`).
-    pub snapshot_max_file_mb: Sourced<u64>,
-    /// A snapshot stops (partial) after this many ms (`[snapshots] time_budget_ms`).
-    pub snapshot_time_budget_ms: Sourced<u64>,
+    /// `[snapshots]`: before changes, for `agent diff` and `agent undo`.
+    pub snapshots: SnapshotSettings,
     /// The user settings file (it need not exist).
     pub user_file: PathBuf,
     /// The project settings file, when there is one.
@@ -268,17 +262,49 @@ pub struct Settings {
     pub warnings: Vec<String>,
 }
 
-impl Settings {
-    /// What a snapshot may cost.
-    #[must_use]
-    pub fn snapshot_limits(&self) -> crate::snapshot::Limits {
-        crate::snapshot::Limits {
-            max_file_bytes: self.snapshot_max_file_mb.value.saturating_mul(1024 * 1024),
-            time_budget: Duration::from_millis(self.snapshot_time_budget_ms.value),
-            keep: Duration::from_secs(u64::from(self.snapshot_keep_days.value) * 86_400),
+/// `[snapshots]`, each value with where it came from.
+#[derive(Debug, Clone)]
+pub struct SnapshotSettings {
+    /// Snapshots are taken (`enabled`).
+    pub enabled: Sourced<bool>,
+    /// Days snapshot data is kept (`keep_days`).
+    pub keep_days: Sourced<u32>,
+    /// Untracked files larger than this many MB are left out (`max_file_mb`).
+    pub max_file_mb: Sourced<u64>,
+    /// A snapshot stops (partial) after this many ms (`time_budget_ms`).
+    pub time_budget_ms: Sourced<u64>,
+}
+
+impl SnapshotSettings {
+    fn built_in() -> Self {
+        let limits = crate::snapshot::Limits::default();
+        let default = || Origin::Default("");
+        Self {
+            enabled: sourced(true, default()),
+            keep_days: sourced(
+                u32::try_from(limits.keep.as_secs() / 86_400).unwrap_or(7),
+                default(),
+            ),
+            max_file_mb: sourced(limits.max_file_bytes / (1024 * 1024), default()),
+            time_budget_ms: sourced(
+                u64::try_from(limits.time_budget.as_millis()).unwrap_or(2000),
+                default(),
+            ),
         }
     }
 
+    /// What a snapshot may cost.
+    #[must_use]
+    pub fn limits(&self) -> crate::snapshot::Limits {
+        crate::snapshot::Limits {
+            max_file_bytes: self.max_file_mb.value.saturating_mul(1024 * 1024),
+            time_budget: Duration::from_millis(self.time_budget_ms.value),
+            keep: Duration::from_secs(u64::from(self.keep_days.value) * 86_400),
+        }
+    }
+}
+
+impl Settings {
     /// The limits a command runs under.
     #[must_use]
     pub fn limits(&self) -> crate::exec::Limits {
@@ -338,10 +364,10 @@ impl Draft {
                     .map(|path| sourced(path.clone(), origin.clone())),
             ),
             Value::SandboxRequired(required) => s.sandbox_required = sourced(*required, origin),
-            Value::SnapshotsEnabled(on) => s.snapshots = sourced(*on, origin),
-            Value::KeepDays(days) => s.snapshot_keep_days = sourced(*days, origin),
-            Value::MaxFileMb(mb) => s.snapshot_max_file_mb = sourced(*mb, origin),
-            Value::TimeBudgetMs(ms) => s.snapshot_time_budget_ms = sourced(*ms, origin),
+            Value::SnapshotsEnabled(on) => s.snapshots.enabled = sourced(*on, origin),
+            Value::KeepDays(days) => s.snapshots.keep_days = sourced(*days, origin),
+            Value::MaxFileMb(mb) => s.snapshots.max_file_mb = sourced(*mb, origin),
+            Value::TimeBudgetMs(ms) => s.snapshots.time_budget_ms = sourced(*ms, origin),
         }
     }
 }
@@ -420,10 +446,7 @@ pub fn load(
             network: sourced(false, default("")),
             writable: Vec::new(),
             sandbox_required: sourced(false, default("")),
-            snapshots: sourced(true, default("")),
-            snapshot_keep_days: sourced(7, default("")),
-            snapshot_max_file_mb: sourced(10, default("")),
-            snapshot_time_budget_ms: sourced(2000, default("")),
+            snapshots: SnapshotSettings::built_in(),
             user_file: user_file.clone(),
             project_file: None,
             warnings: Vec::new(),

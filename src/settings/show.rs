@@ -152,23 +152,23 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
         ),
         row(
             "snapshots.enabled",
-            json!(settings.snapshots.value),
-            &settings.snapshots.origin,
+            json!(settings.snapshots.enabled.value),
+            &settings.snapshots.enabled.origin,
         ),
         row(
             "snapshots.keep_days",
-            json!(settings.snapshot_keep_days.value),
-            &settings.snapshot_keep_days.origin,
+            json!(settings.snapshots.keep_days.value),
+            &settings.snapshots.keep_days.origin,
         ),
         row(
             "snapshots.max_file_mb",
-            json!(settings.snapshot_max_file_mb.value),
-            &settings.snapshot_max_file_mb.origin,
+            json!(settings.snapshots.max_file_mb.value),
+            &settings.snapshots.max_file_mb.origin,
         ),
         row(
             "snapshots.time_budget_ms",
-            json!(settings.snapshot_time_budget_ms.value),
-            &settings.snapshot_time_budget_ms.origin,
+            json!(settings.snapshots.time_budget_ms.value),
+            &settings.snapshots.time_budget_ms.origin,
         ),
     ]);
     rows.extend(

@@ -268,7 +268,11 @@ fn resnapshot_timing() {
     let work = tempfile::tempdir().unwrap();
     let w = work.path();
     for i in 0..10_000 {
-        write(w, &format!("d{:03}/f{i}.txt", i / 100), &format!("line {i}\n"));
+        write(
+            w,
+            &format!("d{:03}/f{i}.txt", i / 100),
+            &format!("line {i}\n"),
+        );
     }
     if std::env::var_os("TIMING_GIT").is_some() {
         git(w, &["init", "-q"]);
@@ -283,7 +287,11 @@ fn resnapshot_timing() {
     for round in 0..5 {
         for i in 0..3 {
             let n = (round * 7 + i * 1000) % 10_000;
-            write(w, &format!("d{:03}/f{n}.txt", n / 100), &format!("changed {round}\n"));
+            write(
+                w,
+                &format!("d{:03}/f{n}.txt", n / 100),
+                &format!("changed {round}\n"),
+            );
         }
         let start = std::time::Instant::now();
         let s = store.take("t", "turn", RecordKind::Run).unwrap();
