@@ -106,17 +106,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(stop) => {
-            emit(Event::Done {
-                outcome: Outcome::Interrupted,
-                turns: stats.turns,
-                commands_run: stats.commands_run,
-                commands_denied: stats.commands_denied,
-                denials: stats.denials.clone(),
-                usage: stats.usage,
-                answer: None,
-                note: Some(stop.note()),
-                changes: config.snapshots.close(),
-            });
+            emit(interrupted_done(&stats, stop, &config));
             finish_screen(tui.as_ref());
             signals::restore_terminal();
             // A prompt may still be waiting for a key on a blocking thread: do not wait for it.
@@ -143,6 +133,22 @@ fn secrets(settings: &Settings) -> Vec<&str> {
                 .map(|h| h.value.1.as_str()),
         )
         .collect()
+}
+
+/// The `done` event of a run a signal stopped (the loop was dropped): what it counted, and
+/// the closing snapshot.
+fn interrupted_done(stats: &Stats, stop: signals::Stop, config: &agent::Config) -> Event {
+    Event::Done {
+        outcome: Outcome::Interrupted,
+        turns: stats.turns,
+        commands_run: stats.commands_run,
+        commands_denied: stats.commands_denied,
+        denials: stats.denials.clone(),
+        usage: stats.usage,
+        answer: None,
+        note: Some(stop.note()),
+        changes: config.snapshots.close(),
+    }
 }
 
 /// Names the AGENTS.md files read (`-v`), and warns (unless -q) when they were cut or

@@ -474,6 +474,7 @@ impl Reader<'_> {
     ) -> Result<Value, SettingsError> {
         let text = |item: &Item| item.as_str().map(str::to_owned);
         let wrong = |expected: &str| self.invalid(line, format!("`{name}` must be {expected}"));
+        let flag = || item.as_bool().ok_or_else(|| wrong("true or false"));
         Ok(match kind {
             Kind::Provider => {
                 let value = text(item).ok_or_else(|| wrong("a string"))?;
@@ -518,12 +519,8 @@ impl Reader<'_> {
                 )
             }
             Kind::Network => Value::Network(item.as_bool().ok_or_else(|| wrong("true or false"))?),
-            Kind::SandboxRequired => {
-                Value::SandboxRequired(item.as_bool().ok_or_else(|| wrong("true or false"))?)
-            }
-            Kind::FailOnDeny => {
-                Value::FailOnDeny(item.as_bool().ok_or_else(|| wrong("true or false"))?)
-            }
+            Kind::SandboxRequired => Value::SandboxRequired(flag()?),
+            Kind::FailOnDeny => Value::FailOnDeny(flag()?),
             Kind::Snapshot(key) => snapshot_value(item, key, &wrong)?,
             Kind::Writable => {
                 let array = item.as_array().ok_or_else(|| wrong("an array of paths"))?;
