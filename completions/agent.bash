@@ -170,12 +170,16 @@ _agent() {
 
     case "${cmd}" in
         agent)
-            opts="-C -q -v -h -V --config --profile --cwd --json --quiet --verbose --color --help --version run exec check history config rules diff undo completions man help"
+            opts="-c -C -q -v -h -V --continue --resume --config --profile --cwd --json --quiet --verbose --color --help --version run exec check history config rules diff undo completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --resume)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1194,7 +1198,7 @@ _agent() {
             return 0
             ;;
         agent__subcmd__run)
-            opts="-C -q -v -h -V --provider --model --base-url --max-output-tokens --header --allow --deny --mode --no-prompt --max-turns --timeout --plain --fail-on-deny --no-project-instructions --max-tokens --max-time --continue --resume --sandbox --network --sandbox-required --config --profile --cwd --json --quiet --verbose --color --help --version"
+            opts="-i -C -q -v -h -V --interactive --provider --model --base-url --max-output-tokens --header --allow --deny --mode --no-prompt --max-turns --timeout --plain --fail-on-deny --no-project-instructions --max-tokens --max-time --continue --resume --sandbox --network --sandbox-required --config --profile --cwd --json --quiet --verbose --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
