@@ -25,6 +25,9 @@ _agent() {
             agent,config)
                 cmd="agent__subcmd__config"
                 ;;
+            agent,diff)
+                cmd="agent__subcmd__diff"
+                ;;
             agent,exec)
                 cmd="agent__subcmd__exec"
                 ;;
@@ -42,6 +45,9 @@ _agent() {
                 ;;
             agent,run)
                 cmd="agent__subcmd__run"
+                ;;
+            agent,undo)
+                cmd="agent__subcmd__undo"
                 ;;
             agent__subcmd__config,help)
                 cmd="agent__subcmd__config__subcmd__help"
@@ -76,6 +82,9 @@ _agent() {
             agent__subcmd__help,config)
                 cmd="agent__subcmd__help__subcmd__config"
                 ;;
+            agent__subcmd__help,diff)
+                cmd="agent__subcmd__help__subcmd__diff"
+                ;;
             agent__subcmd__help,exec)
                 cmd="agent__subcmd__help__subcmd__exec"
                 ;;
@@ -93,6 +102,9 @@ _agent() {
                 ;;
             agent__subcmd__help,run)
                 cmd="agent__subcmd__help__subcmd__run"
+                ;;
+            agent__subcmd__help,undo)
+                cmd="agent__subcmd__help__subcmd__undo"
                 ;;
             agent__subcmd__help__subcmd__config,init)
                 cmd="agent__subcmd__help__subcmd__config__subcmd__init"
@@ -158,7 +170,7 @@ _agent() {
 
     case "${cmd}" in
         agent)
-            opts="-c -C -q -v -h -V --continue --resume --config --profile --cwd --json --quiet --verbose --color --help --version run exec check history config rules completions man help"
+            opts="-c -C -q -v -h -V --continue --resume --config --profile --cwd --json --quiet --verbose --color --help --version run exec check history config rules diff undo completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -489,6 +501,40 @@ _agent() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        agent__subcmd__diff)
+            opts="-C -q -v -h -V --stat --config --profile --cwd --json --quiet --verbose --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         agent__subcmd__exec)
             opts="-C -q -v -h -V --timeout --max-output-chars --sandbox --network --sandbox-required --config --profile --cwd --json --quiet --verbose --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -536,7 +582,7 @@ _agent() {
             return 0
             ;;
         agent__subcmd__help)
-            opts="run exec check history config rules completions man help"
+            opts="run exec check history config rules diff undo completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -622,6 +668,20 @@ _agent() {
         agent__subcmd__help__subcmd__config__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__help__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -760,6 +820,20 @@ _agent() {
             return 0
             ;;
         agent__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__help__subcmd__undo)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1194,6 +1268,40 @@ _agent() {
                     COMPREPLY=($(compgen -W "workspace-write read-only off" -- "${cur}"))
                     return 0
                     ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__undo)
+            opts="-C -q -v -h -V --force --dry-run --config --profile --cwd --json --quiet --verbose --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

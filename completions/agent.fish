@@ -43,6 +43,8 @@ complete -c agent -n "__fish_agent_needs_command" -f -a "check" -d 'Print the po
 complete -c agent -n "__fish_agent_needs_command" -f -a "history" -d 'List past runs, or show one, from their transcripts'
 complete -c agent -n "__fish_agent_needs_command" -f -a "config" -d 'Where settings live, and the merged settings with the source of each value'
 complete -c agent -n "__fish_agent_needs_command" -f -a "rules" -d 'List every allow and deny rule with where it comes from, or remove one'
+complete -c agent -n "__fish_agent_needs_command" -f -a "diff" -d 'Show what a run changed in this workspace (default: the newest run)'
+complete -c agent -n "__fish_agent_needs_command" -f -a "undo" -d 'Put back every file a run changed (default: the newest run), as it was before the run'
 complete -c agent -n "__fish_agent_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c agent -n "__fish_agent_needs_command" -f -a "man" -d 'Print the man page (roff) for `agent`'
 complete -c agent -n "__fish_agent_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -255,6 +257,31 @@ complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subco
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "list" -d 'List every rule that applies in this workspace, with its source'
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "remove" -d 'Take RULE out of your settings file: its allow and deny lists, and this workspace\'s table (comments kept). Rules from a project file or a flag are not yours to remove here. Without RULE, at a terminal, pick the rules to remove from a list'
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agent -n "__fish_agent_using_subcommand diff" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand diff" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand diff" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand diff" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand diff" -l stat -d 'Only the files and their counts of added and removed lines'
+complete -c agent -n "__fish_agent_using_subcommand diff" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand diff" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand diff" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand diff" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand undo" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand undo" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand undo" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand undo" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand undo" -l force -d 'Overwrite files that changed since the run ended'
+complete -c agent -n "__fish_agent_using_subcommand undo" -l dry-run -d 'Only list what would be restored, removed and brought back'
+complete -c agent -n "__fish_agent_using_subcommand undo" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand undo" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand undo" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand undo" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand undo" -s V -l version -d 'Print version'
 complete -c agent -n "__fish_agent_using_subcommand completions" -l config -d 'Read this settings file instead of the user settings file' -r -F
 complete -c agent -n "__fish_agent_using_subcommand completions" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
 complete -c agent -n "__fish_agent_using_subcommand completions" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
@@ -277,15 +304,17 @@ complete -c agent -n "__fish_agent_using_subcommand man" -s q -l quiet -d 'Print
 complete -c agent -n "__fish_agent_using_subcommand man" -s v -l verbose -d 'Print more detail'
 complete -c agent -n "__fish_agent_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent -n "__fish_agent_using_subcommand man" -s V -l version -d 'Print version'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules completions man help" -f -a "run" -d 'Drive the model loop on a task: PROMPT, or stdin when PROMPT is `-` or absent and stdin is piped'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules completions man help" -f -a "exec" -d 'Run COMMAND through the same runner the model uses (no policy: you typed it)'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules completions man help" -f -a "check" -d 'Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules completions man help" -f -a "history" -d 'List past runs, or show one, from their transcripts'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules completions man help" -f -a "config" -d 'Where settings live, and the merged settings with the source of each value'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules completions man help" -f -a "rules" -d 'List every allow and deny rule with where it comes from, or remove one'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules completions man help" -f -a "man" -d 'Print the man page (roff) for `agent`'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "run" -d 'Drive the model loop on a task: PROMPT, or stdin when PROMPT is `-` or absent and stdin is piped'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "exec" -d 'Run COMMAND through the same runner the model uses (no policy: you typed it)'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "check" -d 'Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "history" -d 'List past runs, or show one, from their transcripts'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "config" -d 'Where settings live, and the merged settings with the source of each value'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "rules" -d 'List every allow and deny rule with where it comes from, or remove one'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "diff" -d 'Show what a run changed in this workspace (default: the newest run)'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "undo" -d 'Put back every file a run changed (default: the newest run), as it was before the run'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "man" -d 'Print the man page (roff) for `agent`'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "list" -d 'List past runs: time, prompt, turns, commands run and denied, outcome'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "show" -d 'Replay one run readably (--json: its raw events)'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the path of the user settings file (it need not exist yet)'

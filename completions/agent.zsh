@@ -479,6 +479,51 @@ esac
     ;;
 esac
 ;;
+(diff)
+_arguments "${_arguments_options[@]}" : \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--stat[Only the files and their counts of added and removed lines]' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'::run -- The run (its id from `agent history`); default\: the newest in this workspace:_default' \
+&& ret=0
+;;
+(undo)
+_arguments "${_arguments_options[@]}" : \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--force[Overwrite files that changed since the run ended]' \
+'--dry-run[Only list what would be restored, removed and brought back]' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'::run -- The run (its id from `agent history`); default\: the newest in this workspace:_default' \
+&& ret=0
+;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
 '--config=[Read this settings file instead of the user settings file]:FILE:_files' \
@@ -620,6 +665,14 @@ _arguments "${_arguments_options[@]}" : \
     ;;
 esac
 ;;
+(diff)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(undo)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -650,6 +703,8 @@ _agent_commands() {
 'history:List past runs, or show one, from their transcripts' \
 'config:Where settings live, and the merged settings with the source of each value' \
 'rules:List every allow and deny rule with where it comes from, or remove one' \
+'diff:Show what a run changed in this workspace (default\: the newest run)' \
+'undo:Put back every file a run changed (default\: the newest run), as it was before the run' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff) for \`agent\`' \
 'help:Print this message or the help of the given subcommand(s)' \
@@ -721,6 +776,11 @@ _agent__subcmd__config__subcmd__show_commands() {
     local commands; commands=()
     _describe -t commands 'agent config show commands' commands "$@"
 }
+(( $+functions[_agent__subcmd__diff_commands] )) ||
+_agent__subcmd__diff_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent diff commands' commands "$@"
+}
 (( $+functions[_agent__subcmd__exec_commands] )) ||
 _agent__subcmd__exec_commands() {
     local commands; commands=()
@@ -735,6 +795,8 @@ _agent__subcmd__help_commands() {
 'history:List past runs, or show one, from their transcripts' \
 'config:Where settings live, and the merged settings with the source of each value' \
 'rules:List every allow and deny rule with where it comes from, or remove one' \
+'diff:Show what a run changed in this workspace (default\: the newest run)' \
+'undo:Put back every file a run changed (default\: the newest run), as it was before the run' \
 'completions:Print a shell completion script' \
 'man:Print the man page (roff) for \`agent\`' \
 'help:Print this message or the help of the given subcommand(s)' \
@@ -774,6 +836,11 @@ _agent__subcmd__help__subcmd__config__subcmd__path_commands() {
 _agent__subcmd__help__subcmd__config__subcmd__show_commands() {
     local commands; commands=()
     _describe -t commands 'agent help config show commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__diff_commands] )) ||
+_agent__subcmd__help__subcmd__diff_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help diff commands' commands "$@"
 }
 (( $+functions[_agent__subcmd__help__subcmd__exec_commands] )) ||
 _agent__subcmd__help__subcmd__exec_commands() {
@@ -830,6 +897,11 @@ _agent__subcmd__help__subcmd__rules__subcmd__remove_commands() {
 _agent__subcmd__help__subcmd__run_commands() {
     local commands; commands=()
     _describe -t commands 'agent help run commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__undo_commands] )) ||
+_agent__subcmd__help__subcmd__undo_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help undo commands' commands "$@"
 }
 (( $+functions[_agent__subcmd__history_commands] )) ||
 _agent__subcmd__history_commands() {
@@ -926,6 +998,11 @@ _agent__subcmd__rules__subcmd__remove_commands() {
 _agent__subcmd__run_commands() {
     local commands; commands=()
     _describe -t commands 'agent run commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__undo_commands] )) ||
+_agent__subcmd__undo_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent undo commands' commands "$@"
 }
 
 if [ "$funcstack[1]" = "_agent" ]; then

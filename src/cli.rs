@@ -159,6 +159,26 @@ pub enum Command {
     )]
     Rules(RulesArgs),
 
+    /// Show what a run changed in this workspace (default: the newest run).
+    ///
+    /// Every run that changes files is snapshotted first, into the agent's own repository
+    /// outside the project. A coloured unified diff on a terminal, plain text otherwise.
+    #[command(
+        after_help = "Examples:\n  agent diff\n  agent diff --stat\n  agent diff --json 20260101T120000-ab12"
+    )]
+    Diff(DiffArgs),
+
+    /// Put back every file a run changed (default: the newest run), as it was before the run.
+    ///
+    /// Modified files are restored, created files removed, deleted files brought back. A file
+    /// changed again since the run ended is not overwritten: it is named and nothing changes
+    /// (exit 1) unless --force. At a terminal the list is shown and you are asked once;
+    /// without one the command itself is the consent. An undo can itself be undone.
+    #[command(
+        after_help = "Examples:\n  agent undo --dry-run\n  agent undo\n  agent undo --force 20260101T120000-ab12"
+    )]
+    Undo(UndoArgs),
+
     /// Print a shell completion script.
     #[command(
         after_help = "Install, for example:\n  agent completions bash > ~/.local/share/bash-completion/completions/agent\n  agent completions zsh > ~/.zfunc/_agent\n  agent completions fish > ~/.config/fish/completions/agent.fish"
@@ -172,6 +192,31 @@ pub enum Command {
     /// Print the man page (roff) for `agent`.
     #[command(after_help = "Read it with: agent man | man -l -")]
     Man,
+}
+
+/// `agent diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The run (its id from `agent history`); default: the newest in this workspace.
+    #[arg(value_name = "RUN")]
+    pub run: Option<String>,
+    /// Only the files and their counts of added and removed lines.
+    #[arg(long)]
+    pub stat: bool,
+}
+
+/// `agent undo`.
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// The run (its id from `agent history`); default: the newest in this workspace.
+    #[arg(value_name = "RUN")]
+    pub run: Option<String>,
+    /// Overwrite files that changed since the run ended.
+    #[arg(long)]
+    pub force: bool,
+    /// Only list what would be restored, removed and brought back.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `agent check`.

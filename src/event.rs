@@ -258,6 +258,10 @@ pub enum Event {
         /// A note for the person (e.g. why it stopped).
         #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<String>,
+        /// What the run changed in the workspace (`agent diff`, `agent undo`), when it was
+        /// about to change anything.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        changes: Option<crate::snapshot::Changes>,
     },
     /// In a session: everything the model saw before this point is replaced by `summary`
     /// (written by the model), or by nothing (`/clear`). A continued run rebuilds the

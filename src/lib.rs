@@ -17,6 +17,7 @@ pub mod policy;
 pub mod sandbox;
 pub mod session;
 pub mod settings;
+pub mod snapshot;
 pub mod tool_error;
 pub mod tools;
 pub mod transcript;

@@ -115,9 +115,11 @@ impl Loop<'_> {
         }
         stats.commands_run += 1;
         let result = match change {
-            // The snapshot hook goes here: `before_change()` once it lands, before the first
-            // change of a turn reaches the disk.
-            Some(change) => tools::apply(&change),
+            // The first change of a turn is snapshotted before it reaches the disk.
+            Some(change) => {
+                self.config.snapshots.before_change(stats.turns);
+                tools::apply(&change)
+            }
             None => run_read(scope, file, path).await,
         };
         report(result, emit)
@@ -342,6 +344,7 @@ fn person(verdict: Verdict, reason: String) -> Decision {
         rule: None,
         destructive: false,
         prefix: None,
+        parts: Vec::new(),
     }
 }
 

@@ -63,6 +63,9 @@ pub struct Config {
     pub instructions: Instructions,
     /// The file tools' rules: deny globs, secret files, `edits`, files never written.
     pub files: std::sync::Arc<crate::policy::files::FileRules>,
+    /// Snapshots of the workspace: call `before_change(turn)` before changing any file (an
+    /// edit tool too); the loop closes it when the run ends (`changes` in `done`).
+    pub snapshots: crate::snapshot::Recorder,
 }
 
 /// Counters a caller can read even when it drops the run (Ctrl+C).
@@ -121,6 +124,14 @@ pub async fn run_after<M: Model, A: Approve>(
     stats: &mut Stats,
     emit: &mut (dyn FnMut(Event) + Send),
 ) -> Result<Outcome, ModelError> {
+    // The closing snapshot comes after the run's last command, before `done` says what changed.
+    let mut emit = |mut event: Event| {
+        if let Event::Done { changes, .. } = &mut event {
+            *changes = config.snapshots.close();
+        }
+        emit(event);
+    };
+    let emit: &mut (dyn FnMut(Event) + Send) = &mut emit;
     let clock = config.budget.start();
     let mut state = Loop {
         config,
@@ -281,6 +292,7 @@ fn done(outcome: Outcome, stats: &Stats, answer: Option<String>, note: Option<&s
         usage: stats.usage,
         answer,
         note: note.map(str::to_owned),
+        changes: None,
     }
 }
 
@@ -375,6 +387,9 @@ impl Loop<'_> {
             Ok(request) => request,
             Err(error) => return fail(error, command, emit),
         };
+        if !read_only(&decided) {
+            self.config.snapshots.before_change(stats.turns);
+        }
         let mut result = run_streaming(&request, &id, emit).await;
         stats.commands_run += 1;
         let mark = |content: String| match &decided.edited_from {
@@ -476,6 +491,12 @@ impl Loop<'_> {
         self.repeat = Some((key, count));
         count
     }
+}
+
+/// Whether an allowed command only reads: the built-in read-only list decided it alone. Any
+/// other allowed command may change files and gets a snapshot first.
+fn read_only(decided: &approval::Decided) -> bool {
+    decided.by == DecidedBy::Policy && decided.decision.source == Source::Builtin
 }
 
 fn denial_message(decided: &approval::Decided) -> String {

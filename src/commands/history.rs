@@ -36,7 +36,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &HistoryArgs) -> Result<ExitCode> {
                 ))?;
             } else {
                 let mut out = String::from(
-                    "ID                        TIME                  TURNS  RUN  DENIED  TOKENS         OUTCOME      PROMPT\n",
+                    "ID                        TIME                  TURNS  RUN  DENIED  TOKENS         CHANGES         OUTCOME      PROMPT\n",
                 );
                 for run in &list {
                     let prompt = crate::ui::summary::one_line(&run.prompt);
@@ -62,9 +62,14 @@ pub(crate) fn run(global: &GlobalArgs, args: &HistoryArgs) -> Result<ExitCode> {
                     } else {
                         prompt
                     };
+                    // `files (+added −removed)`, or `-` when it changed nothing.
+                    let changes = run.changes.as_ref().filter(|c| c.files > 0).map_or_else(
+                        || "-".to_owned(),
+                        |c| format!("{} (+{} −{})", c.files, c.added, c.removed),
+                    );
                     let _ = writeln!(
                         out,
-                        "{:<25} {:<21} {:>5} {:>4} {:>7}  {tokens:<14} {:<12} {prompt}",
+                        "{:<25} {:<21} {:>5} {:>4} {:>7}  {tokens:<14} {changes:<15} {:<12} {prompt}",
                         run.id,
                         run.time,
                         run.turns,

@@ -3,6 +3,7 @@
 
 mod check;
 mod config;
+mod diff;
 mod exec;
 mod history;
 mod resume;
@@ -10,6 +11,8 @@ mod rules;
 mod run;
 mod session;
 mod signals;
+mod snapshots;
+mod undo;
 
 use std::process::ExitCode;
 
@@ -49,6 +52,8 @@ pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Check(args) => check::run(&cli.global, args),
         Command::Config(command) => config::run(&cli.global, &command),
         Command::Rules(args) => rules::run(&cli.global, &args),
+        Command::Diff(args) => diff::run(&cli.global, &args),
+        Command::Undo(args) => undo::run(&cli.global, &args),
         Command::Completions { shell } => {
             let mut command = <Cli as clap::CommandFactory>::command();
             let mut out = Vec::new();

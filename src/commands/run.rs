@@ -32,7 +32,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     model_notice(&settings, global);
     let sandbox = super::sandbox(&settings, &workspace);
     let mut model = model_for(&settings, global.quiet)?;
-    let config = agent_config(&settings, &workspace, &args, sandbox)?;
+    let mut config = agent_config(&settings, &workspace, &args, sandbox)?;
     instructions_notice(&config.instructions, global);
     super::sandbox_notice(&config.sandbox, quiet);
 
@@ -54,6 +54,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let id = transcript
         .as_ref()
         .map_or_else(|| "unrecorded".to_owned(), |t| t.id().to_owned());
+    config.snapshots = super::snapshots::recorder(&settings, &workspace, &id, quiet);
     let color = super::use_color(global);
     let tui = (!global.json && !args.plain && live_screen_possible()).then(|| {
         Arc::new(Mutex::new(
@@ -103,16 +104,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(stop) => {
-            emit(Event::Done {
-                outcome: Outcome::Interrupted,
-                turns: stats.turns,
-                commands_run: stats.commands_run,
-                commands_denied: stats.commands_denied,
-                denials: stats.denials.clone(),
-                usage: stats.usage,
-                answer: None,
-                note: Some(stop.note()),
-            });
+            emit(interrupted_done(&stats, stop, &config));
             finish_screen(tui.as_ref());
             signals::restore_terminal();
             // A prompt may still be waiting for a key on a blocking thread: do not wait for it.
@@ -139,6 +131,22 @@ fn secrets(settings: &Settings) -> Vec<&str> {
                 .map(|h| h.value.1.as_str()),
         )
         .collect()
+}
+
+/// The `done` event of a run a signal stopped (the loop was dropped): what it counted, and
+/// the closing snapshot.
+fn interrupted_done(stats: &Stats, stop: signals::Stop, config: &agent::Config) -> Event {
+    Event::Done {
+        outcome: Outcome::Interrupted,
+        turns: stats.turns,
+        commands_run: stats.commands_run,
+        commands_denied: stats.commands_denied,
+        denials: stats.denials.clone(),
+        usage: stats.usage,
+        answer: None,
+        note: Some(stop.note()),
+        changes: config.snapshots.close(),
+    }
 }
 
 /// Names the AGENTS.md files read (`-v`), and warns (unless -q) when they were cut or
@@ -295,6 +303,7 @@ pub(super) fn agent_config(
             agent::Instructions::load(workspace)
         },
         files: std::sync::Arc::new(files),
+        snapshots: crate::snapshot::Recorder::default(),
     })
 }
 

@@ -919,6 +919,7 @@ fn done_event(stats: &Stats, note: &str) -> Event {
         usage: stats.usage,
         answer: None,
         note: Some(note.to_owned()),
+        changes: None,
     }
 }
 

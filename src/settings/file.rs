@@ -42,6 +42,10 @@ pub(crate) enum Value {
     FileDeny(Vec<String>),
     AskRead(Vec<String>),
     Edits(crate::policy::files::Edits),
+    SnapshotsEnabled(bool),
+    KeepDays(u32),
+    MaxFileMb(u64),
+    TimeBudgetMs(u64),
 }
 
 /// A value and the line it was written on.
@@ -89,6 +93,8 @@ enum Kind {
     SandboxRequired,
     FailOnDeny,
     Files(FilesKey),
+    /// A `[snapshots]` key.
+    Snapshot(SnapshotKey),
 }
 
 /// The keys of `[permissions.files]`.
@@ -97,6 +103,15 @@ enum FilesKey {
     Deny,
     AskRead,
     Edits,
+}
+
+/// The keys of `[snapshots]`.
+#[derive(Clone, Copy)]
+enum SnapshotKey {
+    Enabled,
+    KeepDays,
+    MaxFileMb,
+    TimeBudgetMs,
 }
 
 /// The schema: (table, key, kind, dotted name). Profiles take the keys flat.
@@ -187,6 +202,30 @@ const SCHEMA: &[(&str, &str, Kind, &str)] = &[
         "sandbox.required",
     ),
     ("ci", "fail_on_deny", Kind::FailOnDeny, "ci.fail_on_deny"),
+    (
+        "snapshots",
+        "enabled",
+        Kind::Snapshot(SnapshotKey::Enabled),
+        "snapshots.enabled",
+    ),
+    (
+        "snapshots",
+        "keep_days",
+        Kind::Snapshot(SnapshotKey::KeepDays),
+        "snapshots.keep_days",
+    ),
+    (
+        "snapshots",
+        "max_file_mb",
+        Kind::Snapshot(SnapshotKey::MaxFileMb),
+        "snapshots.max_file_mb",
+    ),
+    (
+        "snapshots",
+        "time_budget_ms",
+        Kind::Snapshot(SnapshotKey::TimeBudgetMs),
+        "snapshots.time_budget_ms",
+    ),
 ];
 
 /// Tables that only group other tables.
@@ -199,6 +238,7 @@ const TABLES: &[&str] = &[
     "exec",
     "sandbox",
     "ci",
+    "snapshots",
 ];
 
 /// `max_output_tokens`, `context_window`, `price_in` or `price_out`; what it must be when it
@@ -227,6 +267,28 @@ fn model_fact(item: &Item, kind: Kind) -> Result<Value, &'static str> {
         Kind::PriceOut => number.map(Value::PriceOut).ok_or(price),
         _ => Err("a known key"),
     }
+}
+
+/// A `[snapshots]` value: `enabled` a boolean, the bounds positive integers.
+fn snapshot_value(
+    item: &Item,
+    key: SnapshotKey,
+    wrong: &dyn Fn(&str) -> SettingsError,
+) -> Result<Value, SettingsError> {
+    if matches!(key, SnapshotKey::Enabled) {
+        let on = item.as_bool().ok_or_else(|| wrong("true or false"))?;
+        return Ok(Value::SnapshotsEnabled(on));
+    }
+    let n = item
+        .as_integer()
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|n| *n > 0)
+        .ok_or_else(|| wrong("a positive integer"))?;
+    Ok(match key {
+        SnapshotKey::KeepDays => Value::KeepDays(n),
+        SnapshotKey::MaxFileMb => Value::MaxFileMb(u64::from(n)),
+        SnapshotKey::Enabled | SnapshotKey::TimeBudgetMs => Value::TimeBudgetMs(u64::from(n)),
+    })
 }
 
 /// Reads `path`; a missing file is an empty layer.
@@ -486,6 +548,7 @@ impl Reader<'_> {
     ) -> Result<Value, SettingsError> {
         let text = |item: &Item| item.as_str().map(str::to_owned);
         let wrong = |expected: &str| self.invalid(line, format!("`{name}` must be {expected}"));
+        let flag = || item.as_bool().ok_or_else(|| wrong("true or false"));
         Ok(match kind {
             Kind::Provider => {
                 let value = text(item).ok_or_else(|| wrong("a string"))?;
@@ -527,12 +590,9 @@ impl Reader<'_> {
                 )
             }
             Kind::Network => Value::Network(item.as_bool().ok_or_else(|| wrong("true or false"))?),
-            Kind::SandboxRequired => {
-                Value::SandboxRequired(item.as_bool().ok_or_else(|| wrong("true or false"))?)
-            }
-            Kind::FailOnDeny => {
-                Value::FailOnDeny(item.as_bool().ok_or_else(|| wrong("true or false"))?)
-            }
+            Kind::SandboxRequired => Value::SandboxRequired(flag()?),
+            Kind::FailOnDeny => Value::FailOnDeny(flag()?),
+            Kind::Snapshot(key) => snapshot_value(item, key, &wrong)?,
             Kind::Writable => {
                 let array = item.as_array().ok_or_else(|| wrong("an array of paths"))?;
                 let mut paths = Vec::new();

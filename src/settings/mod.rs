@@ -268,12 +268,56 @@ pub struct Settings {
     pub writable: Vec<Sourced<String>>,
     /// Refuse to run commands when the sandbox cannot apply.
     pub sandbox_required: Sourced<bool>,
+    /// `[snapshots]`: before changes, for `agent diff` and `agent undo`.
+    pub snapshots: SnapshotSettings,
     /// The user settings file (it need not exist).
     pub user_file: PathBuf,
     /// The project settings file, when there is one.
     pub project_file: Option<PathBuf>,
     /// Problems worth telling the person (unknown keys, ignored project keys).
     pub warnings: Vec<String>,
+}
+
+/// `[snapshots]`, each value with where it came from.
+#[derive(Debug, Clone)]
+pub struct SnapshotSettings {
+    /// Snapshots are taken (`enabled`).
+    pub enabled: Sourced<bool>,
+    /// Days snapshot data is kept (`keep_days`).
+    pub keep_days: Sourced<u32>,
+    /// Untracked files larger than this many MB are left out (`max_file_mb`).
+    pub max_file_mb: Sourced<u64>,
+    /// A snapshot stops (partial) after this many ms (`time_budget_ms`).
+    pub time_budget_ms: Sourced<u64>,
+}
+
+impl SnapshotSettings {
+    fn built_in() -> Self {
+        let limits = crate::snapshot::Limits::default();
+        let default = || Origin::Default("");
+        Self {
+            enabled: sourced(true, default()),
+            keep_days: sourced(
+                u32::try_from(limits.keep.as_secs() / 86_400).unwrap_or(7),
+                default(),
+            ),
+            max_file_mb: sourced(limits.max_file_bytes / (1024 * 1024), default()),
+            time_budget_ms: sourced(
+                u64::try_from(limits.time_budget.as_millis()).unwrap_or(2000),
+                default(),
+            ),
+        }
+    }
+
+    /// What a snapshot may cost.
+    #[must_use]
+    pub fn limits(&self) -> crate::snapshot::Limits {
+        crate::snapshot::Limits {
+            max_file_bytes: self.max_file_mb.value.saturating_mul(1024 * 1024),
+            time_budget: Duration::from_millis(self.time_budget_ms.value),
+            keep: Duration::from_secs(u64::from(self.keep_days.value) * 86_400),
+        }
+    }
 }
 
 impl Settings {
@@ -389,6 +433,10 @@ impl Draft {
                     .map(|path| sourced(path.clone(), origin.clone())),
             ),
             Value::SandboxRequired(required) => s.sandbox_required = sourced(*required, origin),
+            Value::SnapshotsEnabled(on) => s.snapshots.enabled = sourced(*on, origin),
+            Value::KeepDays(days) => s.snapshots.keep_days = sourced(*days, origin),
+            Value::MaxFileMb(mb) => s.snapshots.max_file_mb = sourced(*mb, origin),
+            Value::TimeBudgetMs(ms) => s.snapshots.time_budget_ms = sourced(*ms, origin),
         }
     }
 }
@@ -469,6 +517,7 @@ pub fn load(
             network: sourced(false, default("")),
             writable: Vec::new(),
             sandbox_required: sourced(false, default("")),
+            snapshots: SnapshotSettings::built_in(),
             user_file: user_file.clone(),
             project_file: None,
             warnings: Vec::new(),

@@ -33,6 +33,8 @@ impl Draft {
             Value::Network(network) => !network || s.network.value,
             Value::SandboxRequired(required) => *required || !s.sandbox_required.value,
             Value::FailOnDeny(on) => *on || !s.fail_on_deny.value,
+            // Snapshots are the person's way back: a project may turn them on, not off.
+            Value::SnapshotsEnabled(on) => *on,
             _ => false,
         };
         if tightens {
@@ -50,6 +52,10 @@ impl Draft {
                 Value::SandboxRequired(_) => "a project file can only require the sandbox",
                 Value::FailOnDeny(_) => "a project file can only turn fail_on_deny on",
                 Value::Edits(_) => "a project file can only make `edits` stricter",
+                Value::SnapshotsEnabled(_) => "a project file can only turn snapshots on",
+                Value::KeepDays(_) | Value::MaxFileMb(_) | Value::TimeBudgetMs(_) => {
+                    "snapshot bounds are the user's to set"
+                }
                 _ => "a project file can only add deny rules and lower limits",
             };
             self.settings.warnings.push(format!(

@@ -188,6 +188,26 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
             json!(settings.fail_on_deny.value),
             &settings.fail_on_deny.origin,
         ),
+        row(
+            "snapshots.enabled",
+            json!(settings.snapshots.enabled.value),
+            &settings.snapshots.enabled.origin,
+        ),
+        row(
+            "snapshots.keep_days",
+            json!(settings.snapshots.keep_days.value),
+            &settings.snapshots.keep_days.origin,
+        ),
+        row(
+            "snapshots.max_file_mb",
+            json!(settings.snapshots.max_file_mb.value),
+            &settings.snapshots.max_file_mb.origin,
+        ),
+        row(
+            "snapshots.time_budget_ms",
+            json!(settings.snapshots.time_budget_ms.value),
+            &settings.snapshots.time_budget_ms.origin,
+        ),
     ]);
     rows.extend(
         settings

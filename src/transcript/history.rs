@@ -35,6 +35,9 @@ pub struct RunSummary {
     pub usage: Option<Usage>,
     /// The latest part's outcome: answered, max_turns, interrupted, error — or incomplete when the run never ended.
     pub outcome: String,
+    /// What the run changed in the workspace (the latest part's `done` covers the whole run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<crate::snapshot::Changes>,
 }
 
 /// The events of one transcript, skipping unreadable lines.
@@ -77,6 +80,7 @@ fn summarize(id: String, events: &[Value]) -> RunSummary {
         commands_denied: 0,
         usage: None,
         outcome: "incomplete".to_owned(),
+        changes: None,
     };
     for part in parts {
         let done = part.iter().rev().find(|e| e["type"] == "done");
@@ -108,6 +112,10 @@ fn summarize(id: String, events: &[Value]) -> RunSummary {
         }
         summary.outcome =
             done.map_or_else(|| "incomplete".to_owned(), |d| text(Some(d), "outcome"));
+        if let Some(changes) = done.and_then(|d| serde_json::from_value(d["changes"].clone()).ok())
+        {
+            summary.changes = Some(changes);
+        }
     }
     summary
 }

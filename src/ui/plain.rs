@@ -170,16 +170,14 @@ impl Plain {
                 usage: Some(usage),
                 ..
             } if self.verbose => super::summary::turn_usage(*turn, usage),
-            Event::Done { note, usage, .. } => {
+            Event::Done {
+                note,
+                usage,
+                changes,
+                ..
+            } => {
                 self.text.clear();
-                let mut lines = Vec::new();
-                if let Some(note) = note {
-                    lines.push(format!("agent: {}", sanitize::escape_prose(note)));
-                }
-                if let Some(usage) = usage {
-                    lines.push(super::summary::run_usage(usage));
-                }
-                lines.join("\n")
+                done_lines(note.as_deref(), changes.as_ref(), usage.as_ref())
             }
             _ => return,
         };
@@ -223,4 +221,23 @@ impl Plain {
             let _ = writeln!(std::io::stderr().lock(), "{line}");
         }
     }
+}
+
+/// The lines at the end of a run: its note, what it changed, its tokens.
+fn done_lines(
+    note: Option<&str>,
+    changes: Option<&crate::snapshot::Changes>,
+    usage: Option<&crate::model::Usage>,
+) -> String {
+    let mut lines = Vec::new();
+    if let Some(note) = note {
+        lines.push(format!("agent: {}", sanitize::escape_prose(note)));
+    }
+    if let Some(line) = changes.and_then(super::summary::changes) {
+        lines.push(line);
+    }
+    if let Some(usage) = usage {
+        lines.push(super::summary::run_usage(usage));
+    }
+    lines.join("\n")
 }

@@ -185,6 +185,15 @@ pub fn run_usage(usage: &Usage) -> String {
     format!("agent: tokens: {usage}")
 }
 
+/// What the run changed, at its end: `agent: changed 3 files (+20 −4) · agent undo to revert`
+/// (paths in the note sanitised).
+#[must_use]
+pub fn changes(changes: &crate::snapshot::Changes) -> Option<String> {
+    changes
+        .summary()
+        .map(|line| format!("agent: {}", super::sanitize::escape_prose(&line)))
+}
+
 /// One turn's tokens, with `-v`: `  turn 2 · 1.2k in · 300 out`.
 #[must_use]
 pub fn turn_usage(turn: u32, usage: &Usage) -> String {

@@ -242,7 +242,12 @@ impl Tui {
                     self.line(&self.dim(&super::summary::turn_usage(*turn, usage)));
                 }
             }
-            Event::Done { note, usage, .. } => self.done(note.as_deref(), *usage),
+            Event::Done {
+                note,
+                usage,
+                changes,
+                ..
+            } => self.done(note.as_deref(), changes.as_ref(), *usage),
             Event::Compacted {
                 reason, replaced, ..
             } => {
@@ -289,8 +294,13 @@ impl Tui {
     }
 
     /// The end of a run (or of a session's turn): a pane still open is said to be
-    /// interrupted, then the note and the tokens.
-    fn done(&mut self, note: Option<&str>, usage: Option<crate::model::Usage>) {
+    /// interrupted, then the note, what the run changed, and the tokens.
+    fn done(
+        &mut self,
+        note: Option<&str>,
+        changes: Option<&crate::snapshot::Changes>,
+        usage: Option<crate::model::Usage>,
+    ) {
         if let Some(pane) = &self.pane {
             let line = format!("✗ {} · interrupted", one_line(&pane.state.command));
             self.close_pane();
@@ -301,6 +311,9 @@ impl Tui {
         if let Some(note) = note {
             let note = sanitize::escape_prose(note);
             self.line(&self.dim(&format!("agent: {note}")));
+        }
+        if let Some(line) = changes.and_then(super::summary::changes) {
+            self.line(&self.dim(&line));
         }
         if let Some(usage) = usage.filter(|_| !self.quiet) {
             self.line(&self.dim(&super::summary::run_usage(&usage)));

@@ -26,5 +26,6 @@ mod session;
 mod ship;
 mod signals;
 mod slips;
+mod snapshots;
 mod tty;
 mod usage;

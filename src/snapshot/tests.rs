@@ -1,0 +1,300 @@
+//! The store end to end on real directories: take, diff, undo, undo of the undo, conflicts,
+//! bounds, and a git workspace whose `.git` must stay byte for byte as it was.
+
+use std::path::Path;
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+fn write(root: &Path, path: &str, text: &str) {
+    let full = root.join(path);
+    std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+    std::fs::write(full, text).unwrap();
+}
+
+fn read(root: &Path, path: &str) -> Option<String> {
+    std::fs::read_to_string(root.join(path)).ok()
+}
+
+fn store(state: &Path, work: &Path) -> Snapshots {
+    Snapshots::open(state, work, Limits::default()).unwrap()
+}
+
+fn undo(store: &Snapshots, run: Option<&str>, force: bool) -> (UndoPlan, UndoReport) {
+    let record = store.record(run).unwrap();
+    let plan = store.plan_undo(&record).unwrap();
+    let report = store
+        .apply_undo(&plan, force, &|| false, &mut |_, _| {})
+        .unwrap();
+    (plan, report)
+}
+
+#[test]
+fn a_run_in_a_plain_directory_is_diffed_and_undone_and_the_undo_too() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    write(w, "keep.txt", "same\n");
+    write(w, "edit.txt", "one\ntwo\n");
+    write(w, "gone/old.txt", "old\n");
+    let store = store(state.path(), w);
+    let recorder = Recorder::new(store.clone(), "run-1");
+    recorder.before_change(1);
+    write(w, "edit.txt", "one\nTWO\nthree\n");
+    std::fs::remove_dir_all(w.join("gone")).unwrap();
+    write(w, "new/made.txt", "made\n");
+    let changes = recorder.close().unwrap();
+    assert_eq!(
+        (changes.files, changes.added, changes.removed, changes.undo),
+        (3, 3, 2, true),
+        "{changes:?}"
+    );
+    let record = store.record(None).unwrap();
+    let mut files: Vec<_> = store
+        .changes(&record)
+        .unwrap()
+        .into_iter()
+        .map(|c| (c.path.display().to_string(), c.status))
+        .collect();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        files,
+        vec![
+            ("edit.txt".to_owned(), ChangeStatus::Modified),
+            ("gone/old.txt".to_owned(), ChangeStatus::Deleted),
+            ("new/made.txt".to_owned(), ChangeStatus::Added),
+        ]
+    );
+    let diff = String::from_utf8(store.diff_text(&record).unwrap()).unwrap();
+    assert!(diff.contains("+TWO\n"), "{diff}");
+
+    let (plan, report) = undo(&store, None, false);
+    assert!(plan.conflicts.is_empty(), "{:?}", plan.conflicts);
+    assert_eq!(report.done.len(), 3);
+    assert_eq!(read(w, "edit.txt").as_deref(), Some("one\ntwo\n"));
+    assert_eq!(read(w, "gone/old.txt").as_deref(), Some("old\n"));
+    assert!(!w.join("new").exists(), "the created directory goes too");
+    assert_eq!(read(w, "keep.txt").as_deref(), Some("same\n"));
+
+    // The undo is the newest run: undoing it puts the changes back.
+    let (_, again) = undo(&store, None, false);
+    assert_eq!(again.done.len(), 3);
+    assert_eq!(read(w, "edit.txt").as_deref(), Some("one\nTWO\nthree\n"));
+    assert_eq!(read(w, "new/made.txt").as_deref(), Some("made\n"));
+    assert!(!w.join("gone/old.txt").exists());
+}
+
+#[test]
+fn a_file_changed_since_the_run_is_a_conflict_unless_forced() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    write(w, "a.txt", "before\n");
+    let store = store(state.path(), w);
+    let recorder = Recorder::new(store.clone(), "run-1");
+    recorder.before_change(1);
+    write(w, "a.txt", "by the run\n");
+    let _ = recorder.close();
+    write(w, "a.txt", "by a person\n");
+    let record = store.record(Some("run-1")).unwrap();
+    let plan = store.plan_undo(&record).unwrap();
+    assert_eq!(plan.conflicts, vec![std::path::PathBuf::from("a.txt")]);
+    store.discard(&plan);
+    assert_eq!(read(w, "a.txt").as_deref(), Some("by a person\n"));
+    let (_, report) = undo(&store, Some("run-1"), true);
+    assert_eq!(report.done.len(), 1);
+    assert_eq!(read(w, "a.txt").as_deref(), Some("before\n"));
+}
+
+#[cfg(unix)]
+#[test]
+fn odd_names_links_and_unreadable_files_are_handled() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    let odd = std::ffi::OsStr::from_bytes(b"bad\xff\nname");
+    std::fs::write(w.join(odd), "odd\n").unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", w.join("out")).unwrap();
+    let store = store(state.path(), w);
+    let recorder = Recorder::new(store.clone(), "run-1");
+    recorder.before_change(1);
+    std::fs::write(w.join(odd), "changed\n").unwrap();
+    std::fs::remove_file(w.join("out")).unwrap();
+    std::os::unix::fs::symlink("/tmp", w.join("out")).unwrap();
+    let changes = recorder.close().unwrap();
+    assert_eq!(changes.files, 2, "{changes:?}");
+    let (_, report) = undo(&store, None, false);
+    assert_eq!(report.failed, vec![]);
+    assert_eq!(std::fs::read(w.join(odd)).unwrap(), b"odd\n");
+    assert_eq!(
+        std::fs::read_link(w.join("out")).unwrap(),
+        std::path::PathBuf::from("/etc/passwd")
+    );
+}
+
+#[test]
+fn large_untracked_files_and_directories_are_left_out_and_never_removed() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    for i in 0..=MAX_UNTRACKED_DIR_FILES {
+        write(w, &format!("vendor/f{i}.js"), "x");
+    }
+    let limits = Limits {
+        max_file_bytes: 10,
+        ..Limits::default()
+    };
+    write(w, "big.bin", "more than ten bytes");
+    let store = Snapshots::open(state.path(), w, limits).unwrap();
+    let recorder = Recorder::new(store.clone(), "run-1");
+    recorder.before_change(1);
+    write(w, "big.bin", "small");
+    write(w, "vendor/f0.js", "changed");
+    let changes = recorder.close().unwrap();
+    let note = changes.note.unwrap();
+    assert!(
+        note.contains("`vendor/`") && note.contains("`big.bin`"),
+        "{note}"
+    );
+    let (plan, _) = undo(&store, None, false);
+    assert!(plan.steps.is_empty(), "{:?}", plan.steps);
+    assert_eq!(read(w, "big.bin").as_deref(), Some("small"));
+}
+
+#[test]
+fn a_damaged_store_is_said_and_nothing_changes() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    write(w, "a.txt", "before\n");
+    let store = store(state.path(), w);
+    let recorder = Recorder::new(store.clone(), "run-1");
+    recorder.before_change(1);
+    write(w, "a.txt", "after\n");
+    let _ = recorder.close();
+    std::fs::remove_dir_all(store.dir().join("repo/objects")).unwrap();
+    std::fs::create_dir_all(store.dir().join("repo/objects")).unwrap();
+    let record = store.record(None).unwrap();
+    let error = store.plan_undo(&record).unwrap_err();
+    assert!(matches!(error, SnapshotError::Corrupt { .. }), "{error}");
+    assert_eq!(read(w, "a.txt").as_deref(), Some("after\n"));
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = git::hermetic_command()
+        .current_dir(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Every file under `.git` with its bytes.
+fn tree_of(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push((path.clone(), std::fs::read(&path).unwrap_or_default()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn a_git_workspace_keeps_its_dot_git_untouched_and_its_ignored_files() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    git(w, &["init", "-q"]);
+    write(w, ".gitignore", "target/\n");
+    write(w, "src/main.rs", "fn main() {}\n");
+    write(w, "staged.txt", "staged\n");
+    git(w, &["add", ".gitignore", "src/main.rs"]);
+    git(w, &["commit", "-qm", "init"]);
+    git(w, &["add", "staged.txt"]);
+    write(w, "target/out", "build\n");
+    let status = git(w, &["status", "--porcelain"]);
+    let dot_git = tree_of(&w.join(".git"));
+    let store = store(state.path(), w);
+    let recorder = Recorder::new(store.clone(), "run-1");
+    recorder.before_change(1);
+    write(w, "src/main.rs", "fn main() { println!(); }\n");
+    write(w, "target/out", "rebuilt\n");
+    write(w, "notes.md", "new\n");
+    let changes = recorder.close().unwrap();
+    assert_eq!(changes.files, 2, "{changes:?}");
+    let alternates = std::fs::read_to_string(store.dir().join("repo/objects/info/alternates"));
+    assert!(
+        alternates.unwrap().contains(".git"),
+        "objects come from the project"
+    );
+    let _ = undo(&store, None, false);
+    assert_eq!(read(w, "src/main.rs").as_deref(), Some("fn main() {}\n"));
+    assert!(!w.join("notes.md").exists());
+    assert_eq!(
+        read(w, "target/out").as_deref(),
+        Some("rebuilt\n"),
+        "ignored: left alone"
+    );
+    assert_eq!(
+        tree_of(&w.join(".git")),
+        dot_git,
+        "the project's .git is never written"
+    );
+    assert_eq!(git(w, &["status", "--porcelain"]), status);
+}
+
+/// The benchmark's case in a debug build, for a quick look (`cargo test --lib -- --ignored
+/// resnapshot_timing --nocapture`); `cargo bench -- snapshot` is the measurement.
+#[test]
+#[ignore = "timing, not a check"]
+fn resnapshot_timing() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    for i in 0..10_000 {
+        write(
+            w,
+            &format!("d{:03}/f{i}.txt", i / 100),
+            &format!("line {i}\n"),
+        );
+    }
+    if std::env::var_os("TIMING_GIT").is_some() {
+        git(w, &["init", "-q"]);
+        git(w, &["add", "."]);
+        git(w, &["commit", "-qm", "files"]);
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let store = store(state.path(), w);
+    let start = std::time::Instant::now();
+    let first = store.take("t", "first", RecordKind::Run).unwrap();
+    eprintln!("first {:?} partial {}", start.elapsed(), first.partial);
+    for round in 0..5 {
+        for i in 0..3 {
+            let n = (round * 7 + i * 1000) % 10_000;
+            write(
+                w,
+                &format!("d{:03}/f{n}.txt", n / 100),
+                &format!("changed {round}\n"),
+            );
+        }
+        let start = std::time::Instant::now();
+        let s = store.take("t", "turn", RecordKind::Run).unwrap();
+        eprintln!("again {:?} partial {}", start.elapsed(), s.partial);
+    }
+}

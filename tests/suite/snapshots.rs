@@ -1,0 +1,252 @@
+//! Snapshots through the real binary: a run changes files with shell commands, `agent diff`
+//! shows it, `agent undo` takes it back (and an undo of the undo puts it back), in a git
+//! workspace whose refs, index and `git status` stay exactly as they were, and in a plain
+//! directory; a file changed since the run blocks undo without `--force`.
+
+use std::path::Path;
+use std::process::Command;
+
+use super::fake_model::{FakeModel, turn_text, turn_tool_call};
+use super::harness::{Sandbox, events};
+use predicates::prelude::*;
+use pretty_assertions::assert_eq;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        // `git status` must not refresh the index itself: the test compares its bytes.
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .output()
+        .expect("git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn read(dir: &Path, path: &str) -> Option<String> {
+    std::fs::read_to_string(dir.join(path)).ok()
+}
+
+fn write(dir: &Path, path: &str, text: &str) {
+    let full = dir.join(path);
+    std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+    std::fs::write(full, text).unwrap();
+}
+
+/// A model that modifies `edit.txt`, creates `new.txt`, deletes `gone.txt` and rewrites the
+/// ignored `target/out`, over two turns.
+fn changing_model() -> FakeModel {
+    FakeModel::openai_turns([
+        turn_tool_call("sed -i s/two/TWO/ edit.txt", "edit")
+            .with_shell("printf 'made\\n' > new.txt", "create"),
+        turn_tool_call("unlink gone.txt", "delete").with_shell("printf x > target/out", "build"),
+        turn_text("done"),
+    ])
+}
+
+/// The project's own state: refs, index bytes, status, stash.
+fn project_state(w: &Path) -> (String, Vec<u8>, String) {
+    (
+        git(w, &["for-each-ref"]),
+        std::fs::read(w.join(".git/index")).unwrap(),
+        git(w, &["status", "--porcelain", "--untracked-files=all"]),
+    )
+}
+
+#[test]
+fn in_a_git_workspace_a_run_is_diffed_undone_and_redone_and_the_project_is_untouched() {
+    let sandbox = Sandbox::new();
+    let w = sandbox.work();
+    git(&w, &["init", "-q"]);
+    write(&w, ".gitignore", "target/\n");
+    write(&w, "edit.txt", "one\ntwo\n");
+    write(&w, "gone.txt", "gone\n");
+    write(&w, "keep.txt", "keep\n");
+    git(&w, &["add", "."]);
+    git(&w, &["commit", "-qm", "init"]);
+    write(&w, "staged.txt", "staged\n");
+    git(&w, &["add", "staged.txt"]);
+    write(&w, "target/out", "old build\n");
+    let before = project_state(&w);
+
+    let server = changing_model();
+    let output = sandbox
+        .openai_run(&server)
+        .args(["--mode", "allow-all", "--json", "change things"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let done = events(&output.stdout)
+        .into_iter()
+        .find(|e| e["type"] == "done")
+        .unwrap();
+    assert_eq!(
+        done["changes"],
+        serde_json::json!({"files": 3, "added": 2, "removed": 2, "undo": true}),
+        "{done}"
+    );
+    assert_eq!(read(&w, "edit.txt").as_deref(), Some("one\nTWO\n"));
+    assert!(!w.join("gone.txt").exists());
+
+    sandbox
+        .agent()
+        .arg("diff")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("+TWO\n"))
+        .stdout(predicate::str::contains("+++ b/new.txt"))
+        .stdout(predicate::str::contains("--- a/gone.txt"))
+        .stdout(predicate::str::contains("target/out").not());
+    sandbox
+        .agent()
+        .args(["diff", "--stat"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("modified edit.txt | +1 −1"))
+        .stdout(predicate::str::contains("3 files changed (+2 −2)"));
+    let json = sandbox.agent().args(["diff", "--json"]).output().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let mut files: Vec<(String, String)> = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_owned(),
+                f["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        vec![
+            ("edit.txt".into(), "modified".into()),
+            ("gone.txt".into(), "deleted".into()),
+            ("new.txt".into(), "added".into()),
+        ]
+    );
+
+    sandbox
+        .agent()
+        .arg("undo")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("restore    edit.txt"))
+        .stderr(predicate::str::contains("remove     new.txt"))
+        .stderr(predicate::str::contains("bring back gone.txt"));
+    assert_eq!(read(&w, "edit.txt").as_deref(), Some("one\ntwo\n"));
+    assert_eq!(read(&w, "gone.txt").as_deref(), Some("gone\n"));
+    assert!(!w.join("new.txt").exists());
+    assert_eq!(
+        read(&w, "target/out").as_deref(),
+        Some("x"),
+        "ignored files are left alone"
+    );
+    assert_eq!(
+        project_state(&w),
+        before,
+        "refs, index and status are as before the run"
+    );
+
+    // The undo is undoable: the run's changes come back, then go again.
+    sandbox.agent().arg("undo").assert().success();
+    assert_eq!(read(&w, "edit.txt").as_deref(), Some("one\nTWO\n"));
+    assert_eq!(read(&w, "new.txt").as_deref(), Some("made\n"));
+    assert!(!w.join("gone.txt").exists());
+    sandbox.agent().arg("undo").assert().success();
+    assert_eq!(read(&w, "edit.txt").as_deref(), Some("one\ntwo\n"));
+    assert_eq!(project_state(&w), before);
+}
+
+#[test]
+fn in_a_plain_directory_a_later_change_blocks_undo_without_force() {
+    let sandbox = Sandbox::new();
+    let w = sandbox.work();
+    write(&w, "edit.txt", "one\ntwo\n");
+    write(&w, "gone.txt", "gone\n");
+    std::fs::create_dir_all(w.join("target")).unwrap();
+    let server = changing_model();
+    sandbox
+        .openai_run(&server)
+        .args(["--mode", "allow-all", "change things"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "agent: changed 4 files (+3 −2) · agent undo to revert",
+        ));
+    let history = sandbox.agent().arg("history").output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&history.stdout).contains("4 (+3 −2)"),
+        "{history:?}"
+    );
+
+    write(&w, "edit.txt", "a person's edit\n");
+    sandbox
+        .agent()
+        .arg("undo")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("`edit.txt` changed since run"))
+        .stderr(predicate::str::contains("--force"));
+    assert_eq!(read(&w, "edit.txt").as_deref(), Some("a person's edit\n"));
+    assert!(w.join("new.txt").exists(), "nothing was undone");
+
+    sandbox
+        .agent()
+        .args(["undo", "--force", "--dry-run"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("restore    edit.txt"));
+    assert_eq!(read(&w, "edit.txt").as_deref(), Some("a person's edit\n"));
+
+    sandbox.agent().args(["undo", "--force"]).assert().success();
+    assert_eq!(read(&w, "edit.txt").as_deref(), Some("one\ntwo\n"));
+    assert_eq!(read(&w, "gone.txt").as_deref(), Some("gone\n"));
+    assert!(!w.join("new.txt").exists());
+    assert!(!w.join("target/out").exists());
+}
+
+#[test]
+fn read_only_runs_take_no_snapshot_and_snapshots_can_be_turned_off() {
+    let sandbox = Sandbox::new();
+    write(&sandbox.work(), "a.txt", "a\n");
+    let server = FakeModel::openai_turns([turn_tool_call("ls", "list"), turn_text("ok")]);
+    let output = sandbox
+        .openai_run(&server)
+        .args(["--json", "list"])
+        .output()
+        .unwrap();
+    let done = events(&output.stdout)
+        .into_iter()
+        .find(|e| e["type"] == "done")
+        .unwrap();
+    assert!(done.get("changes").is_none(), "{done}");
+    sandbox
+        .agent()
+        .arg("diff")
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("no run has changed files"));
+
+    sandbox.settings("[snapshots]\nenabled = false\n");
+    let server = FakeModel::openai_turns([turn_tool_call("touch b", "b"), turn_text("ok")]);
+    let output = sandbox
+        .openai_run(&server)
+        .args(["--mode", "allow-all", "--json", "touch"])
+        .output()
+        .unwrap();
+    assert!(sandbox.work().join("b").exists());
+    let done = events(&output.stdout)
+        .into_iter()
+        .find(|e| e["type"] == "done")
+        .unwrap();
+    assert!(done.get("changes").is_none(), "{done}");
+}
