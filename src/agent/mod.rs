@@ -108,6 +108,16 @@ pub async fn run<M: Model, A: Approve>(
     .await
 }
 
+/// The tools offered to the model: none in mode `off`, else `shell` and the file tools.
+fn offered_tools(config: &Config) -> Vec<crate::model::ToolSpec> {
+    if config.mode == Mode::Off {
+        return Vec::new();
+    }
+    let mut tools = vec![shell_tool(config.os, &config.shell)];
+    tools.extend(crate::tools::specs());
+    tools
+}
+
 /// Like [`run`], going on from `conversation`: the conversation of a run being continued
 /// (rebuilt from its transcript; its commands are not run again) or of an interactive
 /// session. The prompt and every completed step are pushed onto it as they happen, so a
@@ -143,13 +153,7 @@ pub async fn run_after<M: Model, A: Approve>(
         files: file_call::FileState::default(),
     };
     let system = system_prompt(config);
-    let tools = if config.mode == Mode::Off {
-        Vec::new()
-    } else {
-        let mut tools = vec![shell_tool(config.os, &config.shell)];
-        tools.extend(crate::tools::specs());
-        tools
-    };
+    let tools = offered_tools(config);
     let messages = conversation;
     messages.push(Message::User(prompt.to_owned()));
     while stats.turns < config.max_turns {
@@ -382,7 +386,9 @@ impl Loop<'_> {
         }
 
         // Allowed by the read-only list and nobody's yes: it runs read-only (DESIGN "Next").
-        let inspection = decision.source == Source::Builtin && by != DecidedBy::Person;
+        // Only the list's own allow: a command that mode allow-all let through is not on the
+        // list (its source is builtin too, with no rule) and keeps the workspace-write sandbox.
+        let inspection = decision.source == Source::Builtin && by == DecidedBy::Policy;
         let request = match self.exec_request(&decided.command, &shell, by, inspection) {
             Ok(request) => request,
             Err(error) => return fail(error, command, emit),

@@ -469,6 +469,49 @@ fn rule(prefix: &str, source: Source) -> Rule {
     }
 }
 
+impl Draft {
+    /// The built-in defaults, before any layer.
+    fn defaults(user_file: PathBuf) -> Draft {
+        let default = |why| Origin::Default(why);
+        Draft {
+            provider: None,
+            model: None,
+            base_url: None,
+            api_key_env: None,
+            settings: Settings {
+                provider: sourced(ProviderKind::Demo, default("")),
+                model: sourced(String::new(), default("")),
+                base_url: sourced(String::new(), default("")),
+                api_key_env: sourced(String::new(), default("")),
+                api_key: None,
+                api_key_header: None,
+                headers: Vec::new(),
+                max_output_tokens: None,
+                facts: ModelFacts::default(),
+                mode: sourced(Mode::Ask, default("")),
+                read_only: sourced(ReadOnly::default(), default("")),
+                allow: Vec::new(),
+                deny: Vec::new(),
+                rules: Vec::new(),
+                fail_on_deny: sourced(false, default("")),
+                files: FileSettings::default(),
+                timeout: sourced(crate::exec::DEFAULT_TIMEOUT, default("")),
+                max_output_chars: sourced(crate::exec::DEFAULT_MAX_OUTPUT_CHARS, default("")),
+                max_turns: sourced(DEFAULT_MAX_TURNS, default("")),
+                shell: sourced(crate::exec::default_shell().to_owned(), default("")),
+                sandbox_mode: sourced(SandboxMode::default(), default("")),
+                network: sourced(false, default("")),
+                writable: Vec::new(),
+                sandbox_required: sourced(false, default("")),
+                snapshots: SnapshotSettings::built_in(),
+                user_file,
+                project_file: None,
+                warnings: Vec::new(),
+            },
+        }
+    }
+}
+
 /// Loads and merges every layer for a run in `workspace`. `env` reads
 /// environment variables (injected so tests need not touch the process's).
 ///
@@ -486,43 +529,7 @@ pub fn load(
         Some(path) => path.clone(),
         None => user_settings_path(env)?,
     };
-    let default = |why| Origin::Default(why);
-    let mut draft = Draft {
-        provider: None,
-        model: None,
-        base_url: None,
-        api_key_env: None,
-        settings: Settings {
-            provider: sourced(ProviderKind::Demo, default("")),
-            model: sourced(String::new(), default("")),
-            base_url: sourced(String::new(), default("")),
-            api_key_env: sourced(String::new(), default("")),
-            api_key: None,
-            api_key_header: None,
-            headers: Vec::new(),
-            max_output_tokens: None,
-            facts: ModelFacts::default(),
-            mode: sourced(Mode::Ask, default("")),
-            read_only: sourced(ReadOnly::default(), default("")),
-            allow: Vec::new(),
-            deny: Vec::new(),
-            rules: Vec::new(),
-            fail_on_deny: sourced(false, default("")),
-            files: FileSettings::default(),
-            timeout: sourced(crate::exec::DEFAULT_TIMEOUT, default("")),
-            max_output_chars: sourced(crate::exec::DEFAULT_MAX_OUTPUT_CHARS, default("")),
-            max_turns: sourced(DEFAULT_MAX_TURNS, default("")),
-            shell: sourced(crate::exec::default_shell().to_owned(), default("")),
-            sandbox_mode: sourced(SandboxMode::default(), default("")),
-            network: sourced(false, default("")),
-            writable: Vec::new(),
-            sandbox_required: sourced(false, default("")),
-            snapshots: SnapshotSettings::built_in(),
-            user_file: user_file.clone(),
-            project_file: None,
-            warnings: Vec::new(),
-        },
-    };
+    let mut draft = Draft::defaults(user_file.clone());
 
     let user = file::read(&user_file)?;
     for entry in &user.entries {
