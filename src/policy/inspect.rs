@@ -951,8 +951,11 @@ fn find(context: &Context, args: &[Word]) -> Result<(), String> {
     Ok(())
 }
 
-/// git's global options allowed before a read-only subcommand (`-C`, `--git-dir` and
-/// `--work-tree` with a path inside the workspace).
+/// git's global options allowed before a read-only subcommand (and `-C` with a path inside
+/// the workspace). `--git-dir`, `--work-tree` and `--bare` are not: they make git use a
+/// directory of plain files (a bare repository a cloned project can carry) as a repository,
+/// with its own configuration (`diff.external`, `core.pager` … run programs). The runner also
+/// forces `safe.bareRepository=explicit`, so `-C some.git` cannot find one either.
 const GIT_GLOBAL_FLAGS: &[&str] = &[
     "--no-pager",
     "-P",
@@ -962,7 +965,6 @@ const GIT_GLOBAL_FLAGS: &[&str] = &[
     "--noglob-pathspecs",
     "--icase-pathspecs",
     "--no-replace-objects",
-    "--bare",
 ];
 
 /// Read-only git subcommands whose options are checked against the denylist.
@@ -1050,8 +1052,12 @@ fn git(context: &Context, words: &[Word]) -> Result<String, String> {
             Some((o, v)) => (o, Some(v)),
             None => (text, None),
         };
-        let takes_path = matches!(option, "-C" | "--git-dir" | "--work-tree");
-        if !takes_path || (option == "-C" && attached.is_some()) {
+        if matches!(option, "--git-dir" | "--work-tree" | "--bare") {
+            return Err(format!(
+                "`git {option}` may name a repository whose configuration runs programs"
+            ));
+        }
+        if option != "-C" || attached.is_some() {
             return Err(format!("`git {option}` is not on the read-only list"));
         }
         let value = match attached {

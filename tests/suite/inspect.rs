@@ -186,3 +186,53 @@ fn the_working_directory_is_where_paths_are_judged() {
     let results = server.request(1).tool_results();
     assert!(results[0].1.contains("\"exit_code\":0"), "{results:?}");
 }
+
+#[test]
+fn a_bare_repository_in_the_workspace_cannot_run_its_configured_programs() {
+    // A project can carry a directory shaped like a bare repository (plain files), whose
+    // `config` names programs git runs. `git -C evil.git log` is on the read-only list; the
+    // runner's `safe.bareRepository=explicit` keeps git from taking it for a repository.
+    let sandbox = Sandbox::new();
+    let evil = sandbox.work().join("evil.git");
+    let status = std::process::Command::new("git")
+        .args(["init", "-q", "--bare"])
+        .arg(&evil)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let marker = sandbox.work().join("pwned");
+    let program = format!("sh -c 'echo ran > {}'", marker.display());
+    for key in ["core.pager", "diff.external", "core.fsmonitor"] {
+        let status = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&evil)
+            .args(["config", key, &program])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    assert_eq!(
+        check(&sandbox, &[], "git -C evil.git log")["decision"],
+        "allow"
+    );
+    assert_eq!(
+        check(&sandbox, &[], "git --git-dir=evil.git log")["decision"],
+        "ask"
+    );
+    let server = FakeModel::openai_turns([
+        turn_tool_call("git -C evil.git log -p; git -C evil.git diff", "look"),
+        turn_text("done"),
+    ]);
+    sandbox
+        .openai_run(&server)
+        .env("CI", "true")
+        .arg("look")
+        .assert()
+        .success();
+    let results = server.request(1).tool_results();
+    assert!(results[0].1.contains("safe.bareRepository"), "{results:?}");
+    assert!(
+        !marker.exists(),
+        "a program from the bare repository's config ran"
+    );
+}

@@ -178,6 +178,12 @@ fn read_only_git() {
             ("git -C /tmp log", Ask),
             ("git -C .. log", Ask),
             ("git --git-dir=/tmp/x log", Ask),
+            // A bare repository a project carries brings its own configuration.
+            ("git --git-dir=evil.git log", Ask),
+            ("git --git-dir evil.git diff", Ask),
+            ("git --work-tree=. diff", Ask),
+            ("git --bare log", Ask),
+            ("git -C evil.git --bare diff", Ask),
             ("git -p log", Ask),
             ("git --paginate log", Ask),
             ("git log --output=x", Ask),
