@@ -99,16 +99,15 @@ fn resolve_follows_symlinks_of_existing_ancestors() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::create_dir(root.join("ws")).unwrap();
-    let outside = tempfile::tempdir().unwrap();
-    let outside_real = outside.path().canonicalize().unwrap();
-    #[cfg(unix)]
-    std::os::unix::fs::symlink(&outside_real, root.join("ws/link")).unwrap();
     let ws = root.join("ws");
     let new_file = resolve(&ws, Path::new("new/dir/file.txt")).unwrap();
     assert_eq!(new_file, ws.join("new/dir/file.txt"));
     assert!(resolved_inside(&ws, &new_file));
     #[cfg(unix)]
     {
+        let outside = tempfile::tempdir().unwrap();
+        let outside_real = outside.path().canonicalize().unwrap();
+        std::os::unix::fs::symlink(&outside_real, root.join("ws/link")).unwrap();
         let through_link = resolve(&ws, Path::new("link/new.txt")).unwrap();
         assert_eq!(through_link, outside_real.join("new.txt"));
         assert!(!resolved_inside(&ws, &through_link));

@@ -967,6 +967,7 @@ fn inherited_descriptors_do_not_reach_commands() {
 /// the home directory, a secret file in the workspace and an ordinary one, to write, and to run
 /// `git status`. Only the workspace reads and git work. The same stand-in allowed by a rule
 /// keeps today's workspace-write sandbox.
+#[cfg(unix)]
 #[test]
 fn what_the_read_only_list_allows_runs_read_only() {
     if !available() {
