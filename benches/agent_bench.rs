@@ -59,44 +59,7 @@ const TREE_FILE_BYTES: usize = 10_000;
 
 /// A server that asks for one call of `tool` with `arguments`, then answers "done".
 fn one_call_server(tool: &str, arguments: &str) -> (String, std::thread::JoinHandle<()>) {
-    use std::io::{BufRead as _, BufReader, Read as _};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let url = format!("http://{}/v1", listener.local_addr().expect("addr"));
-    let call = format!(
-        "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":0,\"id\":\"c1\",\"type\":\"function\",\"function\":{{\"name\":\"{tool}\",\"arguments\":{}}}}}]}},\"finish_reason\":\"tool_calls\"}}]}}\n\n",
-        serde_json::to_string(arguments).expect("json")
-    );
-    let handle = std::thread::spawn(move || {
-        for (i, stream) in listener.incoming().enumerate() {
-            let Ok(mut stream) = stream else { return };
-            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = value.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0; length];
-            let _ = reader.read_exact(&mut body);
-            let event = if i == 0 {
-                call.clone()
-            } else {
-                "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"done\"},\"finish_reason\":\"stop\"}]}\n\n".to_owned()
-            };
-            let reply = format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n{event}data: [DONE]\n\n"
-            );
-            let _ = stream.write_all(reply.as_bytes());
-            if i >= 1 {
-                return;
-            }
-        }
-    });
-    (url, handle)
+    calls_server(vec![(tool.to_owned(), arguments.to_owned())])
 }
 
 /// `agent run` in `dir` against a server asking for one `tool` call: (wall time of the whole
@@ -328,9 +291,22 @@ fn ms(duration: Duration) -> f64 {
 /// Tool-calling turns in the loop benchmark.
 const LOOP_TURNS: usize = 200;
 
-/// A minimal OpenAI-compatible server on 127.0.0.1: `turns` tool calls running
-/// `true` (alternating with `true 1`, so no call repeats), then a final answer.
+/// `turns` tool calls running `true` (alternating with `true 1`, so no call repeats), then a
+/// final answer.
 fn scripted_server(turns: usize) -> (String, std::thread::JoinHandle<()>) {
+    let calls = (0..turns)
+        .map(|i| {
+            let command = if i % 2 == 0 { "true" } else { "true 1" };
+            let args = format!("{{\"command\":\"{command}\",\"description\":\"step {i}\"}}");
+            ("shell".to_owned(), args)
+        })
+        .collect();
+    calls_server(calls)
+}
+
+/// A minimal OpenAI-compatible server on 127.0.0.1: one streamed tool call per request, in
+/// order (`(tool, arguments)`), then a final answer "done".
+fn calls_server(calls: Vec<(String, String)>) -> (String, std::thread::JoinHandle<()>) {
     use std::io::{BufRead as _, BufReader, Read as _};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let url = format!("http://{}/v1", listener.local_addr().expect("addr"));
@@ -350,21 +326,18 @@ fn scripted_server(turns: usize) -> (String, std::thread::JoinHandle<()>) {
             }
             let mut body = vec![0; length];
             let _ = reader.read_exact(&mut body);
-            let event = if i < turns {
-                let command = if i % 2 == 0 { "true" } else { "true 1" };
-                let args = format!("{{\"command\":\"{command}\",\"description\":\"step {i}\"}}");
-                format!(
-                    "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":0,\"id\":\"c{i}\",\"type\":\"function\",\"function\":{{\"name\":\"shell\",\"arguments\":{}}}}}]}},\"finish_reason\":\"tool_calls\"}}]}}\n\n",
-                    serde_json::to_string(&args).expect("json")
-                )
-            } else {
-                "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"done\"},\"finish_reason\":\"stop\"}]}\n\n".to_owned()
+            let event = match calls.get(i) {
+                Some((tool, arguments)) => format!(
+                    "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":0,\"id\":\"c{i}\",\"type\":\"function\",\"function\":{{\"name\":\"{tool}\",\"arguments\":{}}}}}]}},\"finish_reason\":\"tool_calls\"}}]}}\n\n",
+                    serde_json::to_string(arguments).expect("json")
+                ),
+                None => "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"done\"},\"finish_reason\":\"stop\"}]}\n\n".to_owned(),
             };
             let reply = format!(
                 "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n{event}data: [DONE]\n\n"
             );
             let _ = stream.write_all(reply.as_bytes());
-            if i >= turns {
+            if i >= calls.len() {
                 return;
             }
         }
