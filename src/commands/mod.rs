@@ -115,14 +115,27 @@ pub(crate) fn sandbox(settings: &Settings, workspace: &std::path::Path) -> Sandb
             (None, _) => Some(workspace.join(&entry.value)),
         })
         .collect();
-    let policy = Policy::new(
+    let mut policy = Policy::new(
         settings.sandbox_mode.value,
         settings.network.value,
         workspace,
         &std::env::temp_dir(),
         &extra,
     );
+    policy.cache = sandbox_cache();
     Sandbox::new(policy, settings.sandbox_required.value)
+}
+
+/// Where the sandbox keeps what it learns between processes: `<state dir>/sandbox`, with
+/// the links in the part that exists resolved (so that it can be compared with the
+/// writable directories).
+fn sandbox_cache() -> Option<std::path::PathBuf> {
+    let dir = crate::settings::state_dir(&env_var)?.join("sandbox");
+    dir.ancestors().find_map(|existing| {
+        let rest = dir.strip_prefix(existing).ok()?;
+        let resolved = existing.canonicalize().ok()?;
+        Some(resolved.join(rest))
+    })
 }
 
 /// Says once on stderr when the sandbox cannot apply: a warning (unless -q) when

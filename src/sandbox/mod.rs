@@ -122,6 +122,10 @@ pub struct Policy {
     pub readable: Option<Vec<PathBuf>>,
     /// Files that hold secrets inside the workspace are hidden (where mounts can do it).
     pub hide_secrets: bool,
+    /// A directory of the agent's state where what the sandbox learns about this machine
+    /// and workspace is kept between processes (the mount probe's answer, the workspace's
+    /// tree); `None`: nothing is kept.
+    pub cache: Option<PathBuf>,
 }
 
 impl Policy {
@@ -167,6 +171,7 @@ impl Policy {
             mounts: true,
             readable: None,
             hide_secrets: false,
+            cache: None,
         }
     }
 
@@ -186,7 +191,20 @@ impl Policy {
             mounts: self.mounts,
             readable: Some(inspection_reads(&self.workspace)),
             hide_secrets: true,
+            cache: self.cache.clone(),
         }
+    }
+
+    /// The cache directory, unless commands may write there (a workspace that holds the
+    /// agent's state directory): what a command could write is no place to learn from.
+    #[must_use]
+    pub fn trusted_cache(&self) -> Option<&Path> {
+        let cache = self.cache.as_deref()?;
+        let writable = self.writable.iter().chain([&self.workspace]);
+        (!writable
+            .into_iter()
+            .any(|dir| cache.starts_with(dir) || dir.starts_with(cache)))
+        .then_some(cache)
     }
 }
 
@@ -265,7 +283,7 @@ impl Sandbox {
         };
         let mut limitation = None;
         if matches!(state, State::Active(_))
-            && let Err(why) = read_only_protection()
+            && let Err(why) = read_only_protection(policy.trusted_cache())
         {
             policy.mounts = false;
             let mut what = Vec::new();
@@ -312,6 +330,7 @@ impl Sandbox {
                 mounts: false,
                 readable: None,
                 hide_secrets: false,
+                cache: None,
             },
             required: false,
             state: State::Off,
@@ -378,13 +397,23 @@ pub struct Status {
 ///
 /// # Errors
 /// Why not, in words for people.
-fn read_only_protection() -> Result<(), String> {
+fn read_only_protection(cache: Option<&Path>) -> Result<(), String> {
     if std::env::var_os(TEST_NO_MOUNTS_ENV).is_some_and(|v| v == "1") {
         return Err(format!(
             "forced by {TEST_NO_MOUNTS_ENV}=1, a test-only switch"
         ));
     }
     if !cfg!(target_os = "linux") {
+        return Ok(());
+    }
+    // A yes is kept for this boot, user and namespaces (a container has its own); a no is
+    // asked again each time, so a fixed machine is seen at once.
+    let kept = cache
+        .zip(mounts_probe_key())
+        .map(|(dir, key)| (dir.join(MOUNTS_OK_FILE), key));
+    if let Some((file, key)) = &kept
+        && std::fs::read(file).is_ok_and(|text| text == key.as_bytes())
+    {
         return Ok(());
     }
     let exe = std::env::current_exe().map_err(|error| error.to_string())?;
@@ -396,6 +425,9 @@ fn read_only_protection() -> Result<(), String> {
         .status()
         .map_err(|error| error.to_string())?;
     if status.success() {
+        if let Some((file, key)) = kept {
+            write_private(&file, key.as_bytes());
+        }
         Ok(())
     } else {
         Err(
@@ -404,6 +436,69 @@ fn read_only_protection() -> Result<(), String> {
                 .to_owned(),
         )
     }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn mounts_probe_key() -> Option<String> {
+    None
+}
+
+/// Writes `bytes` to `file` in the cache directory, readable by this user only, whole or not
+/// at all (written aside and renamed): a cache that cannot be written is only slower.
+fn write_private(file: &Path, bytes: &[u8]) {
+    use std::io::Write as _;
+    let Some(parent) = file.parent() else { return };
+    let mut dirs = std::fs::DirBuilder::new();
+    dirs.recursive(true);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::DirBuilderExt::mode(&mut dirs, 0o700);
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    }
+    if dirs.create(parent).is_err() {
+        return;
+    }
+    let name = file.file_name().unwrap_or_default().to_string_lossy();
+    let temp = parent.join(format!(".{name}.{}", std::process::id()));
+    let _ = std::fs::remove_file(&temp);
+    let written = options.open(&temp).and_then(|mut out| {
+        out.write_all(bytes)?;
+        std::fs::rename(&temp, file)
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+}
+
+/// The file in the cache directory that says the mount probe succeeded, and for what.
+const MOUNTS_OK_FILE: &str = "mounts-ok";
+
+/// What the mount probe's answer depends on: the boot, the user, the namespaces this
+/// process is in, and the switches that allow unprivileged user namespaces.
+#[cfg(target_os = "linux")]
+fn mounts_probe_key() -> Option<String> {
+    let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+    let link = |path: &str| {
+        std::fs::read_link(path)
+            .map(|target| target.display().to_string())
+            .unwrap_or_default()
+    };
+    let boot = read("/proc/sys/kernel/random/boot_id");
+    if boot.is_empty() {
+        return None;
+    }
+    let uid = rustix::process::getuid().as_raw();
+    Some(format!(
+        "boot {} uid {uid} ns {} {} userns {} {} {}\n",
+        boot.trim(),
+        link("/proc/self/ns/user"),
+        link("/proc/self/ns/mnt"),
+        read("/proc/sys/kernel/unprivileged_userns_clone").trim(),
+        read("/proc/sys/user/max_user_namespaces").trim(),
+        read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns").trim(),
+    ))
 }
 
 /// Whether a sandbox can apply on this machine: what enforces it, or why not.

@@ -41,13 +41,14 @@ impl Run {
     pub fn prepare(policy: &Policy) -> std::io::Result<Run> {
         let writes = policy.mode == SandboxMode::WorkspaceWrite;
         let (guard, mounts) = if writes {
-            let (guard, mounts) = Guard::before(&policy.workspace, policy.mounts);
+            let (guard, mounts) =
+                Guard::before(&policy.workspace, policy.mounts, policy.trusted_cache());
             (Some(guard), mounts)
         } else {
             (None, Mounts::default())
         };
         let hidden = if policy.hide_secrets && policy.mounts {
-            secret_files(&policy.workspace)
+            secret_files(&policy.workspace, policy.trusted_cache())
         } else {
             Vec::new()
         };
@@ -170,22 +171,13 @@ fn private_temp(parent: &Path) -> std::io::Result<PathBuf> {
 
 /// The files in `workspace` that hold secrets (`assets/secret-files.txt`), not looking inside
 /// git directories and not following links.
-fn secret_files(workspace: &Path) -> Vec<PathBuf> {
-    let secrets = crate::workspace::SecretFiles::defaults();
-    ignore::WalkBuilder::new(workspace)
-        .standard_filters(false)
-        .follow_links(false)
-        .filter_entry(|entry| entry.file_name() != ".git")
-        .build()
-        .flatten()
-        .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))
-        .filter(|entry| {
-            entry
-                .path()
-                .strip_prefix(workspace)
-                .is_ok_and(|relative| secrets.is_secret(relative))
-        })
+fn secret_files(workspace: &Path, cache: Option<&Path>) -> Vec<PathBuf> {
+    let workspace = workspace
+        .canonicalize()
+        .unwrap_or_else(|_| workspace.to_path_buf());
+    super::tree::look(&workspace, cache)
+        .secret_files
+        .into_iter()
         .take(MAX_HIDDEN_FILES)
-        .map(ignore::DirEntry::into_path)
         .collect()
 }

@@ -145,16 +145,18 @@ pub(super) struct Guard {
     surfaces: BTreeMap<PathBuf, Snapshot>,
     /// Directories made so that they could be kept read-only; removed again when empty.
     created: Vec<PathBuf>,
+    /// Where the workspace's tree is kept between processes.
+    cache: Option<PathBuf>,
 }
 
 impl Guard {
     /// Finds the surfaces of `workspace`, makes the missing surface directories when `mounts`
     /// (so that they can be kept read-only), and records the state of each.
-    pub(super) fn before(workspace: &Path, mounts: bool) -> (Guard, Mounts) {
+    pub(super) fn before(workspace: &Path, mounts: bool, cache: Option<&Path>) -> (Guard, Mounts) {
         let workspace = workspace
             .canonicalize()
             .unwrap_or_else(|_| workspace.to_path_buf());
-        let git_entries: BTreeMap<PathBuf, Snapshot> = git_entries(&workspace)
+        let git_entries: BTreeMap<PathBuf, Snapshot> = git_entries(&workspace, cache)
             .into_iter()
             .map(|path| {
                 let snapshot = Snapshot::take(&path, false);
@@ -221,6 +223,7 @@ impl Guard {
                 git_entries,
                 surfaces,
                 created,
+                cache: cache.map(Path::to_path_buf),
             },
             plan,
         )
@@ -239,7 +242,7 @@ impl Guard {
                 undone.push(what);
             }
         }
-        let now = git_entries(&self.workspace);
+        let now = git_entries(&self.workspace, self.cache.as_deref());
         // A repository moved (a directory holding it renamed) is the same one, not a new one.
         let known: Vec<&Snapshot> = self.git_entries.values().collect();
         for path in now {
@@ -364,8 +367,8 @@ fn restore(path: &Path, before: &Snapshot, after: &Snapshot) -> Option<String> {
     }))
 }
 
-fn git_entries(workspace: &Path) -> BTreeSet<PathBuf> {
-    super::tree::git_entries(workspace)
+fn git_entries(workspace: &Path, cache: Option<&Path>) -> BTreeSet<PathBuf> {
+    super::tree::look(workspace, cache).git_entries
 }
 
 /// The git directories inside `workspace` that the `.git` entries are or point at, and the
@@ -577,7 +580,7 @@ mod tests {
         )
         .unwrap();
         std::fs::write(work.join("shared.inc"), "[user]\n").unwrap();
-        let (guard, _) = Guard::before(&work, false);
+        let (guard, _) = Guard::before(&work, false, None);
         std::fs::create_dir_all(work.join("sub/.git")).unwrap();
         std::fs::write(work.join(".git/commondir"), "../evil").unwrap();
         std::fs::write(work.join(".git/hooks/pre-commit"), "#!/bin/sh").unwrap();

@@ -1,13 +1,23 @@
-//! Where the `.git` entries of a workspace are, kept up to date cheaply between commands.
+//! Where the `.git` entries and the secret files of a workspace are, kept up to date cheaply
+//! between commands — and between runs.
 //!
 //! The first look walks the whole workspace (not inside `.git` directories, not following
-//! links) and records every directory with its inode and change time. Later looks only `stat`
-//! the recorded directories: adding, removing or renaming an entry changes its directory's
-//! change time (`ctime`, which no program can set back: `utimensat` moves it to now), so only
-//! the directories that changed are read again, and new ones walked. A command then costs a
-//! `stat` per directory before and after it, not two walks.
+//! links) and records every directory with its inode and change time, whether it holds a
+//! `.git`, and the names of the secret files in it (`assets/secret-files.txt`). Later looks
+//! only `stat` the recorded directories: adding, removing or renaming an entry changes its
+//! directory's change time (`ctime`, which no program can set back: `utimensat` moves it to
+//! now), so only the directories that changed are read again, and new ones walked. A command
+//! then costs a `stat` per directory before and after it, not two walks.
+//!
+//! The tree is kept in the state directory too (`<state>/sandbox/tree-…`), so that the next
+//! process (`agent exec`, the next run) starts from it instead of walking again. What is read
+//! from there is only a starting point: every directory in it is checked as above, and one
+//! that changed since is read again, so a stale or foreign file costs a walk, never a miss.
+//! (A program that could write the state directory could also change the agent itself; the
+//! sandbox keeps commands out of it.)
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -17,7 +27,6 @@ struct Stamp {
     inode: u64,
     changed: (i64, i64),
 }
-
 fn stamp(path: &Path) -> Option<Stamp> {
     let meta = path.symlink_metadata().ok()?;
     if !meta.is_dir() {
@@ -51,17 +60,39 @@ fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
     Stamp { inode: 0, changed }
 }
 
-/// The directories of one workspace and the `.git` entries in them.
-#[derive(Debug, Default)]
+/// One directory of the tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Dir {
+    stamp: Stamp,
+    /// It holds an entry named `.git`.
+    git: bool,
+    /// The names of the secret files in it.
+    secrets: Vec<OsString>,
+}
+
+/// The directories of one workspace, their `.git` entries and secret files.
+#[derive(Debug, Default, PartialEq, Eq)]
 struct Tree {
+    root: PathBuf,
     /// When the tree was last brought up to date (seconds since the epoch).
     looked: i64,
-    dirs: HashMap<PathBuf, Stamp>,
-    /// Every entry named `.git`, by the directory holding it.
-    git: BTreeMap<PathBuf, PathBuf>,
+    dirs: HashMap<PathBuf, Dir>,
 }
 
 impl Tree {
+    fn new(root: &Path) -> Tree {
+        Tree {
+            root: root.to_path_buf(),
+            looked: now_secs(),
+            dirs: HashMap::new(),
+        }
+    }
+
+    fn is_secret(&self, file: &Path) -> bool {
+        file.strip_prefix(&self.root)
+            .is_ok_and(|relative| crate::workspace::SecretFiles::defaults().is_secret(relative))
+    }
+
     /// Walks `dir` and everything below it into the tree.
     fn walk(&mut self, dir: &Path) {
         let walk = ignore::WalkBuilder::new(dir)
@@ -69,67 +100,112 @@ impl Tree {
             .follow_links(false)
             .filter_entry(|entry| entry.depth() == 0 || entry.file_name() != ".git")
             .build();
+        let mut secrets = Vec::new();
         for entry in walk.flatten() {
             let Some(kind) = entry.file_type() else {
                 continue;
             };
             if kind.is_dir() {
                 if let Ok(meta) = entry.metadata() {
-                    self.dirs
-                        .insert(entry.path().to_path_buf(), stamp_of(&meta));
+                    let git = entry.path().join(".git").symlink_metadata().is_ok();
+                    let dir = Dir {
+                        stamp: stamp_of(&meta),
+                        git,
+                        secrets: Vec::new(),
+                    };
+                    self.dirs.insert(entry.path().to_path_buf(), dir);
                 }
-                let git = entry.path().join(".git");
-                if git.symlink_metadata().is_ok() {
-                    self.git.insert(entry.path().to_path_buf(), git);
-                }
+            } else if kind.is_file() && self.is_secret(entry.path()) {
+                secrets.push(entry.into_path());
+            }
+        }
+        for file in secrets {
+            if let (Some(parent), Some(name)) = (file.parent(), file.file_name())
+                && let Some(dir) = self.dirs.get_mut(parent)
+            {
+                dir.secrets.push(name.to_owned());
             }
         }
     }
 
+    /// Reads `path` (a directory whose change time moved) again: its `.git`, its secret
+    /// files, and walks the directories in it that are new.
+    fn reread(&mut self, path: &Path, stamp: Stamp) {
+        let git = path.join(".git").symlink_metadata().is_ok();
+        let mut secrets = Vec::new();
+        let mut new_dirs = Vec::new();
+        if let Ok(entries) = std::fs::read_dir(path) {
+            for entry in entries.flatten() {
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                let child = entry.path();
+                if kind.is_dir() {
+                    if entry.file_name() != ".git" && !self.dirs.contains_key(&child) {
+                        new_dirs.push(child);
+                    }
+                } else if kind.is_file() && self.is_secret(&child) {
+                    secrets.push(entry.file_name());
+                }
+            }
+        }
+        self.dirs.insert(
+            path.to_path_buf(),
+            Dir {
+                stamp,
+                git,
+                secrets,
+            },
+        );
+        for dir in new_dirs {
+            self.walk(&dir);
+        }
+    }
+
     /// Brings the tree up to date: reads again the directories whose change time moved,
-    /// forgets the ones gone, walks the new ones.
-    fn refresh(&mut self) {
+    /// forgets the ones gone, walks the new ones. Whether anything changed.
+    fn refresh(&mut self) -> bool {
         let mut changed = Vec::new();
         let mut gone = Vec::new();
         // Change times may come from a coarse clock: a directory changed shortly before the
         // last look could change again with the same time, so it is read again anyway.
         let recent = self.looked - RECENT_SECS;
-        self.looked = now_secs();
-        for (dir, old) in &self.dirs {
-            match stamp(dir) {
-                Some(now) if now == *old && old.changed.0 < recent => {}
-                Some(_) => changed.push(dir.clone()),
-                None => gone.push(dir.clone()),
+        let looked = now_secs();
+        for (path, dir) in &self.dirs {
+            match stamp(path) {
+                Some(now) if now == dir.stamp && dir.stamp.changed.0 < recent => {}
+                Some(now) => changed.push((path.clone(), now)),
+                None => gone.push(path.clone()),
             }
         }
-        for dir in gone {
-            self.dirs.remove(&dir);
-            self.git.remove(&dir);
+        let dirty = !changed.is_empty() || !gone.is_empty();
+        self.looked = looked;
+        for path in gone {
+            self.dirs.remove(&path);
         }
-        for dir in changed {
-            if let Some(now) = stamp(&dir) {
-                self.dirs.insert(dir.clone(), now);
-            }
-            if dir.join(".git").symlink_metadata().is_ok() {
-                self.git.insert(dir.clone(), dir.join(".git"));
-            } else {
-                self.git.remove(&dir);
-            }
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let path = entry.path();
-                let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
-                if is_dir && entry.file_name() != ".git" && !self.dirs.contains_key(&path) {
-                    self.walk(&path);
-                }
-            }
+        for (path, now) in changed {
+            self.reread(&path, now);
         }
+        if self.dirs.is_empty() {
+            // The workspace itself was gone or replaced: start again.
+            self.walk(&self.root.clone());
+        }
+        dirty
     }
 
-    fn entries(&self) -> BTreeSet<PathBuf> {
-        self.git.values().cloned().collect()
+    fn git_entries(&self) -> BTreeSet<PathBuf> {
+        self.dirs
+            .iter()
+            .filter(|(_, dir)| dir.git)
+            .map(|(path, _)| path.join(".git"))
+            .collect()
+    }
+
+    fn secret_files(&self) -> BTreeSet<PathBuf> {
+        self.dirs
+            .iter()
+            .flat_map(|(path, dir)| dir.secrets.iter().map(|name| path.join(name)))
+            .collect()
     }
 }
 
@@ -145,22 +221,159 @@ fn now_secs() -> i64 {
 /// The trees of the workspaces this process has looked at.
 static TREES: Mutex<Option<HashMap<PathBuf, Tree>>> = Mutex::new(None);
 
-/// Every entry named `.git` below `workspace` (its own included), up to date now.
-pub(super) fn git_entries(workspace: &Path) -> BTreeSet<PathBuf> {
+/// What a look at a workspace found, up to date now.
+#[derive(Debug, Default)]
+pub(super) struct Found {
+    /// Every entry named `.git` below the workspace (its own included).
+    pub git_entries: BTreeSet<PathBuf>,
+    /// Every secret file in it (not inside `.git` directories).
+    pub secret_files: BTreeSet<PathBuf>,
+}
+
+/// Looks at `workspace` (canonical): from this process's tree of it, else from the one kept
+/// in `cache` (a directory of the agent's state), else by walking it. Keeps the tree in
+/// `cache` again when it changed.
+pub(super) fn look(workspace: &Path, cache: Option<&Path>) -> Found {
     let mut trees = TREES
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let trees = trees.get_or_insert_with(HashMap::new);
+    let file = cache.map(|dir| dir.join(store::file_name(workspace)));
+    let mut dirty = false;
     let tree = trees.entry(workspace.to_path_buf()).or_insert_with(|| {
-        let mut tree = Tree {
-            looked: now_secs(),
-            ..Tree::default()
-        };
-        tree.walk(workspace);
-        tree
+        file.as_deref()
+            .and_then(|file| store::load(file, workspace))
+            .unwrap_or_else(|| {
+                dirty = true;
+                let mut tree = Tree::new(workspace);
+                tree.walk(workspace);
+                tree
+            })
     });
-    tree.refresh();
-    tree.entries()
+    dirty |= tree.refresh();
+    if dirty && let Some(file) = &file {
+        store::save(file, tree);
+    }
+    Found {
+        git_entries: tree.git_entries(),
+        secret_files: tree.secret_files(),
+    }
+}
+
+/// The tree in a file: a header, then one record per directory, fields ended by NUL (a byte
+/// no path holds). Unix only (paths as bytes); elsewhere nothing is kept.
+mod store {
+    use super::{Dir, Stamp, Tree};
+    use std::path::Path;
+
+    const MAGIC: &[u8] = b"agent-tree 1";
+    /// The last field: a file without it (cut short) is not read — a directory left out
+    /// would never be looked at again.
+    const END: &[u8] = b"end";
+    /// A tree file bigger than this is not read (a workspace of ~2 million directories).
+    const MAX_BYTES: u64 = 256 * 1024 * 1024;
+
+    /// The file for `workspace` in the cache directory: a hash of its path (the path
+    /// itself is checked inside).
+    pub(super) fn file_name(workspace: &Path) -> String {
+        // FNV-1a: stable across builds, unlike the standard library's hasher.
+        let hash = workspace
+            .as_os_str()
+            .as_encoded_bytes()
+            .iter()
+            .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+                (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
+            });
+        format!("tree-{hash:016x}")
+    }
+
+    #[cfg(unix)]
+    pub(super) fn save(file: &Path, tree: &Tree) {
+        use std::os::unix::ffi::OsStrExt as _;
+        let mut out = Vec::with_capacity(64 * (tree.dirs.len() + 1));
+        let field = |out: &mut Vec<u8>, bytes: &[u8]| {
+            out.extend_from_slice(bytes);
+            out.push(0);
+        };
+        field(&mut out, MAGIC);
+        field(&mut out, tree.root.as_os_str().as_bytes());
+        field(&mut out, tree.looked.to_string().as_bytes());
+        field(&mut out, tree.dirs.len().to_string().as_bytes());
+        for (path, dir) in &tree.dirs {
+            field(&mut out, path.as_os_str().as_bytes());
+            let numbers = format!(
+                "{} {} {} {} {}",
+                dir.stamp.inode,
+                dir.stamp.changed.0,
+                dir.stamp.changed.1,
+                u8::from(dir.git),
+                dir.secrets.len()
+            );
+            field(&mut out, numbers.as_bytes());
+            for name in &dir.secrets {
+                field(&mut out, name.as_bytes());
+            }
+        }
+        field(&mut out, END);
+        super::super::write_private(file, &out);
+    }
+
+    #[cfg(not(unix))]
+    pub(super) fn save(_file: &Path, _tree: &Tree) {}
+
+    #[cfg(unix)]
+    pub(super) fn load(file: &Path, workspace: &Path) -> Option<Tree> {
+        use std::ffi::OsStr;
+        use std::io::Read as _;
+        use std::os::unix::ffi::OsStrExt as _;
+        let mut bytes = Vec::new();
+        std::fs::File::open(file)
+            .ok()?
+            .take(MAX_BYTES)
+            .read_to_end(&mut bytes)
+            .ok()?;
+        let mut fields = bytes.split(|byte| *byte == 0);
+        if fields.next()? != MAGIC || fields.next()? != workspace.as_os_str().as_bytes() {
+            return None;
+        }
+        let number = |field: &[u8]| std::str::from_utf8(field).ok()?.parse::<i64>().ok();
+        let looked = number(fields.next()?)?;
+        let count = usize::try_from(number(fields.next()?)?).ok()?;
+        let mut tree = Tree {
+            root: workspace.to_path_buf(),
+            looked,
+            dirs: std::collections::HashMap::with_capacity(count.min(1 << 20)),
+        };
+        for _ in 0..count {
+            let path = Path::new(OsStr::from_bytes(fields.next()?));
+            let numbers = std::str::from_utf8(fields.next()?).ok()?;
+            let mut numbers = numbers.split(' ').map(str::parse::<i64>);
+            let mut next = || numbers.next()?.ok();
+            let inode = u64::try_from(next()?).ok()?;
+            let changed = (next()?, next()?);
+            let git = next()? == 1;
+            let secrets = (0..usize::try_from(next()?).ok()?)
+                .map(|_| fields.next().map(|name| OsStr::from_bytes(name).to_owned()))
+                .collect::<Option<Vec<_>>>()?;
+            if !path.starts_with(workspace) {
+                return None;
+            }
+            let stamp = Stamp { inode, changed };
+            let dir = Dir {
+                stamp,
+                git,
+                secrets,
+            };
+            tree.dirs.insert(path.to_path_buf(), dir);
+        }
+        let whole = fields.next()? == END && fields.next()? == b"" && fields.next().is_none();
+        (whole && tree.dirs.len() == count).then_some(tree)
+    }
+
+    #[cfg(not(unix))]
+    pub(super) fn load(_file: &Path, _workspace: &Path) -> Option<Tree> {
+        None
+    }
 }
 
 #[cfg(test)]
@@ -174,13 +387,16 @@ mod tests {
         let work = root.path().canonicalize().unwrap();
         std::fs::create_dir_all(work.join(".git")).unwrap();
         std::fs::create_dir_all(work.join("a/b")).unwrap();
-        assert_eq!(git_entries(&work), BTreeSet::from([work.join(".git")]));
+        assert_eq!(
+            look(&work, None).git_entries,
+            BTreeSet::from([work.join(".git")])
+        );
         std::fs::create_dir_all(work.join("a/b/c/.git")).unwrap();
         std::fs::write(work.join("a/.git"), "gitdir: x").unwrap();
         std::fs::create_dir_all(work.join("new/deep")).unwrap();
         std::fs::write(work.join("new/deep/.git"), "gitdir: y").unwrap();
         assert_eq!(
-            git_entries(&work),
+            look(&work, None).git_entries,
             BTreeSet::from([
                 work.join(".git"),
                 work.join("a/.git"),
@@ -191,12 +407,52 @@ mod tests {
         std::fs::remove_dir_all(work.join("a/b")).unwrap();
         std::fs::rename(work.join("new"), work.join("moved")).unwrap();
         assert_eq!(
-            git_entries(&work),
+            look(&work, None).git_entries,
             BTreeSet::from([
                 work.join(".git"),
                 work.join("a/.git"),
                 work.join("moved/deep/.git"),
             ])
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_kept_tree_is_read_back_and_brought_up_to_date() {
+        let root = tempfile::tempdir().unwrap();
+        let work = root.path().canonicalize().unwrap().join("work");
+        std::fs::create_dir_all(work.join(".git")).unwrap();
+        std::fs::create_dir_all(work.join("a/b")).unwrap();
+        std::fs::write(work.join("a/.env"), "SECRET=1").unwrap();
+        std::fs::write(work.join("a/b/ok.txt"), "x").unwrap();
+        let mut tree = Tree::new(&work);
+        tree.walk(&work);
+        let file = root.path().join("cache").join(store::file_name(&work));
+        store::save(&file, &tree);
+        let read = store::load(&file, &work).expect("the kept tree reads back");
+        assert_eq!(read, tree);
+        assert_eq!(read.secret_files(), BTreeSet::from([work.join("a/.env")]));
+        // Another workspace's file, and a damaged one, are not taken.
+        assert!(store::load(&file, &work.join("a")).is_none());
+        let bytes = std::fs::read(&file).unwrap();
+        for cut in 1..bytes.len() {
+            std::fs::write(&file, &bytes[..cut]).unwrap();
+            assert!(store::load(&file, &work).is_none(), "cut at {cut}");
+        }
+        // What changed after the tree was kept is seen when it is read back.
+        std::fs::write(&file, &bytes).unwrap();
+        std::fs::create_dir_all(work.join("a/b/c/.git")).unwrap();
+        std::fs::write(work.join("a/b/id_rsa"), "key").unwrap();
+        std::fs::remove_file(work.join("a/.env")).unwrap();
+        let mut read = store::load(&file, &work).unwrap();
+        read.refresh();
+        assert_eq!(
+            read.git_entries(),
+            BTreeSet::from([work.join(".git"), work.join("a/b/c/.git")])
+        );
+        assert_eq!(
+            read.secret_files(),
+            BTreeSet::from([work.join("a/b/id_rsa")])
         );
     }
 }

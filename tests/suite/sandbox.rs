@@ -1061,3 +1061,73 @@ fn text_a_command_prints_never_invites_an_unsandboxed_rerun() {
         .collect();
     assert_eq!(results.len(), 1, "{results:?}");
 }
+
+/// The workspace's tree is kept in the state directory between processes; a repository made
+/// between two commands (by the person, outside the agent) is still found and protected by
+/// the next one, and a damaged kept tree costs a walk, never a miss.
+#[test]
+fn the_kept_tree_sees_what_changed_between_processes() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let work = repository(&dirs);
+    std::fs::create_dir_all(work.join("deep/er")).unwrap();
+    let (result, status) = dirs.exec(&["true"]);
+    assert_eq!(status, Some(0), "{result}");
+    let cache = dirs.sandbox.state_dir().join("agent/sandbox");
+    let kept: Vec<PathBuf> = std::fs::read_dir(&cache)
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("tree-")
+        })
+        .collect();
+    assert_eq!(kept.len(), 1, "{cache:?}");
+    let marker = dirs.outside.join("fsmonitor-ran");
+    for (round, damage) in [(0, false), (1, true)] {
+        let nested = work.join(format!("deep/er/sub{round}"));
+        std::fs::create_dir_all(&nested).unwrap();
+        assert!(git(&nested, &["init", "-q"]).status.success());
+        if damage {
+            let bytes = std::fs::read(&kept[0]).unwrap();
+            std::fs::write(&kept[0], &bytes[..bytes.len() - 3]).unwrap();
+        }
+        let command = format!(
+            "git config -f deep/er/sub{round}/.git/config core.fsmonitor 'touch {}; false'; true",
+            marker.display()
+        );
+        let (result, _) = dirs.exec(&[&command]);
+        let config = std::fs::read_to_string(nested.join(".git/config")).unwrap();
+        assert!(!config.contains("fsmonitor"), "round {round}: {result}");
+        git(&nested, &["status"]);
+        assert!(
+            !marker.exists(),
+            "round {round}: git ran the planted fsmonitor"
+        );
+    }
+}
+
+/// Where commands may write the state directory (a workspace that holds it), the sandbox
+/// keeps nothing there to learn from.
+#[test]
+fn no_tree_is_kept_where_commands_could_write_it() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let state = dirs.work().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    let output = dirs
+        .agent()
+        .env("XDG_STATE_HOME", &state)
+        .args(["exec", "--json", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", json(&output));
+    assert!(!state.join("agent/sandbox").exists());
+}
