@@ -124,13 +124,15 @@ impl Tree {
                 && let Some(dir) = self.dirs.get_mut(parent)
             {
                 dir.secrets.push(name.to_owned());
+                dir.secrets.sort();
             }
         }
     }
 
     /// Reads `path` (a directory whose change time moved) again: its `.git`, its secret
-    /// files, and walks the directories in it that are new.
-    fn reread(&mut self, path: &Path, stamp: Stamp) {
+    /// files, and walks the directories in it that are new. Whether any of that changed (a
+    /// new stamp alone is not worth keeping: the next process reads the directory again).
+    fn reread(&mut self, path: &Path, stamp: Stamp) -> bool {
         let git = path.join(".git").symlink_metadata().is_ok();
         let mut secrets = Vec::new();
         let mut new_dirs = Vec::new();
@@ -149,17 +151,22 @@ impl Tree {
                 }
             }
         }
-        self.dirs.insert(
-            path.to_path_buf(),
-            Dir {
-                stamp,
-                git,
-                secrets,
-            },
-        );
+        secrets.sort();
+        let dir = Dir {
+            stamp,
+            git,
+            secrets,
+        };
+        let before = self.dirs.insert(path.to_path_buf(), dir);
+        let same = before.is_some_and(|before| {
+            let now = &self.dirs[path];
+            before.git == now.git && before.secrets == now.secrets
+        });
+        let found = !new_dirs.is_empty();
         for dir in new_dirs {
             self.walk(&dir);
         }
+        found || !same
     }
 
     /// Brings the tree up to date: reads again the directories whose change time moved,
@@ -178,17 +185,18 @@ impl Tree {
                 None => gone.push(path.clone()),
             }
         }
-        let dirty = !changed.is_empty() || !gone.is_empty();
+        let mut dirty = !gone.is_empty();
         self.looked = looked;
         for path in gone {
             self.dirs.remove(&path);
         }
         for (path, now) in changed {
-            self.reread(&path, now);
+            dirty |= self.reread(&path, now);
         }
         if self.dirs.is_empty() {
             // The workspace itself was gone or replaced: start again.
             self.walk(&self.root.clone());
+            dirty = true;
         }
         dirty
     }
