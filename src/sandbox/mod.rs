@@ -416,9 +416,10 @@ fn read_only_protection(cache: Option<&Path>) -> Result<(), String> {
     {
         return Ok(());
     }
-    let exe = std::env::current_exe().map_err(|error| error.to_string())?;
-    let status = std::process::Command::new(exe)
-        .args([HELPER_ARG, PROBE_MOUNTS_ARG])
+    let (helper, first) = helper().map_err(|error| error.to_string())?;
+    let status = std::process::Command::new(helper)
+        .arg(first)
+        .arg(PROBE_MOUNTS_ARG)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -538,12 +539,12 @@ fn platform_availability() -> Result<String, String> {
 /// When the helper (the agent's own executable) cannot be found.
 #[cfg(target_os = "linux")]
 pub fn wrap(run: &Run, argv: &[OsString]) -> std::io::Result<(PathBuf, Vec<OsString>)> {
-    let exe = std::env::current_exe()?;
-    let mut args = vec![OsString::from(HELPER_ARG)];
+    let (helper, first) = helper()?;
+    let mut args = vec![first];
     args.extend(run.helper_args());
     args.push("--".into());
     args.extend(argv.iter().cloned());
-    Ok((exe, args))
+    Ok((helper, args))
 }
 
 /// The program and arguments that run `argv` (the shell invocation) inside `run`.
@@ -625,6 +626,43 @@ fn parse_helper_args(args: impl IntoIterator<Item = OsString>) -> Result<HelperA
         return Err("no program to run after `--`".to_owned());
     }
     Ok(parsed)
+}
+
+/// The program that applies the sandbox and becomes the command, and its first argument:
+/// the small `agent-sandbox` next to this executable when it is there (installed and built
+/// with it), else this executable with [`HELPER_ARG`].
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn helper() -> std::io::Result<(PathBuf, OsString)> {
+    let exe = std::env::current_exe()?;
+    let small = exe.with_file_name(format!("agent-sandbox{}", std::env::consts::EXE_SUFFIX));
+    if small.is_file() {
+        return Ok((small, OsString::from(HELPER_VERSION_ARG)));
+    }
+    Ok((exe, OsString::from(HELPER_ARG)))
+}
+
+/// The first argument `agent-sandbox` takes: the version of the `agent` that starts it (the
+/// arguments between them are internal and may change with any version).
+const HELPER_VERSION_ARG: &str = concat!("--agent=", env!("CARGO_PKG_VERSION"));
+
+/// `agent-sandbox`'s `main`: checks that the `agent` starting it is of its own version,
+/// then is [`helper_main`].
+#[must_use]
+pub fn helper_program_main(args: impl IntoIterator<Item = OsString>) -> std::process::ExitCode {
+    let mut args = args.into_iter();
+    let first = args.next();
+    if first.as_deref() != Some(std::ffi::OsStr::new(HELPER_VERSION_ARG)) {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "agent-sandbox: this is the sandbox helper of agent {} and runs only for it (it got \
+             {}): nothing ran; reinstall agent so that both come from one build",
+            env!("CARGO_PKG_VERSION"),
+            first.map_or_else(|| "no arguments".to_owned(), |arg| format!("{arg:?}")),
+        );
+        return std::process::ExitCode::from(126);
+    }
+    helper_main(args)
 }
 
 /// The sandbox helper (`agent __sandbox …`, after [`HELPER_ARG`]): restricts this

@@ -1131,3 +1131,57 @@ fn no_tree_is_kept_where_commands_could_write_it() {
     assert_eq!(output.status.code(), Some(0), "{}", json(&output));
     assert!(!state.join("agent/sandbox").exists());
 }
+
+/// Commands run through the small `agent-sandbox` next to `agent`; it runs for no other
+/// version's arguments, and without it `agent` is its own helper.
+#[test]
+fn the_small_helper_is_used_and_agent_works_without_it() {
+    if !available() {
+        return;
+    }
+    let helper = assert_cmd::cargo::cargo_bin("agent-sandbox");
+    let output = std::process::Command::new(&helper)
+        .args(["--agent=0.0.0-other", "--", "sh", "-c", "echo ran"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(126));
+    assert!(output.stdout.is_empty(), "the command ran");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("sandbox helper of agent") && stderr.contains("0.0.0-other"),
+        "{stderr}"
+    );
+    let dirs = Dirs::new();
+    let (result, status) = dirs.exec(&["echo small"]);
+    assert_eq!(
+        (status, result["stdout"].as_str()),
+        (Some(0), Some("small\n"))
+    );
+    // `agent` alone in a directory: its own helper, as restricted as before.
+    let alone = dirs.sandbox.root.path().join("bin");
+    std::fs::create_dir_all(&alone).unwrap();
+    let agent = alone.join("agent");
+    let original = assert_cmd::cargo::cargo_bin("agent");
+    if std::fs::hard_link(&original, &agent).is_err() {
+        std::fs::copy(&original, &agent).unwrap();
+    }
+    let outside = dirs.outside.join("written");
+    let command = format!("echo alone; echo x > {}", quoted(&outside));
+    let output = std::process::Command::new(&agent)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", dirs.sandbox.root.path().join("home"))
+        .env("AGENT_CONFIG_DIR", dirs.sandbox.config_dir())
+        .env("XDG_STATE_HOME", dirs.sandbox.state_dir())
+        .env("TMPDIR", &dirs.tmp)
+        .current_dir(dirs.work())
+        .args(["exec", "--json", &command])
+        .output()
+        .unwrap();
+    let result = json(&output);
+    assert_eq!(result["stdout"].as_str(), Some("alone\n"), "{result}");
+    assert!(
+        !outside.exists(),
+        "a write outside the workspace got through: {result}"
+    );
+}
