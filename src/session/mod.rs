@@ -12,6 +12,7 @@
 //! `agent history` lists it and `--continue` rebuilds it. The confirmation prompt is the
 //! same as `agent run`'s: the key reader pauses while it is open.
 
+mod changes;
 pub mod compact;
 pub mod history;
 pub mod slash;
@@ -78,6 +79,8 @@ pub struct Options {
     pub context_window: Option<u64>,
     /// `[model] price_in` / `price_out`, per million tokens.
     pub prices: Option<(f64, f64)>,
+    /// Where each message's snapshots go (the run's record, as `run --continue`'s).
+    pub snapshots: crate::snapshot::Source,
 }
 
 /// A signal that ends (or, for SIGINT, interrupts) the session.
@@ -245,6 +248,11 @@ struct Session {
     /// The first message's `start` (or `continue`) is out.
     started: bool,
     color: bool,
+    /// Where each message's snapshot recorder comes from.
+    snapshots: crate::snapshot::Source,
+    /// What `/diff` shows and `/undo` takes back: the last message that changed files, or
+    /// the last `/undo`.
+    last_change: Option<changes::LastChange>,
 }
 
 impl Session {
@@ -336,6 +344,8 @@ impl Session {
             size: None,
             started: false,
             color: options.color,
+            snapshots: options.snapshots,
+            last_change: None,
         }
     }
 
@@ -555,9 +565,17 @@ impl Session {
     async fn turn(&mut self, message: &str) -> TurnEnd {
         let opening = self.opening(message);
         self.recorder.record(&opening);
+        // Each message snapshots into the session's run record, as `run --continue` does.
+        let run = match &opening {
+            Event::Start { header, .. } | Event::Continue { header, .. } => header.id.clone(),
+            _ => String::new(),
+        };
+        self.config.snapshots = self.snapshots.recorder(&run);
         self.lock_composer().set_busy(true);
         let mut stats = Stats::default();
         let mut watch = Watch::default();
+        let mut changed: Option<crate::snapshot::Record> = None;
+        let mut saved_rules: Vec<String> = Vec::new();
         let Self {
             config,
             model,
@@ -569,10 +587,24 @@ impl Session {
             stops,
             pending,
             recorder,
+            snapshots,
             ..
         } = self;
+        let config: &agent::Config = config;
         let gate = keys.gate();
         let mut emit = |event: Event| {
+            // The screen says what this message changed (and how to take it back); the
+            // transcript's `done` keeps what the whole session changed, as a run's does.
+            let screen = changes::screen_done(&event, snapshots.store(), &config.snapshots).map(
+                |(screen, record)| {
+                    changed = record;
+                    screen
+                },
+            );
+            if let Some(prefix) = changes::saved_rule(&event) {
+                saved_rules.push(prefix);
+            }
+            let shown = screen.as_ref().unwrap_or(&event);
             let mut composer = lock(composer);
             composer.hide();
             let opens_pane = matches!(
@@ -588,7 +620,7 @@ impl Session {
             }
             {
                 let mut tui = lock(tui);
-                tui.handle(&event);
+                tui.handle(shown);
                 if !tui.pane_open() && tui.at_line_start() {
                     composer.show();
                 }
@@ -619,10 +651,21 @@ impl Session {
             TurnEnd::Finished(_) => None,
         };
         if let Some(note) = note {
-            emit(done_event(&stats, note));
+            // The loop was dropped: its closing snapshot is taken here.
+            emit(done_event(&stats, note, config.snapshots.close()));
         }
         if note.is_some() {
             mark_interrupted(conversation, &watch.partial);
+        }
+        if let Some(record) = changed {
+            self.last_change = Some(changes::LastChange::message(record, message));
+        }
+        // A rule saved at the prompt (3, a) holds for the rest of the session too.
+        for prefix in saved_rules {
+            self.config.allow.push(crate::policy::Rule {
+                prefix,
+                source: crate::policy::Source::User,
+            });
         }
         self.turns += stats.turns;
         if let Some(usage) = stats.usage {
@@ -726,6 +769,17 @@ impl Session {
             Slash::Compact => {
                 self.compact(CompactReason::Asked).await;
             }
+            Slash::Diff => self.show_diff(),
+            Slash::Undo(argument) => match argument.as_deref() {
+                None => self.undo(false).await?,
+                Some("--force" | "-f") => self.undo(true).await?,
+                Some(other) => {
+                    let other = sanitize::escape(other).into_owned();
+                    self.say(&format!(
+                        "agent: /undo takes no argument but --force (not {other})"
+                    ));
+                }
+            },
             Slash::Unknown(name) => {
                 let name = sanitize::escape(&name).into_owned();
                 self.say(&format!(
@@ -909,7 +963,7 @@ async fn drive(
 }
 
 /// The `done` of a turn the session stopped.
-fn done_event(stats: &Stats, note: &str) -> Event {
+fn done_event(stats: &Stats, note: &str, changes: Option<crate::snapshot::Changes>) -> Event {
     Event::Done {
         outcome: Outcome::Interrupted,
         turns: stats.turns,
@@ -919,7 +973,7 @@ fn done_event(stats: &Stats, note: &str) -> Event {
         usage: stats.usage,
         answer: None,
         note: Some(note.to_owned()),
-        changes: None,
+        changes,
     }
 }
 
