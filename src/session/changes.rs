@@ -225,8 +225,10 @@ impl Session {
             self.say(&lines.join("\n"));
             return Ok(());
         }
+        // No question first: each file is said as it is put back, and `/undo` again takes
+        // the whole undo back.
         let mut heading = vec![format!("agent: undo of {}:", last.label)];
-        heading.extend(view::plan_lines(&plan, "/undo --force"));
+        heading.extend(view::not_covered_lines(&plan));
         self.say(&heading.join("\n"));
         let (report, stopped) = self.apply(store.clone(), plan.clone(), force).await;
         match report {

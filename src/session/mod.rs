@@ -199,6 +199,10 @@ struct Watch {
     partial: String,
     /// The last finished turn's tokens: about the conversation's size.
     last_usage: Option<Usage>,
+    /// Allow rules the person saved at the prompt (`3`, `a`).
+    saved_rules: Vec<String>,
+    /// The message's own snapshots, when it changed files.
+    changed: Option<crate::snapshot::Record>,
 }
 
 impl Watch {
@@ -212,6 +216,9 @@ impl Watch {
                 }
             }
             _ => {}
+        }
+        if let Some(prefix) = changes::saved_rule(event) {
+            self.saved_rules.push(prefix);
         }
     }
 }
@@ -574,8 +581,6 @@ impl Session {
         self.lock_composer().set_busy(true);
         let mut stats = Stats::default();
         let mut watch = Watch::default();
-        let mut changed: Option<crate::snapshot::Record> = None;
-        let mut saved_rules: Vec<String> = Vec::new();
         let Self {
             config,
             model,
@@ -595,16 +600,8 @@ impl Session {
         let mut emit = |event: Event| {
             // The screen says what this message changed (and how to take it back); the
             // transcript's `done` keeps what the whole session changed, as a run's does.
-            let screen = changes::screen_done(&event, snapshots.store(), &config.snapshots).map(
-                |(screen, record)| {
-                    changed = record;
-                    screen
-                },
-            );
-            if let Some(prefix) = changes::saved_rule(&event) {
-                saved_rules.push(prefix);
-            }
-            let shown = screen.as_ref().unwrap_or(&event);
+            let screen = changes::screen_done(&event, snapshots.store(), &config.snapshots);
+            let shown = screen.as_ref().map_or(&event, |(screen, _)| screen);
             let mut composer = lock(composer);
             composer.hide();
             let opens_pane = matches!(
@@ -629,6 +626,9 @@ impl Session {
                 gate.resume();
             }
             watch.see(&event);
+            if let Some((_, record)) = screen {
+                watch.changed = record;
+            }
             recorder.record(&event);
         };
         let end = {
@@ -657,11 +657,18 @@ impl Session {
         if note.is_some() {
             mark_interrupted(conversation, &watch.partial);
         }
-        if let Some(record) = changed {
+        self.settle(&stats, watch, message);
+        end
+    }
+
+    /// What a turn leaves for the rest of the session: counts, the conversation's size, the
+    /// changes `/diff` and `/undo` act on, and the rules saved at the prompt.
+    fn settle(&mut self, stats: &Stats, watch: Watch, message: &str) {
+        if let Some(record) = watch.changed {
             self.last_change = Some(changes::LastChange::message(record, message));
         }
         // A rule saved at the prompt (3, a) holds for the rest of the session too.
-        for prefix in saved_rules {
+        for prefix in watch.saved_rules {
             self.config.allow.push(crate::policy::Rule {
                 prefix,
                 source: crate::policy::Source::User,
@@ -675,7 +682,6 @@ impl Session {
         if let Some(usage) = watch.last_usage {
             self.size = Some(usage.total());
         }
-        end
     }
 
     /// Replaces the conversation by a summary; says why not when it cannot. Whether it did.

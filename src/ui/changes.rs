@@ -68,13 +68,20 @@ pub fn plan_lines(plan: &UndoPlan, force: &str) -> Vec<String> {
         let path = shown(&step.path.to_string_lossy());
         lines.push(format!("  {word} {path}{conflict}"));
     }
-    for path in &plan.not_covered {
-        let path = shown(&path.to_string_lossy());
-        lines.push(format!(
-            "  left alone {path} (the snapshots did not cover it)"
-        ));
-    }
+    lines.extend(not_covered_lines(plan));
     lines
+}
+
+/// The lines of the files an undo leaves alone because the snapshots did not cover them.
+#[must_use]
+pub fn not_covered_lines(plan: &UndoPlan) -> Vec<String> {
+    plan.not_covered
+        .iter()
+        .map(|path| {
+            let path = shown(&path.to_string_lossy());
+            format!("  left alone {path} (the snapshots did not cover it)")
+        })
+        .collect()
 }
 
 /// The line of one file an undo put back (or could not).
