@@ -35,14 +35,9 @@ pub(super) struct LastChange {
 impl LastChange {
     /// The changes of the message `text`.
     pub(super) fn message(record: Record, text: &str) -> Self {
-        let mut short: String = text
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .chars()
-            .take(LABEL_CHARS)
-            .collect();
-        if text.split_whitespace().map(str::len).sum::<usize>() > short.len() {
+        let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut short: String = words.chars().take(LABEL_CHARS).collect();
+        if words.chars().count() > LABEL_CHARS {
             short.push('…');
         }
         Self {
