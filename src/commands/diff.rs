@@ -9,7 +9,8 @@ use serde_json::json;
 use crate::cli::{DiffArgs, GlobalArgs};
 use crate::error::{Error, Result, Status};
 use crate::snapshot::{ChangeStatus, FileChange};
-use crate::ui::sanitize;
+use crate::ui::{changes, sanitize};
+use changes::paint;
 
 /// Runs `agent diff`.
 pub(crate) fn run(global: &GlobalArgs, args: &DiffArgs) -> Result<ExitCode> {
@@ -56,7 +57,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &DiffArgs) -> Result<ExitCode> {
         .diff_text(&record)
         .map_err(super::snapshots::runtime)?;
     if terminal {
-        super::print_stdout(&painted(&text, color))?;
+        super::print_stdout(&changes::diff(&text, color))?;
     } else {
         write_bytes(&text)?;
     }
@@ -110,40 +111,6 @@ fn stat(
     out
 }
 
-/// The diff for a terminal: every line sanitised, coloured by its kind when `color`.
-fn painted(text: &[u8], color: bool) -> String {
-    let text = String::from_utf8_lossy(text);
-    let mut out = String::new();
-    for line in text.lines() {
-        let shown = sanitize::escape(line);
-        let code = if line.starts_with("diff --git")
-            || line.starts_with("+++ ")
-            || line.starts_with("--- ")
-        {
-            "1"
-        } else if line.starts_with("@@") {
-            "36"
-        } else if line.starts_with('+') {
-            "32"
-        } else if line.starts_with('-') {
-            "31"
-        } else {
-            ""
-        };
-        out.push_str(&paint(&shown, code, color));
-        out.push('\n');
-    }
-    out
-}
-
-fn paint(text: &str, code: &str, color: bool) -> String {
-    if color && !code.is_empty() {
-        format!("\x1b[{code}m{text}\x1b[0m")
-    } else {
-        text.to_owned()
-    }
-}
-
 /// Colour on stdout: `--color`, then NO_COLOR, then whether it is a terminal.
 pub(super) fn stdout_color(global: &GlobalArgs) -> bool {
     match global.color {
@@ -163,19 +130,5 @@ fn write_bytes(bytes: &[u8]) -> Result<()> {
         Ok(()) => Ok(()),
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(error) => Err(Error::Runtime(format!("cannot write to stdout: {error}"))),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn diff_lines_are_sanitised_and_coloured_by_kind() {
-        let text = b"diff --git a/x b/x\n@@ -1 +1 @@\n-old\n+new \x1b]0;title\x07\n";
-        let out = painted(text, true);
-        assert!(out.contains("\x1b[31m-old\x1b[0m"), "{out:?}");
-        assert!(out.contains("\\u{1b}]0;title"), "{out:?}");
-        assert!(!painted(text, false).contains("\x1b[3"));
     }
 }

@@ -55,6 +55,7 @@ pub(crate) fn open(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         }
         None => None,
     };
+    let snapshots = super::snapshots::source(&settings, &workspace, global.quiet);
     let mode_floor =
         matches!(settings.mode.origin, Origin::Project(..)).then_some(settings.mode.value);
     let options = session::Options {
@@ -79,6 +80,7 @@ pub(crate) fn open(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
             (None, Some(price_out)) => Some((0.0, price_out.value)),
             (None, None) => None,
         },
+        snapshots,
         config,
     };
     let runtime = super::runtime()?;

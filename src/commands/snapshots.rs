@@ -6,14 +6,19 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::settings::{self, Settings};
-use crate::snapshot::{Recorder, SnapshotError, Snapshots};
+use crate::snapshot::{Recorder, SnapshotError, Snapshots, Source};
 
-/// The recorder for run `id` in `workspace`: off when `[snapshots] enabled = false`; when
-/// snapshots cannot be taken, said once (unless -q) and the summary says undo is unavailable.
-/// Old snapshot data is pruned here, at the start of the run.
+/// The recorder for run `id` in `workspace` (see [`source`]).
 pub(super) fn recorder(settings: &Settings, workspace: &Path, id: &str, quiet: bool) -> Recorder {
+    source(settings, workspace, quiet).recorder(id)
+}
+
+/// Where the recorders of this invocation come from: off when `[snapshots] enabled = false`;
+/// when snapshots cannot be taken, said once (unless -q) and the summary says undo is
+/// unavailable. Old snapshot data is pruned here, at the start of the run.
+pub(super) fn source(settings: &Settings, workspace: &Path, quiet: bool) -> Source {
     if !settings.snapshots.enabled.value {
-        return Recorder::default();
+        return Source::Off;
     }
     let warn = |why: &str| {
         if !quiet {
@@ -26,23 +31,18 @@ pub(super) fn recorder(settings: &Settings, workspace: &Path, id: &str, quiet: b
     let Some(state) = settings::state_dir(&super::env_var) else {
         let why = "no state directory (set XDG_STATE_HOME or HOME)";
         warn(why);
-        return Recorder::unavailable(why.to_owned());
+        return Source::Unavailable(why.to_owned());
     };
     let limits = settings.snapshots.limits();
     match Snapshots::open(&state, workspace, limits) {
         Ok(store) => {
             let _ = store.prune(limits.keep);
-            let id = if id == "unrecorded" {
-                format!("unrecorded-{}", std::process::id())
-            } else {
-                id.to_owned()
-            };
-            Recorder::new(store, &id)
+            Source::Store(store)
         }
         Err(error) => {
             let why = error.to_string();
             warn(&why);
-            Recorder::unavailable(why)
+            Source::Unavailable(why)
         }
     }
 }

@@ -13,8 +13,8 @@ use serde_json::json;
 
 use crate::cli::{GlobalArgs, UndoArgs};
 use crate::error::{Error, Result, Status};
-use crate::snapshot::{Snapshots, Step, StepKind, UndoPlan, UndoReport};
-use crate::ui::sanitize;
+use crate::snapshot::{Snapshots, Step, UndoPlan, UndoReport};
+use crate::ui::changes::{self, shown};
 
 /// Runs `agent undo`.
 pub(crate) fn run(global: &GlobalArgs, args: &UndoArgs) -> Result<ExitCode> {
@@ -109,12 +109,7 @@ fn apply(store: Snapshots, plan: UndoPlan, force: bool, json: bool) -> Result<Un
                 if json {
                     return;
                 }
-                let path = shown(&step.path.to_string_lossy());
-                let line = match outcome {
-                    Ok(()) => format!("  {} {path}", done_word(step.kind)),
-                    Err(why) => format!("  ✗ {path}: {}", sanitize::escape_prose(why)),
-                };
-                let _ = writeln!(std::io::stderr(), "{line}");
+                let _ = writeln!(std::io::stderr(), "{}", changes::step_line(step, outcome));
             };
             store.apply_undo(&plan, force, &|| flag.load(Ordering::SeqCst), &mut progress)
         });
@@ -136,34 +131,8 @@ fn apply(store: Snapshots, plan: UndoPlan, force: bool, json: bool) -> Result<Un
 fn print_plan(plan: &UndoPlan) {
     let mut stderr = std::io::stderr().lock();
     let _ = writeln!(stderr, "agent: undo of run `{}`:", shown(&plan.run));
-    for step in &plan.steps {
-        let word = match step.kind {
-            StepKind::Restore => "restore   ",
-            StepKind::Remove => "remove    ",
-            StepKind::BringBack => "bring back",
-        };
-        let conflict = if plan.conflicts.contains(&step.path) {
-            " (changed since the run: overwritten, --force)"
-        } else {
-            ""
-        };
-        let path = shown(&step.path.to_string_lossy());
-        let _ = writeln!(stderr, "  {word} {path}{conflict}");
-    }
-    for path in &plan.not_covered {
-        let path = shown(&path.to_string_lossy());
-        let _ = writeln!(
-            stderr,
-            "  left alone {path} (the snapshots did not cover it)"
-        );
-    }
-}
-
-fn done_word(kind: StepKind) -> &'static str {
-    match kind {
-        StepKind::Restore => "restored",
-        StepKind::Remove => "removed",
-        StepKind::BringBack => "brought back",
+    for line in changes::plan_lines(plan, "--force") {
+        let _ = writeln!(stderr, "{line}");
     }
 }
 
@@ -200,11 +169,6 @@ fn read_tty_line(answer: &mut String) -> std::io::Result<usize> {
 #[cfg(not(unix))]
 fn read_tty_line(_answer: &mut String) -> std::io::Result<usize> {
     Ok(0)
-}
-
-/// A path or id for a terminal line: hidden characters escaped, newlines shown as `⏎`.
-fn shown(text: &str) -> String {
-    sanitize::escape(text).replace('\n', "⏎")
 }
 
 fn plan_json(plan: &UndoPlan, report: Option<&UndoReport>) -> serde_json::Value {

@@ -12,6 +12,7 @@
 //! `agent history` lists it and `--continue` rebuilds it. The confirmation prompt is the
 //! same as `agent run`'s: the key reader pauses while it is open.
 
+mod changes;
 pub mod compact;
 pub mod history;
 pub mod slash;
@@ -78,6 +79,8 @@ pub struct Options {
     pub context_window: Option<u64>,
     /// `[model] price_in` / `price_out`, per million tokens.
     pub prices: Option<(f64, f64)>,
+    /// Where each message's snapshots go (the run's record, as `run --continue`'s).
+    pub snapshots: crate::snapshot::Source,
 }
 
 /// A signal that ends (or, for SIGINT, interrupts) the session.
@@ -196,6 +199,10 @@ struct Watch {
     partial: String,
     /// The last finished turn's tokens: about the conversation's size.
     last_usage: Option<Usage>,
+    /// Allow rules the person saved at the prompt (`3`, `a`).
+    saved_rules: Vec<String>,
+    /// The message's own snapshots, when it changed files.
+    changed: Option<crate::snapshot::Record>,
 }
 
 impl Watch {
@@ -209,6 +216,9 @@ impl Watch {
                 }
             }
             _ => {}
+        }
+        if let Some(prefix) = changes::saved_rule(event) {
+            self.saved_rules.push(prefix);
         }
     }
 }
@@ -245,6 +255,11 @@ struct Session {
     /// The first message's `start` (or `continue`) is out.
     started: bool,
     color: bool,
+    /// Where each message's snapshot recorder comes from.
+    snapshots: crate::snapshot::Source,
+    /// What `/diff` shows and `/undo` takes back: the last message that changed files, or
+    /// the last `/undo`.
+    last_change: Option<changes::LastChange>,
 }
 
 impl Session {
@@ -336,6 +351,8 @@ impl Session {
             size: None,
             started: false,
             color: options.color,
+            snapshots: options.snapshots,
+            last_change: None,
         }
     }
 
@@ -555,6 +572,12 @@ impl Session {
     async fn turn(&mut self, message: &str) -> TurnEnd {
         let opening = self.opening(message);
         self.recorder.record(&opening);
+        // Each message snapshots into the session's run record, as `run --continue` does.
+        let run = match &opening {
+            Event::Start { header, .. } | Event::Continue { header, .. } => header.id.clone(),
+            _ => String::new(),
+        };
+        self.config.snapshots = self.snapshots.recorder(&run);
         self.lock_composer().set_busy(true);
         let mut stats = Stats::default();
         let mut watch = Watch::default();
@@ -569,10 +592,16 @@ impl Session {
             stops,
             pending,
             recorder,
+            snapshots,
             ..
         } = self;
+        let config: &agent::Config = config;
         let gate = keys.gate();
         let mut emit = |event: Event| {
+            // The screen says what this message changed (and how to take it back); the
+            // transcript's `done` keeps what the whole session changed, as a run's does.
+            let screen = changes::screen_done(&event, snapshots.store(), &config.snapshots);
+            let shown = screen.as_ref().map_or(&event, |(screen, _)| screen);
             let mut composer = lock(composer);
             composer.hide();
             let opens_pane = matches!(
@@ -588,7 +617,7 @@ impl Session {
             }
             {
                 let mut tui = lock(tui);
-                tui.handle(&event);
+                tui.handle(shown);
                 if !tui.pane_open() && tui.at_line_start() {
                     composer.show();
                 }
@@ -597,6 +626,9 @@ impl Session {
                 gate.resume();
             }
             watch.see(&event);
+            if let Some((_, record)) = screen {
+                watch.changed = record;
+            }
             recorder.record(&event);
         };
         let end = {
@@ -619,10 +651,28 @@ impl Session {
             TurnEnd::Finished(_) => None,
         };
         if let Some(note) = note {
-            emit(done_event(&stats, note));
+            // The loop was dropped: its closing snapshot is taken here.
+            emit(done_event(&stats, note, config.snapshots.close()));
         }
         if note.is_some() {
             mark_interrupted(conversation, &watch.partial);
+        }
+        self.settle(&stats, watch, message);
+        end
+    }
+
+    /// What a turn leaves for the rest of the session: counts, the conversation's size, the
+    /// changes `/diff` and `/undo` act on, and the rules saved at the prompt.
+    fn settle(&mut self, stats: &Stats, watch: Watch, message: &str) {
+        if let Some(record) = watch.changed {
+            self.last_change = Some(changes::LastChange::message(record, message));
+        }
+        // A rule saved at the prompt (3, a) holds for the rest of the session too.
+        for prefix in watch.saved_rules {
+            self.config.allow.push(crate::policy::Rule {
+                prefix,
+                source: crate::policy::Source::User,
+            });
         }
         self.turns += stats.turns;
         if let Some(usage) = stats.usage {
@@ -632,7 +682,6 @@ impl Session {
         if let Some(usage) = watch.last_usage {
             self.size = Some(usage.total());
         }
-        end
     }
 
     /// Replaces the conversation by a summary; says why not when it cannot. Whether it did.
@@ -726,6 +775,17 @@ impl Session {
             Slash::Compact => {
                 self.compact(CompactReason::Asked).await;
             }
+            Slash::Diff => self.show_diff(),
+            Slash::Undo(argument) => match argument.as_deref() {
+                None => self.undo(false).await?,
+                Some("--force" | "-f") => self.undo(true).await?,
+                Some(other) => {
+                    let other = sanitize::escape(other).into_owned();
+                    self.say(&format!(
+                        "agent: /undo takes no argument but --force (not {other})"
+                    ));
+                }
+            },
             Slash::Unknown(name) => {
                 let name = sanitize::escape(&name).into_owned();
                 self.say(&format!(
@@ -909,7 +969,7 @@ async fn drive(
 }
 
 /// The `done` of a turn the session stopped.
-fn done_event(stats: &Stats, note: &str) -> Event {
+fn done_event(stats: &Stats, note: &str, changes: Option<crate::snapshot::Changes>) -> Event {
     Event::Done {
         outcome: Outcome::Interrupted,
         turns: stats.turns,
@@ -919,7 +979,7 @@ fn done_event(stats: &Stats, note: &str) -> Event {
         usage: stats.usage,
         answer: None,
         note: Some(note.to_owned()),
-        changes: None,
+        changes,
     }
 }
 

@@ -28,6 +28,14 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "/compact",
         "replace the conversation so far by a summary the model writes",
     ),
+    (
+        "/diff",
+        "what the last message that changed files changed, as a diff",
+    ),
+    (
+        "/undo",
+        "[--force]: put those files back as they were (again: puts the changes back)",
+    ),
     ("/exit", "end the session (as Ctrl+D)"),
 ];
 
@@ -48,6 +56,10 @@ pub enum Slash {
     Clear,
     /// `/compact`.
     Compact,
+    /// `/diff`.
+    Diff,
+    /// `/undo [--force]`.
+    Undo(Option<String>),
     /// `/exit` (or `/quit`).
     Exit,
     /// Anything else that starts with one `/`.
@@ -73,6 +85,8 @@ pub fn parse(line: &str) -> Option<Slash> {
         "mode" => Slash::Mode(argument),
         "clear" | "new" => Slash::Clear,
         "compact" => Slash::Compact,
+        "diff" => Slash::Diff,
+        "undo" => Slash::Undo(argument),
         "exit" | "quit" => Slash::Exit,
         _ => Slash::Unknown(format!("/{name}")),
     })
@@ -123,6 +137,12 @@ mod tests {
             Some(Slash::Model(Some("gpt-x".into())))
         );
         assert_eq!(parse("/mode"), Some(Slash::Mode(None)));
+        assert_eq!(parse("/diff"), Some(Slash::Diff));
+        assert_eq!(parse("/undo"), Some(Slash::Undo(None)));
+        assert_eq!(
+            parse("/undo --force"),
+            Some(Slash::Undo(Some("--force".into())))
+        );
         assert_eq!(parse("/frob it"), Some(Slash::Unknown("/frob".into())));
         assert_eq!(parse("list the files"), None);
         assert_eq!(parse("//etc is a path"), None);

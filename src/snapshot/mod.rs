@@ -26,7 +26,7 @@ use std::time::Duration;
 
 pub use diff::{FileChange, Status as ChangeStatus, summarize};
 pub use record::{Record, RecordKind, Snapshot};
-pub use recorder::Recorder;
+pub use recorder::{Recorder, Source};
 pub use undo::{Step, StepKind, UndoPlan, UndoReport};
 
 /// Untracked directories with more files than this are left out of a snapshot: a

@@ -6,7 +6,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::record::{RecordKind, Snapshot};
+use super::record::{Record, RecordKind, Snapshot};
 use super::{Changes, Snapshots};
 
 /// Paths named in a note before "and N more".
@@ -95,6 +95,23 @@ impl Recorder {
         }
     }
 
+    /// The snapshots this recorder took, oldest first: an interactive session's one message,
+    /// as a record of its own (`/diff`, `/undo` of the last message). `None` before two were
+    /// taken (nothing can have changed between them).
+    #[must_use]
+    pub fn taken(&self) -> Option<Record> {
+        let inner = self.inner.as_ref()?;
+        let state = inner.lock().unwrap_or_else(PoisonError::into_inner);
+        let store = state.store.as_ref()?;
+        (state.taken.len() >= 2).then(|| Record {
+            run: state.run.clone(),
+            kind: RecordKind::Run,
+            undoes: None,
+            workspace: store.workspace().display().to_string(),
+            snapshots: state.taken.clone(),
+        })
+    }
+
     /// After the run's last command: the closing snapshot and what the run changed. `None`
     /// when nothing was about to change. The second call returns the first's answer.
     #[must_use]
@@ -107,6 +124,47 @@ impl Recorder {
         let changes = state.finish();
         state.closed = Closed::Done(changes.clone());
         changes
+    }
+}
+
+/// Where the recorders of one invocation come from: an interactive session makes one per
+/// message, all into the same run's record (as `run --continue` does).
+#[derive(Debug, Clone, Default)]
+pub enum Source {
+    /// `[snapshots] enabled = false`: no recorder takes anything.
+    #[default]
+    Off,
+    /// The workspace's store.
+    Store(Snapshots),
+    /// Snapshots cannot be taken, and why (said in the summary when a run changes files).
+    Unavailable(String),
+}
+
+impl Source {
+    /// A recorder for run `run` (an unrecorded run gets an id of its own process).
+    #[must_use]
+    pub fn recorder(&self, run: &str) -> Recorder {
+        match self {
+            Source::Off => Recorder::default(),
+            Source::Unavailable(why) => Recorder::unavailable(why.clone()),
+            Source::Store(store) => {
+                let run = if run == "unrecorded" {
+                    format!("unrecorded-{}", std::process::id())
+                } else {
+                    run.to_owned()
+                };
+                Recorder::new(store.clone(), &run)
+            }
+        }
+    }
+
+    /// The store, when there is one.
+    #[must_use]
+    pub fn store(&self) -> Option<&Snapshots> {
+        match self {
+            Source::Store(store) => Some(store),
+            Source::Off | Source::Unavailable(_) => None,
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 //! from a model or a command passes [`sanitize`] on its way to a terminal.
 
 mod backend;
+pub mod changes;
 pub mod composer;
 pub mod input;
 pub mod markdown;

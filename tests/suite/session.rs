@@ -8,8 +8,10 @@ use std::time::Duration;
 use predicates::prelude::*;
 use serde_json::Value;
 
-use super::fake_model::{FakeModel, Reply, openai, turn_text, turn_tool_call};
-use super::harness::{Sandbox, events};
+use serde_json::json;
+
+use super::fake_model::{FakeModel, Reply, Turn, openai, turn_text, turn_tool_call};
+use super::harness::{Sandbox, events, group_alive, kill_group, wait_for};
 use super::tty::{Tmux, agent_bin, shell_quote};
 
 /// Bare `agent ARGS` in tmux, talking to `server` (settings name it).
@@ -389,4 +391,326 @@ fn run_interactive_without_a_terminal_is_a_usage_error() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("needs a terminal"));
+}
+
+/// A turn calling the file tool `tool` with `arguments`.
+fn file_call(id: &str, tool: &str, arguments: &Value) -> Turn {
+    Turn::default().with_call(id, tool, &arguments.to_string())
+}
+
+/// Waits until `needle` is in the whole scrollback `count` times.
+fn wait_count(tmux: &Tmux, needle: &str, count: usize) {
+    wait_for(super::tty::PATIENCE, needle, || {
+        tmux.tmux_output(&["capture-pane", "-p", "-J", "-S", "-"])
+            .matches(needle)
+            .count()
+            >= count
+    });
+}
+
+fn read(sandbox: &Sandbox, path: &str) -> Option<String> {
+    std::fs::read_to_string(sandbox.work().join(path)).ok()
+}
+
+#[test]
+fn undo_puts_back_what_the_last_message_changed_and_diff_shows_it() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.work().join("notes.txt"), "one\ntwo\n").unwrap();
+    std::fs::write(sandbox.work().join("keep.txt"), "keep\n").unwrap();
+    let server = FakeModel::openai_turns([
+        file_call(
+            "e1",
+            "edit_file",
+            &json!({"path": "notes.txt", "old_string": "two", "new_string": "TWO \u{1b}[2J"}),
+        ),
+        file_call(
+            "w1",
+            "write_file",
+            &json!({"path": "made.txt", "content": "made\n"}),
+        ),
+        turn_text("changed the notes"),
+        turn_text("nothing to change"),
+    ]);
+    let tmux = session(&sandbox, &server, "", "run -i --mode allow-all");
+    tmux.wait_for(READY);
+    tmux.keys(&["/diff", "Enter"]);
+    tmux.wait_for("no message of this session has changed files yet");
+    tmux.keys(&["change the notes", "Enter"]);
+    tmux.wait_for("changed the notes");
+    tmux.wait_for("changed 2 files (+2 −1) · /diff shows it · /undo reverts it");
+    assert_eq!(
+        read(&sandbox, "notes.txt").as_deref(),
+        Some("one\nTWO \u{1b}[2J\n")
+    );
+    // A message that changes nothing leaves `/diff` and `/undo` on the one that did.
+    tmux.keys(&["anything else", "Enter"]);
+    tmux.wait_for("nothing to change");
+
+    tmux.keys(&["/di", "Tab", "Enter"]);
+    let screen = tmux.wait_for("what the message «change the notes» changed (2 files, +2 −1)");
+    assert!(screen.contains("+TWO \\u{1b}[2J"), "escaped:\n{screen}");
+    assert!(screen.contains("-two"), "{screen}");
+    assert!(screen.contains("+++ b/made.txt"), "{screen}");
+
+    tmux.keys(&["/undo", "Enter"]);
+    let screen = tmux.wait_for("undid the message «change the notes»: 2 files put back");
+    assert!(screen.contains("restored notes.txt"), "{screen}");
+    assert!(screen.contains("removed made.txt"), "{screen}");
+    assert_eq!(read(&sandbox, "notes.txt").as_deref(), Some("one\ntwo\n"));
+    assert_eq!(read(&sandbox, "made.txt"), None);
+    assert_eq!(read(&sandbox, "keep.txt").as_deref(), Some("keep\n"));
+
+    // `/undo` again puts the changes back.
+    tmux.keys(&["/undo", "Enter"]);
+    tmux.wait_for("undid the /undo: 2 files put back");
+    assert_eq!(
+        read(&sandbox, "notes.txt").as_deref(),
+        Some("one\nTWO \u{1b}[2J\n")
+    );
+    assert_eq!(read(&sandbox, "made.txt").as_deref(), Some("made\n"));
+
+    // A file changed since is named and left alone, unless forced.
+    std::fs::write(sandbox.work().join("made.txt"), "mine now\n").unwrap();
+    tmux.keys(&["/undo", "Enter"]);
+    tmux.wait_for(
+        "`made.txt` changed since the /undo: nothing was undone (/undo --force overwrites it)",
+    );
+    assert_eq!(read(&sandbox, "made.txt").as_deref(), Some("mine now\n"));
+    assert_eq!(
+        read(&sandbox, "notes.txt").as_deref(),
+        Some("one\nTWO \u{1b}[2J\n")
+    );
+    tmux.keys(&["/undo --force", "Enter"]);
+    wait_count(&tmux, "undid the /undo: 2 files put back", 2);
+    assert_eq!(read(&sandbox, "made.txt"), None, "overwritten by the undo");
+    assert_eq!(read(&sandbox, "notes.txt").as_deref(), Some("one\ntwo\n"));
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("EXIT=0");
+
+    // The session's run is in the same history `agent diff` and `agent undo` read.
+    let events = transcript_events(&sandbox);
+    let id = events[0]["id"].as_str().unwrap().to_owned();
+    let done = events.iter().find(|e| e["type"] == "done").expect("a done");
+    assert_eq!(done["changes"]["files"], 2, "{done}");
+    assert_eq!(done["changes"]["added"], 2, "{done}");
+    sandbox
+        .agent()
+        .args(["diff", "--stat", &id])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("modified notes.txt"))
+        .stdout(predicate::str::contains("created  made.txt"));
+    sandbox
+        .agent()
+        .arg("history")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("2 (+2 −1)"));
+}
+
+#[test]
+fn the_prompt_in_a_session_takes_y_n_and_a_saved_rule_holds_for_the_next_message() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([
+        turn_tool_call("touch F", "create F"),
+        turn_tool_call("touch G", "create G"),
+        turn_text("made F only"),
+        turn_tool_call("touch H", "create H"),
+        turn_text("made H"),
+        turn_tool_call("touch I", "create I"),
+        turn_text("made I"),
+    ]);
+    let tmux = session(&sandbox, &server, "", "");
+    tmux.wait_for(READY);
+    tmux.keys(&["make F and G", "Enter"]);
+    tmux.wait_for("$ touch F");
+    tmux.keys(&["y"]);
+    tmux.wait_for("$ touch G");
+    tmux.keys(&["n"]);
+    tmux.wait_for("made F only");
+    tmux.wait_for(READY);
+    tmux.keys(&["make H", "Enter"]);
+    tmux.wait_for("$ touch H");
+    tmux.keys(&["a"]);
+    tmux.wait_for("press y to save the rule");
+    tmux.keys(&["y"]);
+    tmux.wait_for("made H");
+    tmux.wait_for(READY);
+    // The rule saved at the prompt holds for the rest of the session: no prompt for I.
+    tmux.keys(&["make I", "Enter"]);
+    tmux.wait_for("made I");
+    tmux.keys(&["C-d"]);
+    let screen = tmux.wait_for("EXIT=");
+    assert!(screen.contains("EXIT=0 TTY=icanon"), "{screen}");
+    for (name, made) in [("F", true), ("G", false), ("H", true), ("I", true)] {
+        assert_eq!(
+            sandbox.work().join(name).exists(),
+            made,
+            "{name}:\n{screen}"
+        );
+    }
+    let all = tmux.tmux_output(&["capture-pane", "-p", "-J", "-S", "-"]);
+    assert_eq!(
+        all.matches("agent wants to run a command").count(),
+        3,
+        "asked for F, G and H only:\n{all}"
+    );
+    let settings = std::fs::read_to_string(sandbox.config_dir().join("settings.toml")).unwrap();
+    assert!(settings.contains("allow = [\"touch\"]"), "{settings}");
+    let results = server.request(2).tool_results();
+    assert!(results[1].1.contains("denied"), "{results:?}");
+}
+
+/// What the signal tests' command does: its group id to `started`, `LATER` a second on.
+const SLOW_COMMAND: &str = "echo $$ > started; sleep 1; touch LATER";
+
+fn signal_case(name: &str, expected: i32) {
+    let sandbox = Sandbox::new();
+    let server =
+        FakeModel::openai_turns([turn_tool_call(SLOW_COMMAND, "wait"), turn_text("never")]);
+    sandbox.settings(&format!(
+        "[model]\nprovider = \"openai\"\nbase_url = \"{}\"\n",
+        server.openai_url()
+    ));
+    let pid_file = sandbox.root.path().join("agent.pid");
+    // The agent's pid through an `exec`, and the terminal's echo after it exits.
+    let script = format!(
+        "sh -c 'echo $$ > {}; exec \"$0\" \"$@\"' {} run -i --mode allow-all 'wait a second'; \
+         code=$?; stty -a | tr ' ' '\\n' | grep -x -- '-\\?echo' | sed 's/^/ECHO=/'; (exit $code)",
+        shell_quote(&pid_file.display().to_string()),
+        shell_quote(&agent_bin()),
+    );
+    let tmux = Tmux::start(
+        &sandbox,
+        &[("OPENAI_API_KEY", "sk-session-test-0000")],
+        &script,
+    );
+    let mut pgid = 0;
+    wait_for(Duration::from_secs(30), "the command to start", || {
+        pgid = std::fs::read_to_string(sandbox.work().join("started"))
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
+            .unwrap_or(0);
+        pgid != 0
+    });
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let status = std::process::Command::new("kill")
+        .args(["-s", name, pid.trim()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let screen = tmux.wait_for("EXIT=");
+    let alive = group_alive(pgid);
+    std::thread::sleep(Duration::from_millis(1500));
+    let later = sandbox.work().join("LATER").exists();
+    kill_group(pgid);
+    assert!(
+        screen.contains(&format!("EXIT={expected} TTY=icanon")),
+        "SIG{name}:\n{screen}"
+    );
+    assert!(
+        screen.contains("ECHO=echo"),
+        "SIG{name}: echo is off:\n{screen}"
+    );
+    assert!(
+        !alive,
+        "SIG{name}: the command's group survived the session"
+    );
+    assert!(
+        !later,
+        "SIG{name}: the command ran on after the session ended"
+    );
+    let events = transcript_events(&sandbox);
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "done", "{events:?}");
+    assert_eq!(last["outcome"], "interrupted", "{last}");
+    assert!(
+        last["note"].as_str().unwrap_or_default().contains(name),
+        "{last}"
+    );
+    assert_eq!(server.requests().len(), 1, "no request after the signal");
+}
+
+#[test]
+fn sigterm_ends_a_session_like_a_run() {
+    signal_case("TERM", 143);
+}
+
+#[test]
+fn sighup_ends_a_session_like_a_run() {
+    signal_case("HUP", 129);
+}
+
+#[test]
+fn a_resize_while_typing_keeps_the_typed_text() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([turn_text("got it")]);
+    let tmux = session(&sandbox, &server, "", "");
+    tmux.wait_for(READY);
+    tmux.keys(&["half of a message typed before"]);
+    tmux.wait_for("half of a message typed before");
+    for (x, y) in [("50", "15"), ("100", "30")] {
+        let status = std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(&tmux.socket)
+            .args(["resize-window", "-x", x, "-y", y])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    tmux.keys(&[" and the rest after", "Enter"]);
+    tmux.wait_for("got it");
+    assert_eq!(
+        server.request(0).last_user_text().as_deref(),
+        Some("half of a message typed before and the rest after")
+    );
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("EXIT=0");
+}
+
+#[test]
+fn a_one_megabyte_paste_is_taken_up_to_the_limit_and_the_rest_is_said() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([turn_text("read the paste")]);
+    let tmux = session(&sandbox, &server, "", "");
+    tmux.wait_for(READY);
+    // 16,384 lines of 64 bytes: 1 MiB.
+    let line = format!("{:-<63}\n", "pasted line");
+    let text = line.repeat(16_384);
+    assert_eq!(text.len(), 1 << 20);
+    let file = sandbox.root.path().join("paste.txt");
+    std::fs::write(&file, &text).unwrap();
+    let loaded = std::process::Command::new("tmux")
+        .arg("-S")
+        .arg(&tmux.socket)
+        .arg("load-buffer")
+        .arg(&file)
+        .status()
+        .unwrap();
+    assert!(loaded.success());
+    // -p: as a bracketed paste, the way a terminal sends one.
+    let pasted = std::process::Command::new("tmux")
+        .arg("-S")
+        .arg(&tmux.socket)
+        .args(["paste-buffer", "-p", "-d"])
+        .status()
+        .unwrap();
+    assert!(pasted.success());
+    let left = (1 << 20) - 256 * 1024;
+    tmux.wait_for(&format!(
+        "the paste was cut at the message limit (256 KiB): {left} bytes left out"
+    ));
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("read the paste");
+    let sent = server.request(0).last_user_text().unwrap_or_default();
+    assert_eq!(
+        sent.len(),
+        256 * 1024,
+        "the message is the paste up to the limit"
+    );
+    assert!(text.starts_with(&sent), "sent whole, in order");
+    assert_eq!(server.requests().len(), 1, "one message, not a line each");
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("EXIT=0");
 }
