@@ -653,6 +653,8 @@ pub fn helper_program_main(args: impl IntoIterator<Item = OsString>) -> std::pro
     let first = args.next();
     if first.as_deref() != Some(std::ffi::OsStr::new(HELPER_VERSION_ARG)) {
         use std::io::Write as _;
+        // Debug formatting on purpose: the argument is shown quoted and escaped.
+        #[allow(clippy::unnecessary_debug_formatting)]
         let _ = writeln!(
             std::io::stderr(),
             "agent-sandbox: this is the sandbox helper of agent {} and runs only for it (it got \
