@@ -429,6 +429,41 @@ fn many_packs_are_packed_into_one_when_old_runs_are_pruned() {
     assert_eq!(blob, "17 5\n");
 }
 
+#[test]
+fn many_new_files_in_a_git_workspace_are_packed_into_the_store_not_the_project() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    git(w, &["init", "-q"]);
+    write(w, "src/main.rs", "fn main() {}\n");
+    git(w, &["add", "."]);
+    git(w, &["commit", "-qm", "init"]);
+    let dot_git = tree_of(&w.join(".git"));
+    for i in 0..150 {
+        write(w, &format!("gen/f{i}.txt"), &format!("generated {i}\n"));
+    }
+    let store = store(state.path(), w);
+    let snapshot = store.take("run-1", "turn 1", RecordKind::Run).unwrap();
+    assert!(!snapshot.partial, "{snapshot:?}");
+    assert_eq!(packs(&store), 1);
+    let blob = git(
+        &store.dir().join("repo"),
+        &[
+            "--git-dir",
+            ".",
+            "cat-file",
+            "-p",
+            &format!("{}:gen/f7.txt", snapshot.tree),
+        ],
+    );
+    assert_eq!(blob, "generated 7\n");
+    assert_eq!(
+        tree_of(&w.join(".git")),
+        dot_git,
+        "the project's .git is never written"
+    );
+}
+
 /// The benchmark's case in a debug build, for a quick look (`cargo test --lib -- --ignored
 /// resnapshot_timing --nocapture`); `cargo bench -- snapshot` is the measurement.
 #[test]
