@@ -4,16 +4,18 @@
 //! This file knows how to run git; what to ask it is the caller's.
 
 use std::ffi::OsStr;
-use std::io::Write as _;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::SnapshotError;
 
-/// How often a running git is checked against its deadline. Short against the 2 s budget,
-/// long enough not to spin.
+/// How often a running git is checked against its deadline, at most: the checks start at
+/// [`FIRST_POLL`] and double, so a call of a few milliseconds is not kept waiting for the
+/// next check (a snapshot makes four of them), and a long one does not spin.
 const POLL_INTERVAL: Duration = Duration::from_millis(2);
+const FIRST_POLL: Duration = Duration::from_micros(50);
 
 /// The null device, for `GIT_CONFIG_GLOBAL` and `core.hooksPath` (Git for Windows reads
 /// `/dev/null` too, but `NUL` is its own name).
@@ -84,6 +86,18 @@ impl Git {
         run_command(self.command(args), args, input, deadline)
     }
 
+    /// Runs git with `args` while `feed` writes its stdin (from a thread of its own: git
+    /// may answer before it has read everything), until it exits or `deadline` passes.
+    pub fn run_feeding(
+        &self,
+        args: &[&str],
+        feed: impl FnOnce(&mut dyn Write) + Send + 'static,
+        deadline: Instant,
+    ) -> Result<Output, SnapshotError> {
+        let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        run_fed(self.command(&args), &args, Some(Box::new(feed)), deadline)
+    }
+
     /// Like [`Git::run`] with string arguments.
     pub fn run_str(
         &self,
@@ -134,15 +148,33 @@ pub(crate) fn available() -> bool {
     command.output().is_ok_and(|output| output.status.success())
 }
 
+/// What writes a git's stdin.
+type Feed = Box<dyn FnOnce(&mut dyn Write) + Send>;
+
 /// Runs `command` to its end or its deadline, feeding `input` and reading both pipes.
 pub(crate) fn run_command(
-    mut command: Command,
+    command: Command,
     args: &[&OsStr],
     input: Option<&[u8]>,
     deadline: Instant,
 ) -> Result<Output, SnapshotError> {
+    let feed = input.map(|bytes| {
+        let bytes = bytes.to_vec();
+        Box::new(move |stdin: &mut dyn Write| {
+            let _ = stdin.write_all(&bytes);
+        }) as Feed
+    });
+    run_fed(command, args, feed, deadline)
+}
+
+fn run_fed(
+    mut command: Command,
+    args: &[&OsStr],
+    feed: Option<Feed>,
+    deadline: Instant,
+) -> Result<Output, SnapshotError> {
     let what = describe(args);
-    if input.is_some() {
+    if feed.is_some() {
         command.stdin(Stdio::piped());
     }
     let mut child = command.spawn().map_err(|error| {
@@ -155,12 +187,13 @@ pub(crate) fn run_command(
             }
         }
     })?;
-    let writer = input.map(|bytes| {
-        let bytes = bytes.to_vec();
+    let writer = feed.map(|feed| {
         let stdin = child.stdin.take();
         std::thread::spawn(move || {
-            if let Some(mut stdin) = stdin {
-                let _ = stdin.write_all(&bytes);
+            if let Some(stdin) = stdin {
+                let mut stdin = std::io::BufWriter::with_capacity(64 * 1024, stdin);
+                feed(&mut stdin);
+                let _ = stdin.flush();
             }
         })
     });
@@ -191,10 +224,14 @@ pub(crate) fn run_command(
 
 /// Waits for `child` until `deadline`; past it the child is killed and `None` returned.
 fn wait(child: &mut Child, deadline: Instant) -> Option<std::process::ExitStatus> {
+    let mut pause = FIRST_POLL;
     loop {
         match child.try_wait() {
             Ok(Some(status)) => return Some(status),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(POLL_INTERVAL),
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(POLL_INTERVAL);
+            }
             Ok(None) | Err(_) => {
                 let _ = child.kill();
                 let _ = child.wait();

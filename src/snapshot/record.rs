@@ -208,8 +208,9 @@ impl Snapshots {
     /// When the store cannot be read; git's failures to prune are ignored.
     pub fn prune(&self, keep: Duration) -> Result<usize, SnapshotError> {
         let cutoff = now_ms().saturating_sub(u64::try_from(keep.as_millis()).unwrap_or(u64::MAX));
-        let old: Vec<Record> = self
-            .records()?
+        let records = self.records()?;
+        let all = records.len();
+        let old: Vec<Record> = records
             .into_iter()
             .filter(|record| record.last_time_ms() < cutoff)
             .collect();
@@ -238,6 +239,19 @@ impl Snapshots {
                 let _ = git.run_str(&["update-ref", "--stdin"], Some(input.as_bytes()), deadline);
             }
         }
+        if old.len() == all {
+            // Its objects may be pruned now: the next run's index starts from nothing.
+            let _ = std::fs::remove_file(self.dir.join("index"));
+        }
+        if packs(&self.repo()) > MAX_PACKS {
+            // Packed objects are never pruned: into one pack with what refs still reach,
+            // the rest loose with their pack's age, for the prune below.
+            let _ = git.run_str(
+                &["repack", "-A", "-d", "-l", "-q"],
+                None,
+                Instant::now() + 4 * self.limits.time_budget,
+            );
+        }
         // Only loose objects older than the cutoff: another run's snapshot being written
         // right now has objects no ref points at yet.
         let days = keep.as_secs() / 86_400;
@@ -249,6 +263,20 @@ impl Snapshots {
         );
         Ok(old.len())
     }
+}
+
+/// More packs than this in the snapshot repository are packed into one when old records
+/// are pruned (each snapshot that hashes many files at once writes a pack).
+const MAX_PACKS: usize = 16;
+
+/// How many packs `repo` has.
+fn packs(repo: &Path) -> usize {
+    std::fs::read_dir(repo.join("objects/pack")).map_or(0, |entries| {
+        entries
+            .flatten()
+            .filter(|entry| entry.path().extension().is_some_and(|e| e == "pack"))
+            .count()
+    })
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename.

@@ -6,6 +6,7 @@
 //! once in one workspace never share a lock and each snapshot is consistent.
 
 use std::ffi::OsStr;
+use std::io::{Read as _, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -13,9 +14,16 @@ use super::git::{self, Git};
 use super::record::{Record, RecordKind, Snapshot, StoredPath, now_ms, safe_id};
 use super::{MAX_UNTRACKED_DIR_FILES, SnapshotError, Snapshots};
 
-/// Paths hashed per `git update-index` call: the time budget is checked between calls, and a
-/// call stopped by the budget loses its batch (not its objects: they are found next time).
+/// Paths hashed by the first `git update-index` call: the time budget is checked between
+/// calls, and a call stopped by the budget loses its batch (not its objects: they are found
+/// next time). A batch that took less than a tenth of the time left doubles the next one,
+/// up to [`MAX_BATCH_PATHS`]: every call writes the whole index again.
 const BATCH_PATHS: usize = 500;
+const MAX_BATCH_PATHS: usize = 8000;
+
+/// From this many files to hash on, their contents go into one pack first
+/// ([`Snapshots::pack_contents`]); below it, loose objects cost less than a pack each.
+const PACK_MIN_PATHS: usize = 100;
 
 /// Writing the tree and the ref after the budget ran out may take this long: a partial
 /// snapshot is still a snapshot.
@@ -33,6 +41,17 @@ struct Listing {
     untracked: Vec<Vec<u8>>,
     skipped: Vec<Vec<u8>>,
     unreadable: Vec<Vec<u8>>,
+}
+
+impl Listing {
+    /// What goes into the index: removals, then changed and new files.
+    fn changed(&self) -> Vec<&Vec<u8>> {
+        self.removed
+            .iter()
+            .chain(&self.modified)
+            .chain(&self.untracked)
+            .collect()
+    }
 }
 
 /// The project repository the workspace belongs to, when it is one.
@@ -71,7 +90,16 @@ impl Snapshots {
         let index = self.run_index(run, deadline)?;
         let git = self.git(Some(&index));
         let listing = self.list(&git, deadline)?;
-        let (covered_all, uncovered) = hash(&git, &index, &listing, deadline)?;
+        let changed = listing.changed();
+        let (covered_all, uncovered) = if changed.is_empty() {
+            // Nothing to hash: the index is the last snapshot's, its tree is cached.
+            (true, Vec::new())
+        } else {
+            if changed.len() >= PACK_MIN_PATHS {
+                self.pack_contents(&git, &changed, deadline);
+            }
+            hash(&git, &index, &changed, deadline)?
+        };
         let finish = deadline.max(Instant::now() + FINISH_GRACE);
         let tree = git.run_str(&["write-tree"], None, finish)?;
         let tree = String::from_utf8_lossy(&tree.stdout).trim().to_owned();
@@ -83,11 +111,11 @@ impl Snapshots {
             snapshots: Vec::new(),
         });
         let time_ms = now_ms().max(record.last_time_ms() + 1);
-        let name = format!("refs/agent/{}/{time_ms}", safe_id(run));
-        git.run_str(&["update-ref", &name, &tree], None, finish)?;
-        let master = self.dir.join("index");
-        if let Ok(bytes) = std::fs::read(&index) {
-            let _ = super::record::write_atomically(&master, &bytes);
+        // The same tree as the run's last snapshot is kept by that snapshot's ref already.
+        if record.snapshots.last().is_none_or(|last| last.tree != tree) {
+            let name = format!("refs/agent/{}/{time_ms}", safe_id(run));
+            git.run_str(&["update-ref", &name, &tree], None, finish)?;
+            self.publish_index(&index);
         }
         let mut uncovered: Vec<StoredPath> = uncovered.iter().map(|p| StoredPath::new(p)).collect();
         uncovered.extend(listing.unreadable.iter().map(|p| StoredPath::new(p)));
@@ -102,6 +130,61 @@ impl Snapshots {
         record.snapshots.push(snapshot.clone());
         self.save(&record)?;
         Ok(snapshot)
+    }
+
+    /// Makes the run's index the store's latest, the seed of the next run's. Git never
+    /// writes an index in place (it writes a lock file and renames it), so a hard link is a
+    /// copy that costs nothing; where links are not allowed, it is copied.
+    fn publish_index(&self, index: &Path) {
+        let master = self.dir.join("index");
+        let temp = master.with_extension(format!("tmp-{}", std::process::id()));
+        let _ = std::fs::remove_file(&temp);
+        if std::fs::hard_link(index, &temp).is_ok() && std::fs::rename(&temp, &master).is_ok() {
+            return;
+        }
+        let _ = std::fs::remove_file(&temp);
+        if let Ok(bytes) = std::fs::read(index) {
+            let _ = super::record::write_atomically(&master, &bytes);
+        }
+    }
+
+    /// Writes the contents of many files into one pack with `git fast-import` before they
+    /// are hashed into the index, where `update-index` then finds each of them: written
+    /// one by one, every file would be a loose object of its own (a dozen system calls and
+    /// a directory entry each; ten seconds for the first snapshot of a plain directory of
+    /// 10,000 files on a busy machine, against half a second this way). Only regular files
+    /// within `max_file_mb` are read; what this misses or gets wrong (a file changed in
+    /// between) costs nothing but time: `update-index` writes whatever it does not find.
+    fn pack_contents(&self, git: &Git, paths: &[&Vec<u8>], deadline: Instant) {
+        let files: Vec<PathBuf> = paths
+            .iter()
+            .map(|path| self.workspace.join(git::path_of(path)))
+            .collect();
+        let max = self.limits.max_file_bytes;
+        let feed = move |stdin: &mut dyn Write| {
+            for file in files {
+                if Instant::now() >= deadline {
+                    break;
+                }
+                let Some(bytes) = regular_contents(&file, max) else {
+                    continue;
+                };
+                let head = format!("blob\ndata {}\n", bytes.len());
+                let written = stdin
+                    .write_all(head.as_bytes())
+                    .and_then(|()| stdin.write_all(&bytes))
+                    .and_then(|()| stdin.write_all(b"\n"));
+                if written.is_err() {
+                    break;
+                }
+            }
+        };
+        // No deltas: their cost grows with the files, and the snapshot's budget does not.
+        let _ = git.run_feeding(
+            &["fast-import", "--quiet", "--depth=0"],
+            feed,
+            deadline + FINISH_GRACE,
+        );
     }
 
     /// Creates the snapshot repository on first use (in a temporary directory, renamed into
@@ -303,49 +386,70 @@ fn skip_large_directories(
         None,
         deadline,
     )?;
+    // Sorted, the paths under a directory are one run that starts where the directory
+    // would be: counting them is a search, not a scan of every path for every directory.
+    listing.untracked.sort_unstable();
+    let mut left_out = Vec::new();
     for dir in git::records(&output.stdout).filter(|r| r.ends_with(b"/")) {
         if listing.skipped.iter().any(|s| s == dir) {
             continue; // a nested repository, already left out
         }
-        let inside = listing
+        let start = listing
             .untracked
+            .partition_point(|path| path.as_slice() < dir);
+        let inside = listing.untracked[start..]
             .iter()
-            .filter(|path| path.starts_with(dir))
+            .take_while(|path| path.starts_with(dir))
             .count();
         if inside > MAX_UNTRACKED_DIR_FILES {
-            listing.untracked.retain(|path| !path.starts_with(dir));
+            left_out.push(start..start + inside);
             listing.skipped.push(dir.to_vec());
         }
+    }
+    if !left_out.is_empty() {
+        left_out.sort_by_key(|range| range.start);
+        let mut ranges = left_out.into_iter().peekable();
+        let mut kept = Vec::with_capacity(listing.untracked.len());
+        for (at, path) in std::mem::take(&mut listing.untracked)
+            .into_iter()
+            .enumerate()
+        {
+            while ranges.peek().is_some_and(|range| range.end <= at) {
+                ranges.next();
+            }
+            if !ranges.peek().is_some_and(|range| range.contains(&at)) {
+                kept.push(path);
+            }
+        }
+        listing.untracked = kept;
     }
     Ok(())
 }
 
-/// Hashes the listed paths into the index, batch by batch while the budget lasts.
-/// Returns whether all were done, and those that were not.
+/// Hashes `paths` into the index, batch by batch while the budget lasts. Returns whether
+/// all were done, and those that were not.
 fn hash(
     git: &Git,
     index: &Path,
-    listing: &Listing,
+    paths: &[&Vec<u8>],
     deadline: Instant,
 ) -> Result<(bool, Vec<Vec<u8>>), SnapshotError> {
-    let paths: Vec<&Vec<u8>> = listing
-        .removed
-        .iter()
-        .chain(&listing.modified)
-        .chain(&listing.untracked)
-        .collect();
     let mut uncovered = Vec::new();
-    for (at, batch) in paths.chunks(BATCH_PATHS).enumerate() {
-        if Instant::now() >= deadline {
-            uncovered.extend(paths[at * BATCH_PATHS..].iter().map(|p| (*p).clone()));
+    let mut at = 0;
+    let mut size = BATCH_PATHS;
+    while at < paths.len() {
+        let started = Instant::now();
+        if started >= deadline {
+            uncovered.extend(paths[at..].iter().map(|p| (*p).clone()));
             return Ok((false, uncovered));
         }
+        let batch = &paths[at..paths.len().min(at + size)];
         match update(git, batch, deadline) {
             Ok(()) => {}
             Err(SnapshotError::TimedOut { .. }) => {
                 // The killed git leaves its lock behind: the index is ours alone.
                 let _ = std::fs::remove_file(lock_of(index));
-                uncovered.extend(paths[at * BATCH_PATHS..].iter().map(|p| (*p).clone()));
+                uncovered.extend(paths[at..].iter().map(|p| (*p).clone()));
                 return Ok((false, uncovered));
             }
             Err(SnapshotError::GitMissing) => return Err(SnapshotError::GitMissing),
@@ -359,6 +463,11 @@ fn hash(
                     }
                 }
             }
+        }
+        at += batch.len();
+        let now = Instant::now();
+        if (now - started) * 10 < deadline.saturating_duration_since(now) {
+            size = (size * 2).min(MAX_BATCH_PATHS);
         }
     }
     let complete = uncovered.is_empty();
@@ -391,6 +500,23 @@ fn update(git: &Git, paths: &[&Vec<u8>], deadline: Instant) -> Result<(), Snapsh
         deadline,
     )
     .map(|_| ())
+}
+
+/// The bytes of `file` when it is a regular file of at most `max_bytes` (never follows a
+/// link, never blocks on a pipe).
+fn regular_contents(file: &Path, max_bytes: u64) -> Option<Vec<u8>> {
+    let meta = std::fs::symlink_metadata(file).ok()?;
+    if !meta.file_type().is_file() || meta.len() > max_bytes {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).ok()?);
+    // A file that grew in between is read to the bound only: what is read is what is packed.
+    std::fs::File::open(file)
+        .ok()?
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .ok()?;
+    (bytes.len() as u64 <= max_bytes).then_some(bytes)
 }
 
 enum Check {

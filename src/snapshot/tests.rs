@@ -259,6 +259,211 @@ fn a_git_workspace_keeps_its_dot_git_untouched_and_its_ignored_files() {
     assert_eq!(git(w, &["status", "--porcelain"]), status);
 }
 
+fn packs(store: &Snapshots) -> usize {
+    std::fs::read_dir(store.dir().join("repo/objects/pack")).map_or(0, |entries| {
+        entries
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "pack"))
+            .count()
+    })
+}
+
+fn loose_blobs(store: &Snapshots) -> usize {
+    let out = git(
+        &store.dir().join("repo"),
+        &["--git-dir", ".", "count-objects", "-v"],
+    );
+    out.lines()
+        .find_map(|l| l.strip_prefix("count: "))
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+fn refs(store: &Snapshots) -> usize {
+    git(
+        &store.dir().join("repo"),
+        &["--git-dir", ".", "for-each-ref"],
+    )
+    .lines()
+    .count()
+}
+
+#[test]
+fn many_new_files_go_into_one_pack_and_an_unchanged_workspace_adds_no_ref() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    for i in 0..300 {
+        write(w, &format!("d{}/f{i}.txt", i / 100), &format!("line {i}\n"));
+    }
+    let store = store(state.path(), w);
+    let first = store.take("run-1", "turn 1", RecordKind::Run).unwrap();
+    assert!(!first.partial && first.left_out() == 0, "{first:?}");
+    assert_eq!(packs(&store), 1, "the files are packed");
+    // Only the four trees are loose, not 300 blobs.
+    assert_eq!(loose_blobs(&store), 4);
+    assert_eq!(refs(&store), 1);
+
+    let same = store.take("run-1", "turn 2", RecordKind::Run).unwrap();
+    assert_eq!(same.tree, first.tree);
+    assert_eq!(
+        refs(&store),
+        1,
+        "the unchanged tree is kept by the first ref"
+    );
+
+    write(w, "d1/f150.txt", "changed\n");
+    let changed = store.take("run-1", "end", RecordKind::Run).unwrap();
+    assert_ne!(changed.tree, first.tree);
+    assert_eq!(refs(&store), 2);
+    assert_eq!(packs(&store), 1, "a few files are loose objects");
+    let record = store.record(None).unwrap();
+    assert_eq!(record.snapshots.len(), 3);
+    let (_, report) = undo(&store, None, false);
+    assert_eq!(report.done.len(), 1);
+    assert_eq!(read(w, "d1/f150.txt").as_deref(), Some("line 150\n"));
+}
+
+#[test]
+fn directories_are_counted_by_their_own_paths_only() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    // `vendor-x/` and `vendor.txt` sort next to `vendor/` but are not in it.
+    for i in 0..=MAX_UNTRACKED_DIR_FILES {
+        write(w, &format!("vendor/f{i}.js"), "x");
+    }
+    for i in 0..MAX_UNTRACKED_DIR_FILES {
+        write(w, &format!("vendor-x/f{i}.js"), "y");
+        write(w, &format!("vendor0/f{i}.js"), "z");
+    }
+    write(w, "vendor.txt", "t");
+    let store = store(state.path(), w);
+    let snapshot = store.take("run-1", "turn 1", RecordKind::Run).unwrap();
+    assert_eq!(snapshot.skipped, vec![record::StoredPath::new(b"vendor/")]);
+    let files = git(
+        &store.dir().join("repo"),
+        &[
+            "--git-dir",
+            ".",
+            "ls-tree",
+            "-r",
+            "--name-only",
+            &snapshot.tree,
+        ],
+    );
+    assert_eq!(
+        files.lines().count(),
+        2 * MAX_UNTRACKED_DIR_FILES + 1,
+        "{files}"
+    );
+    assert!(files.contains("vendor-x/f0.js") && files.contains("vendor.txt"));
+    assert!(!files.contains("vendor/"));
+}
+
+#[test]
+fn pruning_everything_leaves_a_store_that_snapshots_again() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    write(w, "a.txt", "a\n");
+    let store = store(state.path(), w);
+    store.take("run-1", "turn 1", RecordKind::Run).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    assert_eq!(store.prune(std::time::Duration::ZERO).unwrap(), 1);
+    // The objects went with the record; a seed index naming them would break the next run.
+    assert!(!store.dir().join("index").exists());
+    write(w, "b.txt", "b\n");
+    let snapshot = store.take("run-2", "turn 1", RecordKind::Run).unwrap();
+    let files = git(
+        &store.dir().join("repo"),
+        &[
+            "--git-dir",
+            ".",
+            "ls-tree",
+            "-r",
+            "--name-only",
+            &snapshot.tree,
+        ],
+    );
+    assert_eq!(files, "a.txt\nb.txt\n");
+}
+
+#[test]
+fn many_packs_are_packed_into_one_when_old_runs_are_pruned() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    let store = store(state.path(), w);
+    for round in 0..=17 {
+        for i in 0..120 {
+            write(w, &format!("r{round}/f{i}.txt"), &format!("{round} {i}\n"));
+        }
+        store
+            .take(&format!("old-{round}"), "turn 1", RecordKind::Run)
+            .unwrap();
+    }
+    assert_eq!(packs(&store), 18);
+    let keep = std::time::Duration::from_secs(1);
+    std::thread::sleep(keep + std::time::Duration::from_millis(100));
+    write(w, "r0/f0.txt", "kept\n");
+    let recent = store.take("recent", "turn 1", RecordKind::Run).unwrap();
+    assert_eq!(store.prune(keep).unwrap(), 18);
+    assert!(packs(&store) <= 1, "{}", packs(&store));
+    // What the recent run's snapshot refers to is all still there.
+    git(
+        &store.dir().join("repo"),
+        &["--git-dir", ".", "ls-tree", "-r", &recent.tree],
+    );
+    let blob = git(
+        &store.dir().join("repo"),
+        &[
+            "--git-dir",
+            ".",
+            "cat-file",
+            "-p",
+            &format!("{}:r17/f5.txt", recent.tree),
+        ],
+    );
+    assert_eq!(blob, "17 5\n");
+}
+
+#[test]
+fn many_new_files_in_a_git_workspace_are_packed_into_the_store_not_the_project() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    git(w, &["init", "-q"]);
+    write(w, "src/main.rs", "fn main() {}\n");
+    git(w, &["add", "."]);
+    git(w, &["commit", "-qm", "init"]);
+    let dot_git = tree_of(&w.join(".git"));
+    for i in 0..150 {
+        write(w, &format!("gen/f{i}.txt"), &format!("generated {i}\n"));
+    }
+    let store = store(state.path(), w);
+    let snapshot = store.take("run-1", "turn 1", RecordKind::Run).unwrap();
+    assert!(!snapshot.partial, "{snapshot:?}");
+    assert_eq!(packs(&store), 1);
+    let blob = git(
+        &store.dir().join("repo"),
+        &[
+            "--git-dir",
+            ".",
+            "cat-file",
+            "-p",
+            &format!("{}:gen/f7.txt", snapshot.tree),
+        ],
+    );
+    assert_eq!(blob, "generated 7\n");
+    assert_eq!(
+        tree_of(&w.join(".git")),
+        dot_git,
+        "the project's .git is never written"
+    );
+}
+
 /// The benchmark's case in a debug build, for a quick look (`cargo test --lib -- --ignored
 /// resnapshot_timing --nocapture`); `cargo bench -- snapshot` is the measurement.
 #[test]

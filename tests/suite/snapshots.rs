@@ -250,3 +250,53 @@ fn read_only_runs_take_no_snapshot_and_snapshots_can_be_turned_off() {
         .unwrap();
     assert!(done.get("changes").is_none(), "{done}");
 }
+
+/// A plain directory of 600 files: the first snapshot writes them into one pack (not 600
+/// loose objects), is whole, and undo puts back a packed file's bytes.
+#[test]
+fn in_a_plain_directory_of_many_files_the_first_snapshot_is_whole_and_undo_restores() {
+    let sandbox = Sandbox::new();
+    let w = sandbox.work();
+    for i in 0..600 {
+        write(
+            &w,
+            &format!("d{}/f{i}.txt", i / 100),
+            &format!("line {i}\n"),
+        );
+    }
+    let server = FakeModel::openai_turns([
+        turn_tool_call("printf changed > d3/f345.txt", "edit")
+            .with_shell("unlink d5/f599.txt", "delete"),
+        turn_text("done"),
+    ]);
+    let output = sandbox
+        .openai_run(&server)
+        .args(["--mode", "allow-all", "--json", "change things"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let done = events(&output.stdout)
+        .into_iter()
+        .find(|e| e["type"] == "done")
+        .unwrap();
+    assert_eq!(
+        done["changes"],
+        serde_json::json!({"files": 2, "added": 1, "removed": 2, "undo": true}),
+        "whole snapshots, no note: {done}"
+    );
+    let store = std::fs::read_dir(sandbox.state_dir().join("agent/snapshots"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let packs = std::fs::read_dir(store.join("repo/objects/pack"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "pack"))
+        .count();
+    assert_eq!(packs, 1, "the first snapshot's files are in one pack");
+    sandbox.agent().arg("undo").assert().success();
+    assert_eq!(read(&w, "d3/f345.txt").as_deref(), Some("line 345\n"));
+    assert_eq!(read(&w, "d5/f599.txt").as_deref(), Some("line 599\n"));
+}
