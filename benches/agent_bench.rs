@@ -462,7 +462,9 @@ fn exec_overhead() {
 }
 
 /// `agent exec true` with the default sandbox (workspace-write, network off) against
-/// `--sandbox off`: the cost of the re-executed helper, Landlock and seccomp.
+/// `--sandbox off`, in three workspaces: an empty directory, a small git repository (200
+/// directories) and this package with its `target/` (the git surfaces and the workspace's
+/// tree cost a `stat` per directory before and after each command).
 fn sandbox_overhead() {
     let shown = Command::new(AGENT)
         .args(["config", "show", "--json"])
@@ -470,19 +472,74 @@ fn sandbox_overhead() {
         .expect("config show");
     let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap_or_default();
     let active = &shown["sandbox.active"];
-    let off = median_wall(&[AGENT, "exec", "--sandbox", "off", "true"], 300);
-    let on = median_wall(
-        &[AGENT, "exec", "--sandbox", "workspace-write", "true"],
-        300,
-    );
     println!(
-        "sandbox: agent exec true {:.2} ms sandboxed vs {:.2} ms with --sandbox off (+{:.2} ms; active here: {}, {})",
-        ms(on),
-        ms(off),
-        ms(on) - ms(off),
+        "sandbox active here: {}, {}",
         active["value"],
-        active["source"].as_str().unwrap_or("?"),
+        active["source"].as_str().unwrap_or("?")
     );
+    let root = std::env::temp_dir().join(format!("agent-bench-sandbox-{}", std::process::id()));
+    let empty = root.join("empty");
+    let small = root.join("small");
+    std::fs::create_dir_all(&empty).expect("mkdir");
+    for i in 0..200 {
+        std::fs::create_dir_all(small.join(format!("d{}/e{i}", i % 20))).expect("mkdir");
+    }
+    let _ = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&small)
+        .status();
+    let here = std::env::current_dir().expect("cwd");
+    let dirs_here = walkdir_count(&here);
+    let state = root.join("state");
+    let in_dir = |dir: &std::path::Path, sandbox: &str| {
+        let mut times: Vec<Duration> = (0..200)
+            .map(|_| {
+                let start = Instant::now();
+                let status = Command::new(AGENT)
+                    .args(["exec", "--sandbox", sandbox, "true"])
+                    .current_dir(dir)
+                    .env("XDG_STATE_HOME", &state)
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status()
+                    .expect("spawn");
+                assert!(status.success(), "agent exec failed in {}", dir.display());
+                start.elapsed()
+            })
+            .collect();
+        times.sort();
+        times[times.len() / 2]
+    };
+    let cases = [
+        ("an empty directory".to_owned(), empty.clone()),
+        (
+            "a git repository of 200 directories".to_owned(),
+            small.clone(),
+        ),
+        (format!("this package, {dirs_here} directories"), here),
+    ];
+    for (what, dir) in &cases {
+        let off = in_dir(dir, "off");
+        let on = in_dir(dir, "workspace-write");
+        println!(
+            "sandbox: agent exec true in {what}: {:.2} ms sandboxed vs {:.2} ms with --sandbox off (+{:.2} ms)",
+            ms(on),
+            ms(off),
+            ms(on) - ms(off),
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// The directories below `dir`, `dir` included (not following links).
+fn walkdir_count(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        1 + entries
+            .flatten()
+            .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
+            .map(|entry| walkdir_count(&entry.path()))
+            .sum::<usize>()
+    })
 }
 
 fn throughput() {

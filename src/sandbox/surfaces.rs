@@ -242,6 +242,12 @@ impl Guard {
                 undone.push(what);
             }
         }
+        // Before the look below, so that the tree (kept between processes) never records
+        // them: each command would otherwise change it twice.
+        for dir in self.created.iter().rev() {
+            // Only an empty directory goes: `remove_dir` refuses anything else.
+            let _ = std::fs::remove_dir(dir);
+        }
         let now = git_entries(&self.workspace, self.cache.as_deref());
         // A repository moved (a directory holding it renamed) is the same one, not a new one.
         let known: Vec<&Snapshot> = self.git_entries.values().collect();
@@ -257,10 +263,6 @@ impl Guard {
                 }
                 _ => undone.push(self.block(&path)),
             }
-        }
-        for dir in self.created.iter().rev() {
-            // Only an empty directory goes: `remove_dir` refuses anything else.
-            let _ = std::fs::remove_dir(dir);
         }
         undone
     }

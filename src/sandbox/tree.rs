@@ -178,11 +178,12 @@ impl Tree {
         // last look could change again with the same time, so it is read again anyway.
         let recent = self.looked - RECENT_SECS;
         let looked = now_secs();
-        for (path, dir) in &self.dirs {
-            match stamp(path) {
+        let dirs: Vec<(&PathBuf, &Dir)> = self.dirs.iter().collect();
+        for ((path, dir), now) in dirs.iter().zip(stamps(&dirs)) {
+            match now {
                 Some(now) if now == dir.stamp && dir.stamp.changed.0 < recent => {}
-                Some(now) => changed.push((path.clone(), now)),
-                None => gone.push(path.clone()),
+                Some(now) => changed.push(((*path).clone(), now)),
+                None => gone.push((*path).clone()),
             }
         }
         let mut dirty = !gone.is_empty();
@@ -215,6 +216,35 @@ impl Tree {
             .flat_map(|(path, dir)| dir.secrets.iter().map(|name| path.join(name)))
             .collect()
     }
+}
+
+/// The stamps of `dirs` now, in order: on a few threads for a large tree (the time is the
+/// kernel's path lookups, which run in parallel).
+fn stamps(dirs: &[(&PathBuf, &Dir)]) -> Vec<Option<Stamp>> {
+    const PER_THREAD: usize = 256;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(4)
+        .min(dirs.len() / PER_THREAD)
+        .max(1);
+    if threads == 1 {
+        return dirs.iter().map(|(path, _)| stamp(path)).collect();
+    }
+    let chunk = dirs.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let one = |part: &[(&PathBuf, &Dir)]| -> Vec<Option<Stamp>> {
+            part.iter().map(|(path, _)| stamp(path)).collect()
+        };
+        let handles: Vec<_> = dirs
+            .chunks(chunk)
+            .map(|part| (part, scope.spawn(move || one(part))))
+            .collect();
+        handles
+            .into_iter()
+            // A thread that panicked (it cannot: `stamp` only reads) is done again here.
+            .flat_map(|(part, handle)| handle.join().unwrap_or_else(|_| one(part)))
+            .collect()
+    })
 }
 
 /// How long before a look a directory's change counts as recent (see [`Tree::refresh`]).
