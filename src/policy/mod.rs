@@ -85,6 +85,7 @@ mod decide;
 pub mod files;
 mod git;
 mod inspect;
+mod lex;
 mod options;
 mod parse;
 mod programs;
