@@ -152,15 +152,18 @@ impl Lexer<'_> {
             command.assignments.push(assignment.to_owned());
             self.blanks();
         }
+        let start = self.at;
         let program = self.word()?;
-        // A program name of letters, digits and `_ . / + -` only (tree-sitter-bash reads
-        // `a=b x:y` as an error).
-        if program.kind != WordKind::Literal
+        // A program name of letters, digits and `_ . / + - *` only (tree-sitter-bash reads
+        // `a=b x:y` as an error); a glob (`*.rs`, a quoted argument searched as a command
+        // string) stays a pattern, quoted text stays literal.
+        let quoted = !self.bytes[start..].starts_with(program.text.as_bytes());
+        if (quoted && program.kind != WordKind::Literal)
             || program.text.starts_with(['-', '~'])
             || !program
                 .text
                 .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"_./+-".contains(&b))
+                .all(|b| b.is_ascii_alphanumeric() || b"_./+-*".contains(&b))
             || RESERVED_WORDS.contains(&program.text.as_str())
             || DECLARATION_WORDS.contains(&program.text.as_str())
         {

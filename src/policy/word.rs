@@ -322,10 +322,12 @@ const WINDOWS_EXTENSIONS: [&str; 4] = [".exe", ".com", ".bat", ".cmd"];
 /// without a Windows executable suffix. Borrowed when nothing changes (the common case: the
 /// deny search asks for the key of every word).
 pub(super) fn program_key(word: &str, os: OsFamily) -> Cow<'_, str> {
-    let base = match os {
-        OsFamily::Unix => word.rsplit('/').next().unwrap_or(word),
-        OsFamily::Windows => word.rsplit(['/', '\\', ':']).next().unwrap_or(word),
+    // A byte search: the separators are ASCII, so the cut is on a character boundary.
+    let cut = match os {
+        OsFamily::Unix => word.bytes().rposition(|b| b == b'/'),
+        OsFamily::Windows => word.bytes().rposition(|b| matches!(b, b'/' | b'\\' | b':')),
     };
+    let base = cut.map_or(word, |at| &word[at + 1..]);
     let has_extension = |key: &str| {
         WINDOWS_EXTENSIONS.iter().any(|e| {
             key.len() >= e.len()

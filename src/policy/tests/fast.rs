@@ -207,6 +207,8 @@ fn the_lexer_reads_the_common_shapes() {
         "ls; pwd",
         "cd src && ls -la",
         "sed -n '1,80p' src/main.rs",
+        "*.rs",
+        "src/*.rs x",
     ] {
         let fast = lex::parse(text);
         assert!(fast.is_some(), "not read: {text:?}");
