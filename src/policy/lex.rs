@@ -62,13 +62,13 @@ pub(super) fn parse(text: &str) -> Option<Script> {
         // (`a && b 2>x | c` is a pipeline to tree-sitter-bash): only the first and the last
         // command of a statement are read here with one.
         let first = !statement.pipe && !statement.list;
-        if redirected && !first && matches!(operator, Some(Operator::Pipe | Operator::List)) {
+        if redirected && !first && matches!(operator, Operator::Pipe | Operator::List) {
             return None;
         }
         match operator {
-            Some(Operator::Pipe) => statement.pipe = true,
-            Some(Operator::List) => statement.list = true,
-            Some(Operator::Then) => {
+            Operator::Pipe => statement.pipe = true,
+            Operator::List => statement.list = true,
+            Operator::Then => {
                 statements += 1;
                 // Only blanks after a final `;`: the script ends here.
                 lexer.blanks();
@@ -77,7 +77,7 @@ pub(super) fn parse(text: &str) -> Option<Script> {
                 }
                 statement = Statement::default();
             }
-            None => {
+            Operator::End => {
                 statements += 1;
                 break;
             }
@@ -98,6 +98,7 @@ pub(super) fn parse(text: &str) -> Option<Script> {
 }
 
 enum Operator {
+    End,
     Pipe,
     List,
     Then,
@@ -128,21 +129,18 @@ impl Lexer<'_> {
         )
     }
 
-    /// `|`, `&&`, `||`, `;`, the end (`Ok(None)`), or anything else (`None`).
-    fn operator(&mut self) -> Option<Option<Operator>> {
+    /// `|`, `&&`, `||`, `;`, the end, or anything else (`None`).
+    fn operator(&mut self) -> Option<Operator> {
         let next = self.bytes.get(self.at + 1).copied();
         let (operator, width) = match (self.peek(), next) {
-            (None, _) => return Some(None),
-            (Some(b'|'), Some(b'|')) => (Operator::List, 2),
-            (Some(b'|'), Some(b'&')) => return None,
-            (Some(b'|'), _) => (Operator::Pipe, 1),
-            (Some(b'&'), Some(b'&')) => (Operator::List, 2),
-            (Some(b';'), Some(b';' | b'&')) => return None,
-            (Some(b';'), _) => (Operator::Then, 1),
+            (None, _) => (Operator::End, 0),
+            (Some(b'|'), Some(b'|')) | (Some(b'&'), Some(b'&')) => (Operator::List, 2),
+            (Some(b'|'), next) if next != Some(b'&') => (Operator::Pipe, 1),
+            (Some(b';'), next) if !matches!(next, Some(b';' | b'&')) => (Operator::Then, 1),
             _ => return None,
         };
         self.at += width;
-        Some(Some(operator))
+        Some(operator)
     }
 
     /// One simple command: assignments, words, then redirections; and whether it has one.
@@ -188,8 +186,7 @@ impl Lexer<'_> {
             self.redirect()?;
             self.blanks();
             match self.peek() {
-                None => return Some((command, true)),
-                Some(b'|' | b';') => return Some((command, true)),
+                None | Some(b'|' | b';') => return Some((command, true)),
                 Some(b'&') if self.bytes.get(self.at + 1) == Some(&b'&') => {
                     return Some((command, true));
                 }
