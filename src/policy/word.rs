@@ -329,6 +329,11 @@ pub(super) fn program_key(word: &str, os: OsFamily) -> Cow<'_, str> {
     };
     let base = cut.map_or(word, |at| &word[at + 1..]);
     let has_extension = |key: &str| {
+        // Every suffix is a dot and three letters: most words are ruled out by one byte.
+        let bytes = key.as_bytes();
+        if bytes.len() < 4 || bytes[bytes.len() - 4] != b'.' {
+            return false;
+        }
         WINDOWS_EXTENSIONS.iter().any(|e| {
             key.len() >= e.len()
                 && key.is_char_boundary(key.len() - e.len())
