@@ -370,10 +370,15 @@ pub(super) fn without_quoting(text: &str, os: OsFamily) -> Option<String> {
 /// Whether every character is one that no shell treats specially, so the word means itself
 /// and cannot hide a second command.
 pub(super) fn is_plain(text: &str) -> bool {
+    // By bytes: every allowed character is ASCII, and no byte of a longer one is.
     !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_./:,@%+=-".contains(c))
+        && text.bytes().all(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'_' | b'.' | b'/' | b':' | b',' | b'@' | b'%' | b'+' | b'=' | b'-'
+                )
+        })
 }
 
 #[cfg(test)]
