@@ -556,6 +556,8 @@ fn throughput() {
     );
 }
 
+/// `agent check --stdin` on 100,000 lines of the bench's ten commands, then on 100,000 lines
+/// of the 67 real agent commands in `benches/agent-commands.txt`, repeated.
 fn check_throughput() {
     let corpus = [
         "ls -la",
@@ -569,6 +571,14 @@ fn check_throughput() {
         "cat README.md",
         "FOO=1 ls",
     ];
+    check_rate("agent check --stdin", &corpus);
+    let agent_commands = include_str!("agent-commands.txt");
+    let lines: Vec<&str> = agent_commands.lines().filter(|l| !l.is_empty()).collect();
+    check_rate("agent check --stdin, benches/agent-commands.txt", &lines);
+}
+
+/// Feeds 100,000 lines cycling through `corpus` to `agent check --stdin` and prints the rate.
+fn check_rate(name: &str, corpus: &[&str]) {
     let lines = 100_000;
     let mut input = String::new();
     for i in 0..lines {
@@ -593,11 +603,11 @@ fn check_throughput() {
     let elapsed = start.elapsed();
     if status.code().is_some_and(|code| code <= 4) {
         println!(
-            "agent check --stdin: {lines} lines in {:.1} ms ({:.0} decisions/s)",
+            "{name}: {lines} lines in {:.1} ms ({:.0} decisions/s)",
             ms(elapsed),
             lines as f64 / elapsed.as_secs_f64()
         );
     } else {
-        println!("agent check --stdin: failed ({status})");
+        println!("{name}: failed ({status})");
     }
 }

@@ -167,11 +167,15 @@ pub(super) fn decide(
 fn decide_in(rules: &Rules, context: &Context, directories: &[PathBuf], text: &str) -> Decision {
     let mut worst: Option<Decision> = None;
     for cwd in directories {
-        let here = Context {
-            cwd: cwd.clone(),
-            ..context.clone()
+        let decision = if *cwd == context.cwd {
+            decide_as_written(rules, context, text)
+        } else {
+            let here = Context {
+                cwd: cwd.clone(),
+                ..context.clone()
+            };
+            decide_as_written(rules, &here, text)
         };
-        let decision = decide_as_written(rules, &here, text);
         if worst.as_ref().is_none_or(|w| decision.verdict > w.verdict) {
             worst = Some(decision);
         }

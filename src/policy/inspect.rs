@@ -449,13 +449,14 @@ pub(super) fn path(
             ));
         }
     }
-    if !workspace::lexically_inside(&context.workspace, &context.cwd, text) {
+    // `workspace::lexically_inside`, keeping the normalised path for the secret check.
+    let full = workspace::normalize(&context.cwd, Path::new(text));
+    if text.starts_with('~') || !full.starts_with(&context.workspace) {
         return Err(format!(
             "`{name}` names `{text}`, outside the workspace `{}`",
             context.workspace.display()
         ));
     }
-    let full = workspace::normalize(&context.cwd, Path::new(text));
     let relative = full.strip_prefix(&context.workspace).unwrap_or(&full);
     if let Some(secret) = SecretFiles::defaults().matching(relative) {
         return Err(format!(

@@ -85,6 +85,7 @@ mod decide;
 pub mod files;
 mod git;
 mod inspect;
+mod lex;
 mod options;
 mod parse;
 mod programs;
@@ -336,7 +337,12 @@ fn mentions_protected(os: OsFamily, command: &str) -> bool {
                 OsFamily::Unix => token,
                 OsFamily::Windows => token.split(['.', '+']).next().unwrap_or(token),
             };
-            [token, name].iter().any(|candidate| {
+            let candidates: &[&str] = if name == token {
+                &[token]
+            } else {
+                &[token, name]
+            };
+            candidates.iter().any(|candidate| {
                 let key = word::program_key(candidate, os);
                 programs::is_protected(&key) || RENAMING_WORDS.contains(&key.as_ref())
             })

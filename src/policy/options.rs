@@ -93,13 +93,29 @@ pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<
         .map(|w| program_key(w, os).into_owned())
         .collect();
     let table = table();
-    let rows: Vec<&Row> = table
+    // The rows naming a program of the command, in table order (through the index by name).
+    let (by_name, stems) = index();
+    let mut candidates: Vec<usize> = keys
         .iter()
+        .filter_map(|k| by_name.get(k.as_str()))
+        .flatten()
+        .copied()
+        .chain(
+            stems
+                .iter()
+                .copied()
+                .filter(|&at| keys.iter().any(|k| table[at].names(k))),
+        )
+        .collect();
+    candidates.sort_unstable();
+    candidates.dedup();
+    let rows: Vec<&Row> = candidates
+        .into_iter()
+        .map(|at| &table[at])
         .filter(|row| {
             row.subcommand
                 .as_ref()
                 .is_none_or(|sub| keys.iter().any(|k| k == sub))
-                && keys.iter().any(|k| row.names(k))
         })
         .collect();
     if rows.is_empty() {
@@ -127,6 +143,33 @@ pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<
                 },
             })
         })
+}
+
+/// The table's rows by exact program name, and the rows with a `name*` program (checked
+/// one by one), built once.
+type Index = (
+    std::collections::HashMap<&'static str, Vec<usize>>,
+    Vec<usize>,
+);
+
+fn index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut by_name: std::collections::HashMap<&'static str, Vec<usize>> =
+            std::collections::HashMap::new();
+        let mut stems = Vec::new();
+        for (at, row) in table().iter().enumerate() {
+            for program in &row.programs {
+                if program.ends_with('*') {
+                    stems.push(at);
+                } else {
+                    by_name.entry(program.as_str()).or_default().push(at);
+                }
+            }
+        }
+        stems.dedup();
+        (by_name, stems)
+    })
 }
 
 impl Row {

@@ -11,6 +11,7 @@ use std::cell::RefCell;
 
 use tree_sitter::{Node, Parser, Tree};
 
+use super::lex;
 use super::word::{Word, WordBuilder, decode_ansi_c, is_plain};
 
 /// One simple command: argv plus what surrounds it.
@@ -82,11 +83,30 @@ pub(super) const RESERVED_WORDS: &[&str] = &[
     "in", "select", "then", "time", "until", "while", "{", "}", "[[", "]]",
 ];
 
-/// Parses a command string (the caller has checked its size).
+#[cfg(test)]
+thread_local! {
+    /// Tests compare the `lex` fast path with tree-sitter's reading by turning it off.
+    pub(super) static SLOW_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Parses a command string (the caller has checked its size): plain words and the shapes of
+/// `lex` without tree-sitter, everything else with it.
 pub(super) fn parse(text: &str) -> Script {
     if let Some(script) = parse_plain(text) {
         return script;
     }
+    #[cfg(test)]
+    if SLOW_ONLY.get() {
+        return parse_slow(text);
+    }
+    if let Some(script) = lex::parse(text) {
+        return script;
+    }
+    parse_slow(text)
+}
+
+/// The full reading: tree-sitter, corrected where it is known to differ from the shell.
+pub(super) fn parse_slow(text: &str) -> Script {
     let mut script = parse_tree(text);
     correct_glued_comments(text, &mut script);
     // tree-sitter-bash glues a line that starts with `\` to the command before it
@@ -229,6 +249,20 @@ fn parse_plain(text: &str) -> Option<Script> {
         glued_comments: Vec::new(),
         shape: Shape::Simple,
     })
+}
+
+impl Script {
+    /// A script read without tree-sitter (`lex`): no error, no comment, nothing embedded.
+    pub(super) fn read_plainly(commands: Vec<Command>, shape: Shape) -> Script {
+        Script {
+            commands,
+            embedded_code: Vec::new(),
+            has_error: false,
+            misread: false,
+            glued_comments: Vec::new(),
+            shape,
+        }
+    }
 }
 
 fn is_plain_char(c: char) -> bool {

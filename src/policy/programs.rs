@@ -159,17 +159,25 @@ pub(super) fn is_protected(key: &str) -> bool {
 
 /// Whether later words of the command may be the program that actually runs.
 pub(super) fn is_wrapper(key: &str) -> bool {
-    [
-        RUN_PROGRAM,
-        RUN_PROGRAM_MORE,
-        RUN_AS_USER,
-        FEED_ARGUMENTS,
-        MULTI_CALL,
-        RUN_WORDS,
-        RUN_WINDOWS,
-    ]
-    .iter()
-    .any(|table| table.contains(&key))
+    // Asked for every word of every command: the tables are merged into one set, once.
+    static WRAPPERS: std::sync::OnceLock<std::collections::HashSet<&'static str>> =
+        std::sync::OnceLock::new();
+    WRAPPERS
+        .get_or_init(|| {
+            [
+                RUN_PROGRAM,
+                RUN_PROGRAM_MORE,
+                RUN_AS_USER,
+                FEED_ARGUMENTS,
+                MULTI_CALL,
+                RUN_WORDS,
+                RUN_WINDOWS,
+            ]
+            .iter()
+            .flat_map(|table| table.iter().copied())
+            .collect()
+        })
+        .contains(key)
 }
 
 /// Whether a program runs other programs or code given to it (wrappers and shells).

@@ -206,10 +206,12 @@ impl<'r> Scan<'r> {
             }
             let layer = &argv[start..];
             let strict = start == 0 || wrapper;
-            if let Some(shell) = self.layer(layer, depth, more_args, start == 0, strict) {
+            let key = layer[0].known().map(|t| program_key(t, self.os));
+            if let Some(shell) =
+                self.layer(layer, key.as_deref(), depth, more_args, start == 0, strict)
+            {
                 stdin_shell = Some(shell);
             }
-            let key = layer[0].known().map(|t| program_key(t, self.os));
             if key.as_deref().is_some_and(|k| FEED_ARGUMENTS.contains(&k)) {
                 more_args = true;
             }
@@ -289,16 +291,18 @@ impl<'r> Scan<'r> {
     }
 
     /// Checks one candidate argv (a program and its arguments).
+    /// `key` is the program key of `layer[0]` when that word is known.
     fn layer(
         &mut self,
         layer: &[Word],
+        key: Option<&str>,
         depth: usize,
         more_args: bool,
         written: bool,
         strict: bool,
     ) -> Option<String> {
         let program = layer.first()?;
-        let Some(text) = program.known() else {
+        let Some(key) = key.filter(|_| program.known().is_some()) else {
             if !strict && program.kind == WordKind::Pattern {
                 // An argument that is a glob: only a program it could name counts (`ls *.rs`
                 // names no `rm`).
@@ -315,12 +319,11 @@ impl<'r> Scan<'r> {
             }
             return None;
         };
-        let key = program_key(text, self.os);
-        if is_protected(&key) {
+        if is_protected(key) {
             self.findings.destructive = true;
         }
         for (index, rule) in self.rules.deny.iter().enumerate() {
-            match rule.matches(self.os, &key, layer, more_args) {
+            match rule.matches(self.os, key, layer, more_args) {
                 Match::Definite => {
                     self.findings.deny = Some(index);
                     return None;
@@ -332,10 +335,10 @@ impl<'r> Scan<'r> {
             }
         }
         let args = &layer[1..];
-        if SHELLS.contains(&key.as_ref()) {
-            return self.shell(&key, args, depth);
+        if SHELLS.contains(&key) {
+            return self.shell(key, args, depth);
         }
-        match key.as_ref() {
+        match key {
             "cmd" => self.cmd_string(args, depth),
             "git" => self.git(layer, depth, more_args),
             "powershell" | "pwsh" => self.powershell(args),

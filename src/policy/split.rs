@@ -43,7 +43,7 @@ pub(super) fn split(text: &str) -> Option<Vec<Word>> {
             }
             '\'' => {
                 let word = current.get_or_insert_with(Pending::default);
-                word.quote = true;
+                word.quoting();
                 loop {
                     match chars.next()? {
                         '\'' => break,
@@ -57,7 +57,7 @@ pub(super) fn split(text: &str) -> Option<Vec<Word>> {
             }
             '"' => {
                 let word = current.get_or_insert_with(Pending::default);
-                word.quote = true;
+                word.quoting();
                 loop {
                     match chars.next()? {
                         '"' => break,
@@ -106,8 +106,9 @@ struct Pending {
     /// An unquoted `{` and `}` (bash brace expansion).
     brace_open: bool,
     brace_close: bool,
-    /// The unquoted prefix of the word, up to the first quoted character (to spot `NAME=`).
-    bare_prefix: String,
+    /// Where the unquoted prefix of the word ends in `text`: the length of the text at the
+    /// first quoted character (to spot `NAME=`).
+    bare_end: Option<usize>,
     /// The previous character was an unquoted `=` or `:` (bash expands `~` after them).
     after_assign: bool,
     /// The word starts with an unquoted `~`.
@@ -115,9 +116,17 @@ struct Pending {
 }
 
 impl Pending {
+    /// Quoting starts (`\\`, `'`, `"`): the unquoted prefix ends here.
+    fn quoting(&mut self) {
+        if !self.quote {
+            self.bare_end = Some(self.text.len());
+        }
+        self.quote = true;
+    }
+
     /// A quoted character: literal.
     fn quoted(&mut self, c: char) {
-        self.quote = true;
+        self.quoting();
         self.after_assign = false;
         self.text.push(c);
     }
@@ -141,9 +150,6 @@ impl Pending {
             _ => {}
         }
         self.after_assign = matches!(c, '=' | ':');
-        if !self.quote {
-            self.bare_prefix.push(c);
-        }
         self.text.push(c);
         Some(())
     }
@@ -155,7 +161,8 @@ impl Pending {
             if unquoted && RESERVED_WORDS.contains(&self.text.as_str()) {
                 return None;
             }
-            if let Some((name, _)) = self.bare_prefix.split_once('=')
+            let bare_prefix = &self.text[..self.bare_end.unwrap_or(self.text.len())];
+            if let Some((name, _)) = bare_prefix.split_once('=')
                 && is_name(name)
             {
                 return None;

@@ -322,11 +322,18 @@ const WINDOWS_EXTENSIONS: [&str; 4] = [".exe", ".com", ".bat", ".cmd"];
 /// without a Windows executable suffix. Borrowed when nothing changes (the common case: the
 /// deny search asks for the key of every word).
 pub(super) fn program_key(word: &str, os: OsFamily) -> Cow<'_, str> {
-    let base = match os {
-        OsFamily::Unix => word.rsplit('/').next().unwrap_or(word),
-        OsFamily::Windows => word.rsplit(['/', '\\', ':']).next().unwrap_or(word),
+    // A byte search: the separators are ASCII, so the cut is on a character boundary.
+    let cut = match os {
+        OsFamily::Unix => word.bytes().rposition(|b| b == b'/'),
+        OsFamily::Windows => word.bytes().rposition(|b| matches!(b, b'/' | b'\\' | b':')),
     };
+    let base = cut.map_or(word, |at| &word[at + 1..]);
     let has_extension = |key: &str| {
+        // Every suffix is a dot and three letters: most words are ruled out by one byte.
+        let bytes = key.as_bytes();
+        if bytes.len() < 4 || bytes[bytes.len() - 4] != b'.' {
+            return false;
+        }
         WINDOWS_EXTENSIONS.iter().any(|e| {
             key.len() >= e.len()
                 && key.is_char_boundary(key.len() - e.len())
@@ -363,10 +370,15 @@ pub(super) fn without_quoting(text: &str, os: OsFamily) -> Option<String> {
 /// Whether every character is one that no shell treats specially, so the word means itself
 /// and cannot hide a second command.
 pub(super) fn is_plain(text: &str) -> bool {
+    // By bytes: every allowed character is ASCII, and no byte of a longer one is.
     !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_./:,@%+=-".contains(c))
+        && text.bytes().all(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'_' | b'.' | b'/' | b':' | b',' | b'@' | b'%' | b'+' | b'=' | b'-'
+                )
+        })
 }
 
 #[cfg(test)]

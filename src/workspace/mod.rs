@@ -169,13 +169,18 @@ impl SecretFiles {
     #[must_use]
     pub fn matching(&self, relative: &Path) -> Option<&str> {
         for component in relative.components() {
+            // `is_match` first: it allocates nothing, and almost no component matches.
             if let Component::Normal(name) = component
+                && self.names.is_match(name)
                 && let Some(&index) = self.names.matches(name).first()
             {
                 return Some(&self.name_patterns[index]);
             }
         }
         let relative = relative.strip_prefix("/").unwrap_or(relative);
+        if !self.paths.is_match(relative) {
+            return None;
+        }
         self.paths
             .matches(relative)
             .first()

@@ -6,6 +6,7 @@ mod anywhere;
 mod builtin;
 mod deny;
 mod differential;
+mod fast;
 mod inspect;
 mod properties;
 mod review;

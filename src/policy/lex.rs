@@ -1,0 +1,328 @@
+//! The second fast path of the parser: a conservative lexer for the few shapes that most
+//! commands take beyond plain words — `NAME=value` prefixes, pipelines and `&&`/`||`/`;`
+//! lists of simple commands, whole-word `'…'`/`"…"` strings without expansions, and trailing
+//! `>FILE`/`2>&1` redirections — building the same [`Script`] tree-sitter-bash would (a
+//! property test compares the two on generated commands of this grammar, field by field).
+//! Anything else, or anything it is unsure of, is `None` and goes to tree-sitter: `$`,
+//! backticks, `\`, `#`, newlines and control characters, parentheses and braces, `[`, `!`,
+//! `<`, `&` other than in `&&`/`&>`/`>&`, a quote glued to other text, a reserved or
+//! declaration word (`if`, `export` …) as a program, `@` or `==` (tree-sitter-bash reads
+//! some of those as errors). Owns only that lexing; decides nothing.
+
+use super::parse::{Command, RESERVED_WORDS, Script, Shape};
+use super::word::{Word, WordKind};
+
+/// Programs tree-sitter-bash reads as a declaration or `unset`, not a command.
+const DECLARATION_WORDS: &[&str] = &[
+    "declare", "typeset", "export", "readonly", "local", "unset", "unsetenv",
+];
+
+/// Most commands read this way; longer scripts go to tree-sitter.
+const MAX_COMMANDS: usize = 16;
+
+/// An unquoted character of a plain word (the `is_plain` set, `~`, and the glob `*`).
+fn bare_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"_./:,%+=-~*".contains(&b)
+}
+
+/// How a statement's commands are joined, for the shape.
+#[derive(Default)]
+struct Statement {
+    pipe: bool,
+    list: bool,
+    /// The last command so far has a redirection.
+    redirect: bool,
+}
+
+/// Reads `text` as a script of this module's grammar, or `None`.
+pub(super) fn parse(text: &str) -> Option<Script> {
+    // `parse` reads texts with these again in other ways (escaped blanks, `((`), even
+    // inside quotes.
+    if text.contains(['\\', '(']) {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut lexer = Lexer { text, bytes, at: 0 };
+    let mut commands: Vec<Command> = Vec::new();
+    let mut statements = 0usize;
+    let mut statement = Statement::default();
+    loop {
+        lexer.blanks();
+        let (command, redirected) = lexer.command()?;
+        commands.push(command);
+        if commands.len() > MAX_COMMANDS {
+            return None;
+        }
+        // tree-sitter-bash reads a redirection of the last command as one of the whole
+        // statement (`a | b 2>/dev/null` is a redirected pipeline).
+        statement.redirect = redirected;
+        lexer.blanks();
+        let operator = lexer.operator()?;
+        // A redirection in the middle of a statement may take the commands before it along
+        // (`a && b 2>x | c` is a pipeline to tree-sitter-bash): only the first and the last
+        // command of a statement are read here with one.
+        let first = !statement.pipe && !statement.list;
+        if redirected && !first && matches!(operator, Operator::Pipe | Operator::List) {
+            return None;
+        }
+        match operator {
+            Operator::Pipe => statement.pipe = true,
+            Operator::List => statement.list = true,
+            Operator::Then => {
+                statements += 1;
+                // Only blanks after a final `;`: the script ends here.
+                lexer.blanks();
+                if lexer.at == bytes.len() {
+                    break;
+                }
+                statement = Statement::default();
+            }
+            Operator::End => {
+                statements += 1;
+                break;
+            }
+        }
+    }
+    let shape = if statements > 1 {
+        Shape::Other("more than one command")
+    } else if statement.redirect {
+        Shape::Other("a redirection")
+    } else if statement.list {
+        Shape::Other("a command list")
+    } else if statement.pipe {
+        Shape::Other("a pipeline")
+    } else {
+        Shape::Simple
+    };
+    Some(Script::read_plainly(commands, shape))
+}
+
+enum Operator {
+    End,
+    Pipe,
+    List,
+    Then,
+}
+
+struct Lexer<'t> {
+    text: &'t str,
+    bytes: &'t [u8],
+    at: usize,
+}
+
+impl Lexer<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn blanks(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t')) {
+            self.at += 1;
+        }
+    }
+
+    /// Whether the next character ends a word (blank, operator start or the end).
+    fn at_word_end(&self) -> bool {
+        matches!(
+            self.peek(),
+            None | Some(b' ' | b'\t' | b'|' | b'&' | b';' | b'>')
+        )
+    }
+
+    /// `|`, `&&`, `||`, `;`, the end, or anything else (`None`).
+    fn operator(&mut self) -> Option<Operator> {
+        let next = self.bytes.get(self.at + 1).copied();
+        let (operator, width) = match (self.peek(), next) {
+            (None, _) => (Operator::End, 0),
+            (Some(b'|'), Some(b'|')) | (Some(b'&'), Some(b'&')) => (Operator::List, 2),
+            (Some(b'|'), next) if next != Some(b'&') => (Operator::Pipe, 1),
+            (Some(b';'), next) if !matches!(next, Some(b';' | b'&')) => (Operator::Then, 1),
+            _ => return None,
+        };
+        self.at += width;
+        Some(operator)
+    }
+
+    /// One simple command: assignments, words, then redirections; and whether it has one.
+    fn command(&mut self) -> Option<(Command, bool)> {
+        let mut command = Command::default();
+        while let Some(assignment) = self.assignment() {
+            command.assignments.push(assignment.to_owned());
+            self.blanks();
+        }
+        let start = self.at;
+        let program = self.word()?;
+        // A program name of letters, digits and `_ . / + - *` only (tree-sitter-bash reads
+        // `a=b x:y` as an error); a glob (`*.rs`, a quoted argument searched as a command
+        // string) stays a pattern, quoted text stays literal.
+        let quoted = !self.bytes[start..].starts_with(program.text.as_bytes());
+        if (quoted && program.kind != WordKind::Literal)
+            || program.text.starts_with(['-', '~'])
+            || !program
+                .text
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_./+-*".contains(&b))
+            || RESERVED_WORDS.contains(&program.text.as_str())
+            || DECLARATION_WORDS.contains(&program.text.as_str())
+        {
+            return None;
+        }
+        command.words.push(program);
+        loop {
+            self.blanks();
+            match self.peek() {
+                Some(b'&') if self.bytes.get(self.at + 1) == Some(&b'>') => break,
+                None | Some(b'|' | b'&' | b';') => return Some((command, false)),
+                Some(b'>') => break,
+                Some(b'1' | b'2') if self.fd_redirect() => break,
+                Some(_) => {
+                    let word = self.word()?;
+                    command.words.push(word);
+                }
+            }
+        }
+        // Redirections end the command: nothing but more of them may follow.
+        loop {
+            self.redirect()?;
+            self.blanks();
+            match self.peek() {
+                None | Some(b'|' | b';') => return Some((command, true)),
+                Some(b'&') if self.bytes.get(self.at + 1) == Some(&b'&') => {
+                    return Some((command, true));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Whether a digit here starts a redirection (`2>`): `1` or `2`, then `>`.
+    fn fd_redirect(&self) -> bool {
+        self.bytes.get(self.at + 1) == Some(&b'>')
+    }
+
+    /// `>FILE`, `N>FILE`, `N>&M`, `&>FILE`: the target a plain word.
+    fn redirect(&mut self) -> Option<()> {
+        if matches!(self.peek(), Some(b'1' | b'2')) {
+            // tree-sitter-bash reads `0>x` as an argument `0` and a redirection.
+            self.at += 1;
+        } else if self.peek() == Some(b'&') {
+            self.at += 1;
+            if self.peek() != Some(b'>') || self.bytes.get(self.at + 1) == Some(&b'>') {
+                return None;
+            }
+            self.at += 1;
+            return self.redirect_target();
+        }
+        if self.peek() != Some(b'>') {
+            return None;
+        }
+        self.at += 1;
+        match self.peek() {
+            Some(b'>' | b'|' | b'(') => None,
+            Some(b'&') => {
+                self.at += 1;
+                self.peek().filter(|b| matches!(b, b'1' | b'2'))?;
+                self.at += 1;
+                self.at_word_end().then_some(())
+            }
+            _ => self.redirect_target(),
+        }
+    }
+
+    fn redirect_target(&mut self) -> Option<()> {
+        self.blanks();
+        let start = self.at;
+        while self
+            .peek()
+            .is_some_and(|b| b.is_ascii_alphanumeric() || b"_./-".contains(&b))
+        {
+            self.at += 1;
+        }
+        (self.at > start && self.at_word_end()).then_some(())
+    }
+
+    /// `NAME=value` with a plain value, or `None` (nothing consumed).
+    fn assignment(&mut self) -> Option<&str> {
+        let start = self.at;
+        let rest = &self.bytes[start..];
+        let name = rest
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count();
+        if name == 0 || rest[0].is_ascii_digit() || rest.get(name) != Some(&b'=') {
+            return None;
+        }
+        let value = rest[name + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || b"_./:,%+-".contains(b))
+            .count();
+        let end = start + name + 1 + value;
+        if value == 0 {
+            return None;
+        }
+        self.at = end;
+        if !self.at_word_end() || !matches!(self.peek(), Some(b' ' | b'\t')) {
+            self.at = start;
+            return None;
+        }
+        Some(&self.text[start..end])
+    }
+
+    /// One word: plain characters, or a whole `'…'` or `"…"` string.
+    fn word(&mut self) -> Option<Word> {
+        let start = self.at;
+        let word = match self.peek()? {
+            b'\'' => {
+                let close = self.bytes[start + 1..].iter().position(|&b| b == b'\'')?;
+                let inner = &self.text[start + 1..start + 1 + close];
+                if inner.chars().any(char::is_control) {
+                    return None;
+                }
+                self.at = start + close + 2;
+                Word::literal(inner)
+            }
+            b'"' => {
+                let close = self.bytes[start + 1..].iter().position(|&b| b == b'"')?;
+                let inner = &self.text[start + 1..start + 1 + close];
+                // tree-sitter-bash drops the text of a string of blanks only (`" "`).
+                let blanks = !inner.is_empty() && inner.bytes().all(|b| b == b' ');
+                if blanks
+                    || inner
+                        .chars()
+                        .any(|c| c.is_control() || matches!(c, '$' | '`' | '\\' | '!'))
+                {
+                    return None;
+                }
+                self.at = start + close + 2;
+                Word::literal(inner)
+            }
+            _ => {
+                let len = self.bytes[start..]
+                    .iter()
+                    .take_while(|&&b| bare_char(b))
+                    .count();
+                if len == 0 {
+                    return None;
+                }
+                let text = &self.text[start..start + len];
+                // `2>x` is a redirection of descriptor 2, `==` an error to tree-sitter, which
+                // also drops a `-` before a redirection (`ls - 1>x`).
+                let digits = text.bytes().all(|b| b.is_ascii_digit());
+                let fd = digits && self.bytes.get(start + len) == Some(&b'>');
+                if text == "-" || text.contains("==") || text.contains("=~") || fd {
+                    return None;
+                }
+                self.at = start + len;
+                Word {
+                    text: text.to_owned(),
+                    kind: if text.contains('*') {
+                        WordKind::Pattern
+                    } else {
+                        WordKind::Literal
+                    },
+                }
+            }
+        };
+        self.at_word_end().then_some(word)
+    }
+}

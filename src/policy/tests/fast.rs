@@ -1,0 +1,284 @@
+//! The fast paths against the full reading: commands generated from the grammar of `lex`
+//! (and of the plain-word path) give the same `Script` as tree-sitter and the same full
+//! `Decision` with the fast paths turned off (`parse::SLOW_ONLY`).
+
+use super::*;
+use crate::policy::{lex, parse};
+use pretty_assertions::assert_eq;
+use proptest::prelude::*;
+
+/// `decide` with the fast paths on, then off.
+fn both_ways(rules: &Rules, context: &Context, command: &str) -> (Decision, Decision) {
+    let fast = super::super::decide(rules, context, command);
+    parse::SLOW_ONLY.set(true);
+    let slow = super::super::decide(rules, context, command);
+    parse::SLOW_ONLY.set(false);
+    (fast, slow)
+}
+
+const PROGRAMS: &[&str] = &[
+    "ls", "git", "cat", "rg", "grep", "sed", "head", "tail", "wc", "echo", "cargo", "rm", "sudo",
+    "env", "xargs", "bash", "sh", "find", "tee", "touch", "true", "cd", "jq", "nl", "sort", "npm",
+    "python3", "timeout", "nice", "command", "builtin", "exec", "eval", "time", "if", "in", "do",
+    "done", "export", "local", "unset", "declare", "x-y", "a.b", "/bin/rm", "./x", "~/bin/x", "-x",
+    "a=b", "*", "ls*", "'ls'", "\"git\"", "''", "2",
+];
+
+const WORDS: &[&str] = &[
+    "-la",
+    "-n",
+    "status",
+    "push",
+    "-rf",
+    "/",
+    "src",
+    "src/x.py",
+    "120,240p",
+    "-c",
+    "--all",
+    "--",
+    "-",
+    "~",
+    "~/x",
+    "a~b",
+    "*.rs",
+    "src/*.rs",
+    "*",
+    "a=b",
+    "--x=y",
+    "in",
+    "do",
+    "done",
+    "then",
+    "fi",
+    "esac",
+    "{",
+    "}",
+    "=",
+    "==",
+    "a==b",
+    "=~",
+    "me@x.com",
+    "@x",
+    "%s",
+    "+%Y",
+    "1",
+    "12",
+    "0",
+    "x:y",
+    "a,b",
+    ".",
+    "..",
+    "../x",
+    ".env",
+    "id_rsa",
+    "HEAD~1",
+    "'a b'",
+    "'a|b'",
+    "'$x'",
+    "'*.ts'",
+    "''",
+    "\"\"",
+    "\"a b\"",
+    "\"a|b;c&d\"",
+    "\"x'y\"",
+    "'#x'",
+    "\"#x\"",
+    "'rm -rf /'",
+    "\"rm -rf x\"",
+    "'1,80p'",
+    "'x\"y'",
+    "\"é\"",
+    "'ü ß'",
+    "'curl http://x | sh'",
+    "\"Error|Warning\"",
+    "'a\"b'",
+    "\"-rf\"",
+];
+
+const REDIRECTIONS: &[&str] = &[
+    " 2>/dev/null",
+    " >/dev/null",
+    " 2>&1",
+    " &>/dev/null",
+    " > out.txt",
+    " 1>x",
+    " 2> /dev/null",
+    " >&2",
+    " 2>&1 >/dev/null",
+    ">/dev/null",
+    " 2>x y",
+    " 3>/dev/null",
+    " >>x",
+    " >|x",
+];
+
+const OPERATORS: &[&str] = &[
+    " | ", "|", " && ", "&&", " || ", "||", "; ", ";", " ; ", " |& ", " & ", ";;", "\t|\t",
+];
+
+/// A word from the list, a random unquoted one, or random text in quotes.
+fn word() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => prop::sample::select(WORDS).prop_map(str::to_owned),
+        1 => "[a-z0-9_./:,%+=~*@-]{1,6}",
+        1 => "[ -~]{0,6}".prop_map(|t| format!("'{}'", t.replace('\'', ""))),
+        1 => "[ -~]{0,6}".prop_map(|t| format!("\"{}\"", t.replace('"', ""))),
+    ]
+}
+
+fn part() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(
+            prop::sample::select(&["FOO=1", "A_B=x/y", "X=", "1A=b", "GIT_CONFIG=x", "a=~"][..]),
+            0..2,
+        ),
+        prop::sample::select(PROGRAMS),
+        prop::collection::vec(word(), 0..4),
+        prop::option::weighted(0.25, prop::sample::select(REDIRECTIONS)),
+        prop::sample::select(&[" ", "  ", "\t"][..]),
+    )
+        .prop_map(|(assignments, program, words, redirection, blank)| {
+            let mut text = String::new();
+            for a in assignments {
+                text.push_str(a);
+                text.push_str(blank);
+            }
+            text.push_str(program);
+            for w in words {
+                text.push_str(blank);
+                text.push_str(&w);
+            }
+            text.push_str(redirection.unwrap_or(""));
+            text
+        })
+}
+
+fn script() -> impl Strategy<Value = String> {
+    (
+        part(),
+        prop::collection::vec((prop::sample::select(OPERATORS), part()), 0..3),
+        prop::sample::select(&["", ";", " ;", " ", "; "][..]),
+    )
+        .prop_map(|(first, rest, end)| {
+            let mut text = first;
+            for (operator, part) in rest {
+                text.push_str(operator);
+                text.push_str(&part);
+            }
+            text.push_str(end);
+            text
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    #[test]
+    fn lexer_reads_what_tree_sitter_reads(text in script()) {
+        if let Some(fast) = lex::parse(&text) {
+            let slow = parse::parse_slow(&text);
+            prop_assert_eq!(fast, slow, "input: {:?}", text);
+        }
+    }
+
+    #[test]
+    fn fast_and_slow_decide_alike(text in script()) {
+        let rules = rules();
+        for read_only in [ReadOnly::Inspect, ReadOnly::Strict] {
+            let context = context(OsFamily::Unix, read_only);
+            let (fast, slow) = both_ways(&rules, &context, &text);
+            prop_assert_eq!(fast, slow, "input: {:?}", text);
+        }
+    }
+}
+
+#[test]
+fn the_lexer_reads_the_common_shapes() {
+    for text in [
+        "FOO=1 ls",
+        "echo hello | tee out.txt",
+        "bash -c 'curl http://x | sh'",
+        "curl http://x | sh",
+        "rg -n \"name\" src | head -n 50",
+        "rg -n 'TODO' -g '*.rs' || true",
+        "git status 2>/dev/null",
+        "cargo test 2>&1 | tail -n 50",
+        "ls; pwd",
+        "cd src && ls -la",
+        "sed -n '1,80p' src/main.rs",
+        "*.rs",
+        "src/*.rs x",
+    ] {
+        let fast = lex::parse(text);
+        assert!(fast.is_some(), "not read: {text:?}");
+        assert_eq!(fast, Some(parse::parse_slow(text)), "input: {text:?}");
+    }
+}
+
+#[test]
+fn the_lexer_leaves_the_rest_to_tree_sitter() {
+    for text in [
+        "ls $x",
+        "ls `x`",
+        "ls \\x",
+        "ls #x",
+        "ls\nx",
+        "(ls)",
+        "{ ls; }",
+        "ls [a]",
+        "! ls",
+        "ls < x",
+        "ls & x",
+        "ls |& x",
+        "ls >> x",
+        "ls a'b'",
+        "ls \"$x\"",
+        "if x",
+        "export A=1",
+        "FOO=1",
+        "ls >x y",
+        "2>x ls",
+        "ls 12>x",
+        "ls ;;",
+        "| ls",
+        "ls |",
+        "ls && ",
+        "a==b",
+        "ls me@x.com | x",
+        "ls me@x.com",
+        "ls | ls \"((\"",
+        "cat \" \"",
+        "ls 'a\\ b'",
+    ] {
+        assert_eq!(lex::parse(text), None, "input: {text:?}");
+    }
+}
+
+#[test]
+fn the_bench_corpora_decide_alike() {
+    let corpus = include_str!("../../../benches/agent-commands.txt");
+    let bench = [
+        "ls -la",
+        "git status",
+        "rm -rf /",
+        "echo hello | tee out.txt",
+        "cargo test --all",
+        "date +%Y",
+        "bash -c 'curl http://x | sh'",
+        "touch new-file",
+        "cat README.md",
+        "FOO=1 ls",
+    ];
+    let rules = rules();
+    let deny_only = Rules::new(vec![], vec![rule("rm -rf", Source::Flag)]);
+    for text in corpus.lines().chain(bench) {
+        for rules in [&rules, &deny_only] {
+            for read_only in [ReadOnly::Inspect, ReadOnly::Strict] {
+                let context = context(OsFamily::Unix, read_only);
+                let (fast, slow) = both_ways(rules, &context, text);
+                assert_eq!(fast, slow, "input: {text:?}");
+            }
+        }
+    }
+}
