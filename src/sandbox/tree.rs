@@ -301,6 +301,7 @@ pub(super) fn look(workspace: &Path, cache: Option<&Path>) -> Found {
 /// The tree in a file: a header, then one record per directory, fields ended by NUL (a byte
 /// no path holds). Unix only (paths as bytes); elsewhere nothing is kept.
 mod store {
+    #![cfg_attr(not(unix), allow(unused_imports, dead_code))]
     use super::{Dir, Stamp, Tree};
     use std::path::Path;
 
