@@ -30,9 +30,26 @@ pub(super) struct Decided {
     pub note: Option<String>,
 }
 
-/// Commands a person allowed with `2`: the exact text, for the rest of the run.
-#[derive(Debug, Default)]
-pub(super) struct RunAllowed(HashSet<String>);
+/// Commands a person allowed with `2`: the exact text, for the rest of the run — of the
+/// session, for an interactive one, whose messages share one [`super::Config`] and so this.
+#[derive(Debug, Default, Clone)]
+pub struct RunAllowed(std::sync::Arc<std::sync::Mutex<HashSet<String>>>);
+
+impl RunAllowed {
+    fn set(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn insert(&self, command: &str) {
+        self.set().insert(command.to_owned());
+    }
+
+    fn contains(&self, command: &str) -> bool {
+        self.set().contains(command)
+    }
+}
 
 impl Loop<'_> {
     /// Where the call's command would run, for the policy: the workspace and the model's
@@ -91,7 +108,7 @@ impl Loop<'_> {
             match approver.ask(&request).await {
                 Approval::Allow => return allow("allowed at the prompt".into(), None),
                 Approval::AllowForRun => {
-                    self.run_allowed.0.insert(command.clone());
+                    self.config.run_allowed.insert(&command);
                     return allow(
                         "allowed at the prompt for the rest of this run".into(),
                         None,
@@ -168,7 +185,7 @@ impl Loop<'_> {
         if decision.verdict != Verdict::Ask {
             return Ok((decision, by));
         }
-        if self.run_allowed.0.contains(command) {
+        if self.config.run_allowed.contains(command) {
             let reason = "allowed at the prompt earlier in this run (2: this command, this run)";
             let allowed = person(&decision, Verdict::Allow, reason.to_owned(), None);
             return Ok((allowed, DecidedBy::Person));

@@ -7,6 +7,7 @@
 //! only with an allow decision from the policy or a person's yes.
 
 mod approval;
+pub use approval::RunAllowed;
 mod budget;
 mod file_call;
 mod instructions;
@@ -66,6 +67,9 @@ pub struct Config {
     /// Snapshots of the workspace: call `before_change(turn)` before changing any file (an
     /// edit tool too); the loop closes it when the run ends (`changes` in `done`).
     pub snapshots: crate::snapshot::Recorder,
+    /// The commands a person allowed with `2` ("this command, this run"): empty at first,
+    /// shared by every message of a session.
+    pub run_allowed: RunAllowed,
 }
 
 /// Counters a caller can read even when it drops the run (Ctrl+C).
@@ -149,7 +153,6 @@ pub async fn run_after<M: Model, A: Approve>(
         allow: config.allow.clone(),
         repeat: None,
         time_left: None,
-        run_allowed: approval::RunAllowed::default(),
         files: file_call::FileState::default(),
     };
     let system = system_prompt(config);
@@ -310,7 +313,6 @@ struct Loop<'a> {
     /// What is left of `--max-time`: a command runs at most this long.
     time_left: Option<Duration>,
     /// Exact commands a person allowed for the rest of the run (`2`).
-    run_allowed: approval::RunAllowed,
     /// What the person granted the file tools for the run, and their repeat counter.
     files: file_call::FileState,
 }

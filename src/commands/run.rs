@@ -304,6 +304,7 @@ pub(super) fn agent_config(
         },
         files: std::sync::Arc::new(files),
         snapshots: crate::snapshot::Recorder::default(),
+        run_allowed: agent::RunAllowed::default(),
     })
 }
 

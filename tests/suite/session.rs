@@ -561,6 +561,46 @@ fn the_prompt_in_a_session_takes_y_n_and_a_saved_rule_holds_for_the_next_message
     assert!(results[1].1.contains("denied"), "{results:?}");
 }
 
+/// `2` (this command, this run) at the prompt holds for the rest of the session: the same
+/// command in the next message runs without a prompt; another one asks.
+#[test]
+fn allowed_for_this_run_holds_for_the_rest_of_the_session() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([
+        turn_tool_call("touch F", "create F"),
+        turn_text("made F"),
+        turn_tool_call("touch F", "create F again"),
+        turn_tool_call("touch G", "create G"),
+        turn_text("made G"),
+    ]);
+    let tmux = session(&sandbox, &server, "", "");
+    tmux.wait_for(READY);
+    tmux.keys(&["make F", "Enter"]);
+    tmux.wait_for("$ touch F");
+    tmux.keys(&["2"]);
+    tmux.wait_for("made F");
+    tmux.wait_for(READY);
+    tmux.keys(&["make F and G", "Enter"]);
+    tmux.wait_for("$ touch G");
+    tmux.keys(&["y"]);
+    tmux.wait_for("made G");
+    tmux.keys(&["C-d"]);
+    let screen = tmux.wait_for("EXIT=");
+    assert!(screen.contains("EXIT=0 TTY=icanon"), "{screen}");
+    let all = tmux.tmux_output(&["capture-pane", "-p", "-J", "-S", "-"]);
+    assert_eq!(
+        all.matches("agent wants to run a command").count(),
+        2,
+        "asked for the first F and for G only:\n{all}"
+    );
+    let results = server.request(3).tool_results();
+    assert!(
+        !results.iter().any(|(_, text)| text.contains("denied")),
+        "{results:?}"
+    );
+    assert!(sandbox.work().join("G").exists());
+}
+
 /// What the signal tests' command does: its group id to `started`, `LATER` a second on.
 const SLOW_COMMAND: &str = "echo $$ > started; sleep 1; touch LATER";
 
