@@ -191,6 +191,11 @@ impl Tree {
         for path in gone {
             self.dirs.remove(&path);
         }
+        // Stamps alone are kept too once many directories were read again for them (a tree
+        // walked right after its directories were made reads them all again until then); a
+        // few (the workspace itself, where each command's `.agent` comes and goes) are not
+        // worth writing the file for.
+        dirty |= changed.len() > STALE_STAMPS_KEPT;
         for (path, now) in changed {
             dirty |= self.reread(&path, now);
         }
@@ -246,6 +251,9 @@ fn stamps(dirs: &[(&PathBuf, &Dir)]) -> Vec<Option<Stamp>> {
             .collect()
     })
 }
+
+/// More directories than this read again for a new stamp alone: the kept tree is written.
+const STALE_STAMPS_KEPT: usize = 8;
 
 /// How long before a look a directory's change counts as recent (see [`Tree::refresh`]).
 const RECENT_SECS: i64 = 2;
