@@ -32,6 +32,8 @@ struct Statement {
     list: bool,
     /// The last command so far has a redirection.
     redirect: bool,
+    /// `|` operators since the last `&&`/`||`.
+    pipes: usize,
 }
 
 /// Reads `text` as a script of this module's grammar, or `None`.
@@ -66,8 +68,19 @@ pub(super) fn parse(text: &str) -> Option<Script> {
             return None;
         }
         match operator {
-            Operator::Pipe => statement.pipe = true,
-            Operator::List => statement.list = true,
+            Operator::Pipe => {
+                statement.pipe = true;
+                statement.pipes += 1;
+            }
+            Operator::List => {
+                // tree-sitter-bash reads a pipeline of three or more commands before `&&`/`||`
+                // as one pipeline (`a | b | c && d`), the shell as a list.
+                if statement.pipes >= 2 {
+                    return None;
+                }
+                statement.list = true;
+                statement.pipes = 0;
+            }
             Operator::Then => {
                 statements += 1;
                 // Only blanks after a final `;`: the script ends here.
@@ -249,7 +262,12 @@ impl Lexer<'_> {
             .iter()
             .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
             .count();
-        if name == 0 || rest[0].is_ascii_digit() || rest.get(name) != Some(&b'=') {
+        // tree-sitter-bash reads `_=x` as a word, not an assignment (the shell assigns `_`).
+        if name == 0
+            || rest[0].is_ascii_digit()
+            || &rest[..name] == b"_"
+            || rest.get(name) != Some(&b'=')
+        {
             return None;
         }
         let value = rest[name + 1..]
@@ -306,9 +324,11 @@ impl Lexer<'_> {
                 }
                 let text = &self.text[start..start + len];
                 // `2>x` is a redirection of descriptor 2, `==` an error to tree-sitter, which
-                // also drops a `-` before a redirection (`ls - 1>x`).
-                let digits = text.bytes().all(|b| b.is_ascii_digit());
-                let fd = digits && self.bytes.get(start + len) == Some(&b'>');
+                // also drops a `-` before a redirection (`ls - 1>x`) and reports an error for
+                // some words ending in a digit glued to one (`*2>x`, `_2>x`; the shell runs
+                // `*2` with its output redirected).
+                let digit_last = text.bytes().last().is_some_and(|b| b.is_ascii_digit());
+                let fd = digit_last && self.bytes.get(start + len) == Some(&b'>');
                 if text == "-" || text.contains("==") || text.contains("=~") || fd {
                     return None;
                 }

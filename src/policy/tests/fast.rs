@@ -21,7 +21,7 @@ const PROGRAMS: &[&str] = &[
     "env", "xargs", "bash", "sh", "find", "tee", "touch", "true", "cd", "jq", "nl", "sort", "npm",
     "python3", "timeout", "nice", "command", "builtin", "exec", "eval", "time", "if", "in", "do",
     "done", "export", "local", "unset", "declare", "x-y", "a.b", "/bin/rm", "./x", "~/bin/x", "-x",
-    "a=b", "*", "ls*", "'ls'", "\"git\"", "''", "2",
+    "a=b", "*", "ls*", "'ls'", "\"git\"", "''", "2", "*2", "_2", "a1",
 ];
 
 const WORDS: &[&str] = &[
@@ -94,6 +94,8 @@ const WORDS: &[&str] = &[
     "\"Error|Warning\"",
     "'a\"b'",
     "\"-rf\"",
+    "x2",
+    "*1",
 ];
 
 const REDIRECTIONS: &[&str] = &[
@@ -111,6 +113,8 @@ const REDIRECTIONS: &[&str] = &[
     " 3>/dev/null",
     " >>x",
     " >|x",
+    ">x",
+    "2>x",
 ];
 
 const OPERATORS: &[&str] = &[
@@ -130,7 +134,18 @@ fn word() -> impl Strategy<Value = String> {
 fn part() -> impl Strategy<Value = String> {
     (
         prop::collection::vec(
-            prop::sample::select(&["FOO=1", "A_B=x/y", "X=", "1A=b", "GIT_CONFIG=x", "a=~"][..]),
+            prop::sample::select(
+                &[
+                    "FOO=1",
+                    "A_B=x/y",
+                    "X=",
+                    "1A=b",
+                    "GIT_CONFIG=x",
+                    "a=~",
+                    "_=x",
+                    "_a=1",
+                ][..],
+            ),
             0..2,
         ),
         prop::sample::select(PROGRAMS),
@@ -157,7 +172,7 @@ fn part() -> impl Strategy<Value = String> {
 fn script() -> impl Strategy<Value = String> {
     (
         part(),
-        prop::collection::vec((prop::sample::select(OPERATORS), part()), 0..3),
+        prop::collection::vec((prop::sample::select(OPERATORS), part()), 0..4),
         prop::sample::select(&["", ";", " ;", " ", "; "][..]),
     )
         .prop_map(|(first, rest, end)| {
@@ -250,8 +265,47 @@ fn the_lexer_leaves_the_rest_to_tree_sitter() {
         "ls | ls \"((\"",
         "cat \" \"",
         "ls 'a\\ b'",
+        "*2>x",
+        "_2>x",
+        "ls a1>x",
+        "ls x2>/dev/null",
+        "a | b | c && d",
+        "a|b|c||d",
+        "ls && a | b | c || d",
+        "_=1 ls",
+        "A=1 _=x ls",
     ] {
         assert_eq!(lex::parse(text), None, "input: {text:?}");
+    }
+}
+
+/// Shapes the review found where tree-sitter-bash reads otherwise than the lexer did (an error
+/// at `*2>x`, one pipeline for `a | b | c && d`, a word for `_=1`): the full reading decides
+/// them, so the fast path gives the same decision, also under mode allow-all (where a
+/// non-destructive ask is allowed).
+#[test]
+fn review_cases_decide_as_the_full_reading() {
+    let rules = rules();
+    for text in [
+        "*2>x",
+        "_2>x",
+        "_2>x | ls",
+        "ls *12>x",
+        "a | b | c && d",
+        "ls -la | head | wc -l && git status",
+        "_=1 ls",
+        "_=1 rm -rf /",
+    ] {
+        for read_only in [ReadOnly::Inspect, ReadOnly::Strict] {
+            let context = context(OsFamily::Unix, read_only);
+            let (fast, slow) = both_ways(&rules, &context, text);
+            assert_eq!(fast, slow, "input: {text:?}");
+            let (fast, slow) = (
+                crate::policy::apply_mode(fast, crate::policy::Mode::AllowAll),
+                crate::policy::apply_mode(slow, crate::policy::Mode::AllowAll),
+            );
+            assert_eq!(fast.verdict, slow.verdict, "allow-all, input: {text:?}");
+        }
     }
 }
 
