@@ -122,7 +122,9 @@ pub(crate) fn sandbox(settings: &Settings, workspace: &std::path::Path) -> Sandb
         &std::env::temp_dir(),
         &extra,
     );
-    policy.cache = sandbox_cache();
+    if let Some(cache) = sandbox_cache() {
+        policy.keep_in(cache);
+    }
     Sandbox::new(policy, settings.sandbox_required.value)
 }
 

@@ -124,7 +124,7 @@ pub struct Policy {
     pub hide_secrets: bool,
     /// A directory of the agent's state where what the sandbox learns about this machine
     /// and workspace is kept between processes (the mount probe's answer, the workspace's
-    /// tree); `None`: nothing is kept.
+    /// tree), set through [`Policy::keep_in`]; `None`: nothing is kept.
     pub cache: Option<PathBuf>,
 }
 
@@ -195,16 +195,16 @@ impl Policy {
         }
     }
 
-    /// The cache directory, unless commands may write there (a workspace that holds the
-    /// agent's state directory): what a command could write is no place to learn from.
-    #[must_use]
-    pub fn trusted_cache(&self) -> Option<&Path> {
-        let cache = self.cache.as_deref()?;
+    /// Keeps what the sandbox learns in `cache`, unless commands may write there (a
+    /// workspace or writable directory that holds the agent's state directory): what a
+    /// command could write is no place to learn from. Decided once, here, so that every
+    /// policy derived from this one ([`Policy::inspection`]) has the same answer.
+    pub fn keep_in(&mut self, cache: PathBuf) {
         let writable = self.writable.iter().chain([&self.workspace]);
-        (!writable
+        let reachable = writable
             .into_iter()
-            .any(|dir| cache.starts_with(dir) || dir.starts_with(cache)))
-        .then_some(cache)
+            .any(|dir| cache.starts_with(dir) || dir.starts_with(&cache));
+        self.cache = (!reachable).then_some(cache);
     }
 }
 
@@ -283,7 +283,7 @@ impl Sandbox {
         };
         let mut limitation = None;
         if matches!(state, State::Active(_))
-            && let Err(why) = read_only_protection(policy.trusted_cache())
+            && let Err(why) = read_only_protection(policy.cache.as_deref())
         {
             policy.mounts = false;
             let mut what = Vec::new();
@@ -817,6 +817,41 @@ mod tests {
         assert_eq!(SandboxMode::parse("on"), None);
         assert!(SandboxMode::ReadOnly.strictness() > SandboxMode::WorkspaceWrite.strictness());
         assert!(SandboxMode::WorkspaceWrite.strictness() > SandboxMode::Off.strictness());
+    }
+
+    #[test]
+    fn nothing_is_kept_where_commands_could_write_it() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let (work, extra, state) = (root.join("work"), root.join("extra"), root.join("state"));
+        for dir in [&work, &extra, &state] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        let policy = |extra: &[PathBuf], cache: PathBuf| {
+            let mut policy = Policy::new(SandboxMode::WorkspaceWrite, false, &work, &root, extra);
+            policy.keep_in(cache);
+            policy
+        };
+        let kept = policy(&[], state.join("agent/sandbox"));
+        assert_eq!(kept.cache, Some(state.join("agent/sandbox")));
+        assert_eq!(kept.inspection().cache, kept.cache);
+        for (extra, cache) in [
+            (vec![], work.join(".state/agent/sandbox")),
+            (vec![extra.clone()], extra.join("agent/sandbox")),
+            (
+                vec![state.join("agent/sandbox/deeper")],
+                state.join("agent/sandbox"),
+            ),
+        ] {
+            for dir in &extra {
+                std::fs::create_dir_all(dir).unwrap();
+            }
+            let policy = policy(&extra, cache.clone());
+            assert_eq!(policy.cache, None, "{cache:?} with {extra:?}");
+            // The read-only policy made from it may not write either; it follows the one
+            // it comes from, whose commands could.
+            assert_eq!(policy.inspection().cache, None, "{cache:?}");
+        }
     }
 
     #[test]

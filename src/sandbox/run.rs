@@ -42,13 +42,13 @@ impl Run {
         let writes = policy.mode == SandboxMode::WorkspaceWrite;
         let (guard, mounts) = if writes {
             let (guard, mounts) =
-                Guard::before(&policy.workspace, policy.mounts, policy.trusted_cache());
+                Guard::before(&policy.workspace, policy.mounts, policy.cache.as_deref());
             (Some(guard), mounts)
         } else {
             (None, Mounts::default())
         };
         let hidden = if policy.hide_secrets && policy.mounts {
-            secret_files(&policy.workspace, policy.trusted_cache())
+            secret_files(&policy.workspace, policy.cache.as_deref())
         } else {
             Vec::new()
         };
