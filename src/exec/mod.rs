@@ -266,9 +266,29 @@ pub fn resolve_working_directory(workspace: &Path, requested: &str) -> Result<Pa
 
 /// The process groups of the commands running now, so that a signal stopping the
 /// agent can end them ([`stop_running`]). Signals are process-wide; so is this list.
-static RUNNING: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+static RUNNING: std::sync::Mutex<Vec<Group>> = std::sync::Mutex::new(Vec::new());
 
-fn running() -> std::sync::MutexGuard<'static, Vec<u32>> {
+/// A running command's process group: its leader, and whether that is the sandbox helper,
+/// which passes a polite signal on to the command itself (`sandbox/supervise.rs`): sent to the
+/// helper alone, so that it can act before the command sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Group {
+    pid: u32,
+    helper: bool,
+}
+
+impl Group {
+    /// Asks the command to stop (SIGTERM): to the whole group, or through the helper.
+    fn term(self) {
+        if self.helper {
+            process::signal_process(self.pid, Kill::Term);
+        } else {
+            process::kill_group(self.pid, Kill::Term);
+        }
+    }
+}
+
+fn running() -> std::sync::MutexGuard<'static, Vec<Group>> {
     RUNNING
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -277,37 +297,37 @@ fn running() -> std::sync::MutexGuard<'static, Vec<u32>> {
 /// Registers a running command's group and kills it if the call is abandoned
 /// (future dropped) before it finished.
 struct GroupGuard {
-    pid: Option<u32>,
+    group: Option<Group>,
 }
 
 impl GroupGuard {
-    fn new(pid: Option<u32>) -> Self {
-        if let Some(pid) = pid {
-            running().push(pid);
+    fn new(group: Option<Group>) -> Self {
+        if let Some(group) = group {
+            running().push(group);
         }
-        Self { pid }
+        Self { group }
     }
 
     /// The shell finished: whatever it left running in its group (`server &`, `sleep 60 &`)
     /// is killed, so no command outlives its call; then nothing is left to track.
     fn finish(&mut self) {
-        if let Some(pid) = self.pid {
-            process::kill_group(pid, Kill::Force);
+        if let Some(group) = self.group {
+            process::kill_group(group.pid, Kill::Force);
         }
         self.disarm();
     }
 
     /// Stops tracking the group.
     fn disarm(&mut self) {
-        if let Some(pid) = self.pid.take() {
-            running().retain(|p| *p != pid);
+        if let Some(group) = self.group.take() {
+            running().retain(|g| *g != group);
         }
     }
 }
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
-        if let Some(pid) = self.pid {
+        if let Some(Group { pid, .. }) = self.group {
             // Normally `stop_running` has already ended the group; this is the last resort.
             process::kill_group(pid, Kill::Force);
         }
@@ -324,13 +344,14 @@ impl Drop for GroupGuard {
 /// later, by its dropped call); elsewhere the unreaped shell keeps its group alive
 /// and this waits the grace period out.
 pub async fn stop_running() {
-    let groups = running().clone();
+    let groups: Vec<Group> = running().clone();
     if groups.is_empty() {
         return;
     }
-    for pid in &groups {
-        process::kill_group(*pid, Kill::Term);
+    for group in &groups {
+        group.term();
     }
+    let groups: Vec<u32> = groups.iter().map(|group| group.pid).collect();
     let grace_end = tokio::time::Instant::now() + GRACE_AFTER_TERM;
     loop {
         let alive: Vec<u32> = groups
@@ -375,7 +396,11 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
         }
     };
     let pid = child.id();
-    let mut guard = GroupGuard::new(pid);
+    let group = pid.map(|pid| Group {
+        pid,
+        helper: sandbox.is_some() && crate::sandbox::HELPER_PASSES_SIGNALS,
+    });
+    let mut guard = GroupGuard::new(group);
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
     let mut out_buf = vec![0u8; READ_CHUNK_BYTES];
@@ -421,8 +446,8 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
             },
             () = tokio::time::sleep_until(deadline), if !timed_out && status.is_none() => {
                 timed_out = true;
-                if let Some(pid) = pid {
-                    status = Some(terminate(&mut child, pid).await);
+                if let Some(group) = group {
+                    status = Some(terminate(&mut child, group).await);
                 }
                 drain_deadline = Some(tokio::time::Instant::now() + DRAIN_AFTER_EXIT);
             },
@@ -527,9 +552,10 @@ fn finished(
 /// group survives; returns the shell's exit status.
 async fn terminate(
     child: &mut tokio::process::Child,
-    pid: u32,
+    group: Group,
 ) -> std::io::Result<std::process::ExitStatus> {
-    process::kill_group(pid, Kill::Term);
+    let pid = group.pid;
+    group.term();
     let grace_end = tokio::time::Instant::now() + GRACE_AFTER_TERM;
     let mut status = None;
     loop {

@@ -117,6 +117,21 @@ pub(crate) fn kill_group(pid: u32, kill: Kill) {
     let _ = kill_process_group(pid, signal);
 }
 
+/// Signals the process `pid` alone (the sandbox helper, which passes it on). Errors (it is
+/// already gone) are ignored.
+#[cfg(unix)]
+pub(crate) fn signal_process(pid: u32, kill: Kill) {
+    use rustix::process::{Pid, Signal, kill_process};
+    let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
+        return;
+    };
+    let signal = match kill {
+        Kill::Term => Signal::TERM,
+        Kill::Force => Signal::KILL,
+    };
+    let _ = kill_process(pid, signal);
+}
+
 /// Whether any process of the group led by `pid` is still alive. On Linux zombies do not
 /// count: where PID 1 is slow to reap orphans (containers), a killed grandchild lingers as a
 /// zombie and would otherwise hold the call for the whole grace period.
@@ -169,6 +184,12 @@ pub(crate) fn kill_group(pid: u32, kill: Kill) {
         command.arg("/F");
     }
     let _ = command.stdout(Stdio::null()).stderr(Stdio::null()).status();
+}
+
+/// No sandbox helper runs here: the whole tree, as [`kill_group`].
+#[cfg(windows)]
+pub(crate) fn signal_process(pid: u32, kill: Kill) {
+    kill_group(pid, kill);
 }
 
 /// Windows: the tree is considered gone once the shell itself has exited.

@@ -1,8 +1,9 @@
-//! The Linux sandbox, applied by the helper process to itself just before it `exec`s
-//! the command, so the command and all its children inherit it:
+//! The Linux sandbox, applied by the helper process to itself just before it starts the
+//! command (`supervise.rs`), so the command and all its children inherit it:
 //!
 //! 0. descriptors above 2 that the agent inherited are marked close-on-exec;
-//! 1. in a private mount namespace: every git configuration surface of the workspace (see
+//! 1. in a private mount namespace (and a PID namespace where one can be made, so that
+//!    nothing the command starts outlives it): every git configuration surface of the workspace (see
 //!    `surfaces.rs`) and `.agent/` are bind-mounted read-only, the git directories pinned in
 //!    place, the command's private temp directory bound over `/tmp`, and (for inspection
 //!    commands) the workspace's secret files covered by `/dev/null`. Where no namespace can
@@ -83,31 +84,46 @@ pub(super) fn probe() -> Result<String, String> {
     })
 }
 
-/// Restricts this process (and what it will `exec`) as `args` say; returns the `TMPDIR` the
-/// command gets when its private temp directory became `/tmp`.
-pub(super) fn restrict(args: &HelperArgs) -> Result<Option<PathBuf>, String> {
+/// What [`restrict`] made of this process.
+pub(super) struct Restricted {
+    /// The `TMPDIR` the command gets when its private temp directory became `/tmp`.
+    pub temp: Option<PathBuf>,
+    /// This process made a PID namespace: the command it starts next is its first process,
+    /// and nothing the command starts outlives that process (`supervise.rs`).
+    pub pid_namespace: bool,
+}
+
+/// Restricts this process (and the command it will start) as `args` say.
+pub(super) fn restrict(args: &HelperArgs) -> Result<Restricted, String> {
     // Descriptors the agent inherited (from a shell, an editor, a CI runner) are not the
     // command's: they close when it starts (0, 1 and 2 are the command's own).
     close_fds::CloseFdsBuilder::new().cloexecfrom(3);
     let mut writable = args.writable.clone();
     let mut temp = None;
-    if args.mounts() {
+    let pid_namespace = if args.mounts() {
         // The parent checked that it can work here (`mounts_possible`): fail closed.
-        protect(args).map_err(|error| {
+        let pid_namespace = protect(args).map_err(|error| {
             format!("cannot make the workspace's protected paths read-only: {error}")
         })?;
         if args.tmp.is_some() {
             writable.push(PathBuf::from(TMP));
             temp = Some(PathBuf::from(TMP));
         }
-    }
+        pid_namespace
+    } else {
+        // Best effort: without it the helper still ends what the command leaves behind.
+        enter_namespaces(false).unwrap_or(false)
+    };
     let status = landlock(args, &writable).map_err(|error| format!("Landlock: {error}"))?;
     if status == RulesetStatus::NotEnforced {
         // The parent saw Landlock work; refuse rather than run unrestricted.
         return Err("Landlock did not enforce the rules".to_owned());
     }
     filter_syscalls(args.network).map_err(|error| format!("seccomp: {error}"))?;
-    Ok(temp)
+    Ok(Restricted {
+        temp,
+        pid_namespace,
+    })
 }
 
 fn landlock(
@@ -220,19 +236,10 @@ pub(super) fn mounts_possible() -> bool {
 /// that maps this user to itself. In it the pinned directories are bound onto themselves (a
 /// mount point cannot be renamed away), the read-only paths bound read-only, the hidden files
 /// covered by `/dev/null`, and the private temp directory bound over `/tmp`.
-fn protect(args: &HelperArgs) -> std::io::Result<()> {
+fn protect(args: &HelperArgs) -> std::io::Result<bool> {
     use rustix::mount::{MountPropagationFlags, mount_bind, mount_change};
-    use rustix::thread::UnshareFlags;
 
-    let uid = rustix::process::getuid().as_raw();
-    let gid = rustix::process::getgid().as_raw();
-    if unshare(UnshareFlags::NEWNS).is_err() {
-        unshare(UnshareFlags::NEWUSER | UnshareFlags::NEWNS)?;
-        // Older kernels lack `setgroups`; the maps below still work there.
-        let _ = std::fs::write("/proc/self/setgroups", "deny");
-        std::fs::write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
-        std::fs::write("/proc/self/gid_map", format!("{gid} {gid} 1"))?;
-    }
+    let pid_namespace = enter_namespaces(true)?;
     // Nothing mounted here may reach the parent namespace.
     mount_change(
         "/",
@@ -253,7 +260,61 @@ fn protect(args: &HelperArgs) -> std::io::Result<()> {
     if let Some(tmp) = &args.tmp {
         mount_bind(tmp, TMP)?;
     }
-    Ok(())
+    Ok(pid_namespace)
+}
+
+/// Makes a private mount namespace (when `mounts`) and a PID namespace (when it can be made;
+/// see `supervise.rs`): directly as root, else inside a new user namespace that maps this
+/// user to itself. Whether the PID namespace was made.
+///
+/// # Errors
+/// When `mounts` and no mount namespace can be made.
+fn enter_namespaces(mounts: bool) -> std::io::Result<bool> {
+    use rustix::thread::UnshareFlags as Flags;
+
+    // Read before a user namespace is made: inside it, unmapped, they read as nobody.
+    let ids = (
+        rustix::process::getuid().as_raw(),
+        rustix::process::getgid().as_raw(),
+    );
+    let pid = if std::env::var_os(super::TEST_NO_PID_NAMESPACE_ENV).is_some_and(|v| v == "1") {
+        Flags::empty()
+    } else {
+        Flags::NEWPID
+    };
+    let mount = if mounts { Flags::NEWNS } else { Flags::empty() };
+    // With the PID namespace if it can be made; without it only when mounts are needed.
+    let mut tries = vec![mount | pid, mount | pid | Flags::NEWUSER];
+    if mounts && !pid.is_empty() {
+        tries.extend([mount, mount | Flags::NEWUSER]);
+    }
+    // A user namespace alone is of no use.
+    for flags in tries
+        .into_iter()
+        .filter(|flags| !flags.difference(Flags::NEWUSER).is_empty())
+    {
+        if unshare(flags).is_ok() {
+            if flags.contains(Flags::NEWUSER) {
+                map_user(ids)?;
+            }
+            return Ok(flags.contains(Flags::NEWPID));
+        }
+    }
+    if mounts {
+        return Err(std::io::Error::other(
+            "no mount namespace can be made (not root, and no user namespaces)",
+        ));
+    }
+    Ok(false)
+}
+
+/// Maps this user and group (`ids`, as they were outside) to themselves in the user namespace
+/// just made.
+fn map_user((uid, gid): (u32, u32)) -> std::io::Result<()> {
+    // Older kernels lack `setgroups`; the maps below still work there.
+    let _ = std::fs::write("/proc/self/setgroups", "deny");
+    std::fs::write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
+    std::fs::write("/proc/self/gid_map", format!("{gid} {gid} 1"))
 }
 
 /// Binds `path` onto itself and makes that mount read-only.

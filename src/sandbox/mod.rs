@@ -21,6 +21,8 @@ mod linux;
 #[cfg(target_os = "macos")]
 mod macos;
 mod run;
+#[cfg(target_os = "linux")]
+mod supervise;
 mod surfaces;
 mod tree;
 
@@ -30,6 +32,10 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+
+/// Whether a sandboxed command runs under the helper, which passes a polite signal (SIGTERM,
+/// SIGINT, SIGHUP, SIGQUIT) sent to it alone on to the command (`supervise.rs`): Linux.
+pub const HELPER_PASSES_SIGNALS: bool = cfg!(target_os = "linux");
 
 /// The hidden first argument that turns `agent` into the sandbox helper (Linux):
 /// `agent __sandbox [--network] [--write DIR]… [--read-only DIR]… -- PROGRAM ARGS…`.
@@ -42,6 +48,11 @@ pub const TEST_UNAVAILABLE_ENV: &str = "AGENT_TEST_SANDBOX_UNAVAILABLE";
 /// Test-only switch: when set to `1`, the read-only paths inside the workspace cannot be
 /// protected (as where no mount namespace can be made), so tests see it reported.
 pub const TEST_NO_MOUNTS_ENV: &str = "AGENT_TEST_SANDBOX_NO_MOUNTS";
+
+/// Test-only switch: when set to `1` (in the command's environment, which the helper gets),
+/// the helper makes no PID namespace, so tests can exercise the fallback that ends what a
+/// command leaves behind without one.
+pub const TEST_NO_PID_NAMESPACE_ENV: &str = "AGENT_TEST_SANDBOX_NO_PID_NAMESPACE";
 
 /// The helper's argument that only checks whether the read-only paths can be protected here
 /// (a private mount namespace can be made) and exits 0 if so.
@@ -668,7 +679,8 @@ pub fn helper_program_main(args: impl IntoIterator<Item = OsString>) -> std::pro
 }
 
 /// The sandbox helper (`agent __sandbox …`, after [`HELPER_ARG`]): restricts this
-/// process, then replaces it with the command. Returns only on failure, with exit
+/// process, then runs the command as its child until nothing the command started is left,
+/// and ends as the command did (`supervise.rs`). Returns only on failure, with exit
 /// status 126 and one line on stderr; the command then did not run.
 #[must_use]
 pub fn helper_main(args: impl IntoIterator<Item = OsString>) -> std::process::ExitCode {
@@ -693,21 +705,18 @@ pub fn helper_main(args: impl IntoIterator<Item = OsString>) -> std::process::Ex
     };
     #[cfg(target_os = "linux")]
     {
-        let temp = match linux::restrict(&args) {
-            Ok(temp) => temp,
+        let restricted = match linux::restrict(&args) {
+            Ok(restricted) => restricted,
             Err(error) => return fail(&error),
         };
-        use std::os::unix::process::CommandExt as _;
         let mut command = std::process::Command::new(&args.argv[0]);
         command.args(&args.argv[1..]);
-        if let Some(temp) = temp {
+        if let Some(temp) = restricted.temp {
             command.env("TMPDIR", temp);
         }
-        let error = command.exec();
-        fail(&format!(
-            "cannot start `{}`: {error}",
-            args.argv[0].to_string_lossy()
-        ))
+        match supervise::run(command, restricted.pid_namespace) {
+            Err(error) => fail(&error),
+        }
     }
     #[cfg(not(target_os = "linux"))]
     {

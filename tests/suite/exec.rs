@@ -59,7 +59,7 @@ fn timeout_kills_the_whole_group() {
             "--timeout",
             "1",
             "--",
-            "echo $$; sleep 100 & sleep 100; echo never",
+            "echo $(cut -d' ' -f5 /proc/self/stat); sleep 100 & sleep 100; echo never",
         ],
     );
     let pgid: u32 = result["stdout"]
@@ -83,7 +83,12 @@ fn a_child_ignoring_term_is_killed_after_the_grace() {
     let sandbox = Sandbox::new();
     let (result, _) = exec_json(
         &sandbox,
-        &["--timeout", "0.5", "--", "trap '' TERM; echo $$; sleep 100"],
+        &[
+            "--timeout",
+            "0.5",
+            "--",
+            "trap '' TERM; echo $(cut -d' ' -f5 /proc/self/stat); sleep 100",
+        ],
     );
     let pgid: u32 = result["stdout"]
         .as_str()
@@ -103,7 +108,10 @@ fn a_child_ignoring_term_is_killed_after_the_grace() {
 #[test]
 fn a_background_grandchild_does_not_hold_the_call() {
     let sandbox = Sandbox::new();
-    let (result, status) = exec_json(&sandbox, &["echo $$; sleep 60 & echo hi"]);
+    let (result, status) = exec_json(
+        &sandbox,
+        &["echo $(cut -d' ' -f5 /proc/self/stat); sleep 60 & echo hi"],
+    );
     let stdout = result["stdout"].as_str().unwrap();
     let pgid: u32 = stdout.lines().next().unwrap().parse().expect("pid printed");
     // SIGKILL is delivered when the process is next scheduled: give it a moment to die.

@@ -138,8 +138,10 @@ pub fn json(output: &std::process::Output) -> serde_json::Value {
         .unwrap_or_else(|error| panic!("stdout is not one JSON object ({error}):\n{text}"))
 }
 
-/// Whether any live process has `pgid` as its process group (Linux /proc).
+/// Whether any live process has `pgid` as its process group (Linux /proc). Commands print
+/// their group as `$(cut -d' ' -f5 /proc/self/stat)`: in the sandbox's PID namespace `$$` is 1.
 pub fn group_alive(pgid: u32) -> bool {
+    assert!(pgid > 1, "not a command's process group: {pgid}");
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return false;
     };
@@ -156,6 +158,8 @@ pub fn group_alive(pgid: u32) -> bool {
 
 /// Kills a process group left by a test (best effort).
 pub fn kill_group(pgid: u32) {
+    // `kill -KILL -1` would end every process this user may signal.
+    assert!(pgid > 1, "not a command's process group: {pgid}");
     let _ = std::process::Command::new("kill")
         .args(["-KILL", "--", &format!("-{pgid}")])
         .stderr(std::process::Stdio::null())

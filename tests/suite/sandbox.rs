@@ -524,9 +524,30 @@ fn a_command_cannot_signal_the_agent() {
         return;
     }
     let dirs = Dirs::new();
-    let (result, code) = dirs.exec(&["kill -TERM $PPID; echo survived"]);
-    assert_eq!(code, Some(0), "{result}");
-    assert_eq!(result["stdout"], "survived\n", "{result}");
+    // The agent is the helper's parent; the helper is the shell's parent (outside the PID
+    // namespace, where `$PPID` says 0): both read from `/proc`, which shows outer numbers.
+    let script = "read -r line < /proc/self/stat; helper=${line#*) }; helper=${helper#* }; \
+                  helper=${helper%% *}; read -r line < /proc/$helper/stat; agent=${line#*) }; \
+                  agent=${agent#* }; agent=${agent%% *}; echo \"agent $agent\" >&2; \
+                  kill -TERM $agent; echo survived";
+    for switch in [None, Some("AGENT_TEST_SANDBOX_NO_PID_NAMESPACE")] {
+        let mut agent = dirs.agent();
+        if let Some(switch) = switch {
+            agent.env(switch, "1");
+        }
+        let output = agent
+            .args(["exec", "--json", "--", script])
+            .output()
+            .unwrap();
+        let result = json(&output);
+        assert_eq!(output.status.code(), Some(0), "{switch:?}: {result}");
+        assert_eq!(result["stdout"], "survived\n", "{switch:?}: {result}");
+        let shown = result["stderr"].as_str().unwrap_or_default();
+        assert!(
+            shown.starts_with("agent ") && shown.trim() != "agent",
+            "{result}"
+        );
+    }
 }
 
 /// A write the sandbox refused, in `agent run` at a terminal: the person is asked whether to
@@ -1184,4 +1205,140 @@ fn the_small_helper_is_used_and_agent_works_without_it() {
         !outside.exists(),
         "a write outside the workspace got through: {result}"
     );
+}
+
+/// Commands that leave something running after they end, out of their process group or
+/// ignoring the signals that end it: each tries to write `late-N` a second later, after the
+/// agent checked the workspace (a `.git/commondir` or `.agent/settings.toml` written then
+/// would stay).
+fn leavers() -> Vec<String> {
+    let late = |n: usize| format!("sleep 1; echo late > late-{n}");
+    [
+        "setsid sh -c '{}' &",
+        "(sh -c '{}' &)",
+        "nohup sh -c '{}' &",
+        "sh -c 'trap \"\" TERM HUP INT QUIT; {}' &",
+        "setsid -f sh -c '{}'",
+        "sh -c 'set -m; sh -c \"{}\" & true' &",
+        "(setsid sh -c '(sh -c \"{}\" &)' &)",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(n, shape)| {
+        // Quiet, and not holding the output pipes: the agent would wait for them otherwise.
+        format!(
+            "{} </dev/null >/dev/null 2>&1",
+            shape.replace("{}", &late(n))
+        )
+    })
+    .collect()
+}
+
+fn left_behind(work: &Path, count: usize) -> Vec<String> {
+    // Past the second the leavers wait, with time to spare on a loaded machine.
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    (0..count)
+        .map(|n| format!("late-{n}"))
+        .filter(|name| work.join(name).exists())
+        .collect()
+}
+
+/// Nothing a command starts outlives it: with a PID namespace (the usual case), without one
+/// (the helper kills what is left), and without mounts. A repository's surfaces are tried too.
+#[test]
+fn nothing_a_command_starts_outlives_it() {
+    if !available() {
+        return;
+    }
+    for (switch, why) in [
+        (None, "with a PID namespace"),
+        (
+            Some("AGENT_TEST_SANDBOX_NO_PID_NAMESPACE"),
+            "without a PID namespace",
+        ),
+        (Some("AGENT_TEST_SANDBOX_NO_MOUNTS"), "without mounts"),
+    ] {
+        let dirs = Dirs::new();
+        let work = repository(&dirs);
+        let leavers = leavers();
+        let mut command = leavers.join("\n");
+        command.push_str(
+            "\nsetsid sh -c 'sleep 1; echo \"$PWD/evil\" > .git/commondir; mkdir -p .agent; \
+             echo x > .agent/settings.toml' </dev/null >/dev/null 2>&1 &\necho started",
+        );
+        let mut agent = dirs.agent();
+        if let Some(switch) = switch {
+            agent.env(switch, "1");
+        }
+        let output = agent
+            .args(["exec", "--json", "-q", "--", &command])
+            .output()
+            .unwrap();
+        let result = json(&output);
+        assert_eq!(output.status.code(), Some(0), "{why}: {result}");
+        assert_eq!(result["stdout"], "started\n", "{why}: {result}");
+        let left = left_behind(&work, leavers.len());
+        assert!(left.is_empty(), "{why}: still running afterwards: {left:?}");
+        assert!(!work.join(".git/commondir").exists(), "{why}");
+        assert!(!work.join(".agent").exists(), "{why}");
+    }
+}
+
+/// A command ended by its timeout takes what it started with it, and is reported as before:
+/// timed out, ended by SIGTERM (the shell has no handler for it).
+#[test]
+fn a_timed_out_command_takes_what_it_started_with_it() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let work = dirs.work();
+    let leavers = leavers();
+    let command = format!("{}\nsleep 30", leavers.join("\n"));
+    let (result, code) = dirs.exec(&["--timeout", "1", "--", &command]);
+    assert_eq!(code, Some(124), "{result}");
+    assert_eq!(result["timed_out"], true, "{result}");
+    // Not SIGKILL after the grace period: the shell, first in its PID namespace, would
+    // ignore SIGTERM, so the helper ends it for the signal.
+    assert_eq!(result["signal"], 15, "{result}");
+    let left = left_behind(&work, leavers.len());
+    assert!(left.is_empty(), "still running afterwards: {left:?}");
+}
+
+/// The helper ends as its command did: the exit code, or the signal that ended it (the
+/// agent's own, and one from inside the command to the whole group).
+#[test]
+fn the_command_ends_as_it_would_without_the_sandbox() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let null = serde_json::Value::Null;
+    for (command, code, signal, stdout) in [
+        ("exit 7", Some(7), null.clone(), ""),
+        ("echo out", Some(0), null.clone(), "out\n"),
+        (
+            "sh -c 'kill -TERM $$'; echo $?",
+            Some(0),
+            null.clone(),
+            "143\n",
+        ),
+        (
+            "sh -c 'kill -SEGV $$'; echo $?",
+            Some(0),
+            null.clone(),
+            "139\n",
+        ),
+        ("kill -TERM 0; sleep 5", None, 15.into(), ""),
+        ("kill -HUP 0; sleep 5", None, 1.into(), ""),
+    ] {
+        let (result, _) = dirs.exec(&["--", command]);
+        assert_eq!(
+            result["exit_code"],
+            serde_json::json!(code),
+            "{command}: {result}"
+        );
+        assert_eq!(result["signal"], signal, "{command}: {result}");
+        assert_eq!(result["stdout"], stdout, "{command}: {result}");
+    }
 }

@@ -602,7 +602,7 @@ fn allowed_for_this_run_holds_for_the_rest_of_the_session() {
 }
 
 /// What the signal tests' command does: its group id to `started`, `LATER` a second on.
-const SLOW_COMMAND: &str = "echo $$ > started; sleep 1; touch LATER";
+const SLOW_COMMAND: &str = "echo $(cut -d' ' -f5 /proc/self/stat) > started; sleep 1; touch LATER";
 
 fn signal_case(name: &str, expected: i32) {
     let sandbox = Sandbox::new();

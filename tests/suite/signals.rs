@@ -13,7 +13,7 @@ use super::fake_model::{FakeModel, turn_text, turn_tool_call};
 use super::harness::{Sandbox, group_alive, kill_group, wait_for};
 
 /// Writes the group id, then would write `LATER` one second later.
-const COMMAND: &str = "echo $$ > started; sleep 1; touch LATER";
+const COMMAND: &str = "echo $(cut -d' ' -f5 /proc/self/stat) > started; sleep 1; touch LATER";
 /// Long enough for a debug build to start and reach the command.
 const START_LIMIT: Duration = Duration::from_secs(30);
 
@@ -184,7 +184,7 @@ fn a_command_ignoring_term_is_killed_after_the_grace() {
         .agent_process()
         .args([
             "exec",
-            "trap '' TERM; echo $$ > started; sleep 6; touch LATER",
+            "trap '' TERM; echo $(cut -d' ' -f5 /proc/self/stat) > started; sleep 6; touch LATER",
         ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -285,7 +285,10 @@ fn ctrl_c_while_a_command_runs_kills_it_and_exits_130() {
     let sandbox = Sandbox::new();
     // The command writes its process group first: the test checks that group, no other.
     let server = FakeModel::openai_turns([
-        turn_tool_call("echo $$ > started; sleep 30", "wait"),
+        turn_tool_call(
+            "echo $(cut -d' ' -f5 /proc/self/stat) > started; sleep 30",
+            "wait",
+        ),
         turn_text("never"),
     ]);
     let tmux = run_in_tmux(&sandbox, &server, &[], "--mode allow-all 'wait'");

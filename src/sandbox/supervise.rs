@@ -1,0 +1,181 @@
+//! The helper's last step (Linux): it starts the command as its child and stays until every
+//! process the command started has ended, so that nothing of a command outlives it.
+//!
+//! Without this, a process that leaves the command's process group (`setsid`, a daemon's
+//! double fork) survives the group kill that ends a command, still able to write the
+//! workspace — after the surfaces were checked: a `.git/commondir` or `.agent/settings.toml`
+//! written a second later would stay. So:
+//!
+//! - Where a PID namespace can be made (with the mount namespace: as root, or inside the user
+//!   namespace), the command is its first process. When that process ends — however: it
+//!   exits, a signal, the agent's SIGKILL to the group — the kernel kills every process left
+//!   in the namespace (and in namespaces made inside it).
+//! - A namespace's first process ignores the signals it has no handler for. So the agent sends
+//!   its polite signals (SIGTERM on a timeout or when it stops, SIGINT, SIGHUP, SIGQUIT) to the
+//!   helper alone: when the signal would end the command (no handler, not ignored) the helper
+//!   ends it with SIGKILL at once (before it runs on: `a; b` must not reach `b`), otherwise it
+//!   passes the signal on to the group; its SIGKILL goes to the whole group, the helper
+//!   included, and the kernel does the rest. The helper then ends itself by the same signal:
+//!   the agent sees what it would have seen without the namespace.
+//! - Elsewhere the helper is a child subreaper: every orphan of the command becomes its
+//!   child, and when the command ends it kills them all, until none is left. What that cannot
+//!   cover: a SIGKILL to the whole group (after a timeout's grace period) ends the helper too.
+//!
+//! The helper then ends as the command did: the same exit code, or the same signal.
+
+use std::convert::Infallible;
+use std::process::Command;
+
+use rustix::process::{Pid, Signal, WaitOptions, WaitStatus};
+use signal_hook::consts::{SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+use signal_hook::iterator::SignalsInfo;
+use signal_hook::iterator::exfiltrator::WithOrigin;
+
+/// The polite signals the agent sends (to this process alone, see `exec`'s `Group`), passed
+/// on to the command.
+const PASSED_ON: [i32; 4] = [SIGTERM, SIGINT, SIGHUP, SIGQUIT];
+
+/// Starts `command`, waits until it and everything it started have ended, and ends this
+/// process as the command ended. `namespace`: this process made a PID namespace, so the
+/// command is its first process. Returns only when the command could not be started.
+///
+/// # Errors
+/// Why the command could not be started.
+pub(super) fn run(mut command: Command, namespace: bool) -> Result<Infallible, String> {
+    // Orphans of the command become this process's children (a fallback where no PID
+    // namespace could be made; harmless where one was).
+    let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
+    let agent = rustix::process::getppid();
+    // Before the command starts, so that no signal is missed (handlers, unlike ignored
+    // signals, are not inherited through `exec`).
+    let mut signals = SignalsInfo::<WithOrigin>::new(PASSED_ON.into_iter().chain([SIGCHLD]))
+        .map_err(|error| format!("cannot watch signals: {error}"))?;
+    let child = command.spawn().map_err(|error| {
+        let program = command.get_program().to_string_lossy().into_owned();
+        format!("cannot start `{program}`: {error}")
+    })?;
+    let pid = i32::try_from(child.id())
+        .ok()
+        .and_then(Pid::from_raw)
+        .ok_or_else(|| "the command got no process id".to_owned())?;
+    let mut status = None;
+    let mut ended_by = None;
+    loop {
+        while let Ok(Some((reaped, how))) = rustix::process::waitpid(None, WaitOptions::NOHANG) {
+            if reaped == pid {
+                status = Some(how);
+            }
+        }
+        if status.is_some() {
+            break;
+        }
+        for origin in signals.wait() {
+            let signal = origin.signal;
+            if signal == SIGCHLD || ended_by.is_some() {
+                continue;
+            }
+            let sender = origin
+                .process
+                .and_then(|process| Pid::from_raw(process.pid));
+            if namespace && ends(pid, signal) {
+                // The namespace's first process ignores a signal it has no handler for:
+                // ended here, before it runs on (`a; b` must not reach `b`).
+                let _ = rustix::process::kill_process(pid, Signal::KILL);
+                ended_by = Some(signal);
+            } else if sender.is_some() && sender == agent {
+                // Sent by the agent to this process alone: on to the command's group. (What
+                // the command sends its own group reached the command already.)
+                if let Some(signal) = Signal::from_named_raw(signal) {
+                    let _ = rustix::process::kill_process_group(rustix::process::getpgrp(), signal);
+                }
+            }
+        }
+    }
+    end_the_rest();
+    drop(signals);
+    end_as(status, ended_by)
+}
+
+/// Whether `signal` would end the process `pid` if it were not a namespace's first process:
+/// it has no handler for it and does not ignore it (`/proc/PID/status`). When that cannot be
+/// read, yes: ending it is what the agent asked for.
+fn ends(pid: Pid, signal: i32) -> bool {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{}/status", pid.as_raw_nonzero()))
+    else {
+        return true;
+    };
+    let mask = |name: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+            .unwrap_or(0)
+    };
+    let bit = signal
+        .checked_sub(1)
+        .and_then(|n| u32::try_from(n).ok())
+        .and_then(|n| 1u64.checked_shl(n))
+        .unwrap_or(0);
+    (mask("SigIgn:") | mask("SigCgt:")) & bit == 0
+}
+
+/// Kills every child this process still has (orphans of the command, reparented here) and
+/// reaps them, until it has none: a killed child's own children become this process's before
+/// it can be reaped, so each round finds them.
+fn end_the_rest() {
+    loop {
+        for child in children() {
+            let _ = rustix::process::kill_process(child, Signal::KILL);
+        }
+        if rustix::process::waitpid(None, WaitOptions::empty()).is_err() {
+            // No child left (ECHILD).
+            return;
+        }
+    }
+}
+
+/// This process's children: `/proc/thread-self/children` (the helper has one thread), else
+/// every process whose parent it is.
+fn children() -> Vec<Pid> {
+    let parse = |text: &str| -> Vec<Pid> {
+        text.split_whitespace()
+            .filter_map(|n| n.parse().ok().and_then(Pid::from_raw))
+            .collect()
+    };
+    if let Ok(text) = std::fs::read_to_string("/proc/thread-self/children") {
+        return parse(&text);
+    }
+    let me = rustix::process::getpid().as_raw_nonzero().get();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                // `pid (comm) state ppid …`: the name may hold anything but ends at the last ')'.
+                stat.rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<i32>().ok())
+                    == Some(me)
+            })
+        })
+        .filter_map(Pid::from_raw)
+        .collect()
+}
+
+/// Ends this process as the command ended: its exit code, or its signal (`ended_by`: the
+/// signal this process ended it for).
+fn end_as(status: Option<WaitStatus>, ended_by: Option<i32>) -> Result<Infallible, String> {
+    let signal = ended_by.or_else(|| status.and_then(WaitStatus::terminating_signal));
+    if let Some(signal) = signal {
+        // The same death, without this process's core dump.
+        let mut limit = rustix::process::getrlimit(rustix::process::Resource::Core);
+        limit.current = Some(0);
+        let _ = rustix::process::setrlimit(rustix::process::Resource::Core, limit);
+        let _ = signal_hook::low_level::emulate_default_handler(signal);
+        // A signal whose default is to be ignored (or that could not be raised).
+        std::process::exit(128 + signal);
+    }
+    std::process::exit(status.and_then(WaitStatus::exit_status).unwrap_or(1))
+}
