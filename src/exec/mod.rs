@@ -35,6 +35,10 @@ pub const GRACE_AFTER_TERM: Duration = Duration::from_secs(5);
 const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(100);
 /// How often to check whether a terminated group has gone.
 const KILL_POLL: Duration = Duration::from_millis(20);
+
+/// How long the sandbox helper has to end its command on SIGKILL's behalf before it is killed
+/// itself.
+const HELPER_FORCE_WAIT: Duration = Duration::from_secs(2);
 /// Size of one pipe read.
 const READ_CHUNK_BYTES: usize = 64 * 1024;
 
@@ -280,10 +284,20 @@ struct Group {
 impl Group {
     /// Asks the command to stop (SIGTERM): to the whole group, or through the helper.
     fn term(self) {
+        self.signal(Kill::Term);
+    }
+
+    /// Ends the command (SIGKILL): the whole group, or through the helper, which ends the
+    /// command's own group and then itself.
+    fn force(self) {
+        self.signal(Kill::Force);
+    }
+
+    fn signal(self, kill: Kill) {
         if self.helper {
-            process::signal_process(self.pid, Kill::Term);
+            process::signal_helper(self.pid, kill);
         } else {
-            process::kill_group(self.pid, Kill::Term);
+            process::kill_group(self.pid, kill);
         }
     }
 }
@@ -327,9 +341,9 @@ impl GroupGuard {
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
-        if let Some(Group { pid, .. }) = self.group {
+        if let Some(group) = self.group {
             // Normally `stop_running` has already ended the group; this is the last resort.
-            process::kill_group(pid, Kill::Force);
+            group.force();
         }
         self.disarm();
     }
@@ -351,20 +365,19 @@ pub async fn stop_running() {
     for group in &groups {
         group.term();
     }
-    let groups: Vec<u32> = groups.iter().map(|group| group.pid).collect();
     let grace_end = tokio::time::Instant::now() + GRACE_AFTER_TERM;
     loop {
-        let alive: Vec<u32> = groups
+        let alive: Vec<Group> = groups
             .iter()
             .copied()
-            .filter(|pid| process::group_alive(*pid))
+            .filter(|group| process::group_alive(group.pid))
             .collect();
         if alive.is_empty() {
             return;
         }
         if tokio::time::Instant::now() >= grace_end {
-            for pid in alive {
-                process::kill_group(pid, Kill::Force);
+            for group in alive {
+                group.force();
             }
             return;
         }
@@ -568,13 +581,23 @@ async fn terminate(
             break;
         }
         if tokio::time::Instant::now() >= grace_end {
-            process::kill_group(pid, Kill::Force);
+            group.force();
             break;
         }
         tokio::time::sleep(KILL_POLL).await;
     }
     match status {
         Some(status) => Ok(status),
+        None if group.helper => {
+            // The helper ends the command and then itself; should it not, it goes too.
+            match tokio::time::timeout(HELPER_FORCE_WAIT, child.wait()).await {
+                Ok(status) => status,
+                Err(_) => {
+                    process::kill_group(pid, Kill::Force);
+                    child.wait().await
+                }
+            }
+        }
         None => child.wait().await,
     }
 }

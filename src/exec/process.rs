@@ -117,19 +117,26 @@ pub(crate) fn kill_group(pid: u32, kill: Kill) {
     let _ = kill_process_group(pid, signal);
 }
 
-/// Signals the process `pid` alone (the sandbox helper, which passes it on). Errors (it is
-/// already gone) are ignored.
-#[cfg(unix)]
-pub(crate) fn signal_process(pid: u32, kill: Kill) {
+/// Signals the sandbox helper `pid` alone, which passes SIGTERM on to its command and ends the
+/// command with SIGKILL when asked with `HELPER_FORCE`. Errors (it is already gone) are
+/// ignored.
+#[cfg(target_os = "linux")]
+pub(crate) fn signal_helper(pid: u32, kill: Kill) {
     use rustix::process::{Pid, Signal, kill_process};
     let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
         return;
     };
     let signal = match kill {
         Kill::Term => Signal::TERM,
-        Kill::Force => Signal::KILL,
+        Kill::Force => Signal::from_named_raw(crate::sandbox::HELPER_FORCE).unwrap_or(Signal::KILL),
     };
     let _ = kill_process(pid, signal);
+}
+
+/// No sandbox helper runs here: the whole group, as [`kill_group`].
+#[cfg(all(unix, not(target_os = "linux")))]
+pub(crate) fn signal_helper(pid: u32, kill: Kill) {
+    kill_group(pid, kill);
 }
 
 /// Whether any process of the group led by `pid` is still alive. On Linux zombies do not
@@ -188,7 +195,7 @@ pub(crate) fn kill_group(pid: u32, kill: Kill) {
 
 /// No sandbox helper runs here: the whole tree, as [`kill_group`].
 #[cfg(windows)]
-pub(crate) fn signal_process(pid: u32, kill: Kill) {
+pub(crate) fn signal_helper(pid: u32, kill: Kill) {
     kill_group(pid, kill);
 }
 

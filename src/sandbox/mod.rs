@@ -33,9 +33,15 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-/// Whether a sandboxed command runs under the helper, which passes a polite signal (SIGTERM,
-/// SIGINT, SIGHUP, SIGQUIT) sent to it alone on to the command (`supervise.rs`): Linux.
+/// Whether a sandboxed command runs under the helper, in a process group of its own: the
+/// agent then signals the helper alone, which passes a polite signal (SIGTERM, SIGINT, SIGHUP,
+/// SIGQUIT) on to the command and ends it with SIGKILL on [`HELPER_FORCE`] (`supervise.rs`):
+/// Linux.
 pub const HELPER_PASSES_SIGNALS: bool = cfg!(target_os = "linux");
+
+/// The signal that asks the helper to end its command with SIGKILL (SIGUSR1).
+#[cfg(target_os = "linux")]
+pub use supervise::HELPER_FORCE;
 
 /// The hidden first argument that turns `agent` into the sandbox helper (Linux):
 /// `agent __sandbox [--network] [--write DIR]… [--read-only DIR]… -- PROGRAM ARGS…`.

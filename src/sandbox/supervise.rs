@@ -10,30 +10,35 @@
 //!   namespace), the command is its first process. When that process ends — however: it
 //!   exits, a signal, the agent's SIGKILL to the group — the kernel kills every process left
 //!   in the namespace (and in namespaces made inside it).
-//! - A namespace's first process ignores the signals it has no handler for. So the agent sends
-//!   its polite signals (SIGTERM on a timeout or when it stops, SIGINT, SIGHUP, SIGQUIT) to the
-//!   helper alone: when the signal would end the command (no handler, not ignored) the helper
-//!   ends it with SIGKILL at once (before it runs on: `a; b` must not reach `b`), otherwise it
-//!   passes the signal on to the group; its SIGKILL goes to the whole group, the helper
-//!   included, and the kernel does the rest. The helper then ends itself by the same signal:
-//!   the agent sees what it would have seen without the namespace.
-//! - Elsewhere the helper is a child subreaper: every orphan of the command becomes its
-//!   child, and when the command ends it kills them all, until none is left. What that cannot
-//!   cover: a SIGKILL to the whole group (after a timeout's grace period) ends the helper too.
+//! - The command gets a process group of its own, without the helper: what it sends its group
+//!   (`kill 0`) cannot end the helper, and inside the namespace it cannot name the helper at
+//!   all. So the agent signals the helper alone ([`HELPER_FORCE`] for its SIGKILL), and the
+//!   helper passes each signal on: a polite one (SIGTERM on a timeout or when the agent stops,
+//!   SIGINT, SIGHUP, SIGQUIT) to the command's group — except where the command is a
+//!   namespace's first process, which ignores signals it has no handler for: when the signal
+//!   would have ended it, the helper ends it with SIGKILL at once (before it runs on: `a; b`
+//!   must not reach `b`); the force signal as SIGKILL.
+//! - Without a namespace the command can name the helper (`$PPID`): a SIGKILL to it leaves
+//!   what the command started running, as before this helper existed.
 //!
 //! The helper then ends as the command did: the same exit code, or the same signal.
 
 use std::convert::Infallible;
 use std::process::Command;
 
+use std::os::unix::process::CommandExt as _;
+
 use rustix::process::{Pid, Signal, WaitOptions, WaitStatus};
-use signal_hook::consts::{SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM};
-use signal_hook::iterator::SignalsInfo;
-use signal_hook::iterator::exfiltrator::WithOrigin;
+use signal_hook::consts::{SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1};
+use signal_hook::iterator::Signals;
 
 /// The polite signals the agent sends (to this process alone, see `exec`'s `Group`), passed
 /// on to the command.
 const PASSED_ON: [i32; 4] = [SIGTERM, SIGINT, SIGHUP, SIGQUIT];
+
+/// The signal by which the agent asks the helper to end the command with SIGKILL (a SIGKILL to
+/// the helper itself would leave the command running, in a process group of its own).
+pub const HELPER_FORCE: i32 = SIGUSR1;
 
 /// Starts `command`, waits until it and everything it started have ended, and ends this
 /// process as the command ended. `namespace`: this process made a PID namespace, so the
@@ -45,12 +50,11 @@ pub(super) fn run(mut command: Command, namespace: bool) -> Result<Infallible, S
     // Orphans of the command become this process's children (a fallback where no PID
     // namespace could be made; harmless where one was).
     let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
-    let agent = rustix::process::getppid();
     // Before the command starts, so that no signal is missed (handlers, unlike ignored
     // signals, are not inherited through `exec`).
-    let mut signals = SignalsInfo::<WithOrigin>::new(PASSED_ON.into_iter().chain([SIGCHLD]))
+    let mut signals = Signals::new(PASSED_ON.into_iter().chain([HELPER_FORCE, SIGCHLD]))
         .map_err(|error| format!("cannot watch signals: {error}"))?;
-    let child = command.spawn().map_err(|error| {
+    let child = command.process_group(0).spawn().map_err(|error| {
         let program = command.get_program().to_string_lossy().into_owned();
         format!("cannot start `{program}`: {error}")
     })?;
@@ -61,7 +65,7 @@ pub(super) fn run(mut command: Command, namespace: bool) -> Result<Infallible, S
     let mut status = None;
     let mut ended_by = None;
     loop {
-        while let Ok(Some((reaped, how))) = rustix::process::waitpid(None, WaitOptions::NOHANG) {
+        while let Ok(Some((reaped, how))) = rustix::process::wait(WaitOptions::NOHANG) {
             if reaped == pid {
                 status = Some(how);
             }
@@ -69,31 +73,35 @@ pub(super) fn run(mut command: Command, namespace: bool) -> Result<Infallible, S
         if status.is_some() {
             break;
         }
-        for origin in signals.wait() {
-            let signal = origin.signal;
+        for signal in signals.wait() {
             if signal == SIGCHLD || ended_by.is_some() {
                 continue;
             }
-            let sender = origin
-                .process
-                .and_then(|process| Pid::from_raw(process.pid));
-            if namespace && ends(pid, signal) {
-                // The namespace's first process ignores a signal it has no handler for:
-                // ended here, before it runs on (`a; b` must not reach `b`).
+            if signal == HELPER_FORCE {
+                force(pid, namespace);
+            } else if namespace && ends(pid, signal) {
                 let _ = rustix::process::kill_process(pid, Signal::KILL);
                 ended_by = Some(signal);
-            } else if sender.is_some() && sender == agent {
-                // Sent by the agent to this process alone: on to the command's group. (What
-                // the command sends its own group reached the command already.)
-                if let Some(signal) = Signal::from_named_raw(signal) {
-                    let _ = rustix::process::kill_process_group(rustix::process::getpgrp(), signal);
-                }
+            } else if let Some(signal) = Signal::from_named_raw(signal) {
+                // The command's group has the command's id.
+                let _ = rustix::process::kill_process_group(pid, signal);
             }
         }
     }
+    // Not `force` again: the command's id may be another process's now. Whatever is left
+    // (without a namespace) are this process's children or theirs.
     end_the_rest();
     drop(signals);
     end_as(status, ended_by)
+}
+
+/// SIGKILL for the command: its first process (the kernel ends the rest of the namespace with
+/// it), or its whole group.
+fn force(pid: Pid, namespace: bool) {
+    if namespace {
+        let _ = rustix::process::kill_process(pid, Signal::KILL);
+    }
+    let _ = rustix::process::kill_process_group(pid, Signal::KILL);
 }
 
 /// Whether `signal` would end the process `pid` if it were not a namespace's first process:
@@ -127,7 +135,7 @@ fn end_the_rest() {
         for child in children() {
             let _ = rustix::process::kill_process(child, Signal::KILL);
         }
-        if rustix::process::waitpid(None, WaitOptions::empty()).is_err() {
+        if rustix::process::wait(WaitOptions::empty()).is_err() {
             // No child left (ECHILD).
             return;
         }

@@ -1281,6 +1281,27 @@ fn nothing_a_command_starts_outlives_it() {
         assert!(left.is_empty(), "{why}: still running afterwards: {left:?}");
         assert!(!work.join(".git/commondir").exists(), "{why}");
         assert!(!work.join(".agent").exists(), "{why}");
+        // The command's own group killed from inside: the helper, outside it, still waits
+        // for the command (first in its namespace, SIGKILL from inside does not end it), so
+        // the write comes before the check.
+        let mut agent = dirs.agent();
+        if let Some(switch) = switch {
+            agent.env(switch, "1");
+        }
+        let output = agent
+            .args(["exec", "--json", "-q", "--"])
+            .arg("(sleep 0.3; kill -KILL 0) & sleep 1; echo \"$PWD/evil\" > .git/commondir")
+            .output()
+            .unwrap();
+        let result = json(&output);
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        assert!(!work.join(".git/commondir").exists(), "{why}: {result}");
+        if switch.is_none() {
+            assert!(
+                undone(&result).contains(".git/commondir"),
+                "{why}: {result}"
+            );
+        }
     }
 }
 
@@ -1305,8 +1326,8 @@ fn a_timed_out_command_takes_what_it_started_with_it() {
     assert!(left.is_empty(), "still running afterwards: {left:?}");
 }
 
-/// The helper ends as its command did: the exit code, or the signal that ended it (the
-/// agent's own, and one from inside the command to the whole group).
+/// The helper ends as its command did: the exit code, or the signal that ended it; signals
+/// inside the command reach what they reached before.
 #[test]
 fn the_command_ends_as_it_would_without_the_sandbox() {
     if !available() {
@@ -1329,8 +1350,18 @@ fn the_command_ends_as_it_would_without_the_sandbox() {
             null.clone(),
             "139\n",
         ),
-        ("kill -TERM 0; sleep 5", None, 15.into(), ""),
-        ("kill -HUP 0; sleep 5", None, 1.into(), ""),
+        (
+            "sh -c 'kill -TERM 0; sleep 5'; echo $?",
+            Some(0),
+            null.clone(),
+            "143\n",
+        ),
+        (
+            "sh -c 'kill -HUP 0; sleep 5'; echo $?",
+            Some(0),
+            null.clone(),
+            "129\n",
+        ),
     ] {
         let (result, _) = dirs.exec(&["--", command]);
         assert_eq!(
