@@ -106,8 +106,8 @@ pub(crate) enum Kill {
 /// gone) are ignored: the caller only needs the group to stop.
 #[cfg(unix)]
 pub(crate) fn kill_group(pid: u32, kill: Kill) {
-    use rustix::process::{Pid, Signal, kill_process_group};
-    let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
+    use rustix::process::{Signal, kill_process_group};
+    let Some(pid) = unix_pid(pid) else {
         return;
     };
     let signal = match kill {
@@ -122,8 +122,8 @@ pub(crate) fn kill_group(pid: u32, kill: Kill) {
 /// ignored.
 #[cfg(target_os = "linux")]
 pub(crate) fn signal_helper(pid: u32, kill: Kill) {
-    use rustix::process::{Pid, Signal, kill_process};
-    let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
+    use rustix::process::{Signal, kill_process};
+    let Some(pid) = unix_pid(pid) else {
         return;
     };
     let signal = match kill {
@@ -133,10 +133,18 @@ pub(crate) fn signal_helper(pid: u32, kill: Kill) {
     let _ = kill_process(pid, signal);
 }
 
-/// No sandbox helper runs here: the whole group, as [`kill_group`].
-#[cfg(all(unix, not(target_os = "linux")))]
+/// No sandbox helper runs here: the whole group (or tree), as [`kill_group`].
+#[cfg(not(target_os = "linux"))]
 pub(crate) fn signal_helper(pid: u32, kill: Kill) {
     kill_group(pid, kill);
+}
+
+/// A process id as the system calls take it (`None` for 0 and ids too large to be one).
+#[cfg(unix)]
+fn unix_pid(pid: u32) -> Option<rustix::process::Pid> {
+    i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
 }
 
 /// Whether any process of the group led by `pid` is still alive. On Linux zombies do not
@@ -175,11 +183,7 @@ pub(crate) fn group_alive(pid: u32) -> bool {
 
 #[cfg(unix)]
 fn signal_reaches_group(pid: u32) -> bool {
-    use rustix::process::{Pid, test_kill_process_group};
-    i32::try_from(pid)
-        .ok()
-        .and_then(Pid::from_raw)
-        .is_some_and(|pid| test_kill_process_group(pid).is_ok())
+    unix_pid(pid).is_some_and(|pid| rustix::process::test_kill_process_group(pid).is_ok())
 }
 
 /// Ends the process tree rooted at `pid` (Windows has no group signals: `taskkill /T`).
@@ -191,12 +195,6 @@ pub(crate) fn kill_group(pid: u32, kill: Kill) {
         command.arg("/F");
     }
     let _ = command.stdout(Stdio::null()).stderr(Stdio::null()).status();
-}
-
-/// No sandbox helper runs here: the whole tree, as [`kill_group`].
-#[cfg(windows)]
-pub(crate) fn signal_helper(pid: u32, kill: Kill) {
-    kill_group(pid, kill);
 }
 
 /// Windows: the tree is considered gone once the shell itself has exited.

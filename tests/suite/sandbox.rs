@@ -37,6 +37,15 @@ impl Dirs {
         cmd
     }
 
+    /// [`Dirs::agent`] with a test-only switch (`AGENT_TEST_SANDBOX_…`) set to `1`, if any.
+    fn agent_with(&self, switch: Option<&str>) -> Command {
+        let mut cmd = self.agent();
+        if let Some(switch) = switch {
+            cmd.env(switch, "1");
+        }
+        cmd
+    }
+
     /// `agent exec --json ARGS…`: the result and the exit status.
     fn exec(&self, args: &[&str]) -> (serde_json::Value, Option<i32>) {
         let output = self
@@ -531,11 +540,8 @@ fn a_command_cannot_signal_the_agent() {
                   agent=${agent#* }; agent=${agent%% *}; echo \"agent $agent\" >&2; \
                   kill -TERM $agent; echo survived";
     for switch in [None, Some("AGENT_TEST_SANDBOX_NO_PID_NAMESPACE")] {
-        let mut agent = dirs.agent();
-        if let Some(switch) = switch {
-            agent.env(switch, "1");
-        }
-        let output = agent
+        let output = dirs
+            .agent_with(switch)
             .args(["exec", "--json", "--", script])
             .output()
             .unwrap();
@@ -1266,11 +1272,8 @@ fn nothing_a_command_starts_outlives_it() {
             "\nsetsid sh -c 'sleep 1; echo \"$PWD/evil\" > .git/commondir; mkdir -p .agent; \
              echo x > .agent/settings.toml' </dev/null >/dev/null 2>&1 &\necho started",
         );
-        let mut agent = dirs.agent();
-        if let Some(switch) = switch {
-            agent.env(switch, "1");
-        }
-        let output = agent
+        let output = dirs
+            .agent_with(switch)
             .args(["exec", "--json", "-q", "--", &command])
             .output()
             .unwrap();
@@ -1284,11 +1287,8 @@ fn nothing_a_command_starts_outlives_it() {
         // The command's own group killed from inside: the helper, outside it, still waits
         // for the command (first in its namespace, SIGKILL from inside does not end it), so
         // the write comes before the check.
-        let mut agent = dirs.agent();
-        if let Some(switch) = switch {
-            agent.env(switch, "1");
-        }
-        let output = agent
+        let output = dirs
+            .agent_with(switch)
             .args(["exec", "--json", "-q", "--"])
             .arg("(sleep 0.3; kill -KILL 0) & sleep 1; echo \"$PWD/evil\" > .git/commondir")
             .output()
