@@ -227,11 +227,16 @@ impl Tree {
 /// kernel's path lookups, which run in parallel).
 fn stamps(dirs: &[(&PathBuf, &Dir)]) -> Vec<Option<Stamp>> {
     const PER_THREAD: usize = 256;
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZeroUsize::get)
-        .min(4)
-        .min(dirs.len() / PER_THREAD)
-        .max(1);
+    let wanted = dirs.len() / PER_THREAD;
+    // Asked only for a large tree: it reads the cgroup's CPU quota files each time.
+    let threads = if wanted < 2 {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .min(4)
+            .min(wanted)
+    };
     if threads == 1 {
         return dirs.iter().map(|(path, _)| stamp(path)).collect();
     }
