@@ -91,6 +91,9 @@ pub(super) struct Restricted {
     /// This process made a PID namespace: the command it starts next is its first process,
     /// and nothing the command starts outlives that process (`supervise.rs`).
     pub pid_namespace: bool,
+    /// This program, which the command may run (without a PID namespace it starts through
+    /// it: `helper_main`'s scope step).
+    pub exe: Option<PathBuf>,
 }
 
 /// Restricts this process (and the command it will start) as `args` say.
@@ -114,7 +117,12 @@ pub(super) fn restrict(args: &HelperArgs) -> Result<Restricted, String> {
         // Best effort: without it the helper still ends what the command leaves behind.
         enter_namespaces(false).unwrap_or(false)
     };
-    let status = landlock(args, &writable).map_err(|error| format!("Landlock: {error}"))?;
+    // Asked before Landlock applies (it is a link in `/proc`).
+    let exe = (!pid_namespace)
+        .then(std::env::current_exe)
+        .and_then(Result::ok);
+    let status =
+        landlock(args, &writable, exe.as_deref()).map_err(|error| format!("Landlock: {error}"))?;
     if status == RulesetStatus::NotEnforced {
         // The parent saw Landlock work; refuse rather than run unrestricted.
         return Err("Landlock did not enforce the rules".to_owned());
@@ -123,12 +131,14 @@ pub(super) fn restrict(args: &HelperArgs) -> Result<Restricted, String> {
     Ok(Restricted {
         temp,
         pid_namespace,
+        exe,
     })
 }
 
 fn landlock(
     args: &HelperArgs,
     writable: &[PathBuf],
+    exe: Option<&Path>,
 ) -> Result<RulesetStatus, landlock::RulesetError> {
     // Creating device nodes (`mknod`) would reach any disk or the kernel log as root.
     let everything = AccessFs::from_all(FS_ABI) & !(AccessFs::MakeChar | AccessFs::MakeBlock);
@@ -158,6 +168,11 @@ fn landlock(
             created = created.add_rule(PathBeneath::new(fd, rights))?;
         }
     }
+    if args.restrict_reads
+        && let Some(fd) = exe.and_then(open)
+    {
+        created = created.add_rule(PathBeneath::new(fd, read & file_rights))?;
+    }
     for file in DEVICE_FILES {
         if let Some(fd) = open(Path::new(file)) {
             created = created.add_rule(PathBeneath::new(fd, read | file_rights))?;
@@ -180,6 +195,17 @@ fn landlock(
         }
     }
     Ok(created.restrict_self()?.ruleset)
+}
+
+/// A Landlock domain nested in this process's that adds one rule: no signals to processes
+/// outside it. Where the kernel has no scopes (before ABI 6) there is nothing to add: the
+/// outer domain has none either.
+pub(super) fn scope_signals() -> Result<RulesetStatus, landlock::RulesetError> {
+    Ok(Ruleset::default()
+        .scope(Scope::Signal)?
+        .create()?
+        .restrict_self()?
+        .ruleset)
 }
 
 /// `ioctl(TIOCSTI | TIOCLINUX)` fail with `EACCES`; with the network off, so do

@@ -681,7 +681,7 @@ pub fn helper_program_main(args: impl IntoIterator<Item = OsString>) -> std::pro
         );
         return std::process::ExitCode::from(126);
     }
-    helper_main(args)
+    helper_with(HELPER_VERSION_ARG, args)
 }
 
 /// The sandbox helper (`agent __sandbox …`, after [`HELPER_ARG`]): restricts this
@@ -690,6 +690,12 @@ pub fn helper_program_main(args: impl IntoIterator<Item = OsString>) -> std::pro
 /// status 126 and one line on stderr; the command then did not run.
 #[must_use]
 pub fn helper_main(args: impl IntoIterator<Item = OsString>) -> std::process::ExitCode {
+    helper_with(HELPER_ARG, args)
+}
+
+/// [`helper_main`], started with `first` (the argument that starts this program again as the
+/// helper: [`HELPER_ARG`] or [`HELPER_VERSION_ARG`]).
+fn helper_with(first: &str, args: impl IntoIterator<Item = OsString>) -> std::process::ExitCode {
     let fail = |message: &str| {
         use std::io::Write as _;
         let _ = writeln!(
@@ -705,6 +711,14 @@ pub fn helper_main(args: impl IntoIterator<Item = OsString>) -> std::process::Ex
         #[cfg(not(target_os = "linux"))]
         return std::process::ExitCode::from(1);
     }
+    if args.first().is_some_and(|arg| arg == SCOPE_ARG) {
+        #[cfg(target_os = "linux")]
+        return match scoped(&args[1..]) {
+            Err(error) => fail(&error),
+        };
+        #[cfg(not(target_os = "linux"))]
+        return fail("the helper only exists on Linux");
+    }
     let args = match parse_helper_args(args) {
         Ok(args) => args,
         Err(error) => return fail(&format!("{error} (the helper is internal to agent)")),
@@ -715,8 +729,21 @@ pub fn helper_main(args: impl IntoIterator<Item = OsString>) -> std::process::Ex
             Ok(restricted) => restricted,
             Err(error) => return fail(&error),
         };
-        let mut command = std::process::Command::new(&args.argv[0]);
-        command.args(&args.argv[1..]);
+        let mut command = if restricted.pid_namespace {
+            let mut command = std::process::Command::new(&args.argv[0]);
+            command.args(&args.argv[1..]);
+            command
+        } else {
+            // Without a PID namespace the command could name this process (`$PPID`) and
+            // signal it (one Landlock domain): it starts in a domain of its own, nested in
+            // this one, that cannot signal out of it.
+            let Some(exe) = restricted.exe else {
+                return fail("cannot find the helper's own executable");
+            };
+            let mut command = std::process::Command::new(exe);
+            command.args([first, SCOPE_ARG, "--"]).args(&args.argv);
+            command
+        };
         if let Some(temp) = restricted.temp {
             command.env("TMPDIR", temp);
         }
@@ -731,6 +758,34 @@ pub fn helper_main(args: impl IntoIterator<Item = OsString>) -> std::process::Ex
             args.argv[0].to_string_lossy()
         ))
     }
+}
+
+/// The helper's argument that makes it the command's first process in a Landlock domain of
+/// its own (`SCOPE_ARG -- PROGRAM ARGS…`), where no PID namespace keeps the command from the
+/// helper.
+const SCOPE_ARG: &str = "--scope";
+
+/// The command (`args`: `-- PROGRAM ARGS…`) in a nested Landlock domain that may signal
+/// only processes inside it: not the helper that supervises it.
+///
+/// # Errors
+/// Why it cannot run (it returns only then).
+#[cfg(target_os = "linux")]
+fn scoped(args: &[OsString]) -> Result<std::convert::Infallible, String> {
+    use std::os::unix::process::CommandExt as _;
+    let Some((program, rest)) = args
+        .split_first()
+        .filter(|(dashes, _)| *dashes == "--")
+        .and_then(|(_, argv)| argv.split_first())
+    else {
+        return Err("no program to run after `--`".to_owned());
+    };
+    linux::scope_signals().map_err(|error| format!("Landlock: {error}"))?;
+    let error = std::process::Command::new(program).args(rest).exec();
+    Err(format!(
+        "cannot start `{}`: {error}",
+        program.to_string_lossy()
+    ))
 }
 
 /// Words in a command's stderr that say the kernel refused something.

@@ -18,8 +18,10 @@
 //!   namespace's first process, which ignores signals it has no handler for: when the signal
 //!   would have ended it, the helper ends it with SIGKILL at once (before it runs on: `a; b`
 //!   must not reach `b`); the force signal as SIGKILL.
-//! - Without a namespace the command can name the helper (`$PPID`): a SIGKILL to it leaves
-//!   what the command started running, as before this helper existed.
+//! - Without a namespace the command can name the helper (`$PPID`). It starts in a Landlock
+//!   domain nested in the helper's (`helper_main`'s scope step) that may signal only
+//!   processes inside it, so it cannot kill or stop the helper (kernels with Landlock scopes,
+//!   ABI 6; before them the command could, and what it started would outlive it).
 //!
 //! The helper then ends as the command did: the same exit code, or the same signal.
 

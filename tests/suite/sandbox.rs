@@ -556,6 +556,38 @@ fn a_command_cannot_signal_the_agent() {
     }
 }
 
+/// The command cannot stop or kill the helper that supervises it (which would leave what it
+/// started running): inside a PID namespace it cannot name it; without one it starts in a
+/// Landlock domain of its own that signals nothing outside it.
+#[test]
+fn a_command_cannot_signal_its_helper() {
+    if !available() {
+        return;
+    }
+    let script = format!(
+        "read -r line < /proc/self/stat; helper=${{line#*) }}; helper=${{helper#* }}; \
+         helper=${{helper%% *}}; echo \"helper $helper\" >&2; \
+         kill -STOP $helper || echo stop-refused; kill -KILL $helper || echo kill-refused; {}",
+        leavers()[0]
+    );
+    for switch in [None, Some("AGENT_TEST_SANDBOX_NO_PID_NAMESPACE")] {
+        let dirs = Dirs::new();
+        let output = dirs
+            .agent_with(switch)
+            .args(["exec", "--json", "--", &script])
+            .output()
+            .unwrap();
+        let result = json(&output);
+        assert_eq!(output.status.code(), Some(0), "{switch:?}: {result}");
+        assert_eq!(
+            result["stdout"], "stop-refused\nkill-refused\n",
+            "{switch:?}: {result}"
+        );
+        let left = left_behind(&dirs.work(), 1);
+        assert!(left.is_empty(), "{switch:?}: still running afterwards");
+    }
+}
+
 /// A write the sandbox refused, in `agent run` at a terminal: the person is asked whether to
 /// run it again without the sandbox; `1` does, `0` keeps the refusal. Without a terminal
 /// nobody is asked and nothing runs again.
@@ -1027,9 +1059,9 @@ fn what_the_read_only_list_allows_runs_read_only() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let run = |flags: &[&str]| {
+    let run = |switch: Option<&str>, flags: &[&str]| {
         let server = FakeModel::openai_turns([turn_tool_call("ls", "list"), turn_text("done")]);
-        dirs.agent()
+        dirs.agent_with(switch)
             .env("PATH", &path)
             .env("OPENAI_API_KEY", "sk-test")
             .args(["run", "--provider", "openai", "--base-url"])
@@ -1042,23 +1074,27 @@ fn what_the_read_only_list_allows_runs_read_only() {
             serde_json::from_str(&server.request(1).tool_results()[0].1).unwrap();
         result["stdout"].as_str().unwrap_or_default().to_owned()
     };
-    let stdout = run(&[]);
-    assert!(stdout.contains("workspace-notes"), "{stdout}");
-    assert!(stdout.contains("git-ok"), "{stdout}");
-    assert!(
-        !stdout.contains("home-secret"),
-        "read the home directory: {stdout}"
-    );
-    assert!(
-        !stdout.contains("workspace-secret"),
-        "read a secret file: {stdout}"
-    );
-    assert!(!stdout.contains("wrote"), "wrote: {stdout}");
-    assert!(!work.join("written").exists());
-    let _ = std::fs::remove_file(format!("/tmp/agent-inspection-{}", std::process::id()));
+    // Without a PID namespace the command starts through the helper's own executable, which
+    // must stay runnable where reads are restricted.
+    for switch in [None, Some("AGENT_TEST_SANDBOX_NO_PID_NAMESPACE")] {
+        let stdout = run(switch, &[]);
+        assert!(stdout.contains("workspace-notes"), "{switch:?}: {stdout}");
+        assert!(stdout.contains("git-ok"), "{switch:?}: {stdout}");
+        assert!(
+            !stdout.contains("home-secret"),
+            "{switch:?}: read the home directory: {stdout}"
+        );
+        assert!(
+            !stdout.contains("workspace-secret"),
+            "{switch:?}: read a secret file: {stdout}"
+        );
+        assert!(!stdout.contains("wrote"), "{switch:?}: wrote: {stdout}");
+        assert!(!work.join("written").exists());
+        let _ = std::fs::remove_file(format!("/tmp/agent-inspection-{}", std::process::id()));
+    }
 
     // Allowed by a rule instead: the workspace-write sandbox, as before.
-    let stdout = run(&["--allow", "ls"]);
+    let stdout = run(None, &["--allow", "ls"]);
     assert!(
         stdout.contains("home-secret") && stdout.contains("wrote"),
         "{stdout}"
