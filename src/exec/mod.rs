@@ -376,8 +376,33 @@ pub async fn stop_running() {
             return;
         }
         if tokio::time::Instant::now() >= grace_end {
-            for group in alive {
+            for group in &alive {
                 group.force();
+            }
+            end_helpers(&alive).await;
+            return;
+        }
+        tokio::time::sleep(KILL_POLL).await;
+    }
+}
+
+/// Waits (up to [`HELPER_FORCE_WAIT`]) until the sandbox helpers among `groups`, asked to
+/// end their commands, have ended, so that what runs after (the workspace's check) finds
+/// nothing of them running; kills the group of any helper still there then.
+async fn end_helpers(groups: &[Group]) {
+    let helpers: Vec<Group> = groups.iter().copied().filter(|g| g.helper).collect();
+    let wait_end = tokio::time::Instant::now() + HELPER_FORCE_WAIT;
+    loop {
+        let alive: Vec<&Group> = helpers
+            .iter()
+            .filter(|group| process::group_alive(group.pid))
+            .collect();
+        if alive.is_empty() {
+            return;
+        }
+        if tokio::time::Instant::now() >= wait_end {
+            for group in alive {
+                process::kill_group(group.pid, Kill::Force);
             }
             return;
         }

@@ -29,6 +29,31 @@ fn wait_for_group(work: &Path) -> u32 {
     pgid.unwrap_or_default()
 }
 
+/// The processes whose parent is `pid` (Linux: `/proc`; elsewhere none are known).
+fn children(pid: u32) -> Vec<u32> {
+    let Ok(threads) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    threads
+        .flatten()
+        .filter_map(|thread| std::fs::read_to_string(thread.path().join("children")).ok())
+        .flat_map(|text| {
+            text.split_whitespace()
+                .filter_map(|n| n.parse().ok())
+                .collect::<Vec<u32>>()
+        })
+        .collect()
+}
+
+/// Whether process `pid` exists and is not a zombie.
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rfind(')')
+            .and_then(|at| stat[at + 1..].split_whitespace().next())
+            .is_some_and(|state| state != "Z")
+    })
+}
+
 fn signal(child: &Child, name: &str) {
     let status = std::process::Command::new("kill")
         .args(["-s", name, &child.id().to_string()])
@@ -191,11 +216,19 @@ fn a_command_ignoring_term_is_killed_after_the_grace() {
         .spawn()
         .unwrap();
     let pgid = wait_for_group(&work);
+    // The sandbox helper, where there is one: it is gone too when the agent has exited (the
+    // workspace's check comes after it).
+    let helpers = children(child.id());
     let started = Instant::now();
     signal(&child, "TERM");
     let code = wait_exit(&mut child);
     let took = started.elapsed();
     let alive = group_alive(pgid);
+    let helpers_left: Vec<u32> = helpers.into_iter().filter(|&pid| running(pid)).collect();
+    assert!(
+        helpers_left.is_empty(),
+        "the agent exited before its helpers {helpers_left:?}"
+    );
     std::thread::sleep(Duration::from_secs(7).saturating_sub(started.elapsed()));
     let later = work.join("LATER").exists();
     kill_group(pgid);
