@@ -1,5 +1,8 @@
-//! The Linux sandbox, applied by the helper process to itself just before it starts the
-//! command (`supervise.rs`), so the command and all its children inherit it:
+//! The Linux sandbox, in two processes. The helper (`agent-sandbox`) makes the command's
+//! namespaces and mounts (steps 0 and 1, [`prepare`]) and starts itself again as the stage,
+//! which restricts itself (steps 2 to 5, [`restrict`]) and becomes the command, so the command
+//! and all its children inherit it while the helper, supervising them (`supervise.rs`), stays
+//! outside their Landlock domain:
 //!
 //! 0. descriptors above 2 that the agent inherited are marked close-on-exec;
 //! 1. in a private mount namespace (and a PID namespace where one can be made, so that
@@ -9,16 +12,18 @@
 //!    commands) the workspace's secret files covered by `/dev/null`. Where no namespace can
 //!    be made, the parent finds out first (`mounts_possible`), says so and asks for none of
 //!    this; a helper asked for it and failing refuses to run;
-//! 2. Landlock: read and execute everywhere (or, for inspection commands, only beneath the
+//! 2. the command's own `/proc` (see [`private_proc`]): no other process's environment;
+//! 3. Landlock: read and execute everywhere (or, for inspection commands, only beneath the
 //!    readable paths: the workspace and the system's directories), write only beneath the writable
 //!    directories and to the usual devices; with the network off, no TCP bind or
 //!    connect (ABI 4 and later). Landlock also forbids any later (u)mount, so the
-//!    command cannot undo step 1;
-//! 3. seccomp: `ioctl(TIOCSTI)` and `ioctl(TIOCLINUX)` fail (no typing into the person's
-//!    terminal); with the network off, `socket()` for any family but `AF_UNIX`,
-//!    `io_uring_setup()` and every `connect()` fail with `EACCES` (UDP, kernels before ABI 4,
-//!    and the local services behind Unix sockets: tmux, D-Bus, Docker, ssh-agent);
-//! 4. Landlock scopes (ABI 6): no signals to processes outside the sandbox (the agent) and
+//!    command cannot undo steps 1 and 2;
+//! 4. seccomp: `ioctl(TIOCSTI)` and `ioctl(TIOCLINUX)` fail (no typing into the person's
+//!    terminal), and so does `prlimit` on another process; with the network off, `socket()`
+//!    for any family but `AF_UNIX`, `io_uring_setup()` and every `connect()` fail with
+//!    `EACCES` (UDP, kernels before ABI 4, and the local services behind Unix sockets: tmux,
+//!    D-Bus, Docker, ssh-agent);
+//! 5. Landlock scopes (ABI 6): no signals to processes outside the sandbox (the agent) and
 //!    no abstract Unix sockets made outside it. Device nodes can never be created.
 //!
 //! No `unsafe` here: the crates' safe APIs do the system calls.
@@ -84,61 +89,86 @@ pub(super) fn probe() -> Result<String, String> {
     })
 }
 
-/// What [`restrict`] made of this process.
-pub(super) struct Restricted {
+/// What [`prepare`] made for the command.
+pub(super) struct Prepared {
     /// The `TMPDIR` the command gets when its private temp directory became `/tmp`.
     pub temp: Option<PathBuf>,
     /// This process made a PID namespace: the command it starts next is its first process,
     /// and nothing the command starts outlives that process (`supervise.rs`).
     pub pid_namespace: bool,
-    /// This program, which the command may run (without a PID namespace it starts through
-    /// it: `helper_main`'s scope step).
-    pub exe: Option<PathBuf>,
 }
 
-/// Restricts this process (and the command it will start) as `args` say.
-pub(super) fn restrict(args: &HelperArgs) -> Result<Restricted, String> {
+/// The supervising helper's part (step 0 and 1): the namespaces and mounts that its child,
+/// the stage, and the command inherit. This process itself stays unrestricted otherwise.
+pub(super) fn prepare(args: &HelperArgs) -> Result<Prepared, String> {
     // Descriptors the agent inherited (from a shell, an editor, a CI runner) are not the
     // command's: they close when it starts (0, 1 and 2 are the command's own).
     close_fds::CloseFdsBuilder::new().cloexecfrom(3);
-    let mut writable = args.writable.clone();
-    let mut temp = None;
     let pid_namespace = if args.mounts() {
         // The parent checked that it can work here (`mounts_possible`): fail closed.
-        let pid_namespace = protect(args).map_err(|error| {
+        protect(args).map_err(|error| {
             format!("cannot make the workspace's protected paths read-only: {error}")
-        })?;
-        if args.tmp.is_some() {
-            writable.push(PathBuf::from(TMP));
-            temp = Some(PathBuf::from(TMP));
-        }
-        pid_namespace
+        })?
     } else {
         // Best effort: without it the helper still ends what the command leaves behind.
         enter_namespaces(false).unwrap_or(false)
     };
-    // Asked before Landlock applies (it is a link in `/proc`).
-    let exe = (!pid_namespace)
-        .then(std::env::current_exe)
-        .and_then(Result::ok);
-    let status =
-        landlock(args, &writable, exe.as_deref()).map_err(|error| format!("Landlock: {error}"))?;
+    Ok(Prepared {
+        temp: (args.mounts() && args.tmp.is_some()).then(|| PathBuf::from(TMP)),
+        pid_namespace,
+    })
+}
+
+/// The stage's part (steps 2 to 4), just before it becomes the command: its own `/proc`,
+/// Landlock and seccomp.
+pub(super) fn restrict(args: &HelperArgs) -> Result<(), String> {
+    private_proc();
+    let mut writable = args.writable.clone();
+    if args.mounts() && args.tmp.is_some() {
+        writable.push(PathBuf::from(TMP));
+    }
+    let status = landlock(args, &writable).map_err(|error| format!("Landlock: {error}"))?;
     if status == RulesetStatus::NotEnforced {
         // The parent saw Landlock work; refuse rather than run unrestricted.
         return Err("Landlock did not enforce the rules".to_owned());
     }
-    filter_syscalls(args.network).map_err(|error| format!("seccomp: {error}"))?;
-    Ok(Restricted {
-        temp,
-        pid_namespace,
-        exe,
-    })
+    filter_syscalls(args.network).map_err(|error| format!("seccomp: {error}"))
+}
+
+/// A `/proc` that shows the command no process outside its sandbox: the agent's
+/// environment (its API keys) and every other process of the user stay unreadable, which
+/// Landlock alone does not ensure for `/proc/PID/environ`. Made in a mount namespace of this
+/// process's own (the supervising helper keeps the system's `/proc`): inside a PID namespace
+/// the namespace's own `/proc`; elsewhere (as root) one that lists only the processes the
+/// command may trace, its own (`hidepid=4`). Best effort: where the kernel allows neither
+/// (no namespaces, or a container's masked `/proc`) the command sees the system's.
+fn private_proc() {
+    use rustix::mount::{MountFlags, MountPropagationFlags, mount, mount_change};
+    use rustix::thread::UnshareFlags;
+
+    if unshare(UnshareFlags::NEWNS).is_err() {
+        return;
+    }
+    // Nothing mounted here may reach the parent namespace.
+    if mount_change(
+        "/",
+        MountPropagationFlags::PRIVATE | MountPropagationFlags::REC,
+    )
+    .is_err()
+    {
+        return;
+    }
+    let flags = MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC;
+    let first = rustix::process::getpid().as_raw_nonzero().get() == 1;
+    if mount("proc", "/proc", "proc", flags, Some(c"hidepid=4")).is_err() && first {
+        // Kernels before 5.8 know no `hidepid=4`; a namespace's own `/proc` is enough.
+        let _ = mount("proc", "/proc", "proc", flags, None);
+    }
 }
 
 fn landlock(
     args: &HelperArgs,
     writable: &[PathBuf],
-    exe: Option<&Path>,
 ) -> Result<RulesetStatus, landlock::RulesetError> {
     // Creating device nodes (`mknod`) would reach any disk or the kernel log as root.
     let everything = AccessFs::from_all(FS_ABI) & !(AccessFs::MakeChar | AccessFs::MakeBlock);
@@ -168,11 +198,6 @@ fn landlock(
             created = created.add_rule(PathBeneath::new(fd, rights))?;
         }
     }
-    if args.restrict_reads
-        && let Some(fd) = exe.and_then(open)
-    {
-        created = created.add_rule(PathBeneath::new(fd, read & file_rights))?;
-    }
     for file in DEVICE_FILES {
         if let Some(fd) = open(Path::new(file)) {
             created = created.add_rule(PathBeneath::new(fd, read | file_rights))?;
@@ -197,17 +222,6 @@ fn landlock(
     Ok(created.restrict_self()?.ruleset)
 }
 
-/// A Landlock domain nested in this process's that adds one rule: no signals to processes
-/// outside it. Where the kernel has no scopes (before ABI 6) there is nothing to add: the
-/// outer domain has none either.
-pub(super) fn scope_signals() -> Result<RulesetStatus, landlock::RulesetError> {
-    Ok(Ruleset::default()
-        .scope(Scope::Signal)?
-        .create()?
-        .restrict_self()?
-        .ruleset)
-}
-
 /// `ioctl(TIOCSTI | TIOCLINUX)` fail with `EACCES`; with the network off, so do
 /// `socket(family ≠ AF_UNIX, …)`, `io_uring_setup` and `connect`.
 fn filter_syscalls(network: bool) -> Result<(), seccompiler::Error> {
@@ -219,6 +233,18 @@ fn filter_syscalls(network: bool) -> Result<(), seccompiler::Error> {
     rules.insert(
         libc::SYS_ioctl,
         vec![request(TIOCSTI)?, request(TIOCLINUX)?],
+    );
+    // Another process's limits (`prlimit --pid`): no open files for the helper that ends
+    // what the command leaves behind, a CPU limit that kills the agent. Landlock does not
+    // cover them; a process may still set its own (pid 0, as `setrlimit` does).
+    rules.insert(
+        libc::SYS_prlimit64,
+        vec![SeccompRule::new(vec![SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::Ne,
+            0,
+        )?])?],
     );
     if !network {
         let not_unix = SeccompCondition::new(

@@ -684,14 +684,21 @@ pub fn helper_program_main(args: impl IntoIterator<Item = OsString>) -> std::pro
     helper_with(HELPER_VERSION_ARG, args)
 }
 
-/// The sandbox helper (`agent __sandbox …`, after [`HELPER_ARG`]): restricts this
-/// process, then runs the command as its child until nothing the command started is left,
-/// and ends as the command did (`supervise.rs`). Returns only on failure, with exit
-/// status 126 and one line on stderr; the command then did not run.
+/// The sandbox helper (`agent __sandbox …`, after [`HELPER_ARG`]): makes the command's
+/// namespaces and mounts, then runs the command as its child until nothing the command
+/// started is left, and ends as the command did (`supervise.rs`). The child is this program
+/// again ([`STAGE_ARG`]), which restricts itself (Landlock, seccomp) and becomes the command:
+/// this process stays outside the command's Landlock domain, where nothing the command runs
+/// can signal it. Returns only on failure, with exit status 126 and one line on stderr; the
+/// command then did not run.
 #[must_use]
 pub fn helper_main(args: impl IntoIterator<Item = OsString>) -> std::process::ExitCode {
     helper_with(HELPER_ARG, args)
 }
+
+/// The helper's argument that makes it the command's stage: it restricts itself and becomes
+/// the command (`STAGE_ARG` and then the helper's own arguments).
+const STAGE_ARG: &str = "--stage";
 
 /// [`helper_main`], started with `first` (the argument that starts this program again as the
 /// helper: [`HELPER_ARG`] or [`HELPER_VERSION_ARG`]).
@@ -704,84 +711,67 @@ fn helper_with(first: &str, args: impl IntoIterator<Item = OsString>) -> std::pr
         );
         std::process::ExitCode::from(126)
     };
-    let args: Vec<OsString> = args.into_iter().collect();
+    let mut args: Vec<OsString> = args.into_iter().collect();
     if args.first().is_some_and(|arg| arg == PROBE_MOUNTS_ARG) {
         #[cfg(target_os = "linux")]
         return std::process::ExitCode::from(u8::from(!linux::mounts_possible()));
         #[cfg(not(target_os = "linux"))]
         return std::process::ExitCode::from(1);
     }
-    if args.first().is_some_and(|arg| arg == SCOPE_ARG) {
-        #[cfg(target_os = "linux")]
-        return match scoped(&args[1..]) {
-            Err(error) => fail(&error),
-        };
-        #[cfg(not(target_os = "linux"))]
-        return fail("the helper only exists on Linux");
-    }
-    let args = match parse_helper_args(args) {
+    let stage = args.first().is_some_and(|arg| arg == STAGE_ARG);
+    let given = if stage {
+        args.split_off(1)
+    } else {
+        args.clone()
+    };
+    let parsed = match parse_helper_args(given) {
         Ok(args) => args,
         Err(error) => return fail(&format!("{error} (the helper is internal to agent)")),
     };
     #[cfg(target_os = "linux")]
     {
-        let restricted = match linux::restrict(&args) {
-            Ok(restricted) => restricted,
+        if stage {
+            return match become_command(&parsed) {
+                Err(error) => fail(&error),
+            };
+        }
+        let prepared = match linux::prepare(&parsed) {
+            Ok(prepared) => prepared,
             Err(error) => return fail(&error),
         };
-        let mut command = if restricted.pid_namespace {
-            let mut command = std::process::Command::new(&args.argv[0]);
-            command.args(&args.argv[1..]);
-            command
-        } else {
-            // Without a PID namespace the command could name this process (`$PPID`) and
-            // signal it (one Landlock domain): it starts in a domain of its own, nested in
-            // this one, that cannot signal out of it.
-            let Some(exe) = restricted.exe else {
-                return fail("cannot find the helper's own executable");
-            };
-            let mut command = std::process::Command::new(exe);
-            command.args([first, SCOPE_ARG, "--"]).args(&args.argv);
-            command
-        };
-        if let Some(temp) = restricted.temp {
+        // This very program, however its file is named or replaced meanwhile.
+        let mut command = std::process::Command::new("/proc/self/exe");
+        std::os::unix::process::CommandExt::arg0(&mut command, "agent-sandbox");
+        command.args([first, STAGE_ARG]).args(&args);
+        if let Some(temp) = prepared.temp {
             command.env("TMPDIR", temp);
         }
-        match supervise::run(command, restricted.pid_namespace) {
+        match supervise::run(command, prepared.pid_namespace) {
             Err(error) => fail(&error),
         }
     }
     #[cfg(not(target_os = "linux"))]
     {
+        let _ = (first, stage);
         fail(&format!(
             "the helper only exists on Linux, not for `{}`",
-            args.argv[0].to_string_lossy()
+            parsed.argv[0].to_string_lossy()
         ))
     }
 }
 
-/// The helper's argument that makes it the command's first process in a Landlock domain of
-/// its own (`SCOPE_ARG -- PROGRAM ARGS…`), where no PID namespace keeps the command from the
-/// helper.
-const SCOPE_ARG: &str = "--scope";
-
-/// The command (`args`: `-- PROGRAM ARGS…`) in a nested Landlock domain that may signal
-/// only processes inside it: not the helper that supervises it.
+/// The stage: restricts this process as `args` say and becomes the command.
 ///
 /// # Errors
-/// Why it cannot run (it returns only then).
+/// Why the command cannot run (it returns only then).
 #[cfg(target_os = "linux")]
-fn scoped(args: &[OsString]) -> Result<std::convert::Infallible, String> {
+fn become_command(args: &HelperArgs) -> Result<std::convert::Infallible, String> {
     use std::os::unix::process::CommandExt as _;
-    let Some((program, rest)) = args
-        .split_first()
-        .filter(|(dashes, _)| *dashes == "--")
-        .and_then(|(_, argv)| argv.split_first())
-    else {
-        return Err("no program to run after `--`".to_owned());
-    };
-    linux::scope_signals().map_err(|error| format!("Landlock: {error}"))?;
-    let error = std::process::Command::new(program).args(rest).exec();
+    linux::restrict(args)?;
+    let program = &args.argv[0];
+    let error = std::process::Command::new(program)
+        .args(&args.argv[1..])
+        .exec();
     Err(format!(
         "cannot start `{}`: {error}",
         program.to_string_lossy()

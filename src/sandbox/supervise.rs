@@ -18,10 +18,11 @@
 //!   namespace's first process, which ignores signals it has no handler for: when the signal
 //!   would have ended it, the helper ends it with SIGKILL at once (before it runs on: `a; b`
 //!   must not reach `b`); the force signal as SIGKILL.
-//! - Without a namespace the command can name the helper (`$PPID`). It starts in a Landlock
-//!   domain nested in the helper's (`helper_main`'s scope step) that may signal only
-//!   processes inside it, so it cannot kill or stop the helper (kernels with Landlock scopes,
-//!   ABI 6; before them the command could, and what it started would outlive it).
+//! - The command starts through the stage (this program again, `helper_main`), which
+//!   restricts itself and becomes the command: this process stays outside the command's
+//!   Landlock domain, so even where the command can name it (no namespace: `$PPID`) it cannot
+//!   kill, stop or trace it (kernels with Landlock scopes, ABI 6; before them it could, and
+//!   what it started would outlive it), nor limit its open files (seccomp).
 //!
 //! The helper then ends as the command did: the same exit code, or the same signal.
 

@@ -532,33 +532,46 @@ fn a_command_cannot_signal_the_agent() {
     if !available() {
         return;
     }
-    let dirs = Dirs::new();
-    // The agent is the helper's parent; the helper is the shell's parent (outside the PID
-    // namespace, where `$PPID` says 0): both read from `/proc`, which shows outer numbers.
-    let script = "read -r line < /proc/self/stat; helper=${line#*) }; helper=${helper#* }; \
-                  helper=${helper%% *}; read -r line < /proc/$helper/stat; agent=${line#*) }; \
-                  agent=${agent#* }; agent=${agent%% *}; echo \"agent $agent\" >&2; \
-                  kill -TERM $agent; echo survived";
+    // The command may not even see the agent in `/proc` (it gets a `/proc` of its own): it
+    // is told the agent's number through a file, as if it had found it.
+    let script = "i=0; while [ ! -s agent-pid ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); \
+                  done; agent=$(cat agent-pid); echo \"agent $agent\" >&2; \
+                  kill -TERM \"$agent\" || echo refused; echo survived";
     for switch in [None, Some("AGENT_TEST_SANDBOX_NO_PID_NAMESPACE")] {
-        let output = dirs
-            .agent_with(switch)
+        let dirs = Dirs::new();
+        let mut agent = dirs.sandbox.agent_process();
+        agent.env("TMPDIR", &dirs.tmp);
+        if let Some(switch) = switch {
+            agent.env(switch, "1");
+        }
+        let child = agent
             .args(["exec", "--json", "--", script])
-            .output()
+            .stdout(std::process::Stdio::piped())
+            .spawn()
             .unwrap();
+        let pid = child.id();
+        let told = dirs.work().join("agent-pid.part");
+        std::fs::write(&told, pid.to_string()).unwrap();
+        std::fs::rename(&told, dirs.work().join("agent-pid")).unwrap();
+        let output = child.wait_with_output().unwrap();
         let result = json(&output);
         assert_eq!(output.status.code(), Some(0), "{switch:?}: {result}");
-        assert_eq!(result["stdout"], "survived\n", "{switch:?}: {result}");
+        assert_eq!(
+            result["stdout"], "refused\nsurvived\n",
+            "{switch:?}: {result}"
+        );
         let shown = result["stderr"].as_str().unwrap_or_default();
         assert!(
-            shown.starts_with("agent ") && shown.trim() != "agent",
-            "{result}"
+            shown.starts_with(&format!("agent {pid}")),
+            "{switch:?}: {result}"
         );
     }
 }
 
-/// The command cannot stop or kill the helper that supervises it (which would leave what it
-/// started running): inside a PID namespace it cannot name it; without one it starts in a
-/// Landlock domain of its own that signals nothing outside it.
+/// The command cannot stop, kill or limit the helper that supervises it (which would leave
+/// what it started running): inside a PID namespace it cannot name it; without one the helper
+/// is outside the command's Landlock domain, which signals nothing outside it, and seccomp
+/// refuses `prlimit` on another process.
 #[test]
 fn a_command_cannot_signal_its_helper() {
     if !available() {
@@ -567,7 +580,10 @@ fn a_command_cannot_signal_its_helper() {
     let script = format!(
         "read -r line < /proc/self/stat; helper=${{line#*) }}; helper=${{helper#* }}; \
          helper=${{helper%% *}}; echo \"helper $helper\" >&2; \
-         kill -STOP $helper || echo stop-refused; kill -KILL $helper || echo kill-refused; {}",
+         if [ \"$helper\" = 0 ]; then echo unnamed; else \
+         kill -STOP $helper || echo stop-refused; kill -KILL $helper || echo kill-refused; \
+         if command -v prlimit >/dev/null; then prlimit --pid $helper --nofile=0:0 \
+         || echo limit-refused; else echo limit-refused; fi; fi; {}",
         leavers()[0]
     );
     for switch in [None, Some("AGENT_TEST_SANDBOX_NO_PID_NAMESPACE")] {
@@ -579,12 +595,50 @@ fn a_command_cannot_signal_its_helper() {
             .unwrap();
         let result = json(&output);
         assert_eq!(output.status.code(), Some(0), "{switch:?}: {result}");
-        assert_eq!(
-            result["stdout"], "stop-refused\nkill-refused\n",
-            "{switch:?}: {result}"
-        );
+        // Inside the PID namespace the helper has no number (the parent is 0).
+        let expected = if switch.is_none() {
+            "unnamed\n"
+        } else {
+            "stop-refused\nkill-refused\nlimit-refused\n"
+        };
+        assert_eq!(result["stdout"], expected, "{switch:?}: {result}");
         let left = left_behind(&dirs.work(), 1);
         assert!(left.is_empty(), "{switch:?}: still running afterwards");
+    }
+}
+
+/// A command cannot read the agent's environment (its API keys, kept from the command's own
+/// environment) or any other process's through `/proc`: it gets a `/proc` of its own — the
+/// PID namespace's, or without one (as root) one that lists only its own processes.
+#[test]
+fn a_command_cannot_read_the_agents_environment() {
+    if !available() {
+        return;
+    }
+    let script = "grep -l sk-agent-only /proc/[0-9]*/environ 2>/dev/null; \
+                  ls /proc | grep -c '^[0-9]' >&2; echo end";
+    let mut switches = vec![None];
+    if running_as_root() {
+        switches.push(Some("AGENT_TEST_SANDBOX_NO_PID_NAMESPACE"));
+    }
+    for switch in switches {
+        let dirs = Dirs::new();
+        let output = dirs
+            .agent_with(switch)
+            .env("OPENAI_API_KEY", "sk-agent-only")
+            .args(["exec", "--json", "--", script])
+            .output()
+            .unwrap();
+        let result = json(&output);
+        assert_eq!(result["stdout"], "end\n", "{switch:?}: {result}");
+        // The shell, `ls` and `grep`, give or take: not the machine's processes.
+        let listed: u32 = result["stderr"]
+            .as_str()
+            .unwrap_or_default()
+            .trim()
+            .parse()
+            .unwrap_or(u32::MAX);
+        assert!(listed < 10, "{switch:?}: {result}");
     }
 }
 
