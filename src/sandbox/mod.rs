@@ -227,8 +227,9 @@ impl Policy {
 
 /// The system's own directories: programs, libraries, their data and configuration. What an
 /// inspection command (`cat`, `rg`, `git status`, `find`, `sed -n`) needs besides the
-/// workspace. `/proc` whole: a program's own entries live under its pid, and Landlock keeps
-/// the sandboxed process from the `environ`, `mem` and `fd` entries of processes outside it.
+/// workspace. `/proc` whole: a program's own entries live under its pid, and the command's
+/// `/proc` is its own (`linux.rs`'s `private_proc`), listing no process outside the sandbox
+/// (Landlock keeps `mem` and `fd` of those from it, but not `environ`).
 const SYSTEM_READS: &[&str] = &[
     "/usr",
     "/bin",
