@@ -1,6 +1,6 @@
 //! `agent exec`: the runner driven through the real binary.
 
-use super::harness::{Sandbox, group_alive, json, kill_group};
+use super::harness::{Sandbox, json, kill_left, left_running};
 use pretty_assertions::assert_eq;
 
 fn exec_json(sandbox: &Sandbox, args: &[&str]) -> (serde_json::Value, Option<i32>) {
@@ -55,27 +55,17 @@ fn timeout_kills_the_whole_group() {
     let sandbox = Sandbox::new();
     let (result, status) = exec_json(
         &sandbox,
-        &[
-            "--timeout",
-            "1",
-            "--",
-            "echo $(cut -d' ' -f5 /proc/self/stat); sleep 100 & sleep 100; echo never",
-        ],
+        &["--timeout", "1", "--", "sleep 100 & sleep 100; echo never"],
     );
-    let pgid: u32 = result["stdout"]
-        .as_str()
-        .unwrap()
-        .trim()
-        .parse()
-        .expect("pid printed");
+    assert_eq!(result["stdout"], "", "{result}");
     assert_eq!(result["timed_out"], true);
     assert_eq!(result["error"]["code"], "ETIMEDOUT");
     assert_eq!(status, Some(124));
     let ms = result["duration_ms"].as_u64().unwrap();
     assert!((1000..4000).contains(&ms), "returned after {ms} ms");
-    let alive = group_alive(pgid);
-    kill_group(pgid);
-    assert!(!alive, "a process of group {pgid} survived the timeout");
+    let left = left_running(&sandbox.work());
+    kill_left(&sandbox.work());
+    assert!(left.is_empty(), "{left:?} survived the timeout");
 }
 
 #[test]
@@ -83,45 +73,31 @@ fn a_child_ignoring_term_is_killed_after_the_grace() {
     let sandbox = Sandbox::new();
     let (result, _) = exec_json(
         &sandbox,
-        &[
-            "--timeout",
-            "0.5",
-            "--",
-            "trap '' TERM; echo $(cut -d' ' -f5 /proc/self/stat); sleep 100",
-        ],
+        &["--timeout", "0.5", "--", "trap '' TERM; sleep 100"],
     );
-    let pgid: u32 = result["stdout"]
-        .as_str()
-        .unwrap()
-        .trim()
-        .parse()
-        .expect("pid printed");
     assert_eq!(result["timed_out"], true);
     assert_eq!(result["signal"], 9, "{result}");
     let ms = result["duration_ms"].as_u64().unwrap();
     assert!(ms >= 5000, "KILL came before the 5 s grace: {ms} ms");
-    let alive = group_alive(pgid);
-    kill_group(pgid);
-    assert!(!alive, "a process of group {pgid} survived SIGKILL");
+    let left = left_running(&sandbox.work());
+    kill_left(&sandbox.work());
+    assert!(left.is_empty(), "{left:?} survived SIGKILL");
 }
 
 #[test]
 fn a_background_grandchild_does_not_hold_the_call() {
     let sandbox = Sandbox::new();
-    let (result, status) = exec_json(
-        &sandbox,
-        &["echo $(cut -d' ' -f5 /proc/self/stat); sleep 60 & echo hi"],
-    );
+    let (result, status) = exec_json(&sandbox, &["sleep 60 & echo hi"]);
     let stdout = result["stdout"].as_str().unwrap();
-    let pgid: u32 = stdout.lines().next().unwrap().parse().expect("pid printed");
+    let work = sandbox.work();
     // SIGKILL is delivered when the process is next scheduled: give it a moment to die.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while group_alive(pgid) && std::time::Instant::now() < deadline {
+    while !left_running(&work).is_empty() && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let alive = group_alive(pgid);
-    kill_group(pgid);
-    assert!(stdout.ends_with("hi\n"), "{stdout}");
+    let alive = !left_running(&work).is_empty();
+    kill_left(&work);
+    assert_eq!(stdout, "hi\n");
     assert_eq!(status, Some(0));
     let ms = result["duration_ms"].as_u64().unwrap();
     assert!(ms < 10_000, "waited for the grandchild: {ms} ms");

@@ -138,32 +138,36 @@ pub fn json(output: &std::process::Output) -> serde_json::Value {
         .unwrap_or_else(|error| panic!("stdout is not one JSON object ({error}):\n{text}"))
 }
 
-/// Whether any live process has `pgid` as its process group (Linux /proc). Commands print
-/// their group as `$(cut -d' ' -f5 /proc/self/stat)`: in the sandbox's PID namespace `$$` is 1.
-pub fn group_alive(pgid: u32) -> bool {
-    assert!(pgid > 1, "not a command's process group: {pgid}");
+/// The `sleep` processes still running (not zombies) in the working directory `work`: what
+/// the tests' commands leave behind if anything of them outlives its call. Found from outside
+/// (the system's `/proc`): inside the sandbox a command sees neither its own numbers there nor
+/// any process outside its PID namespace.
+pub fn left_running(work: &Path) -> Vec<u32> {
+    let canonical = work.canonicalize().unwrap_or_else(|_| work.to_path_buf());
     let Ok(entries) = std::fs::read_dir("/proc") else {
-        return false;
+        return Vec::new();
     };
-    entries.flatten().any(|entry| {
-        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-        // Fields after the parenthesised name: state ppid pgrp …
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
-            return false;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        fields.len() > 2 && fields[0] != "Z" && fields[2] == pgid.to_string()
-    })
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let cwd = std::fs::read_link(entry.path().join("cwd")).ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            let (name, rest) = stat.split_once(" (")?.1.rsplit_once(')')?;
+            let state = rest.split_whitespace().next()?;
+            (name == "sleep" && state != "Z" && (cwd == canonical || cwd == work)).then_some(pid)
+        })
+        .collect()
 }
 
-/// Kills a process group left by a test (best effort).
-pub fn kill_group(pgid: u32) {
-    // `kill -KILL -1` would end every process this user may signal.
-    assert!(pgid > 1, "not a command's process group: {pgid}");
-    let _ = std::process::Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pgid}")])
-        .stderr(std::process::Stdio::null())
-        .status();
+/// Kills what [`left_running`] finds (a test's cleanup; one process at a time, never a group).
+pub fn kill_left(work: &Path) {
+    for pid in left_running(work).into_iter().filter(|&pid| pid > 1) {
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
 }
 
 pub fn path_str(path: &Path) -> String {

@@ -11,7 +11,7 @@ use serde_json::Value;
 use serde_json::json;
 
 use super::fake_model::{FakeModel, Reply, Turn, openai, turn_text, turn_tool_call};
-use super::harness::{Sandbox, events, group_alive, kill_group, wait_for};
+use super::harness::{Sandbox, events, kill_left, left_running, wait_for};
 use super::tty::{Tmux, agent_bin, shell_quote};
 
 /// Bare `agent ARGS` in tmux, talking to `server` (settings name it).
@@ -601,8 +601,8 @@ fn allowed_for_this_run_holds_for_the_rest_of_the_session() {
     assert!(sandbox.work().join("G").exists());
 }
 
-/// What the signal tests' command does: its group id to `started`, `LATER` a second on.
-const SLOW_COMMAND: &str = "echo $(cut -d' ' -f5 /proc/self/stat) > started; sleep 1; touch LATER";
+/// What the signal tests' command does: a marker to `started`, `LATER` a second on.
+const SLOW_COMMAND: &str = "echo started > started; sleep 1; touch LATER";
 
 fn signal_case(name: &str, expected: i32) {
     let sandbox = Sandbox::new();
@@ -625,13 +625,9 @@ fn signal_case(name: &str, expected: i32) {
         &[("OPENAI_API_KEY", "sk-session-test-0000")],
         &script,
     );
-    let mut pgid = 0;
     wait_for(Duration::from_secs(30), "the command to start", || {
-        pgid = std::fs::read_to_string(sandbox.work().join("started"))
-            .ok()
-            .and_then(|text| text.trim().parse().ok())
-            .unwrap_or(0);
-        pgid != 0
+        std::fs::read_to_string(sandbox.work().join("started"))
+            .is_ok_and(|text| text == "started\n")
     });
     let pid = std::fs::read_to_string(&pid_file).unwrap();
     let status = std::process::Command::new("kill")
@@ -640,10 +636,10 @@ fn signal_case(name: &str, expected: i32) {
         .unwrap();
     assert!(status.success());
     let screen = tmux.wait_for("EXIT=");
-    let alive = group_alive(pgid);
+    let left = left_running(&sandbox.work());
     std::thread::sleep(Duration::from_millis(1500));
     let later = sandbox.work().join("LATER").exists();
-    kill_group(pgid);
+    kill_left(&sandbox.work());
     assert!(
         screen.contains(&format!("EXIT={expected} TTY=icanon")),
         "SIG{name}:\n{screen}"
@@ -653,8 +649,8 @@ fn signal_case(name: &str, expected: i32) {
         "SIG{name}: echo is off:\n{screen}"
     );
     assert!(
-        !alive,
-        "SIG{name}: the command's group survived the session"
+        left.is_empty(),
+        "SIG{name}: {left:?} of the command survived the session"
     );
     assert!(
         !later,

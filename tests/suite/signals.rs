@@ -1,32 +1,27 @@
 //! A command never outlives the agent: SIGTERM, SIGHUP, SIGQUIT (and SIGINT) sent to
 //! `agent exec` or `agent run` end the command's whole process group and exit
 //! 128 + the signal, and `run` records its `done` event. Each command writes its
-//! shell's pid (= its process group) to a marker first and a file `LATER` after a
-//! second; the tests wait for the marker, signal the agent's own pid, and check that
-//! `LATER` never appears and nothing of the group is left.
+//! marker first and a file `LATER` after a second; the tests wait for the marker, signal
+//! the agent's own pid, and check that `LATER` never appears and nothing of the command is
+//! left running.
 
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use super::fake_model::{FakeModel, turn_text, turn_tool_call};
-use super::harness::{Sandbox, group_alive, kill_group, wait_for};
+use super::harness::{Sandbox, kill_left, left_running, wait_for};
 
-/// Writes the group id, then would write `LATER` one second later.
-const COMMAND: &str = "echo $(cut -d' ' -f5 /proc/self/stat) > started; sleep 1; touch LATER";
+/// Writes the marker, then would write `LATER` one second later.
+const COMMAND: &str = "echo started > started; sleep 1; touch LATER";
 /// Long enough for a debug build to start and reach the command.
 const START_LIMIT: Duration = Duration::from_secs(30);
 
-/// The command's process group, once its marker is written.
-fn wait_for_group(work: &Path) -> u32 {
-    let mut pgid = None;
+/// Returns once the command's marker is written.
+fn wait_for_start(work: &Path) {
     wait_for(START_LIMIT, "the command to start", || {
-        pgid = std::fs::read_to_string(work.join("started"))
-            .ok()
-            .and_then(|text| text.trim().parse().ok());
-        pgid.is_some()
+        std::fs::read_to_string(work.join("started")).is_ok_and(|text| text == "started\n")
     });
-    pgid.unwrap_or_default()
 }
 
 /// The processes whose parent is `pid` (Linux: `/proc`; elsewhere none are known).
@@ -80,16 +75,16 @@ fn wait_exit(child: &mut Child) -> Option<i32> {
 /// Signals the agent once its command runs; checks the exit status, that the agent
 /// did not wait needlessly, and that the command neither finished nor survived.
 fn stop_and_check(mut child: Child, work: &Path, name: &str, expected: i32) {
-    let pgid = wait_for_group(work);
+    wait_for_start(work);
     let started = Instant::now();
     signal(&child, name);
     let code = wait_exit(&mut child);
     let took = started.elapsed();
-    let alive = group_alive(pgid);
+    let left = left_running(work);
     // Wait past the command's own second: `LATER` must never come.
     std::thread::sleep(Duration::from_millis(1500).saturating_sub(started.elapsed()));
     let later = work.join("LATER").exists();
-    kill_group(pgid);
+    kill_left(work);
     let mut stderr = String::new();
     if let Some(mut pipe) = child.stderr.take() {
         let _ = std::io::Read::read_to_string(&mut pipe, &mut stderr);
@@ -99,10 +94,7 @@ fn stop_and_check(mut child: Child, work: &Path, name: &str, expected: i32) {
         Some(expected),
         "SIG{name}: exit status; stderr:\n{stderr}"
     );
-    assert!(
-        !alive,
-        "SIG{name}: a process of group {pgid} survived the agent"
-    );
+    assert!(left.is_empty(), "SIG{name}: {left:?} survived the agent");
     assert!(
         !later,
         "SIG{name}: the command ran on after the agent stopped"
@@ -209,13 +201,13 @@ fn a_command_ignoring_term_is_killed_after_the_grace() {
         .agent_process()
         .args([
             "exec",
-            "trap '' TERM; echo $(cut -d' ' -f5 /proc/self/stat) > started; sleep 6; touch LATER",
+            "trap '' TERM; echo started > started; sleep 6; touch LATER",
         ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let pgid = wait_for_group(&work);
+    wait_for_start(&work);
     // The sandbox helper, where there is one: it is gone too when the agent has exited (the
     // workspace's check comes after it).
     let helpers = children(child.id());
@@ -223,7 +215,7 @@ fn a_command_ignoring_term_is_killed_after_the_grace() {
     signal(&child, "TERM");
     let code = wait_exit(&mut child);
     let took = started.elapsed();
-    let alive = group_alive(pgid);
+    let left = left_running(&work);
     let helpers_left: Vec<u32> = helpers.into_iter().filter(|&pid| running(pid)).collect();
     assert!(
         helpers_left.is_empty(),
@@ -231,9 +223,9 @@ fn a_command_ignoring_term_is_killed_after_the_grace() {
     );
     std::thread::sleep(Duration::from_secs(7).saturating_sub(started.elapsed()));
     let later = work.join("LATER").exists();
-    kill_group(pgid);
+    kill_left(&work);
     assert_eq!(code, Some(143));
-    assert!(!alive, "a process of group {pgid} survived SIGKILL");
+    assert!(left.is_empty(), "{left:?} survived SIGKILL");
     assert!(!later, "the command ran on after the agent stopped");
     assert!(
         took >= Duration::from_millis(4900) && took < Duration::from_secs(6),
