@@ -365,46 +365,30 @@ pub async fn stop_running() {
     for group in &groups {
         group.term();
     }
-    let grace_end = tokio::time::Instant::now() + GRACE_AFTER_TERM;
+    let alive = still_there(&groups, GRACE_AFTER_TERM).await;
+    for group in &alive {
+        group.force();
+    }
+    // The helpers end their commands and then themselves: the workspace's check, after this,
+    // must find nothing of them running. A helper still there then goes with its group.
+    let helpers: Vec<Group> = alive.into_iter().filter(|group| group.helper).collect();
+    for group in still_there(&helpers, HELPER_FORCE_WAIT).await {
+        process::kill_group(group.pid, Kill::Force);
+    }
+}
+
+/// Waits until every one of `groups` is gone, or `patience` has passed: the groups still
+/// there then.
+async fn still_there(groups: &[Group], patience: Duration) -> Vec<Group> {
+    let end = tokio::time::Instant::now() + patience;
     loop {
         let alive: Vec<Group> = groups
             .iter()
             .copied()
             .filter(|group| process::group_alive(group.pid))
             .collect();
-        if alive.is_empty() {
-            return;
-        }
-        if tokio::time::Instant::now() >= grace_end {
-            for group in &alive {
-                group.force();
-            }
-            end_helpers(&alive).await;
-            return;
-        }
-        tokio::time::sleep(KILL_POLL).await;
-    }
-}
-
-/// Waits (up to [`HELPER_FORCE_WAIT`]) until the sandbox helpers among `groups`, asked to
-/// end their commands, have ended, so that what runs after (the workspace's check) finds
-/// nothing of them running; kills the group of any helper still there then.
-async fn end_helpers(groups: &[Group]) {
-    let helpers: Vec<Group> = groups.iter().copied().filter(|g| g.helper).collect();
-    let wait_end = tokio::time::Instant::now() + HELPER_FORCE_WAIT;
-    loop {
-        let alive: Vec<&Group> = helpers
-            .iter()
-            .filter(|group| process::group_alive(group.pid))
-            .collect();
-        if alive.is_empty() {
-            return;
-        }
-        if tokio::time::Instant::now() >= wait_end {
-            for group in alive {
-                process::kill_group(group.pid, Kill::Force);
-            }
-            return;
+        if alive.is_empty() || tokio::time::Instant::now() >= end {
+            return alive;
         }
         tokio::time::sleep(KILL_POLL).await;
     }
