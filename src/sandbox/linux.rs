@@ -123,6 +123,7 @@ pub(super) fn prepare(args: &HelperArgs) -> Result<Prepared, String> {
 /// Landlock and seccomp.
 pub(super) fn restrict(args: &HelperArgs) -> Result<(), String> {
     private_proc();
+    drop_capabilities().map_err(|error| format!("cannot drop capabilities: {error}"))?;
     let mut writable = args.writable.clone();
     if args.mounts() && args.tmp.is_some() {
         writable.push(PathBuf::from(TMP));
@@ -133,6 +134,47 @@ pub(super) fn restrict(args: &HelperArgs) -> Result<(), String> {
         return Err("Landlock did not enforce the rules".to_owned());
     }
     filter_syscalls(args.network).map_err(|error| format!("seccomp: {error}"))
+}
+
+/// The capabilities a command keeps where it has them (as root, or as root of its user
+/// namespace): owning and changing the files Landlock lets it reach (`tar x` and `cp -a` as
+/// root keep owners) and binding low ports. Every other one goes — `CAP_SYS_ADMIN` would clone
+/// the mount tree without the read-only binds (`open_tree`), `CAP_DAC_READ_SEARCH` open files
+/// past Landlock by handle, `CAP_PERFMON` and `CAP_BPF` read other processes' memory.
+const KEPT_CAPABILITIES: rustix::thread::CapabilitySet = rustix::thread::CapabilitySet::CHOWN
+    .union(rustix::thread::CapabilitySet::DAC_OVERRIDE)
+    .union(rustix::thread::CapabilitySet::FOWNER)
+    .union(rustix::thread::CapabilitySet::FSETID)
+    .union(rustix::thread::CapabilitySet::NET_BIND_SERVICE);
+
+/// Drops every capability but [`KEPT_CAPABILITIES`] from this process and from what it may
+/// ever regain (the bounding set: root's `exec` gets no more), and the ambient ones.
+fn drop_capabilities() -> std::io::Result<()> {
+    use rustix::io::Errno;
+    use rustix::thread::{CapabilitySet, CapabilitySets};
+
+    let current = rustix::thread::capabilities(None)?;
+    if current.permitted.contains(CapabilitySet::SETPCAP) {
+        for capability in CapabilitySet::all().difference(KEPT_CAPABILITIES).iter() {
+            match rustix::thread::remove_capability_from_bounding_set(capability) {
+                // A capability this kernel does not know.
+                Ok(()) | Err(Errno::INVAL) => {}
+                Err(error) => return Err(error.into()),
+            }
+        }
+    }
+    // Without capabilities there is nothing in the ambient set (and nothing to clear it
+    // with on kernels before 4.3).
+    let _ = rustix::thread::clear_ambient_capability_set();
+    rustix::thread::set_capabilities(
+        None,
+        CapabilitySets {
+            effective: current.effective & KEPT_CAPABILITIES,
+            permitted: current.permitted & KEPT_CAPABILITIES,
+            inheritable: CapabilitySet::empty(),
+        },
+    )?;
+    Ok(())
 }
 
 /// A `/proc` that shows the command no process outside its sandbox: the agent's
@@ -246,6 +288,44 @@ fn filter_syscalls(network: bool) -> Result<(), seccompiler::Error> {
             0,
         )?])?],
     );
+    // What no command of a coding agent needs and each of which reaches past the sandbox
+    // where a capability or a lax kernel setting allows it: the kernel's tracing (other
+    // processes' memory), files by handle, the new mount API (a copy of the tree without the
+    // read-only binds), other namespaces, the kernel keyrings (credentials), and the machine
+    // itself (reboot, modules, clock, host name, swap).
+    for call in [
+        libc::SYS_perf_event_open,
+        libc::SYS_bpf,
+        libc::SYS_open_by_handle_at,
+        libc::SYS_open_tree,
+        libc::SYS_fsopen,
+        libc::SYS_fsmount,
+        libc::SYS_fspick,
+        libc::SYS_move_mount,
+        libc::SYS_mount_setattr,
+        libc::SYS_setns,
+        libc::SYS_keyctl,
+        libc::SYS_add_key,
+        libc::SYS_request_key,
+        libc::SYS_reboot,
+        libc::SYS_kexec_load,
+        libc::SYS_kexec_file_load,
+        libc::SYS_init_module,
+        libc::SYS_finit_module,
+        libc::SYS_delete_module,
+        libc::SYS_settimeofday,
+        libc::SYS_clock_settime,
+        libc::SYS_clock_adjtime,
+        libc::SYS_adjtimex,
+        libc::SYS_sethostname,
+        libc::SYS_setdomainname,
+        libc::SYS_swapon,
+        libc::SYS_swapoff,
+        libc::SYS_pivot_root,
+        libc::SYS_acct,
+    ] {
+        rules.insert(call, Vec::new());
+    }
     if !network {
         let not_unix = SeccompCondition::new(
             0,

@@ -642,6 +642,53 @@ fn a_command_cannot_read_the_agents_environment() {
     }
 }
 
+/// A command keeps no capability beyond owning and changing the files it may reach (and low
+/// ports), not even as root: `CAP_SYS_ADMIN` would clone the mount tree without the read-only
+/// binds, `CAP_DAC_READ_SEARCH` open files by handle past Landlock, `CAP_PERFMON` read the
+/// agent's memory. The system calls for those fail whatever the capabilities (seccomp).
+#[test]
+fn a_command_keeps_no_capability_that_reaches_past_the_sandbox() {
+    if !available() {
+        return;
+    }
+    // CHOWN, DAC_OVERRIDE, FOWNER, FSETID, NET_BIND_SERVICE.
+    const KEPT: u64 = 0x41b;
+    // open_tree(AT_FDCWD, "/", OPEN_TREE_CLONE): 428 on every architecture.
+    let script = "grep -E '^Cap(Eff|Prm|Bnd|Amb):' /proc/self/status; \
+                  if command -v python3 >/dev/null; then python3 -c 'import ctypes; \
+                  l = ctypes.CDLL(None, use_errno=True); r = l.syscall(428, -100, b\"/\", 1); \
+                  print(\"open_tree\", r, ctypes.get_errno())'; \
+                  else echo open_tree -1 13; fi";
+    for switch in [
+        None,
+        Some("AGENT_TEST_SANDBOX_NO_PID_NAMESPACE"),
+        Some("AGENT_TEST_SANDBOX_NO_MOUNTS"),
+    ] {
+        let dirs = Dirs::new();
+        let output = dirs
+            .agent_with(switch)
+            .args(["exec", "--json", "--", script])
+            .output()
+            .unwrap();
+        let result = json(&output);
+        let stdout = result["stdout"].as_str().unwrap_or_default();
+        let sets: Vec<u64> = stdout
+            .lines()
+            .filter_map(|line| line.strip_prefix("Cap")?.split_once(':'))
+            .map(|(_, hex)| u64::from_str_radix(hex.trim(), 16).unwrap())
+            .collect();
+        assert_eq!(sets.len(), 4, "{switch:?}: {result}");
+        assert!(
+            sets.iter().all(|set| set & !KEPT == 0),
+            "{switch:?}: {result}"
+        );
+        assert!(
+            stdout.contains("open_tree -1 13"),
+            "{switch:?}: open_tree was not refused: {result}"
+        );
+    }
+}
+
 /// A write the sandbox refused, in `agent run` at a terminal: the person is asked whether to
 /// run it again without the sandbox; `1` does, `0` keeps the refusal. Without a terminal
 /// nobody is asked and nothing runs again.
