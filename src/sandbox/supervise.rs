@@ -130,13 +130,31 @@ fn ends(pid: Pid, signal: i32) -> bool {
     (mask("SigIgn:") | mask("SigCgt:")) & bit == 0
 }
 
-/// Kills every child this process still has (orphans of the command, reparented here) and
-/// reaps them, until it has none: a killed child's own children become this process's before
-/// it can be reaped, so each round finds them.
+/// The most rounds [`end_the_rest`] stops what it finds before it kills it all: a stopped
+/// process cannot start another, so a few rounds find all there is.
+const STOP_ROUNDS: usize = 50;
+
+/// Ends everything the command left (orphans reparented here, and all they started) and
+/// reaps it, until this process has no child left. Killing only the children would end one
+/// generation at a time, while a chain of processes forks new ones below as fast: so every
+/// round first stops all descendants, again until no new one appears, and then kills them
+/// all at once.
 fn end_the_rest() {
     loop {
-        for child in children() {
-            let _ = rustix::process::kill_process(child, Signal::KILL);
+        let mut found: Vec<Pid> = Vec::new();
+        for _ in 0..STOP_ROUNDS {
+            let tree = descendants();
+            for pid in &tree {
+                let _ = rustix::process::kill_process(*pid, Signal::STOP);
+            }
+            let grew = tree.iter().any(|pid| !found.contains(pid));
+            found = tree;
+            if !grew {
+                break;
+            }
+        }
+        for pid in &found {
+            let _ = rustix::process::kill_process(*pid, Signal::KILL);
         }
         if rustix::process::wait(WaitOptions::empty()).is_err() {
             // No child left (ECHILD).
@@ -145,32 +163,42 @@ fn end_the_rest() {
     }
 }
 
-/// This process's children: `/proc/thread-self/children` (the helper has one thread), else
-/// every process whose parent it is.
-fn children() -> Vec<Pid> {
-    let parse = |text: &str| -> Vec<Pid> {
-        text.split_whitespace()
-            .filter_map(|n| n.parse().ok().and_then(Pid::from_raw))
-            .collect()
-    };
-    if let Ok(text) = std::fs::read_to_string("/proc/thread-self/children") {
-        return parse(&text);
-    }
-    let me = rustix::process::getpid().as_raw_nonzero().get();
+/// Every process below this one (from the system's `/proc`, parent by parent).
+fn descendants() -> Vec<Pid> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
-    entries
+    let parents: Vec<(i32, i32)> = entries
         .flatten()
-        .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-                // `pid (comm) state ppid …`: the name may hold anything but ends at the last ')'.
-                stat.rsplit_once(')')
-                    .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<i32>().ok())
-                    == Some(me)
-            })
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_str()?.parse::<i32>().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            // `pid (comm) state ppid …`: the name may hold anything but ends at the last ')'.
+            let ppid = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .parse::<i32>()
+                .ok()?;
+            Some((pid, ppid))
         })
+        .collect();
+    let mut below = vec![rustix::process::getpid().as_raw_nonzero().get()];
+    let mut next = 0;
+    while next < below.len() {
+        let parent = below[next];
+        below.extend(
+            parents
+                .iter()
+                .filter(|(_, ppid)| *ppid == parent)
+                .map(|(pid, _)| *pid),
+        );
+        next += 1;
+    }
+    below
+        .into_iter()
+        .skip(1)
         .filter_map(Pid::from_raw)
         .collect()
 }
