@@ -201,6 +201,16 @@ impl Guard {
                 plan.read_only.push(path.clone());
             }
         }
+        // What is inside the surface directories (hooks, `info/exclude`, `.agent/` …): a file
+        // there changed in place is undone like the surface files themselves (the mounts
+        // keep them read-only only where a mount namespace can be made).
+        let inside: Vec<(PathBuf, bool)> = surface_paths
+            .iter()
+            .filter(|(path, is_dir)| *is_dir && path.is_dir())
+            .flat_map(|(dir, _)| contents(dir))
+            .take(MAX_INSIDE_SURFACES)
+            .collect();
+        surface_paths.extend(inside);
         let surfaces = surface_paths
             .into_iter()
             .map(|(path, is_dir)| {
@@ -309,6 +319,28 @@ impl Guard {
         path.strip_prefix(&self.workspace)
             .map_or_else(|_| path.display().to_string(), |p| p.display().to_string())
     }
+}
+
+/// At most this many entries inside the surface directories are kept before a command.
+const MAX_INSIDE_SURFACES: usize = 1000;
+/// How deep inside a surface directory entries are kept (`worktrees/NAME/config.worktree`).
+const INSIDE_SURFACE_DEPTH: usize = 3;
+
+/// The entries below `dir` (not `dir` itself), not following links: each with whether it is
+/// a directory (listed, so that what is added to it is found).
+fn contents(dir: &Path) -> Vec<(PathBuf, bool)> {
+    ignore::WalkBuilder::new(dir)
+        .standard_filters(false)
+        .follow_links(false)
+        .max_depth(Some(INSIDE_SURFACE_DEPTH))
+        .build()
+        .flatten()
+        .filter(|entry| entry.depth() > 0)
+        .map(|entry| {
+            let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
+            (entry.into_path(), is_dir)
+        })
+        .collect()
 }
 
 /// Puts `path` back as `before` was, as far as that can be done; says what was done.

@@ -1040,17 +1040,32 @@ fn without_mounts_the_surfaces_are_restored_after_the_command() {
     let dirs = Dirs::new();
     let work = repository(&dirs);
     let config = std::fs::read(work.join(".git/config")).unwrap();
+    // Files that were there before, changed in place: a hook of the person's, `info/exclude`.
+    std::fs::write(work.join(".git/hooks/pre-push"), "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::create_dir_all(work.join(".git/info")).unwrap();
+    std::fs::write(work.join(".git/info/exclude"), "target\n").unwrap();
     let output = dirs
         .agent()
         .env("AGENT_TEST_SANDBOX_NO_MOUNTS", "1")
         .args(["exec", "--json", "-q", "--"])
         .arg(
             "echo '[core] fsmonitor = x' >> .git/config; echo x > .git/commondir; \
-             echo '#!/bin/sh' > .git/hooks/pre-commit; mkdir -p .agent; echo 'x' > .agent/settings.toml",
+             echo '#!/bin/sh' > .git/hooks/pre-commit; mkdir -p .agent; echo 'x' > .agent/settings.toml; \
+             echo 'touch pwned' >> .git/hooks/pre-push; echo '!x' >> .git/info/exclude",
         )
         .output()
         .unwrap();
     let result = json(&output);
+    assert_eq!(
+        std::fs::read_to_string(work.join(".git/hooks/pre-push")).unwrap(),
+        "#!/bin/sh\nexit 0\n",
+        "{result}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.join(".git/info/exclude")).unwrap(),
+        "target\n",
+        "{result}"
+    );
     assert_eq!(
         std::fs::read(work.join(".git/config")).unwrap(),
         config,
@@ -1060,7 +1075,14 @@ fn without_mounts_the_surfaces_are_restored_after_the_command() {
     assert!(!work.join(".git/hooks/pre-commit").exists(), "{result}");
     assert!(!work.join(".agent").exists(), "{result}");
     let report = undone(&result);
-    for what in [".git/config", ".git/commondir", "pre-commit", ".agent"] {
+    for what in [
+        ".git/config",
+        ".git/commondir",
+        "pre-commit",
+        ".agent",
+        "pre-push",
+        "info/exclude",
+    ] {
         assert!(report.contains(what), "{what}: {report}");
     }
 }
