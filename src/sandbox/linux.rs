@@ -89,34 +89,28 @@ pub(super) fn probe() -> Result<String, String> {
     })
 }
 
-/// What [`prepare`] made for the command.
-pub(super) struct Prepared {
-    /// The `TMPDIR` the command gets when its private temp directory became `/tmp`.
-    pub temp: Option<PathBuf>,
-    /// This process made a PID namespace: the command it starts next is its first process,
-    /// and nothing the command starts outlives that process (`supervise.rs`).
-    pub pid_namespace: bool,
-}
-
 /// The supervising helper's part (step 0 and 1): the namespaces and mounts that its child,
 /// the stage, and the command inherit. This process itself stays unrestricted otherwise.
-pub(super) fn prepare(args: &HelperArgs) -> Result<Prepared, String> {
+/// Whether it made a PID namespace: then the command it starts next is its first process, and
+/// nothing the command starts outlives that process (`supervise.rs`).
+pub(super) fn prepare(args: &HelperArgs) -> Result<bool, String> {
     // Descriptors the agent inherited (from a shell, an editor, a CI runner) are not the
     // command's: they close when it starts (0, 1 and 2 are the command's own).
     close_fds::CloseFdsBuilder::new().cloexecfrom(3);
-    let pid_namespace = if args.mounts() {
+    if args.mounts() {
         // The parent checked that it can work here (`mounts_possible`): fail closed.
         protect(args).map_err(|error| {
             format!("cannot make the workspace's protected paths read-only: {error}")
-        })?
+        })
     } else {
         // Best effort: without it the helper still ends what the command leaves behind.
-        enter_namespaces(false).unwrap_or(false)
-    };
-    Ok(Prepared {
-        temp: (args.mounts() && args.tmp.is_some()).then(|| PathBuf::from(TMP)),
-        pid_namespace,
-    })
+        Ok(enter_namespaces(false).unwrap_or(false))
+    }
+}
+
+/// The command's `TMPDIR` when its private temp directory is bound over `/tmp` (`--tmp`).
+pub(super) fn command_tmp(args: &HelperArgs) -> Option<PathBuf> {
+    args.tmp.as_ref().map(|_| PathBuf::from(TMP))
 }
 
 /// The stage's part (steps 2 to 4), just before it becomes the command: its own `/proc`,
@@ -125,9 +119,7 @@ pub(super) fn restrict(args: &HelperArgs) -> Result<(), String> {
     private_proc();
     drop_capabilities().map_err(|error| format!("cannot drop capabilities: {error}"))?;
     let mut writable = args.writable.clone();
-    if args.mounts() && args.tmp.is_some() {
-        writable.push(PathBuf::from(TMP));
-    }
+    writable.extend(command_tmp(args));
     let status = landlock(args, &writable).map_err(|error| format!("Landlock: {error}"))?;
     if status == RulesetStatus::NotEnforced {
         // The parent saw Landlock work; refuse rather than run unrestricted.
@@ -185,19 +177,10 @@ fn drop_capabilities() -> std::io::Result<()> {
 /// command may trace, its own (`hidepid=4`). Best effort: where the kernel allows neither
 /// (no namespaces, or a container's masked `/proc`) the command sees the system's.
 fn private_proc() {
-    use rustix::mount::{MountFlags, MountPropagationFlags, mount, mount_change};
+    use rustix::mount::{MountFlags, mount};
     use rustix::thread::UnshareFlags;
 
-    if unshare(UnshareFlags::NEWNS).is_err() {
-        return;
-    }
-    // Nothing mounted here may reach the parent namespace.
-    if mount_change(
-        "/",
-        MountPropagationFlags::PRIVATE | MountPropagationFlags::REC,
-    )
-    .is_err()
-    {
+    if unshare(UnshareFlags::NEWNS).is_err() || mounts_stay_here().is_err() {
         return;
     }
     let flags = MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC;
@@ -369,14 +352,10 @@ pub(super) fn mounts_possible() -> bool {
 /// mount point cannot be renamed away), the read-only paths bound read-only, the hidden files
 /// covered by `/dev/null`, and the private temp directory bound over `/tmp`.
 fn protect(args: &HelperArgs) -> std::io::Result<bool> {
-    use rustix::mount::{MountPropagationFlags, mount_bind, mount_change};
+    use rustix::mount::mount_bind;
 
     let pid_namespace = enter_namespaces(true)?;
-    // Nothing mounted here may reach the parent namespace.
-    mount_change(
-        "/",
-        MountPropagationFlags::PRIVATE | MountPropagationFlags::REC,
-    )?;
+    mounts_stay_here()?;
     // Outer directories first: a later bind of a parent would cover its children's mounts.
     let mut pinned: Vec<&PathBuf> = args.pinned.iter().collect();
     pinned.sort_by_key(|path| path.components().count());
@@ -393,6 +372,16 @@ fn protect(args: &HelperArgs) -> std::io::Result<bool> {
         mount_bind(tmp, TMP)?;
     }
     Ok(pid_namespace)
+}
+
+/// Makes every mount of the mount namespace just made private: nothing mounted here reaches
+/// the namespace it was copied from.
+fn mounts_stay_here() -> rustix::io::Result<()> {
+    use rustix::mount::{MountPropagationFlags, mount_change};
+    mount_change(
+        "/",
+        MountPropagationFlags::PRIVATE | MountPropagationFlags::REC,
+    )
 }
 
 /// Makes a private mount namespace (when `mounts`) and a PID namespace (when it can be made;

@@ -736,18 +736,18 @@ fn helper_with(first: &str, args: impl IntoIterator<Item = OsString>) -> std::pr
                 Err(error) => fail(&error),
             };
         }
-        let prepared = match linux::prepare(&parsed) {
-            Ok(prepared) => prepared,
+        let pid_namespace = match linux::prepare(&parsed) {
+            Ok(pid_namespace) => pid_namespace,
             Err(error) => return fail(&error),
         };
         // This very program, however its file is named or replaced meanwhile.
         let mut command = std::process::Command::new("/proc/self/exe");
         std::os::unix::process::CommandExt::arg0(&mut command, "agent-sandbox");
         command.args([first, STAGE_ARG]).args(&args);
-        if let Some(temp) = prepared.temp {
+        if let Some(temp) = linux::command_tmp(&parsed) {
             command.env("TMPDIR", temp);
         }
-        match supervise::run(command, prepared.pid_namespace) {
+        match supervise::run(command, pid_namespace) {
             Err(error) => fail(&error),
         }
     }
