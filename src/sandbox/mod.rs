@@ -16,6 +16,7 @@
 //!   (compile-checked only; untested). See `macos.rs`.
 //! - Elsewhere: not available; commands run unsandboxed (or not at all when required).
 
+mod beneath;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "macos")]

@@ -32,8 +32,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
+
+use super::beneath::{self, Kind, Place};
 
 /// Directories of a git directory that hold configuration, hooks, attributes, object
 /// directories or other git directories; kept read-only as a whole.
@@ -46,6 +47,11 @@ pub(super) const GIT_DIR_DIRS: &[&str] = &[
     "branches",
     "remotes",
 ];
+
+/// Directories of a git directory that hold a surface directory and that git writes in
+/// itself: pinned in place (so that the surface inside cannot be moved away with them) and
+/// checked (a replaced one is moved out of the way).
+pub(super) const GIT_DIR_HELD: &[&str] = &["objects"];
 
 /// Files of a git directory that git reads configuration from (or that move it: `commondir`).
 pub(super) const GIT_DIR_FILES: &[&str] = &["config", "config.worktree", "commondir"];
@@ -63,67 +69,59 @@ const MAX_INCLUDE_DEPTH: usize = 10;
 /// A name that git never takes for a repository, for a `.git` a command created.
 const BLOCKED_SUFFIX: &str = ".agent-blocked";
 
-/// One path's state, compared before and after a command.
+/// One path's state, compared before and after a command (seen link-free from the
+/// workspace: `beneath.rs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Snapshot {
     Missing,
-    File(Vec<u8>),
-    /// A file too big to keep: length and modification time only.
-    Large(u64, Option<std::time::SystemTime>),
+    /// A directory on its way does not exist.
+    Gone,
+    /// Something on its way is a link or not a directory.
+    Unreachable,
+    File {
+        bytes: Vec<u8>,
+        mode: u32,
+    },
+    /// A file too big to keep: what it is, not what it holds.
+    Large(Kind),
     Dir {
         inode: u64,
-        names: BTreeSet<OsString>,
+        /// The names in it, for a directory whose contents are surfaces.
+        names: Option<BTreeSet<OsString>>,
     },
     Link(PathBuf),
     Other,
 }
 
 impl Snapshot {
-    fn take(path: &Path, list: bool) -> Snapshot {
-        let Ok(meta) = path.symlink_metadata() else {
-            return Snapshot::Missing;
+    fn take(workspace: &Path, path: &Path, list: bool) -> Snapshot {
+        let entry = match beneath::place(workspace, path) {
+            Place::Here(entry) => entry,
+            Place::Gone => return Snapshot::Gone,
+            Place::Unreachable => return Snapshot::Unreachable,
         };
-        let kind = meta.file_type();
-        if kind.is_symlink() {
-            return std::fs::read_link(path).map_or(Snapshot::Other, Snapshot::Link);
+        match entry.kind() {
+            Ok(Kind::Missing) => Snapshot::Missing,
+            Ok(Kind::Link) => entry.read_link().map_or(Snapshot::Other, Snapshot::Link),
+            Ok(Kind::Dir { inode }) => Snapshot::Dir {
+                inode,
+                names: list.then(|| entry.names().unwrap_or_default()),
+            },
+            Ok(kind @ Kind::File { len, .. }) if len > MAX_KEPT_BYTES => Snapshot::Large(kind),
+            Ok(Kind::File { mode, .. }) => entry
+                .read(MAX_KEPT_BYTES + 1)
+                .map_or(Snapshot::Other, |bytes| Snapshot::File { bytes, mode }),
+            Ok(Kind::Other) | Err(_) => Snapshot::Other,
         }
-        if kind.is_dir() {
-            let names = if list {
-                std::fs::read_dir(path)
-                    .map(|entries| entries.flatten().map(|e| e.file_name()).collect())
-                    .unwrap_or_default()
-            } else {
-                BTreeSet::new()
-            };
-            return Snapshot::Dir {
-                inode: inode(&meta),
-                names,
-            };
-        }
-        if kind.is_file() {
-            if meta.len() > MAX_KEPT_BYTES {
-                return Snapshot::Large(meta.len(), meta.modified().ok());
-            }
-            let mut bytes = Vec::new();
-            let read = std::fs::File::open(path)
-                .and_then(|file| file.take(MAX_KEPT_BYTES + 1).read_to_end(&mut bytes));
-            return match read {
-                Ok(_) => Snapshot::File(bytes),
-                Err(_) => Snapshot::Other,
-            };
-        }
-        Snapshot::Other
     }
-}
 
-#[cfg(unix)]
-fn inode(meta: &std::fs::Metadata) -> u64 {
-    std::os::unix::fs::MetadataExt::ino(meta)
-}
-
-#[cfg(not(unix))]
-fn inode(_meta: &std::fs::Metadata) -> u64 {
-    0
+    /// Whether nothing is (or can be reached) there.
+    fn is_absent(&self) -> bool {
+        matches!(
+            self,
+            Snapshot::Missing | Snapshot::Gone | Snapshot::Unreachable
+        )
+    }
 }
 
 /// What the mount namespace keeps in place for one command.
@@ -159,7 +157,7 @@ impl Guard {
         let git_entries: BTreeMap<PathBuf, Snapshot> = git_entries(&workspace, cache)
             .into_iter()
             .map(|path| {
-                let snapshot = Snapshot::take(&path, false);
+                let snapshot = Snapshot::take(&workspace, &path, false);
                 (path, snapshot)
             })
             .collect();
@@ -167,8 +165,16 @@ impl Guard {
         let mut created = Vec::new();
         let mut plan = Mounts::default();
         let mut surface_paths: Vec<(PathBuf, bool)> = Vec::new();
+        let mut held = Vec::new();
         for git_dir in &git_dirs {
             plan.pinned.push(git_dir.clone());
+            for name in GIT_DIR_HELD {
+                let dir = git_dir.join(name);
+                if dir.symlink_metadata().is_ok_and(|meta| meta.is_dir()) {
+                    plan.pinned.push(dir.clone());
+                    held.push((dir, false));
+                }
+            }
             for name in GIT_DIR_FILES {
                 surface_paths.push((git_dir.join(name), false));
             }
@@ -211,10 +217,11 @@ impl Guard {
             .take(MAX_INSIDE_SURFACES)
             .collect();
         surface_paths.extend(inside);
+        surface_paths.extend(held);
         let surfaces = surface_paths
             .into_iter()
             .map(|(path, is_dir)| {
-                let snapshot = Snapshot::take(&path, is_dir);
+                let snapshot = Snapshot::take(&workspace, &path, is_dir);
                 (path, snapshot)
             })
             .collect();
@@ -244,10 +251,10 @@ impl Guard {
     pub(super) fn finish(self) -> Vec<String> {
         let mut undone = Vec::new();
         for (path, before) in &self.surfaces {
-            let listed = matches!(before, Snapshot::Dir { .. });
-            let after = Snapshot::take(path, listed);
+            let listed = matches!(before, Snapshot::Dir { names: Some(_), .. });
+            let after = Snapshot::take(&self.workspace, path, listed);
             if after != *before
-                && let Some(what) = restore(path, before, &after)
+                && let Some(what) = restore(&self.workspace, path, before, &after)
             {
                 undone.push(what);
             }
@@ -255,19 +262,21 @@ impl Guard {
         // Before the look below, so that the tree (kept between processes) never records
         // them: each command would otherwise change it twice.
         for dir in self.created.iter().rev() {
-            // Only an empty directory goes: `remove_dir` refuses anything else.
-            let _ = std::fs::remove_dir(dir);
+            // Only an empty directory goes: `rmdir` refuses anything else.
+            if let Place::Here(entry) = beneath::place(&self.workspace, dir) {
+                let _ = entry.remove_empty_dir();
+            }
         }
         let now = git_entries(&self.workspace, self.cache.as_deref());
         // A repository moved (a directory holding it renamed) is the same one, not a new one.
         let known: Vec<&Snapshot> = self.git_entries.values().collect();
         for path in now {
-            let after = Snapshot::take(&path, false);
+            let after = Snapshot::take(&self.workspace, &path, false);
             match self.git_entries.get(&path) {
                 Some(before) if *before == after => {}
                 None if matches!(after, Snapshot::Dir { .. }) && known.contains(&&after) => {}
-                Some(before @ (Snapshot::File(_) | Snapshot::Link(_))) => {
-                    if let Some(what) = restore(&path, before, &after) {
+                Some(before @ (Snapshot::File { .. } | Snapshot::Link(_))) => {
+                    if let Some(what) = restore(&self.workspace, &path, before, &after) {
                         undone.push(what);
                     }
                 }
@@ -281,22 +290,15 @@ impl Guard {
     /// drops a gitlink to it from the workspace's index.
     fn block(&self, path: &Path) -> String {
         let shown = self.shown(path);
-        let mut target = path.as_os_str().to_owned();
-        target.push(BLOCKED_SUFFIX);
-        let mut target = PathBuf::from(target);
-        let mut n = 1;
-        while target.symlink_metadata().is_ok() {
-            n += 1;
-            let mut next = path.as_os_str().to_owned();
-            next.push(format!("{BLOCKED_SUFFIX}-{n}"));
-            target = PathBuf::from(next);
-        }
-        if let Err(error) = std::fs::rename(path, &target) {
-            return format!(
-                "`{shown}` was created by the command and could not be moved away ({error}): \
-                 remove it before running git there"
-            );
-        }
+        let target = match aside(&self.workspace, path) {
+            Ok(target) => target,
+            Err(error) => {
+                return format!(
+                    "`{shown}` was created by the command and could not be moved away ({error}): \
+                     remove it before running git there"
+                );
+            }
+        };
         let mut what = format!(
             "`{shown}` (a repository git would read configuration and hooks from) was created \
              by the command: moved to `{}`",
@@ -343,30 +345,66 @@ fn contents(dir: &Path) -> Vec<(PathBuf, bool)> {
         .collect()
 }
 
-/// Puts `path` back as `before` was, as far as that can be done; says what was done.
-fn restore(path: &Path, before: &Snapshot, after: &Snapshot) -> Option<String> {
+/// Moves `path` out of git's sight: renamed, in its own directory, to a name git never
+/// takes (kept for the person to look at). Where it went.
+fn aside(workspace: &Path, path: &Path) -> std::io::Result<PathBuf> {
+    let Place::Here(entry) = beneath::place(workspace, path) else {
+        return Err(std::io::Error::other(
+            "a directory on its way is a link or gone",
+        ));
+    };
+    for n in 1..1000 {
+        let mut name = entry.name().to_owned();
+        name.push(BLOCKED_SUFFIX);
+        if n > 1 {
+            name.push(format!("-{n}"));
+        }
+        let target = path.with_file_name(&name);
+        if matches!(beneath::place(workspace, &target), Place::Here(free) if free.kind().is_ok_and(|kind| kind == Kind::Missing))
+        {
+            entry.rename(&name)?;
+            return Ok(target);
+        }
+    }
+    Err(std::io::Error::other("no free name next to it"))
+}
+
+/// Puts `path` back as `before` was, as far as that can be done, and otherwise moves what
+/// the command put there out of git's sight; says what was done. Every change goes through
+/// directories reached link-free from the workspace (`beneath.rs`): where the command put a
+/// link on the way, nothing is changed through it (the link's own directory is checked on
+/// its own: `.git/objects`, the `.git` entries).
+fn restore(workspace: &Path, path: &Path, before: &Snapshot, after: &Snapshot) -> Option<String> {
     let shown = path.display();
-    let removed = |path: &Path| match path.symlink_metadata() {
-        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path),
-        Ok(_) => std::fs::remove_file(path),
-        Err(_) => Ok(()),
+    // Nothing was there and nothing can be reached there now; or the way to it is gone (a
+    // nested repository removed with its directory) or leads through a link, which git in
+    // the workspace does not follow to it.
+    if after.is_absent() && (before.is_absent() || !matches!(after, Snapshot::Missing)) {
+        return None;
+    }
+    let Place::Here(entry) = beneath::place(workspace, path) else {
+        return None;
     };
     let result = match (before, after) {
-        (Snapshot::Missing, _) => {
-            removed(path).map(|()| format!("removed `{shown}`, which the command created"))
-        }
-        (Snapshot::File(bytes), _) => removed(path)
-            .and_then(|()| std::fs::write(path, bytes))
+        (Snapshot::Missing | Snapshot::Gone | Snapshot::Unreachable, _) => entry
+            .remove()
+            .map(|()| format!("removed `{shown}`, which the command created")),
+        (Snapshot::File { bytes, mode }, _) => entry
+            .remove()
+            .and_then(|()| entry.create(bytes, *mode))
             .map(|()| format!("restored `{shown}`, which the command changed")),
-        #[cfg(unix)]
-        (Snapshot::Link(target), _) => removed(path)
-            .and_then(|()| std::os::unix::fs::symlink(target, path))
+        (Snapshot::Link(target), _) => entry
+            .remove()
+            .and_then(|()| entry.symlink(target))
             .map(|()| format!("restored the link `{shown}`, which the command changed")),
         (
-            Snapshot::Dir { inode, names },
+            Snapshot::Dir {
+                inode,
+                names: Some(names),
+            },
             Snapshot::Dir {
                 inode: now,
-                names: now_names,
+                names: Some(now_names),
             },
         ) if inode == now => {
             let new: Vec<&OsString> = now_names.difference(names).collect();
@@ -375,13 +413,17 @@ fn restore(path: &Path, before: &Snapshot, after: &Snapshot) -> Option<String> {
             }
             let mut gone = Vec::new();
             for name in new {
-                let entry = path.join(name);
-                match removed(&entry) {
-                    Ok(()) => gone.push(format!("`{}`", entry.display())),
+                let inner = path.join(name);
+                let removed = match beneath::place(workspace, &inner) {
+                    Place::Here(inner_entry) => inner_entry.remove(),
+                    _ => Ok(()),
+                };
+                match removed {
+                    Ok(()) => gone.push(format!("`{}`", inner.display())),
                     Err(error) => {
                         return Some(format!(
                             "`{}` was created by the command and could not be removed ({error})",
-                            entry.display()
+                            inner.display()
                         ));
                     }
                 }
@@ -391,7 +433,20 @@ fn restore(path: &Path, before: &Snapshot, after: &Snapshot) -> Option<String> {
                 gone.join(", ")
             ))
         }
-        _ => Ok(format!(
+        (Snapshot::Dir { .. } | Snapshot::Large(_), Snapshot::Missing) => Ok(format!(
+            "`{shown}` was removed by the command and cannot be put back as it was: check it \
+             before running git or agent there"
+        )),
+        // Replaced (another directory, a link, a file), or too big to have kept: what is
+        // there now is the command's, moved out of the way.
+        (Snapshot::Dir { .. } | Snapshot::Large(_), _) => aside(workspace, path).map(|target| {
+            format!(
+                "`{shown}` was replaced by the command and cannot be put back as it was: the new \
+                 one moved to `{}`; check it before running git or agent there",
+                target.display()
+            )
+        }),
+        (Snapshot::Other, _) => Ok(format!(
             "`{shown}` was changed by the command and cannot be put back as it was: check it \
              before running git or agent there"
         )),
@@ -601,6 +656,80 @@ mod tests {
                       [includeIf \"gitdir:~/x/\"]\n  PATH = \"b c.inc\"\n\
                       [include] path = ../d.inc\n[user]\n\tpath = no\n";
         assert_eq!(include_paths(config), vec!["a.inc", "b c.inc", "../d.inc"]);
+    }
+
+    /// A workspace with a repository and a nested one, each with surface files and
+    /// directories; every file holds `text`.
+    #[cfg(unix)]
+    fn fixture(root: &Path, text: &str) {
+        for repo in ["", "vendor/lib/"] {
+            for dir in ["hooks", "info", "objects/info", "objects/pack", "refs"] {
+                std::fs::create_dir_all(root.join(format!("{repo}.git/{dir}"))).unwrap();
+            }
+            for file in [
+                "config",
+                "hooks/pre-commit",
+                "info/exclude",
+                "objects/pack/p.pack",
+            ] {
+                std::fs::write(root.join(format!("{repo}.git/{file}")), text).unwrap();
+            }
+        }
+        std::fs::create_dir_all(root.join(".agent")).unwrap();
+        std::fs::write(root.join(".agent/settings.toml"), text).unwrap();
+    }
+
+    /// Every file below `dir` with its bytes (links not followed).
+    #[cfg(unix)]
+    fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+        ignore::WalkBuilder::new(dir)
+            .standard_filters(false)
+            .build()
+            .flatten()
+            .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))
+            .map(|entry| {
+                let bytes = std::fs::read(entry.path()).unwrap();
+                (entry.into_path(), bytes)
+            })
+            .collect()
+    }
+
+    /// The rule behind the cases: whichever directory on the way to a surface the command
+    /// replaces with a link (to the same layout outside, holding other files), undoing the
+    /// command's changes never writes, removes or renames anything outside.
+    #[cfg(unix)]
+    #[test]
+    fn undoing_never_reaches_through_a_link_on_the_way() {
+        let ways = [
+            ".git",
+            ".git/objects",
+            ".git/objects/info",
+            ".git/hooks",
+            ".git/info",
+            "vendor",
+            "vendor/lib",
+            "vendor/lib/.git",
+            "vendor/lib/.git/hooks",
+            "vendor/lib/.git/objects",
+            ".agent",
+        ];
+        for way in ways {
+            let root = tempfile::tempdir().unwrap();
+            let root = root.path().canonicalize().unwrap();
+            let (work, outside) = (root.join("work"), root.join("outside"));
+            fixture(&work, "the workspace's\n");
+            fixture(&outside, "the person's own\n");
+            let kept = files(&outside);
+            let (guard, _) = Guard::before(&work, false, None);
+            let moved = work.join(format!("{way}.moved"));
+            std::fs::rename(work.join(way), &moved).unwrap();
+            std::os::unix::fs::symlink(outside.join(way), work.join(way)).unwrap();
+            // And a change on the way, so that there is something to undo.
+            std::fs::write(moved.join("new"), "x").unwrap();
+            let undone = guard.finish();
+            assert_eq!(files(&outside), kept, "through `{way}`: {undone:?}");
+            assert!(outside.join(way).is_dir(), "through `{way}`: {undone:?}");
+        }
     }
 
     #[test]

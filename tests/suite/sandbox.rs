@@ -1087,6 +1087,97 @@ fn without_mounts_the_surfaces_are_restored_after_the_command() {
     }
 }
 
+/// With mounts and, where none can be made, with the check after the command alone.
+const MOUNT_CASES: [(Option<&str>, &str); 2] = [
+    (None, "with mounts"),
+    (Some("AGENT_TEST_SANDBOX_NO_MOUNTS"), "without mounts"),
+];
+
+/// `agent exec --json -q -- COMMAND` with a test-only switch: the result.
+fn exec_with(dirs: &Dirs, switch: Option<&str>, command: &str) -> serde_json::Value {
+    let output = dirs
+        .agent_with(switch)
+        .args(["exec", "--json", "-q", "--", command])
+        .output()
+        .unwrap();
+    json(&output)
+}
+
+/// The agent puts surfaces back after a command, unsandboxed: a command that moved a
+/// directory on the way to them (a nested repository's parent) and put a link to another
+/// repository of the person's in its place must not get the agent to write or remove there.
+#[test]
+fn undoing_never_follows_a_link_the_command_put_on_the_way() {
+    if !available() {
+        return;
+    }
+    for (switch, case) in MOUNT_CASES {
+        let dirs = Dirs::new();
+        let work = repository(&dirs);
+        let nested = work.join("vendor/lib");
+        std::fs::create_dir_all(&nested).unwrap();
+        assert!(git(&nested, &["init", "-q"]).status.success());
+        // The person's other repository, outside the workspace.
+        let other = dirs.outside.join("lib");
+        std::fs::create_dir_all(&other).unwrap();
+        assert!(git(&other, &["init", "-q"]).status.success());
+        std::fs::write(other.join(".git/config.worktree"), "mine\n").unwrap();
+        std::fs::write(other.join(".git/hooks/pre-commit"), "keep\n").unwrap();
+        let before = |name: &str| std::fs::read(other.join(".git").join(name)).unwrap();
+        let kept = [
+            ("config", before("config")),
+            ("config.worktree", before("config.worktree")),
+            ("hooks/pre-commit", before("hooks/pre-commit")),
+        ];
+        let command = format!(
+            "mv vendor/lib vendor/lib2 && ln -s {} vendor/lib && ls vendor/lib/.git",
+            quoted(&other)
+        );
+        let result = exec_with(&dirs, switch, &command);
+        assert_eq!(result["exit_code"], 0, "{case}: the move failed: {result}");
+        for (name, bytes) in kept {
+            assert_eq!(
+                std::fs::read(other.join(".git").join(name)).ok(),
+                Some(bytes),
+                "{case}: the agent changed `{name}` of a repository outside: {result}"
+            );
+        }
+        assert!(work.join("vendor/lib2/.git/config").is_file(), "{case}");
+    }
+}
+
+/// `.git/objects` replaced by a directory of the command's with `info/alternates` (git would
+/// take objects from wherever it points): pinned with mounts, moved out of git's sight without.
+#[test]
+fn a_replaced_objects_directory_does_not_survive() {
+    if !available() {
+        return;
+    }
+    for (switch, case) in MOUNT_CASES {
+        let dirs = Dirs::new();
+        let work = repository(&dirs);
+        let result = exec_with(
+            &dirs,
+            switch,
+            "mkdir evil; mv .git/objects .git/objects.old && mkdir -p .git/objects/info \
+             && cp -r .git/objects.old/. .git/objects/ && echo \"$PWD/evil\" > .git/objects/info/alternates; true",
+        );
+        let alternates = work.join(".git/objects/info/alternates");
+        assert!(
+            !alternates.exists(),
+            "{case}: {}: {result}",
+            std::fs::read_to_string(&alternates).unwrap_or_default()
+        );
+        if switch.is_some() {
+            let report = undone(&result);
+            assert!(
+                report.contains(".git/objects") && report.contains("agent-blocked"),
+                "{case}: {report}"
+            );
+        }
+    }
+}
+
 /// Git's own writes keep working: an approved `git commit` inside the sandbox commits, and
 /// nothing is reported as undone.
 #[test]
