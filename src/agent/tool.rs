@@ -117,6 +117,9 @@ pub fn result_content(result: &ExecResult) -> String {
         value["sandbox_denied"] = json!(true);
         value["sandbox_note"] = json!(result.sandbox_note);
     }
+    if !result.sandbox_undone.is_empty() {
+        value["sandbox_undone"] = json!(result.sandbox_undone);
+    }
     value.to_string()
 }
 

@@ -94,6 +94,13 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
     if let Some(note) = &result.sandbox_note {
         let _ = writeln!(std::io::stderr(), "agent: {note}");
     }
+    for what in &result.sandbox_undone {
+        let _ = writeln!(
+            std::io::stderr(),
+            "agent: sandbox: {}",
+            crate::ui::sanitize::escape(what)
+        );
+    }
     Ok(ExitCode::from(
         u8::try_from(result.shell_status() & 0xff).unwrap_or(u8::MAX),
     ))

@@ -350,7 +350,8 @@ pub(super) fn mounts_possible() -> bool {
 /// Makes the private mount namespace: directly as root, else inside a new user namespace
 /// that maps this user to itself. In it the pinned directories are bound onto themselves (a
 /// mount point cannot be renamed away), the read-only paths bound read-only, the hidden files
-/// covered by `/dev/null`, and the private temp directory bound over `/tmp`.
+/// covered by `/dev/null`, the private temp directory bound over `/tmp`, and an empty
+/// `/dev/shm` of its own.
 fn protect(args: &HelperArgs) -> std::io::Result<bool> {
     use rustix::mount::mount_bind;
 
@@ -371,7 +372,34 @@ fn protect(args: &HelperArgs) -> std::io::Result<bool> {
     if let Some(tmp) = &args.tmp {
         mount_bind(tmp, TMP)?;
     }
+    private_shared_memory(args)?;
     Ok(pid_namespace)
+}
+
+/// A `/dev/shm` of the command's own, empty, gone with its mount namespace: nothing the
+/// command leaves there outlives it, and it sees no other program's shared memory. Skipped
+/// where a path the command is given lies below `/dev/shm` (the new mount would hide it).
+fn private_shared_memory(args: &HelperArgs) -> std::io::Result<()> {
+    use rustix::mount::{MountFlags, mount};
+
+    let shm = Path::new(SHARED_MEMORY);
+    let given = [
+        &args.writable,
+        &args.read_only,
+        &args.pinned,
+        &args.hidden,
+        &args.readable,
+    ];
+    if !shm.is_dir()
+        || given
+            .iter()
+            .flat_map(|paths| paths.iter())
+            .any(|p| p.starts_with(shm))
+    {
+        return Ok(());
+    }
+    let flags = MountFlags::NOSUID | MountFlags::NODEV;
+    Ok(mount("tmpfs", shm, "tmpfs", flags, Some(c"mode=1777"))?)
 }
 
 /// Makes every mount of the mount namespace just made private: nothing mounted here reaches

@@ -17,6 +17,7 @@
 //! - Elsewhere: not available; commands run unsandboxed (or not at all when required).
 
 mod beneath;
+mod in_progress;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "macos")]

@@ -35,6 +35,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::beneath::{self, Kind, Place};
+use super::in_progress::{self, Runs};
 
 /// Directories of a git directory that hold configuration, hooks, attributes, object
 /// directories or other git directories; kept read-only as a whole.
@@ -141,10 +142,36 @@ pub(super) struct Guard {
     git_entries: BTreeMap<PathBuf, Snapshot>,
     /// Configuration files, surface directories, `.agent`.
     surfaces: BTreeMap<PathBuf, Snapshot>,
+    /// The state files of a git operation in progress that name programs for git to run
+    /// (`in_progress.rs`), and the directories they are in.
+    in_progress: Vec<InProgress>,
     /// Directories made so that they could be kept read-only; removed again when empty.
     created: Vec<PathBuf>,
     /// Where the workspace's tree is kept between processes.
     cache: Option<PathBuf>,
+}
+
+/// A state file of an operation in progress (how it names programs; `None` for its directory)
+/// and its state before the command.
+type InProgress = (PathBuf, Option<Runs>, Snapshot);
+
+/// The state files (and their directories) of an operation in progress in each git directory,
+/// as they are before the command.
+fn in_progress_state(workspace: &Path, git_dirs: &[PathBuf]) -> Vec<InProgress> {
+    let mut state = Vec::new();
+    for git_dir in git_dirs {
+        for name in in_progress::DIRS {
+            let path = git_dir.join(name);
+            let snapshot = Snapshot::take(workspace, &path, false);
+            state.push((path, None, snapshot));
+        }
+        for (name, runs) in in_progress::FILES {
+            let path = git_dir.join(name);
+            let snapshot = Snapshot::take(workspace, &path, false);
+            state.push((path, Some(*runs), snapshot));
+        }
+    }
+    state
 }
 
 impl Guard {
@@ -166,6 +193,7 @@ impl Guard {
         let mut plan = Mounts::default();
         let mut surface_paths: Vec<(PathBuf, bool)> = Vec::new();
         let mut held = Vec::new();
+        let in_progress = in_progress_state(&workspace, &git_dirs);
         for git_dir in &git_dirs {
             plan.pinned.push(git_dir.clone());
             for name in GIT_DIR_HELD {
@@ -239,6 +267,7 @@ impl Guard {
                 workspace,
                 git_entries,
                 surfaces,
+                in_progress,
                 created,
                 cache: cache.map(Path::to_path_buf),
             },
@@ -256,6 +285,11 @@ impl Guard {
             if after != *before
                 && let Some(what) = restore(&self.workspace, path, before, &after)
             {
+                undone.push(what);
+            }
+        }
+        for (path, runs, before) in &self.in_progress {
+            if let Some(what) = self.check_in_progress(path, *runs, before) {
                 undone.push(what);
             }
         }
@@ -284,6 +318,78 @@ impl Guard {
             }
         }
         undone
+    }
+
+    /// Takes out of a state file of a git operation in progress what the command added there
+    /// for git to run when the operation is continued; moves away what cannot be checked (a
+    /// link, a file too big to read, a state directory replaced by a link or a file).
+    fn check_in_progress(
+        &self,
+        path: &Path,
+        runs: Option<Runs>,
+        before: &Snapshot,
+    ) -> Option<String> {
+        let after = Snapshot::take(&self.workspace, path, false);
+        if after == *before || after.is_absent() {
+            return None;
+        }
+        let shown = self.shown(path);
+        let Some(runs) = runs else {
+            // A state directory: git follows a link there to state that is not checked.
+            if matches!(after, Snapshot::Dir { .. }) {
+                return None;
+            }
+            return Some(self.move_unchecked(
+                path,
+                &shown,
+                "`git rebase`, `cherry-pick` or `revert`",
+            ));
+        };
+        let continued = in_progress::continued_by(runs);
+        let Snapshot::File { bytes, mode } = &after else {
+            return Some(self.move_unchecked(path, &shown, continued));
+        };
+        let old = match before {
+            Snapshot::File { bytes, .. } => Some(bytes.as_slice()),
+            _ => None,
+        };
+        let (kept, dropped) = in_progress::added_programs(runs, old, bytes)?;
+        // A strategy file is one line: it goes back to what it was.
+        let (kept, mode) = match (runs, before) {
+            (Runs::Strategy, Snapshot::File { bytes, mode }) => (Some(bytes.clone()), *mode),
+            (Runs::Strategy, _) => (None, *mode),
+            _ => (Some(kept), *mode),
+        };
+        let Place::Here(entry) = beneath::place(&self.workspace, path) else {
+            return Some(format!(
+                "`{shown}` names programs the command added for git to run at the next                  {continued}, and could not be changed: do not continue that operation"
+            ));
+        };
+        let result = entry
+            .remove()
+            .and_then(|()| kept.map_or(Ok(()), |kept| entry.create(&kept, mode)));
+        let lines = shown_lines(&dropped);
+        Some(match result {
+            Ok(()) => format!(
+                "took out of `{shown}` what the command added for git to run at the next                  {continued}: {lines}"
+            ),
+            Err(error) => format!(
+                "`{shown}` names programs the command added for git to run at the next                  {continued} ({lines}), and could not be changed ({error}): do not continue                  that operation"
+            ),
+        })
+    }
+
+    /// Moves a state file or directory that cannot be checked out of git's sight.
+    fn move_unchecked(&self, path: &Path, shown: &str, continued: &str) -> String {
+        match aside(&self.workspace, path) {
+            Ok(target) => format!(
+                "`{shown}` was made by the command into something that cannot be checked for                  programs git would run at the next {continued}: moved to `{}`",
+                self.shown(&target)
+            ),
+            Err(error) => format!(
+                "`{shown}` was made by the command into something that cannot be checked for                  programs git would run at the next {continued}, and could not be moved away                  ({error}): do not continue that operation"
+            ),
+        }
     }
 
     /// Moves a `.git` the command made out of git's sight (kept, under a name git ignores) and
@@ -321,6 +427,20 @@ impl Guard {
         path.strip_prefix(&self.workspace)
             .map_or_else(|_| path.display().to_string(), |p| p.display().to_string())
     }
+}
+
+/// The lines taken out of a state file, for a report: a few of them, quoted.
+fn shown_lines(lines: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let mut shown: Vec<String> = lines
+        .iter()
+        .take(SHOWN)
+        .map(|line| format!("`{}`", line.trim()))
+        .collect();
+    if lines.len() > SHOWN {
+        shown.push(format!("and {} more", lines.len() - SHOWN));
+    }
+    shown.join(", ")
 }
 
 /// At most this many entries inside the surface directories are kept before a command.
@@ -758,5 +878,58 @@ mod tests {
             std::fs::read_to_string(work.join("shared.inc")).unwrap(),
             "[user]\n"
         );
+    }
+
+    #[test]
+    fn what_an_operation_in_progress_would_run_is_taken_out() {
+        let root = tempfile::tempdir().unwrap();
+        let work = root.path().canonicalize().unwrap();
+        let state = work.join(".git/rebase-merge");
+        std::fs::create_dir_all(&state).unwrap();
+        std::fs::create_dir_all(work.join(".git/sequencer")).unwrap();
+        let todo = "pick 1 one\nexec make test\n";
+        std::fs::write(state.join("git-rebase-todo"), todo).unwrap();
+        std::fs::write(state.join("strategy"), "ort\n").unwrap();
+        let (guard, _) = Guard::before(&work, false, None);
+        std::fs::write(
+            state.join("git-rebase-todo"),
+            format!("{todo}exec touch pwned\npick 2 two\n"),
+        )
+        .unwrap();
+        std::fs::write(state.join("strategy"), "x/../evil\n").unwrap();
+        std::fs::write(
+            work.join(".git/sequencer/opts"),
+            "[options]\n\tstrategy = x/../evil\n",
+        )
+        .unwrap();
+        let undone = guard.finish();
+        assert_eq!(undone.len(), 3, "{undone:?}");
+        assert!(undone[0].contains("`exec touch pwned`"), "{undone:?}");
+        assert_eq!(
+            std::fs::read_to_string(state.join("git-rebase-todo")).unwrap(),
+            format!("{todo}pick 2 two\n")
+        );
+        assert_eq!(
+            std::fs::read_to_string(state.join("strategy")).unwrap(),
+            "ort\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(work.join(".git/sequencer/opts")).unwrap(),
+            "[options]\n"
+        );
+
+        // A state directory made a link (git follows it) is moved away; a state file made a
+        // link too.
+        let elsewhere = root.path().join("elsewhere");
+        let (guard, _) = Guard::before(&work, false, None);
+        std::fs::rename(work.join(".git/sequencer"), &elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, work.join(".git/sequencer")).unwrap();
+        std::fs::remove_file(state.join("git-rebase-todo")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, state.join("git-rebase-todo")).unwrap();
+        let undone = guard.finish();
+        assert_eq!(undone.len(), 2, "{undone:?}");
+        assert!(work.join(".git/sequencer.agent-blocked").is_symlink());
+        assert!(state.join("git-rebase-todo.agent-blocked").is_symlink());
+        assert!(!work.join(".git/sequencer").exists());
     }
 }

@@ -158,12 +158,18 @@ impl Plain {
                     denied.as_deref(),
                     result.as_ref().map(|_| self.output_lines.total()),
                 );
+                let undone = super::summary::undone(result.as_ref());
                 if tone == super::summary::Tone::Denied {
                     // -q hides progress, never a denial.
                     let _ = writeln!(std::io::stderr().lock(), "{line}");
-                    return;
+                } else {
+                    self.write(&line);
                 }
-                line
+                // Nor what the sandbox had to undo.
+                for what in undone {
+                    let _ = writeln!(std::io::stderr().lock(), "{what}");
+                }
+                return;
             }
             Event::TurnEnd {
                 turn,

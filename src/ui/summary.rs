@@ -147,6 +147,21 @@ pub fn summary(
     }
 }
 
+/// What the sandbox undid after a command (a hook or a `.git` it planted …), one line each,
+/// escaped: shown whatever the verbosity, like a denial.
+#[must_use]
+pub fn undone(result: Option<&ExecResult>) -> Vec<String> {
+    result
+        .map(|result| {
+            result
+                .sandbox_undone
+                .iter()
+                .map(|what| format!("  ⚠ sandbox: {}", super::sanitize::escape(what)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The summary of a file tool's call: `✓ read src/lib.rs · 120 lines`,
 /// `✓ edit src/lib.rs · +1 −1`, `✗ read x · <error>`, `⊘ edit x · denied: <why>`.
 #[must_use]

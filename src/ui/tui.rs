@@ -218,15 +218,19 @@ impl Tui {
                     denied.as_deref(),
                     result.as_ref().map(|_| self.output_lines.total()),
                 );
-                if self.quiet && tone != Tone::Denied {
-                    return;
+                let undone = super::summary::undone(result.as_ref());
+                if !self.quiet || tone == Tone::Denied {
+                    if self.verbose
+                        && let Some(state) = kept
+                    {
+                        self.output(&state);
+                    }
+                    self.line(&self.paint(tone, &line));
                 }
-                if self.verbose
-                    && let Some(state) = kept
-                {
-                    self.output(&state);
+                // Shown even with -q, like a denial.
+                for what in undone {
+                    self.line(&self.paint(Tone::Denied, &what));
                 }
-                self.line(&self.paint(tone, &line));
             }
             Event::Decision {
                 decision: crate::policy::Verdict::Deny,

@@ -1178,6 +1178,67 @@ fn a_replaced_objects_directory_does_not_survive() {
     }
 }
 
+/// A rebase in progress: git writes its state itself (so it cannot be read-only), and runs
+/// what that state names when the person continues — an `exec` line of the to-do list, a
+/// merge strategy that is a path. What the command added there is taken out again.
+#[test]
+fn a_rebase_in_progress_runs_nothing_the_command_added() {
+    if !available() {
+        return;
+    }
+    for (switch, case) in MOUNT_CASES {
+        let dirs = Dirs::new();
+        let work = repository(&dirs);
+        for name in ["two", "three"] {
+            std::fs::write(work.join(name), "x\n").unwrap();
+            assert!(git(&work, &["add", name]).status.success());
+            assert!(git(&work, &["commit", "-qm", name]).status.success());
+        }
+        let paused = git(
+            &work,
+            &[
+                "-c",
+                "sequence.editor=sed -i 1ibreak",
+                "rebase",
+                "-i",
+                "HEAD~2",
+            ],
+        );
+        assert!(paused.status.success(), "{case}: {paused:?}");
+        let todo = work.join(".git/rebase-merge/git-rebase-todo");
+        let kept = std::fs::read_to_string(&todo).unwrap();
+        assert!(kept.contains("pick"), "{case}: {kept}");
+        let (ran, merged) = (dirs.outside.join("ran"), dirs.outside.join("merged"));
+        let command = format!(
+            "echo 'exec touch {}' >> .git/rebase-merge/git-rebase-todo && \
+             echo x/../evil > .git/rebase-merge/strategy && mkdir git-merge-x && \
+             printf '#!/bin/sh\\ntouch {}\\n' > evil && chmod +x evil",
+            ran.display(),
+            merged.display()
+        );
+        let result = exec_with(&dirs, switch, &command);
+        assert_eq!(result["exit_code"], 0, "{case}: {result}");
+        let report = undone(&result);
+        assert!(
+            report.contains("git-rebase-todo")
+                && report.contains(&format!("touch {}", ran.display())),
+            "{case}: {report}"
+        );
+        assert!(report.contains("rebase-merge/strategy"), "{case}: {report}");
+        assert_eq!(std::fs::read_to_string(&todo).unwrap(), kept, "{case}");
+        let continued = git(&work, &["-c", "core.editor=true", "rebase", "--continue"]);
+        assert!(
+            !ran.exists(),
+            "{case}: the added exec line ran: {continued:?}"
+        );
+        assert!(
+            !merged.exists(),
+            "{case}: the added strategy ran: {continued:?}"
+        );
+        assert!(continued.status.success(), "{case}: {continued:?}");
+    }
+}
+
 /// Git's own writes keep working: an approved `git commit` inside the sandbox commits, and
 /// nothing is reported as undone.
 #[test]
@@ -1622,4 +1683,110 @@ fn the_command_ends_as_it_would_without_the_sandbox() {
         assert_eq!(result["signal"], signal, "{command}: {result}");
         assert_eq!(result["stdout"], stdout, "{command}: {result}");
     }
+}
+
+/// What the sandbox undid is shown to the person — escaped, whatever the verbosity — and told
+/// to the model in the tool's result: `agent exec` says it on stderr, `agent run -q` too.
+#[test]
+fn what_the_sandbox_undid_is_shown_to_the_person_and_the_model() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let work = repository(&dirs);
+    let output = dirs
+        .agent()
+        .args([
+            "exec",
+            "mkdir -p \"$(printf 'a\\033]0;x\\007b')/.git\"; echo x > .git/commondir; true",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("agent: sandbox: removed") && stderr.contains(".git/commondir"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("a\\u{1b}]0;x\\u{7}b/.git"), "{stderr}");
+    assert!(
+        !stderr.contains('\u{1b}') && !stderr.contains('\u{7}'),
+        "{stderr}"
+    );
+    assert!(!work.join(".git/commondir").exists());
+
+    std::fs::write(work.join("planted"), "x\n").unwrap();
+    let server = FakeModel::openai_turns([
+        turn_tool_call("cp planted .git/commondir", "plant"),
+        turn_text("done"),
+    ]);
+    let output = dirs
+        .agent()
+        .env("OPENAI_API_KEY", "sk-test")
+        .args(["run", "-q", "--provider", "openai", "--base-url"])
+        .arg(server.openai_url())
+        .args(["--allow", "cp", "plant it"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("⚠ sandbox: removed") && stderr.contains(".git/commondir"),
+        "{stderr}"
+    );
+    assert!(!work.join(".git/commondir").exists());
+    let result: serde_json::Value =
+        serde_json::from_str(&server.request(1).tool_results()[0].1).unwrap();
+    assert!(undone(&result).contains(".git/commondir"), "{result}");
+}
+
+/// Where a mount namespace is made, the command's `/dev/shm` is its own: empty, writable, and
+/// gone when it ends — it neither sees the machine's shared memory nor leaves any there.
+#[test]
+fn shared_memory_is_the_commands_own_and_gone_after_it() {
+    if !available() || !Path::new("/dev/shm").is_dir() {
+        return;
+    }
+    let dirs = Dirs::new();
+    repository(&dirs);
+    let name = format!("agent-test-{}", std::process::id());
+    let host = Path::new("/dev/shm").join(format!("{name}-host"));
+    let left = Path::new("/dev/shm").join(format!("{name}-left"));
+    std::fs::write(&host, "x").unwrap();
+    let command = format!(
+        "echo y > {}; cat {}; test -e {}",
+        left.display(),
+        left.display(),
+        host.display()
+    );
+    let (result, status) = dirs.exec(&[&command]);
+    let leaked = left.exists();
+    let _ = std::fs::remove_file(&left);
+    // Without a mount namespace it stays the machine's (said in the README).
+    let output = dirs
+        .agent()
+        .env("AGENT_TEST_SANDBOX_NO_MOUNTS", "1")
+        .args(["exec", "--json", &command])
+        .output()
+        .unwrap();
+    let shared = (json(&output), output.status.code(), left.exists());
+    let _ = std::fs::remove_file(&host);
+    let _ = std::fs::remove_file(&left);
+    let probe = dirs.agent().args(["exec", "true"]).output().unwrap();
+    if String::from_utf8_lossy(&probe.stderr).contains("stay writable") {
+        eprintln!("note: no mount namespace here; /dev/shm stays the machine's");
+        return;
+    }
+    assert_eq!(result["stdout"], "y\n", "{result}");
+    assert_eq!(
+        status,
+        Some(1),
+        "the command saw the machine's /dev/shm: {result}"
+    );
+    assert!(
+        !leaked,
+        "a file the command wrote to /dev/shm outlived it: {result}"
+    );
+    assert_eq!(shared.1, Some(0), "{}", shared.0);
+    assert!(shared.2, "{}", shared.0);
 }
