@@ -920,16 +920,19 @@ mod tests {
 
         // A state directory made a link (git follows it) is moved away; a state file made a
         // link too.
-        let elsewhere = root.path().join("elsewhere");
-        let (guard, _) = Guard::before(&work, false, None);
-        std::fs::rename(work.join(".git/sequencer"), &elsewhere).unwrap();
-        std::os::unix::fs::symlink(&elsewhere, work.join(".git/sequencer")).unwrap();
-        std::fs::remove_file(state.join("git-rebase-todo")).unwrap();
-        std::os::unix::fs::symlink(&elsewhere, state.join("git-rebase-todo")).unwrap();
-        let undone = guard.finish();
-        assert_eq!(undone.len(), 2, "{undone:?}");
-        assert!(work.join(".git/sequencer.agent-blocked").is_symlink());
-        assert!(state.join("git-rebase-todo.agent-blocked").is_symlink());
-        assert!(!work.join(".git/sequencer").exists());
+        #[cfg(unix)]
+        {
+            let elsewhere = root.path().join("elsewhere");
+            let (guard, _) = Guard::before(&work, false, None);
+            std::fs::rename(work.join(".git/sequencer"), &elsewhere).unwrap();
+            std::os::unix::fs::symlink(&elsewhere, work.join(".git/sequencer")).unwrap();
+            std::fs::remove_file(state.join("git-rebase-todo")).unwrap();
+            std::os::unix::fs::symlink(&elsewhere, state.join("git-rebase-todo")).unwrap();
+            let undone = guard.finish();
+            assert_eq!(undone.len(), 2, "{undone:?}");
+            assert!(work.join(".git/sequencer.agent-blocked").is_symlink());
+            assert!(state.join("git-rebase-todo.agent-blocked").is_symlink());
+            assert!(!work.join(".git/sequencer").exists());
+        }
     }
 }
