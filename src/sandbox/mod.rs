@@ -821,6 +821,23 @@ pub fn likely_denial(policy: &Policy, exit_code: Option<i32>, stderr: &str) -> O
             ),
         }
     };
+    if !network
+        && policy.mode == SandboxMode::WorkspaceWrite
+        && let Some(git_dir) = surfaces::outside_git_dirs(&policy.workspace)
+            .into_iter()
+            .find(|dir| line.contains(dir.to_string_lossy().as_ref()))
+    {
+        // Not "make it writable": the git directory holds the configuration and hooks
+        // that git runs programs from, which a command must not reach.
+        return Some(format!(
+            "likely refused by the sandbox: `{line}`. This workspace is a linked git \
+             worktree: its git directory {} is outside the workspace and stays read-only in \
+             the sandbox, so git cannot write there (commit, add, checkout, rebase). Do not \
+             ask for it to be made writable (it holds git's configuration and hooks); tell \
+             the user to run this git command themselves, or to work in the main checkout",
+            git_dir.display()
+        ));
+    }
     let lift = if network {
         "`--network`"
     } else {

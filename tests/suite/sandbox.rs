@@ -1257,6 +1257,40 @@ fn an_approved_git_commit_still_works() {
     assert_eq!(String::from_utf8_lossy(&log.stdout), "two\none\n");
 }
 
+/// In a linked worktree git's directory is outside the workspace and stays read-only: a git
+/// write fails, and the note says why without suggesting a `writable` path for it (that
+/// would hand commands the main repository's configuration and hooks).
+#[test]
+fn a_linked_worktree_says_why_git_cannot_write() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let main = dirs.outside.join("main");
+    std::fs::create_dir(&main).unwrap();
+    assert!(git(&main, &["init", "-q"]).status.success());
+    assert!(
+        git(&main, &["commit", "-q", "--allow-empty", "-m", "one"])
+            .status
+            .success()
+    );
+    let work = dirs.work();
+    let added = git(&main, &["worktree", "add", "-q", &work.to_string_lossy()]);
+    assert!(added.status.success(), "{added:?}");
+    let (result, status) = dirs.exec(&["echo y > g && git add g"]);
+    assert_ne!(status, Some(0), "{result}");
+    assert_eq!(result["sandbox_denied"], true, "{result}");
+    let note = result["sandbox_note"].as_str().unwrap_or_default();
+    assert!(note.contains("linked git worktree"), "{note}");
+    let git_dir = main.canonicalize().unwrap().join(".git/worktrees");
+    assert!(note.contains(&*git_dir.to_string_lossy()), "{note}");
+    assert!(!note.contains("`writable`"), "{note}");
+    // The same refusal in the main checkout's own workspace is the ordinary note.
+    let (result, _) = dirs.exec(&[&format!("touch {}", quoted(&main.join("x")))]);
+    let note = result["sandbox_note"].as_str().unwrap_or_default();
+    assert!(note.contains("`writable`"), "{note}");
+}
+
 /// A descriptor the agent inherited (here fd 5, opened by the shell that started it) does not
 /// reach the command; without the sandbox it does, which proves the test can fail.
 #[test]
