@@ -19,7 +19,8 @@
 //!    connect (ABI 4 and later). Landlock also forbids any later (u)mount, so the
 //!    command cannot undo steps 1 and 2;
 //! 4. seccomp: `ioctl(TIOCSTI)` and `ioctl(TIOCLINUX)` fail (no typing into the person's
-//!    terminal), and so does `prlimit` on another process; with the network off, `socket()`
+//!    terminal), and so do `prlimit` on another process and `setpriority`/`ioprio_set` on a
+//!    process group or a user's processes; with the network off, `socket()`
 //!    for any family but `AF_UNIX`, `io_uring_setup()` and every `connect()` fail with
 //!    `EACCES` (UDP, kernels before ABI 4, and the local services behind Unix sockets: tmux,
 //!    D-Bus, Docker, ssh-agent);
@@ -247,6 +248,14 @@ fn landlock(
     Ok(created.restrict_self()?.ruleset)
 }
 
+/// `setpriority`'s `which` for one process (or thread): not a process group (`PRIO_PGRP`)
+/// or a user's processes (`PRIO_USER`).
+const PRIO_PROCESS: u64 = 0;
+
+/// `ioprio_set`'s `which` for one process (`<linux/ioprio.h>`): not `IOPRIO_WHO_PGRP` (2)
+/// or `IOPRIO_WHO_USER` (3).
+const IOPRIO_WHO_PROCESS: u64 = 1;
+
 /// `ioctl(TIOCSTI | TIOCLINUX)` fail with `EACCES`; with the network off, so do
 /// `socket(family ≠ AF_UNIX, …)`, `io_uring_setup` and `connect`.
 fn filter_syscalls(network: bool) -> Result<(), seccompiler::Error> {
@@ -269,6 +278,27 @@ fn filter_syscalls(network: bool) -> Result<(), seccompiler::Error> {
             SeccompCmpArgLen::Dword,
             SeccompCmpOp::Ne,
             0,
+        )?])?],
+    );
+    // Another process group's or user's priority (`renice -u`, `ionice -P`): lowering every
+    // process of the user (the agent, the person's shell and editor, as root the machine's),
+    // which outlives the command. Its own process and threads it may still nice.
+    rules.insert(
+        libc::SYS_setpriority,
+        vec![SeccompRule::new(vec![SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::Ne,
+            PRIO_PROCESS,
+        )?])?],
+    );
+    rules.insert(
+        libc::SYS_ioprio_set,
+        vec![SeccompRule::new(vec![SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::Ne,
+            IOPRIO_WHO_PROCESS,
         )?])?],
     );
     // What no command of a coding agent needs and each of which reaches past the sandbox

@@ -610,6 +610,37 @@ fn a_command_cannot_signal_its_helper() {
 /// A command cannot read the agent's environment (its API keys, kept from the command's own
 /// environment) or any other process's through `/proc`: it gets a `/proc` of its own — the
 /// PID namespace's, or without one (as root) one that lists only its own processes.
+/// A command may nice itself but not a process group or a user's processes (`renice -u` would
+/// slow the agent, the person's shell and editor, and outlive the command). The case tried
+/// is the command's own group, harmless either way: it works without the sandbox.
+#[test]
+fn a_command_cannot_lower_the_priority_of_other_processes() {
+    if !available() {
+        return;
+    }
+    let found = |program: &str| {
+        std::process::Command::new("sh")
+            .args(["-c", &format!("command -v {program}")])
+            .output()
+            .is_ok_and(|output| output.status.success())
+    };
+    if !(found("renice") && found("ionice")) {
+        eprintln!("note: renice or ionice missing; priority test skipped");
+        return;
+    }
+    let dirs = Dirs::new();
+    for (command, sandboxed) in [
+        ("nice -n 1 true && ionice -c 3 true", true),
+        ("renice -n 1 -g $$", false),
+        ("ionice -c 3 -P $$", false),
+    ] {
+        let (result, status) = dirs.exec(&["--", command]);
+        assert_eq!(status == Some(0), sandboxed, "{command}: {result}");
+        let (result, status) = dirs.exec(&["--sandbox", "off", "--", command]);
+        assert_eq!(status, Some(0), "{command} without the sandbox: {result}");
+    }
+}
+
 #[test]
 fn a_command_cannot_read_the_agents_environment() {
     if !available() {
