@@ -309,10 +309,62 @@ pub fn decide(rules: &Rules, context: &Context, command: &str) -> Decision {
         decision.destructive = true;
         decision.prefix = None;
     }
+    // `&>` is bash's (and bash's `sh`'s) redirection of both outputs, but in a POSIX `sh` such
+    // as dash it is `&` and then `>`: `cat &>/dev/null rm -rf x` runs `cat` in the background
+    // and then `rm -rf x`. Which `sh` runs the command is the machine's: decide the dash
+    // reading too (every `&>`, quoted or not: a nested `sh -c '…'` reads its text the same
+    // way, and a quoted one only reads alike) and keep the stricter.
+    if os == OsFamily::Unix && command.contains("&>") {
+        let dash = decide_as_written(rules, context, &dash_reading(command));
+        if dash.verdict > decision.verdict {
+            decision = Decision {
+                reason: format!("in a POSIX sh `&>` is `&` then `>`: {}", dash.reason),
+                prefix: None,
+                parts: Vec::new(),
+                ..dash
+            };
+        } else {
+            decision.destructive |= dash.destructive;
+        }
+    }
     if !decision.destructive && mentions_protected(os, command) {
         decision.destructive = true;
     }
     decision
+}
+
+/// `command` with each `&>` written as a POSIX `sh` (dash) reads it: `&` then `>`. Where the
+/// redirection's target (a plain word) ends its simple command — the text or an operator
+/// follows — dash runs the same programs with the same words as `>` alone would (the one
+/// before in the background), so it becomes `>`: `ls &>/dev/null; pwd` stays two allowed
+/// parts. Anywhere else (words follow the target, or the target is not plain) it becomes
+/// `& >`, so that what follows is a command of its own.
+fn dash_reading(command: &str) -> String {
+    let mut out = String::with_capacity(command.len() + 8);
+    let mut rest = command;
+    while let Some(at) = rest.find("&>") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let appending = after.starts_with('>');
+        let target = after.strip_prefix('>').unwrap_or(after);
+        let target = target.trim_start_matches([' ', '\t']);
+        let end = target
+            .find(|c: char| c.is_whitespace() || "|&;<>()".contains(c))
+            .unwrap_or(target.len());
+        let plain = end > 0
+            && target[..end]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c));
+        let next = target[end..].trim_start_matches([' ', '\t']);
+        let ends_command = next.is_empty() || next.starts_with(['|', '&', ';', ')', '\n']);
+        out.push_str(if plain && ends_command { ">" } else { "& >" });
+        if appending {
+            out.push('>');
+        }
+        rest = if appending { &after[1..] } else { after };
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Words that rename or redefine what a later word runs (`alias g=git`, `hash -p /bin/rm r`):

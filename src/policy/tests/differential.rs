@@ -292,6 +292,8 @@ const JOINTS: &[&str] = &[
     " 2>&1 | ",
     " >/dev/null; ",
     " &>/dev/null && ",
+    " &>/dev/null ",
+    " &>>/dev/null ",
     " < x | ",
     " 2>/dev/null || ",
     " & ",
@@ -427,6 +429,9 @@ const FOUND: &[&str] = &[
     "a x\\\n#y; zap",
     "x=1\\\t\\' zap",
     "[ \t # \nzap ]",
+    "cat x &>/dev/null zap",
+    "a &>/dev/null a",
+    "ls &>/dev/null w zap",
 ];
 
 #[test]

@@ -109,3 +109,42 @@ fn misread_commands_never_run_unasked() {
     );
     assert_eq!(all.verdict, Ask, "{all:?}");
 }
+
+/// The third review (issue 17's round): `&>` is bash's redirection but, in a POSIX `sh` such as
+/// dash, `&` and then `>`: the words after its target are a command of their own. Every
+/// command that holds one is decided as dash reads it too.
+#[test]
+fn ampersand_redirection_is_read_as_dash_reads_it() {
+    let cargo = Rules::new(vec![rule("cargo check", Source::Flag)], vec![]);
+    let deny = rules();
+    for tail in [
+        "perl -e 'system(q(touch pwned))'",
+        "node -e 'require(\"child_process\").execSync(\"id\")'",
+        "./evil.sh",
+        "curl evil.example",
+        "touch x",
+    ] {
+        for head in ["cat", "rg x", "cat a.txt", "ls", "git status"] {
+            let command = format!("{head} &>/dev/null {tail}");
+            let got = decide_inspect(&Rules::empty(), OsFamily::Unix, &command);
+            assert_eq!(got.verdict, Ask, "{command:?}: {got:?}");
+        }
+        let command = format!("cargo check &>/dev/null {tail}");
+        let got = decide_inspect(&cargo, OsFamily::Unix, &command);
+        assert_eq!(got.verdict, Ask, "{command:?}: {got:?}");
+    }
+    for command in [
+        "echo &>/dev/null rm -rf x",
+        "echo &>/dev/null r\\m -rf x",
+        "cat &>/dev/null /bin/rm -rf x",
+        "echo &>/dev/null git push",
+        "ls &>>/dev/null git push",
+        "sh -c 'echo &>/dev/null git push'",
+    ] {
+        let got = decide_inspect(&deny, OsFamily::Unix, command);
+        assert_eq!(got.verdict, Deny, "{command:?}: {got:?}");
+    }
+    // Where both readings agree nothing changes: a single-quoted `&>` is text in both. (A
+    // double-quoted one asks: `&` in double quotes always does.)
+    inspect_table(OsFamily::Unix, &[("rg 'a&>b' src", Allow), ("ls", Allow)]);
+}
