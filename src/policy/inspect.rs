@@ -288,6 +288,8 @@ fn walk<'w>(context: &Context, entry: &Entry, args: &'w [Word]) -> Result<Walked
             (_, "-e" | "--regexp" | "-f" | "--file") if entry.operands == Operands::Search => {
                 walked.pattern_given = true;
             }
+            // Without a pattern: every operand is a path (`rg --files /` lists `/`).
+            ("rg", "--files" | "--type-list") => walked.pattern_given = true,
             ("sed", "-n" | "--quiet" | "--silent") => walked.quiet = true,
             ("sed", "-e" | "--expression") => {
                 walked.scripts.push(value.unwrap_or("w").to_owned());
@@ -855,7 +857,6 @@ const FIND_FLAGS: &[&str] = &[
     "-depth",
     "-xdev",
     "-mount",
-    "-follow",
     "-noleaf",
     "-ignore_readdir_race",
     "-daystart",
@@ -909,7 +910,8 @@ const FIND_VALUES: &[&str] = &[
 /// find's expression words that take a file (read for its times or identity).
 const FIND_FILES: &[&str] = &["-newer", "-anewer", "-cnewer", "-samefile"];
 
-/// find: `-H`/`-L`/`-P`, start directories inside the workspace, then only the expression
+/// find: `-P` (not `-H`/`-L`, which follow links out of the workspace), start directories
+/// inside the workspace, then only the expression
 /// words above (never `-exec`, `-execdir`, `-ok`, `-okdir`, `-delete`, `-fls`, `-fprint*`).
 fn find(context: &Context, args: &[Word]) -> Result<(), String> {
     if let Some(word) = args.iter().find(|w| w.kind != WordKind::Literal) {
@@ -919,10 +921,7 @@ fn find(context: &Context, args: &[Word]) -> Result<(), String> {
         ));
     }
     let mut i = 0;
-    while args
-        .get(i)
-        .is_some_and(|w| matches!(w.text.as_str(), "-H" | "-L" | "-P"))
-    {
+    while args.get(i).is_some_and(|w| w.text == "-P") {
         i += 1;
     }
     let starts_expression =

@@ -39,6 +39,8 @@ enum Value {
     Outside,
     /// Exactly this text.
     Is(String),
+    /// Text holding this (`--format=*%G*`: a format that runs gpg).
+    Contains(String),
 }
 
 impl Value {
@@ -46,6 +48,7 @@ impl Value {
         match self {
             Value::Outside => is_outside(value),
             Value::Is(text) => value == text,
+            Value::Contains(text) => value.contains(text.as_str()),
         }
     }
 }
@@ -281,6 +284,17 @@ fn parse_table(text: &str) -> Result<Vec<Row>, String> {
         let dashless = programs.iter().all(|p| single_dash.contains(p));
         let (option, value) = match option.split_once('=') {
             Some((name, "PATH")) if name.starts_with('-') => (name, Some(Value::Outside)),
+            Some((name, text))
+                if name.starts_with('-')
+                    && text.len() > 2
+                    && text.starts_with('*')
+                    && text.ends_with('*') =>
+            {
+                (
+                    name,
+                    Some(Value::Contains(text[1..text.len() - 1].to_owned())),
+                )
+            }
             Some((name, text)) if name.starts_with('-') && !text.is_empty() => {
                 (name, Some(Value::Is(text.to_owned())))
             }
@@ -464,6 +478,16 @@ mod tests {
             ("npm test -C ../other", 2, Some("npm -C")),
             ("git log --show-signature", 2, Some("git --show-signature")),
             ("git log --show-sig", 2, Some("git --show-signature")),
+            ("git log --format=%G?", 2, Some("git --format")),
+            ("git log --format tformat:%GK", 2, Some("git --format")),
+            ("git log --form=%GS", 2, Some("git --format")),
+            ("git show --pretty=format:%G?", 2, Some("git --pretty")),
+            (
+                "git for-each-ref --format=%(signature)",
+                2,
+                Some("git --format"),
+            ),
+            ("git log --format=%H%n%s", 2, None),
             ("git tag -v v1", 2, Some("git:tag -v")),
             ("npm run build -w ../other", 3, Some("npm -w")),
             ("npm run build -w../other", 3, Some("npm -w")),

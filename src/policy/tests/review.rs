@@ -148,3 +148,34 @@ fn ampersand_redirection_is_read_as_dash_reads_it() {
     // double-quoted one asks: `&` in double quotes always does.)
     inspect_table(OsFamily::Unix, &[("rg 'a&>b' src", Allow), ("ls", Allow)]);
 }
+
+/// The third review: ways a looking command left the workspace though every word named a path
+/// inside it (or no path at all).
+#[test]
+fn looking_stays_inside_the_workspace() {
+    inspect_table(
+        OsFamily::Unix,
+        &[
+            // `--files` takes no pattern: every operand is a path.
+            ("rg --files /", Ask),
+            ("rg --files ~/.ssh", Ask),
+            ("rg --files --hidden /root", Ask),
+            ("rg --files src", Allow),
+            ("rg --type-list", Allow),
+            ("rg x /", Ask),
+            // Following links leads out of the workspace.
+            ("find -L .", Ask),
+            ("find -H .", Ask),
+            ("find . -follow", Ask),
+            ("find -P . -name x", Allow),
+            ("rg --follow x", Ask),
+            ("rg -L x", Ask),
+            ("grep -R x .", Ask),
+            ("grep --dereference-recursive x .", Ask),
+            ("grep -r x .", Allow),
+            ("tree -l", Ask),
+            ("du -L .", Ask),
+            ("stat -L x", Ask),
+        ],
+    );
+}
