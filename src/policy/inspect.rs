@@ -184,6 +184,13 @@ fn program_check(context: &Context, entry: &Entry, args: &[Word]) -> Result<Stri
         Operands::Files | Operands::Names => {
             let content = entry.operands == Operands::Files;
             for word in operands {
+                // `tail +1f FILE`: the old `+NUM[bcl][f]` form, which can follow forever.
+                if name == "tail" && word.text.starts_with('+') {
+                    return Err(format!(
+                        "`tail {}` asks (an old `+NUM` form, which can follow the file)",
+                        word.text
+                    ));
+                }
                 path(context, name, word, content)?;
             }
         }
@@ -1206,14 +1213,18 @@ fn windows_type(context: &Context, args: &[Word]) -> Result<(), String> {
         return Err("`type` is on the read-only list only with a file".to_owned());
     }
     for arg in args {
-        let text = arg.known().ok_or("`type` with an expansion asks")?;
-        if text.contains(['*', '?', ':', '<', '>', '|']) || text.starts_with(['/', '\\']) {
-            return Err(format!(
-                "`type {text}` asks (only a relative path inside the workspace is read-only)"
-            ));
+        let word = arg.known().ok_or("`type` with an expansion asks")?;
+        // cmd.exe's built-ins split their arguments at `,`, `;` and `=` too: `type a,.env`
+        // prints both files.
+        for text in word.split([',', ';', '=']).filter(|text| !text.is_empty()) {
+            if text.contains(['*', '?', ':', '<', '>', '|']) || text.starts_with(['/', '\\']) {
+                return Err(format!(
+                    "`type {word}` asks (only a relative path inside the workspace is read-only)"
+                ));
+            }
+            let unix = text.replace('\\', "/");
+            path(context, "type", &Word::literal(unix), true)?;
         }
-        let unix = text.replace('\\', "/");
-        path(context, "type", &Word::literal(unix), true)?;
     }
     Ok(())
 }

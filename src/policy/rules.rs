@@ -220,6 +220,22 @@ impl DenyRule {
                 });
             }
         }
+        // Git's dashed form: each subcommand is also a program of its own in git's exec path
+        // (`/usr/lib/git-core/git-push origin` pushes).
+        if base.program == "git" {
+            let mut dashed: Vec<DenyRule> = std::iter::once(&base)
+                .chain(&variants)
+                .filter_map(|rule| match rule.needs.first() {
+                    Some(Need::Word(sub)) => Some(DenyRule {
+                        program: format!("git-{sub}"),
+                        needs: rule.needs[1..].to_vec(),
+                        ..rule.clone()
+                    }),
+                    _ => None,
+                })
+                .collect();
+            variants.append(&mut dashed);
+        }
         let mut all = vec![base];
         all.extend(variants);
         all

@@ -128,6 +128,47 @@ const CODE_RUNNERS: &[&str] = &[
     "builtin", // shell built-ins
 ];
 
+/// The programs offered as a one-word rule (`touch F` → `touch`): known to do their own job
+/// with their arguments and to have no option that runs a program, a command or code given
+/// on the line (or, for `make`, an entry for each such option in `assets/allow-options.txt`).
+/// Any other program gets no "always allow" (the person can still allow it once, or write a
+/// rule): programs that run what they are given have no end — wrappers (`setarch`, `rr`,
+/// `direnv`, `nix-shell`), interpreters (`guile3.0`), multiplexers (`zellij`), database
+/// shells (`duckdb`), and tools with one option that does (`gcc -wrapper`, `rustc -C
+/// linker=`, `cmake -E`, `just --command`, `tox -x`, `eslint`'s and `mocha`'s JavaScript
+/// configuration, `mypy --python-executable`, `install --strip-program`) — so only an
+/// allowlist holds. `make` and `ninja` run the project's own recipes, as `cargo test` runs
+/// its tests.
+const ONE_WORD_PROGRAMS: &[&str] = &[
+    // files and directories
+    "touch",
+    "mkdir",
+    "cp",
+    "mv",
+    "ln",
+    "rmdir",
+    "tee",
+    "truncate",
+    "mktemp",
+    // the project's own build recipes
+    "make",
+    "gmake",
+    "ninja",
+    // formatters and checkers without plugins or programs of their own choosing
+    "tsc",
+    "ruff",
+    "black",
+    "rustfmt",
+    "gofmt",
+    "goimports",
+    "shellcheck",
+    "shfmt",
+    "clang-format",
+    "stylua",
+    "yamllint",
+    "hadolint",
+];
+
 /// Whether a program key is in [`CODE_RUNNERS`].
 fn runs_code(key: &str) -> bool {
     CODE_RUNNERS
@@ -139,8 +180,8 @@ fn runs_code(key: &str) -> bool {
 }
 
 /// The prefix to offer for "Always allow", or `None` when no rule would be safe: program plus
-/// subcommand for known multi-word tools (`git status -s` → `git status`), otherwise the
-/// program alone (`touch F` → `touch`).
+/// subcommand for known multi-word tools (`git status -s` → `git status`), the program alone
+/// for [`ONE_WORD_PROGRAMS`] (`touch F` → `touch`), otherwise none.
 #[must_use]
 pub fn suggest_prefix(os: OsFamily, command: &str) -> Option<String> {
     prefix_for(os, &single_words(os, command)?)
@@ -168,7 +209,8 @@ pub(super) fn prefix_for(os: OsFamily, words: &[Word]) -> Option<String> {
                 format!("{program} {sub}")
             }
         }
-        None => program.to_owned(),
+        None if ONE_WORD_PROGRAMS.contains(&key.as_ref()) => program.to_owned(),
+        None => return None,
     };
     is_valid_allow_prefix(&prefix).then_some(prefix)
 }
@@ -265,6 +307,20 @@ mod tests {
             (OsFamily::Unix, "t*ch x", None),
             (OsFamily::Unix, "ｔｏｕｃｈ x", None),
             (OsFamily::Unix, "", None),
+            // Programs not known to be safe as one word (third review): none is offered.
+            (OsFamily::Unix, "guile3.0 x.scm", None),
+            (OsFamily::Unix, "zellij run -- make", None),
+            (OsFamily::Unix, "duckdb x.db", None),
+            (OsFamily::Unix, "rr record make", None),
+            (OsFamily::Unix, "direnv exec . make", None),
+            (OsFamily::Unix, "nix-shell --run make", None),
+            (OsFamily::Unix, "qemu-x86_64 ./a.out", None),
+            (OsFamily::Unix, "dc -e x", None),
+            (OsFamily::Unix, "nu -c ls", None),
+            (OsFamily::Unix, "somethingnew x", None),
+            (OsFamily::Unix, "gcc -wrapper sh,-c,x a.c", None),
+            (OsFamily::Unix, "ruff check .", Some("ruff")),
+            (OsFamily::Unix, "mkdir -p build", Some("mkdir")),
             (OsFamily::Windows, "git status", Some("git status")),
             (OsFamily::Windows, "mkdir build", Some("mkdir")),
             (OsFamily::Windows, "del x", None),

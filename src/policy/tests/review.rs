@@ -176,6 +176,40 @@ fn looking_stays_inside_the_workspace() {
             ("tree -l", Ask),
             ("du -L .", Ask),
             ("stat -L x", Ask),
+            // The old `+NUM` form of tail can follow forever (`-f` asks).
+            ("tail +1f a.txt", Ask),
+            ("tail +5 a.txt", Ask),
+            ("tail -n 5 a.txt", Allow),
         ],
     );
+    // cmd.exe's built-ins split arguments at `,`, `;` and `=`.
+    inspect_table(
+        OsFamily::Windows,
+        &[
+            ("type a.txt,.env", Ask),
+            ("type a.txt,..\\x", Ask),
+            ("type a.txt;..\\x", Ask),
+            ("type a.txt=.env", Ask),
+            ("type a.txt,b.txt", Allow),
+            ("type a.txt", Allow),
+        ],
+    );
+}
+
+/// The third review: git's dashed form runs a subcommand as a program of its own.
+#[test]
+fn git_dashed_subcommands_are_denied_like_the_subcommand() {
+    let deny = rules();
+    for (command, want) in [
+        ("git-push origin main", Deny),
+        ("/usr/local/libexec/git-core/git-push origin", Deny),
+        ("/usr/lib/git-core/git-send-pack origin", Deny),
+        ("git-http-push x", Deny),
+        ("env git-push", Deny),
+        ("git-stash push", Ask),
+        ("git-status", Ask),
+    ] {
+        let got = decide(&deny, OsFamily::Unix, command);
+        assert_eq!(got.verdict, want, "{command:?}: {got:?}");
+    }
 }
