@@ -176,6 +176,17 @@ fn looking_stays_inside_the_workspace() {
             ("tree -l", Ask),
             ("du -L .", Ask),
             ("stat -L x", Ask),
+            // `ls` lists only the workspace (its 0.1 form, any argument, stays in "strict").
+            ("ls ~/.ssh", Ask),
+            ("ls -la ~/.ssh", Ask),
+            ("ls -R /", Ask),
+            ("ls ..", Ask),
+            ("ls", Allow),
+            ("ls -la src", Allow),
+            ("ls -1 src/*.rs", Allow),
+            // As for `cat *.rs`: a glob that could expand to an option asks.
+            ("ls *.rs", Ask),
+            ("ls -lah --color=auto", Allow),
             // The old `+NUM` form of tail can follow forever (`-f` asks).
             ("tail +1f a.txt", Ask),
             ("tail +5 a.txt", Ask),
