@@ -314,17 +314,28 @@ pub fn decide(rules: &Rules, context: &Context, command: &str) -> Decision {
     // and then `rm -rf x`. Which `sh` runs the command is the machine's: decide the dash
     // reading too (every `&>`, quoted or not: a nested `sh -c '…'` reads its text the same
     // way, and a quoted one only reads alike) and keep the stricter.
-    if os == OsFamily::Unix && command.contains("&>") {
-        let dash = decide_as_written(rules, context, &dash_reading(command));
-        if dash.verdict > decision.verdict {
-            decision = Decision {
-                reason: format!("in a POSIX sh `&>` is `&` then `>`: {}", dash.reason),
-                prefix: None,
-                parts: Vec::new(),
-                ..dash
-            };
+    if os == OsFamily::Unix {
+        // Of the text as written and, as the shell reads it, joined at backslash-newline
+        // (`cat &\⏎>/dev/null perl …` holds an `&>` only once joined).
+        let joined = command.replace("\\\n", "");
+        let texts = if joined == command {
+            vec![command]
         } else {
-            decision.destructive |= dash.destructive;
+            vec![command, joined.as_str()]
+        };
+        for text in texts.into_iter().filter(|text| text.contains("&>")) {
+            let dash = decide_as_written(rules, context, &dash_reading(text));
+            if dash.verdict > decision.verdict {
+                decision = Decision {
+                    reason: format!("in a POSIX sh `&>` is `&` then `>`: {}", dash.reason),
+                    prefix: None,
+                    parts: Vec::new(),
+                    destructive: decision.destructive || dash.destructive,
+                    ..dash
+                };
+            } else {
+                decision.destructive |= dash.destructive;
+            }
         }
     }
     if !decision.destructive && mentions_protected(os, command) {

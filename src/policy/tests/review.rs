@@ -129,6 +129,9 @@ fn ampersand_redirection_is_read_as_dash_reads_it() {
             let got = decide_inspect(&Rules::empty(), OsFamily::Unix, &command);
             assert_eq!(got.verdict, Ask, "{command:?}: {got:?}");
         }
+        let command = format!("cat &\\\n>/dev/null {tail}");
+        let got = decide_inspect(&Rules::empty(), OsFamily::Unix, &command);
+        assert_eq!(got.verdict, Ask, "{command:?}: {got:?}");
         let command = format!("cargo check &>/dev/null {tail}");
         let got = decide_inspect(&cargo, OsFamily::Unix, &command);
         assert_eq!(got.verdict, Ask, "{command:?}: {got:?}");
@@ -140,6 +143,7 @@ fn ampersand_redirection_is_read_as_dash_reads_it() {
         "echo &>/dev/null git push",
         "ls &>>/dev/null git push",
         "sh -c 'echo &>/dev/null git push'",
+        "echo &\\\n>/dev/null git push",
     ] {
         let got = decide_inspect(&deny, OsFamily::Unix, command);
         assert_eq!(got.verdict, Deny, "{command:?}: {got:?}");
