@@ -1033,6 +1033,16 @@ const GIT_BRANCH_VALUES: &[&str] = &[
     "--column",
 ];
 
+/// Whether a git argument asks for signatures to be checked, which runs `gpg.program`: a
+/// `%G` format (also with a `+`, `-` or space modifier: `%-GG`) or the `signature` atom of
+/// `--format`/`--sort` (`%(*signature)`, `--sort=signature`).
+fn runs_gpg(text: &str) -> bool {
+    ["%G", "%+G", "%-G", "% G"]
+        .iter()
+        .any(|format| text.contains(format))
+        || text.to_ascii_lowercase().contains("signature")
+}
+
 fn git(context: &Context, words: &[Word]) -> Result<String, String> {
     if let Some(word) = words.iter().find(|w| w.kind != WordKind::Literal) {
         return Err(format!(
@@ -1125,9 +1135,9 @@ fn git_reader(sub: &str, rest: &[Word]) -> Result<&'static str, String> {
                 "`git grep` with `{text}` runs a pager program (`-O`)"
             ));
         }
-        if matches!(sub, "log" | "show" | "shortlog") && text.contains("%G") {
+        if runs_gpg(text) {
             return Err(format!(
-                "`git {sub}` with `{text}` runs gpg (a `%G` format)"
+                "`git {sub}` with `{text}` runs gpg (a `%G` format or the `signature` atom)"
             ));
         }
     }

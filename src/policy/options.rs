@@ -481,6 +481,15 @@ mod tests {
             ("git log --format=%G?", 2, Some("git --format")),
             ("git log --format tformat:%GK", 2, Some("git --format")),
             ("git log --form=%GS", 2, Some("git --format")),
+            ("git log --format=%-GG", 2, Some("git --format")),
+            ("git show --pretty=format:%+GS", 2, Some("git --pretty")),
+            (
+                "git for-each-ref --format=%(*signature)",
+                2,
+                Some("git --format"),
+            ),
+            ("git for-each-ref --sort=signature", 2, Some("git --sort")),
+            ("git tag -l --sort=-signature", 2, Some("git --sort")),
             ("git show --pretty=format:%G?", 2, Some("git --pretty")),
             (
                 "git for-each-ref --format=%(signature)",

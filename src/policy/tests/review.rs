@@ -191,6 +191,15 @@ fn looking_stays_inside_the_workspace() {
             // As for `cat *.rs`: a glob that could expand to an option asks.
             ("ls *.rs", Ask),
             ("ls -lah --color=auto", Allow),
+            // Signature checks run gpg, whatever the spelling.
+            ("git log --format=%-GG", Ask),
+            ("git show --format=%+GS", Ask),
+            ("git log '--format=% GK'", Ask),
+            ("git log --pretty=format:%+GK", Ask),
+            ("git branch '--format=%(*signature)'", Ask),
+            ("git branch --sort=signature", Ask),
+            ("git branch --sort=-signature", Ask),
+            ("git log --format=%H", Allow),
             // The old `+NUM` form of tail can follow forever (`-f` asks).
             ("tail +1f a.txt", Ask),
             ("tail +5 a.txt", Ask),
