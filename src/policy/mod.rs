@@ -301,8 +301,10 @@ pub fn decide(rules: &Rules, context: &Context, command: &str) -> Decision {
     let mut decision = decide_as_written(rules, context, command);
     // The shell deletes backslash-newline before it splits words (`r\⏎m -rf x` runs
     // `rm -rf x`); the parser does not. Decide the joined text too and keep the stricter.
-    if os == OsFamily::Unix && command.contains("\\\n") {
-        let joined = decide_as_written(rules, context, &command.replace("\\\n", ""));
+    let joined =
+        (os == OsFamily::Unix && command.contains("\\\n")).then(|| command.replace("\\\n", ""));
+    if let Some(joined) = &joined {
+        let joined = decide_as_written(rules, context, joined);
         if joined.verdict > decision.verdict {
             decision = joined;
         }
@@ -317,13 +319,8 @@ pub fn decide(rules: &Rules, context: &Context, command: &str) -> Decision {
     if os == OsFamily::Unix {
         // Of the text as written and, as the shell reads it, joined at backslash-newline
         // (`cat &\⏎>/dev/null perl …` holds an `&>` only once joined).
-        let joined = command.replace("\\\n", "");
-        let texts = if joined == command {
-            vec![command]
-        } else {
-            vec![command, joined.as_str()]
-        };
-        for text in texts.into_iter().filter(|text| text.contains("&>")) {
+        let texts = std::iter::once(command).chain(joined.as_deref());
+        for text in texts.filter(|text| text.contains("&>")) {
             let dash = decide_as_written(rules, context, &dash_reading(text));
             if dash.verdict > decision.verdict {
                 decision = Decision {

@@ -263,6 +263,12 @@ fn filter_syscalls(network: bool) -> Result<(), seccompiler::Error> {
         SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, value)
             .and_then(|condition| SeccompRule::new(vec![condition]))
     };
+    // The call fails when its first argument (a pid, a `which`, a socket family) is not
+    // `value`.
+    let first_not = |value: u64| -> Result<Vec<SeccompRule>, seccompiler::Error> {
+        let condition = SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, value)?;
+        Ok(vec![SeccompRule::new(vec![condition])?])
+    };
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     rules.insert(
         libc::SYS_ioctl,
@@ -271,36 +277,12 @@ fn filter_syscalls(network: bool) -> Result<(), seccompiler::Error> {
     // Another process's limits (`prlimit --pid`): no open files for the helper that ends
     // what the command leaves behind, a CPU limit that kills the agent. Landlock does not
     // cover them; a process may still set its own (pid 0, as `setrlimit` does).
-    rules.insert(
-        libc::SYS_prlimit64,
-        vec![SeccompRule::new(vec![SeccompCondition::new(
-            0,
-            SeccompCmpArgLen::Dword,
-            SeccompCmpOp::Ne,
-            0,
-        )?])?],
-    );
+    rules.insert(libc::SYS_prlimit64, first_not(0)?);
     // Another process group's or user's priority (`renice -u`, `ionice -P`): lowering every
     // process of the user (the agent, the person's shell and editor, as root the machine's),
     // which outlives the command. Its own process and threads it may still nice.
-    rules.insert(
-        libc::SYS_setpriority,
-        vec![SeccompRule::new(vec![SeccompCondition::new(
-            0,
-            SeccompCmpArgLen::Dword,
-            SeccompCmpOp::Ne,
-            PRIO_PROCESS,
-        )?])?],
-    );
-    rules.insert(
-        libc::SYS_ioprio_set,
-        vec![SeccompRule::new(vec![SeccompCondition::new(
-            0,
-            SeccompCmpArgLen::Dword,
-            SeccompCmpOp::Ne,
-            IOPRIO_WHO_PROCESS,
-        )?])?],
-    );
+    rules.insert(libc::SYS_setpriority, first_not(PRIO_PROCESS)?);
+    rules.insert(libc::SYS_ioprio_set, first_not(IOPRIO_WHO_PROCESS)?);
     // What no command of a coding agent needs and each of which reaches past the sandbox
     // where a capability or a lax kernel setting allows it: the kernel's tracing (other
     // processes' memory), files by handle, the new mount API (a copy of the tree without the
@@ -340,13 +322,10 @@ fn filter_syscalls(network: bool) -> Result<(), seccompiler::Error> {
         rules.insert(call, Vec::new());
     }
     if !network {
-        let not_unix = SeccompCondition::new(
-            0,
-            SeccompCmpArgLen::Dword,
-            SeccompCmpOp::Ne,
-            u64::from(libc::AF_UNIX.unsigned_abs()),
-        )?;
-        rules.insert(libc::SYS_socket, vec![SeccompRule::new(vec![not_unix])?]);
+        rules.insert(
+            libc::SYS_socket,
+            first_not(u64::from(libc::AF_UNIX.unsigned_abs()))?,
+        );
         // io_uring can create sockets without socket(2); nothing here needs it.
         rules.insert(libc::SYS_io_uring_setup, Vec::new());
         // A Unix socket outside the sandbox is a local service (tmux, D-Bus, Docker,

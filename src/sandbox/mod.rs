@@ -805,22 +805,6 @@ const NETWORK_WORDS: &[&str] = &[
 pub fn likely_denial(policy: &Policy, exit_code: Option<i32>, stderr: &str) -> Option<String> {
     let line = denial_line(policy, exit_code, stderr)?;
     let network = !policy.network && NETWORK_WORDS.iter().any(|word| line.contains(word));
-    let what = if network {
-        "network use is off in the sandbox".to_owned()
-    } else {
-        match policy.mode {
-            SandboxMode::ReadOnly => "the sandbox is read-only".to_owned(),
-            SandboxMode::WorkspaceWrite | SandboxMode::Off => format!(
-                "the sandbox allows writes only in {}{}",
-                join_paths(&policy.writable),
-                if policy.read_only.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (not in {})", join_paths(&policy.read_only))
-                }
-            ),
-        }
-    };
     if !network
         && policy.mode == SandboxMode::WorkspaceWrite
         && let Some(git_dir) = surfaces::outside_git_dirs(&policy.workspace)
@@ -838,6 +822,22 @@ pub fn likely_denial(policy: &Policy, exit_code: Option<i32>, stderr: &str) -> O
             git_dir.display()
         ));
     }
+    let what = if network {
+        "network use is off in the sandbox".to_owned()
+    } else {
+        match policy.mode {
+            SandboxMode::ReadOnly => "the sandbox is read-only".to_owned(),
+            SandboxMode::WorkspaceWrite | SandboxMode::Off => format!(
+                "the sandbox allows writes only in {}{}",
+                join_paths(&policy.writable),
+                if policy.read_only.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (not in {})", join_paths(&policy.read_only))
+                }
+            ),
+        }
+    };
     let lift = if network {
         "`--network`"
     } else {
