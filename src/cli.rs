@@ -13,11 +13,11 @@ use crate::sandbox::SandboxMode;
 /// The first steps, under `agent --help`.
 macro_rules! start_here {
     () => {
-        "Start here:\n  agent                                             a session at the terminal: type, read, type again\n  agent run --provider demo 'list the files here'   the offline demo model, no key needed\n  agent check 'git push'                            what the policy would do with a command\n  agent config init                                 write a commented settings file\n\nEach command has its own --help (`agent run --help`); README.md has the full guide."
+        "Start here:\n  agent                                             a session at the terminal: type, read, type again\n  agent run --provider demo 'list the files here'   the offline demo model, no key needed\n  agent check 'git push'                            what the policy would do with a command\n  agent config init                                 write a commented settings file\n\nEach command has its own --help (`agent run --help`); the guide is README.md and docs/."
     };
 }
 
-/// The one table of exit statuses (README.md has the same), under `agent --help`,
+/// The one table of exit statuses (docs/ci.md has the same), under `agent --help`,
 /// `agent run --help` and in the man page.
 macro_rules! exit_status {
     () => {

@@ -193,7 +193,8 @@ fn sh_examples_parse() {
 
 /// Where `needle` first occurs in `hay`.
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|window| window == needle)
+    hay.windows(needle.len())
+        .position(|window| window == needle)
 }
 
 /// The targets of `[text](target)` links outside code spans and blocks.
@@ -304,16 +305,29 @@ fn relative_links_resolve() {
             checked += 1;
         }
     }
-    assert!(failures.is_empty(), "broken links:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "broken links:\n{}",
+        failures.join("\n")
+    );
     assert!(checked >= 20, "only {checked} links found");
 }
 
 #[test]
 fn the_link_check_finds_what_is_broken() {
     let readme = root().join("README.md");
-    assert_eq!(anchor(" Auditing rules with `agent check`"), "auditing-rules-with-agent-check");
-    assert_eq!(anchor(" Project instructions (AGENTS.md)"), "project-instructions-agentsmd");
-    assert_eq!(anchor(" What a run changed: `diff` and `undo`"), "what-a-run-changed-diff-and-undo");
+    assert_eq!(
+        anchor(" Auditing rules with `agent check`"),
+        "auditing-rules-with-agent-check"
+    );
+    assert_eq!(
+        anchor(" Project instructions (AGENTS.md)"),
+        "project-instructions-agentsmd"
+    );
+    assert_eq!(
+        anchor(" What a run changed: `diff` and `undo`"),
+        "what-a-run-changed-diff-and-undo"
+    );
     for good in [
         "docs/guide.md",
         "docs/guide.md#transcripts",
@@ -323,7 +337,12 @@ fn the_link_check_finds_what_is_broken() {
     ] {
         assert_eq!(broken(&readme, good), None, "{good}");
     }
-    for bad in ["docs/gide.md", "docs/guide.md#transcript", "#instal", "docs/missing.md"] {
+    for bad in [
+        "docs/gide.md",
+        "docs/guide.md#transcript",
+        "#instal",
+        "docs/missing.md",
+    ] {
         assert!(broken(&readme, bad).is_some(), "{bad} passed");
     }
     assert_eq!(
@@ -345,4 +364,48 @@ fn ci_runs_the_readme_commands() {
         assert!(readme.contains(command), "README lost `{command}`");
         assert!(ci.contains(command), ".ci/run does not run `{command}`");
     }
+}
+
+/// The statuses a table of exit statuses names in its first column.
+fn statuses(lines: impl Iterator<Item = String>) -> Vec<u32> {
+    lines
+        .filter_map(|line| {
+            let first = line.trim_start_matches(['|', ' ', '`']);
+            let digits: String = first.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok()
+        })
+        .collect()
+}
+
+#[test]
+fn the_exit_statuses_in_docs_are_the_ones_help_prints() {
+    let output = Sandbox::new().agent().arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&output.stdout).into_owned();
+    let table = help
+        .split_once("Exit status:\n")
+        .map(|(_, table)| table.to_owned())
+        .unwrap_or_default();
+    let in_help = statuses(
+        table
+            .lines()
+            .take_while(|line| line.starts_with("  "))
+            .map(str::to_owned),
+    );
+    let ci = std::fs::read_to_string(root().join("docs/ci.md")).unwrap();
+    let table = ci
+        .split_once("## Exit status\n")
+        .map(|(_, table)| table.to_owned())
+        .unwrap_or_default();
+    let in_docs = statuses(
+        table
+            .lines()
+            .skip_while(|line| !line.starts_with('|'))
+            .take_while(|line| line.starts_with('|'))
+            .map(str::to_owned),
+    );
+    assert!(in_help.len() >= 9, "{help}");
+    assert_eq!(
+        in_docs, in_help,
+        "docs/ci.md's exit statuses differ from `agent --help`'s"
+    );
 }
