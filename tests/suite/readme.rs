@@ -366,9 +366,14 @@ fn ci_runs_the_readme_commands() {
     }
 }
 
-/// The statuses a table of exit statuses names in its first column.
-fn statuses(lines: impl Iterator<Item = String>) -> Vec<u32> {
-    lines
+/// The statuses named in the first column of the table after `marker` in
+/// `text`: its lines are the first run of lines starting with `prefix`.
+fn statuses_after(text: &str, marker: &str, prefix: &str) -> Vec<u32> {
+    let table = text.split_once(marker).map_or("", |(_, table)| table);
+    table
+        .lines()
+        .skip_while(|line| !line.starts_with(prefix))
+        .take_while(|line| line.starts_with(prefix))
         .filter_map(|line| {
             let first = line.trim_start_matches(['|', ' ', '`']);
             let digits: String = first.chars().take_while(char::is_ascii_digit).collect();
@@ -380,29 +385,10 @@ fn statuses(lines: impl Iterator<Item = String>) -> Vec<u32> {
 #[test]
 fn the_exit_statuses_in_docs_are_the_ones_help_prints() {
     let output = Sandbox::new().agent().arg("--help").output().unwrap();
-    let help = String::from_utf8_lossy(&output.stdout).into_owned();
-    let table = help
-        .split_once("Exit status:\n")
-        .map(|(_, table)| table.to_owned())
-        .unwrap_or_default();
-    let in_help = statuses(
-        table
-            .lines()
-            .take_while(|line| line.starts_with("  "))
-            .map(str::to_owned),
-    );
+    let help = String::from_utf8_lossy(&output.stdout);
+    let in_help = statuses_after(&help, "Exit status:\n", "  ");
     let ci = std::fs::read_to_string(root().join("docs/ci.md")).unwrap();
-    let table = ci
-        .split_once("## Exit status\n")
-        .map(|(_, table)| table.to_owned())
-        .unwrap_or_default();
-    let in_docs = statuses(
-        table
-            .lines()
-            .skip_while(|line| !line.starts_with('|'))
-            .take_while(|line| line.starts_with('|'))
-            .map(str::to_owned),
-    );
+    let in_docs = statuses_after(&ci, "## Exit status\n", "|");
     assert!(in_help.len() >= 9, "{help}");
     assert_eq!(
         in_docs, in_help,
