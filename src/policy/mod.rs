@@ -90,6 +90,7 @@ mod options;
 mod parse;
 mod programs;
 mod rules;
+mod runners;
 mod scan;
 mod simple;
 mod split;

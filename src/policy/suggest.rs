@@ -6,11 +6,13 @@
 //! that runs other programs or code given to it (wrappers, shells, interpreters, `find`,
 //! `xargs` …) or is protected, because the rule would then allow anything. For tools whose
 //! second word is a subcommand (`git status`) the prefix keeps it; subcommands that run a
-//! given command (`npm exec`, `uv run`, `docker exec` …) are never offered. This is best
-//! effort: a person still sees the prefix before accepting it.
+//! given command (`npm exec`, `uv run`, `docker exec` …) are never offered, except the test
+//! runners' exact forms (`uv run pytest`, `python3 -m pytest`, `npx jest`: `runners`). This
+//! is best effort: a person still sees the prefix before accepting it.
 
 use super::OsFamily;
 use super::programs::{is_protected, runs_other_programs};
+use super::runners::runner_prefix;
 use super::simple::single_words;
 use super::word::{Word, WordKind, program_key};
 
@@ -49,6 +51,9 @@ const MULTI_WORD_TOOLS: &[(&str, &[&str], &[&str])] = &[
     ("gem", &["exec"], &[]),
     ("bundle", &["exec"], &[]),
     ("composer", &["exec"], &["run-script"]),
+    // The target, never all of make: `make test` (a rule `make` would run any recipe).
+    ("make", &[], &[]),
+    ("gmake", &[], &[]),
 ];
 
 /// Programs that run code or commands given to them besides the wrappers and shells of
@@ -130,7 +135,7 @@ const CODE_RUNNERS: &[&str] = &[
 
 /// The programs offered as a one-word rule (`touch F` → `touch`): known to do their own job
 /// with their arguments and to have no option that runs a program, a command or code given
-/// on the line (or, for `make`, an entry for each such option in `assets/allow-options.txt`).
+/// on the line.
 /// Any other program gets no "always allow" (the person can still allow it once, or write a
 /// rule): programs that run what they are given have no end — wrappers (`setarch`, `rr`,
 /// `direnv`, `nix-shell`), interpreters (`guile3.0`), multiplexers (`zellij`), database
@@ -138,7 +143,8 @@ const CODE_RUNNERS: &[&str] = &[
 /// linker=`, `cmake -E`, `just --command`, `tox -x`, `eslint`'s and `mocha`'s JavaScript
 /// configuration, `mypy --python-executable`, `install --strip-program`) — so only an
 /// allowlist holds (`ninja` is not on it: its `-f`, `-C` and `-t` have no table rows).
-/// `make` runs the project's own recipes, as `cargo test` runs its tests.
+/// `make` is offered with its target (`make test`), never alone, with an entry in
+/// `assets/allow-options.txt` for each option that runs code and for another target.
 const ONE_WORD_PROGRAMS: &[&str] = &[
     // files and directories
     "touch",
@@ -150,9 +156,6 @@ const ONE_WORD_PROGRAMS: &[&str] = &[
     "tee",
     "truncate",
     "mktemp",
-    // the project's own build recipes
-    "make",
-    "gmake",
     // formatters and checkers without plugins or programs of their own choosing
     "tsc",
     "ruff",
@@ -169,7 +172,7 @@ const ONE_WORD_PROGRAMS: &[&str] = &[
 ];
 
 /// Whether a program key is in [`CODE_RUNNERS`].
-fn runs_code(key: &str) -> bool {
+pub(super) fn runs_code(key: &str) -> bool {
     CODE_RUNNERS
         .iter()
         .any(|entry| match entry.strip_suffix('*') {
@@ -178,9 +181,11 @@ fn runs_code(key: &str) -> bool {
         })
 }
 
-/// The prefix to offer for "Always allow", or `None` when no rule would be safe: program plus
-/// subcommand for known multi-word tools (`git status -s` → `git status`), the program alone
-/// for [`ONE_WORD_PROGRAMS`] (`touch F` → `touch`), otherwise none.
+/// The prefix to offer for "Always allow", or `None` when no rule would be safe: a test
+/// runner's form or a project script's path (`runners`: `python3 -m pytest`,
+/// `./run_tests.sh`), program plus subcommand for known multi-word tools (`git status -s` →
+/// `git status`, `make test`), the program alone for [`ONE_WORD_PROGRAMS`] (`touch F` →
+/// `touch`), otherwise none.
 #[must_use]
 pub fn suggest_prefix(os: OsFamily, command: &str) -> Option<String> {
     prefix_for(os, &single_words(os, command)?)
@@ -190,6 +195,9 @@ pub fn suggest_prefix(os: OsFamily, command: &str) -> Option<String> {
 pub(super) fn prefix_for(os: OsFamily, words: &[Word]) -> Option<String> {
     if words.iter().any(|w| w.kind == WordKind::Expansion) {
         return None;
+    }
+    if let Some(prefix) = runner_prefix(os, words) {
+        return is_valid_allow_prefix(&prefix).then_some(prefix);
     }
     let program = plain(words, 0, true)?;
     let key = program_key(program, os);
@@ -262,7 +270,17 @@ mod tests {
             (OsFamily::Unix, "git status -s", Some("git status")),
             (OsFamily::Unix, "cargo test --all", Some("cargo test")),
             (OsFamily::Unix, "touch F", Some("touch")),
-            (OsFamily::Unix, "make test", Some("make")),
+            (OsFamily::Unix, "make test", Some("make test")),
+            (OsFamily::Unix, "make -j4 test", None),
+            (OsFamily::Unix, "make", None),
+            (OsFamily::Unix, "make SHELL=/bin/sh test", None),
+            (
+                OsFamily::Unix,
+                "python3 -m pytest -x tests/",
+                Some("python3 -m pytest"),
+            ),
+            (OsFamily::Unix, "uv run pytest", Some("uv run pytest")),
+            (OsFamily::Unix, "./run_tests.sh", Some("./run_tests.sh")),
             (
                 OsFamily::Unix,
                 "npm run build -- --watch",
@@ -273,7 +291,7 @@ mod tests {
             (OsFamily::Unix, "git", None),
             (OsFamily::Unix, "git -C x status", None),
             (OsFamily::Unix, "npm exec foo", None),
-            (OsFamily::Unix, "uv run pytest", None),
+            (OsFamily::Unix, "uv run python x.py", None),
             (OsFamily::Unix, "docker exec -it x sh", None),
             (OsFamily::Unix, "npm run", None),
             (OsFamily::Unix, "rm -rf x", None),
@@ -296,7 +314,7 @@ mod tests {
             (OsFamily::Unix, "psql -c x", None),
             (OsFamily::Unix, "find . -name x", None),
             (OsFamily::Unix, "/usr/bin/touch x", None),
-            (OsFamily::Unix, "./script.sh", None),
+            (OsFamily::Unix, "../script.sh", None),
             (OsFamily::Unix, "FOO=1 touch x", None),
             (OsFamily::Unix, "touch x > y", None),
             (OsFamily::Unix, "touch x; ls", None),
