@@ -20,6 +20,7 @@ mod readme;
 mod resume;
 mod rules;
 mod run;
+mod runners;
 mod sandbox;
 mod sanitize;
 mod session;
