@@ -95,7 +95,7 @@ impl Loop<'_> {
                 prefix: decision
                     .prefix
                     .clone()
-                    .filter(|prefix| policy::is_valid_allow_prefix(prefix)),
+                    .filter(|prefix| policy::allow_rule_problem(self.config.os, prefix).is_none()),
                 edited_from: edited_from.clone(),
             };
             let allow = |reason: String, rule: Option<String>| {

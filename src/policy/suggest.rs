@@ -222,6 +222,95 @@ pub(super) fn prefix_for(os: OsFamily, words: &[Word]) -> Option<String> {
     is_valid_allow_prefix(&prefix).then_some(prefix)
 }
 
+/// Programs that fetch and run a package named on the command line.
+const PACKAGE_RUNNERS: &[&str] = &["npx", "bunx", "uvx", "pipx", "pnpx"];
+
+/// Why `rule` may not be written as an allow rule (`agent rules add`, and the prefix the
+/// prompt offers for `3`/`a`), or `None` when it may: it must be plain words
+/// ([`is_valid_allow_prefix`]), and name more than a program that runs what it is given —
+/// a wrapper (`env`, `sudo`, `xargs` …) never, a protected program never, a shell,
+/// interpreter or `make` only with an operand (`bash ./run_tests.sh`, `python3 -m pytest`,
+/// `make test`), a subcommand that runs a given command (`uv run`, `npm exec`) only with the
+/// command (`uv run pytest`).
+#[must_use]
+pub fn allow_rule_problem(os: OsFamily, rule: &str) -> Option<String> {
+    if !is_valid_allow_prefix(rule) {
+        return Some(
+            "a rule is plain words separated by single spaces (letters, digits and `_ - . / : \
+             @ + , =`; no quotes, globs, `$`, `;`, `|`, `&` or `>`), the first neither an \
+             option nor an assignment"
+                .to_owned(),
+        );
+    }
+    let words: Vec<&str> = rule.split(' ').collect();
+    let program = words[0];
+    let key = program_key(program, os);
+    let operand = words[1..].iter().any(|w| !w.starts_with('-'));
+    if is_protected(&key) {
+        return Some(format!(
+            "`{program}` is a protected program: it asks every time (allow it once at the prompt)"
+        ));
+    }
+    // A runner's form, or more (`npx jest`, `uv run pytest -x`): what the prompt offers.
+    let literal: Vec<Word> = words.iter().map(|w| Word::literal(*w)).collect();
+    if runner_prefix(os, &literal).is_some() {
+        return None;
+    }
+    let example = if key.starts_with("python") {
+        "`python3 -m pytest`".to_owned()
+    } else if key == "npx" {
+        "`npx jest`".to_owned()
+    } else if PACKAGE_RUNNERS.contains(&key.as_ref()) {
+        format!("`{program} PACKAGE`")
+    } else if key == "make" || key == "gmake" {
+        format!("`{program} test`")
+    } else if runs_other_programs(&key) {
+        format!("`{program} ./run_tests.sh`")
+    } else {
+        format!("`{program} scripts/test.js`")
+    };
+    // A package runner with the package named (`npx cowsay`) runs that package.
+    if PACKAGE_RUNNERS.contains(&key.as_ref()) {
+        return (!operand).then(|| {
+            format!(
+                "`{rule}` runs any package it is given, so the rule would allow anything: allow \
+                 the package you use, e.g. {example}"
+            )
+        });
+    }
+    if super::programs::is_wrapper(&key) || super::programs::JOINERS.contains(&key.as_ref()) {
+        return Some(format!(
+            "`{program}` runs the command given after it, so the rule would allow anything: \
+             allow that command itself"
+        ));
+    }
+    if !operand && (runs_other_programs(&key) || runs_code(&key) || key == "make" || key == "gmake")
+    {
+        let what = if key == "make" || key == "gmake" {
+            "runs any target (and `SHELL=…` any program)"
+        } else if runs_other_programs(&key) {
+            "runs any command it is given"
+        } else {
+            "runs code or commands given on the command line"
+        };
+        return Some(format!(
+            "`{rule}` {what}, so the rule would allow anything: allow the form you use, e.g. \
+             {example}"
+        ));
+    }
+    if let (Some((_, runners, _)), [_, sub]) = (
+        MULTI_WORD_TOOLS.iter().find(|(tool, _, _)| *tool == key),
+        words.as_slice(),
+    ) && runners.contains(sub)
+    {
+        return Some(format!(
+            "`{rule}` runs the command given after it, so the rule would allow anything: \
+             allow the command too, e.g. `{rule} pytest`"
+        ));
+    }
+    None
+}
+
 /// Word `at` when it is a plain name: letters, digits and `._+-:`, not starting with `-` (an
 /// option) or `.`, and for a program no path.
 fn plain(words: &[Word], at: usize, program: bool) -> Option<&str> {
@@ -352,6 +441,93 @@ mod tests {
                 suggest_prefix(*os, command).as_deref(),
                 *want,
                 "input: {command:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn allow_rules_that_would_allow_anything_are_refused() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("python", Some("`python3 -m pytest`")),
+            ("python3", Some("`python3 -m pytest`")),
+            ("python3 -c", Some("runs code")),
+            ("bash", Some("`bash ./run_tests.sh`")),
+            ("sh", Some("runs any command")),
+            ("bash -c", Some("runs any command")),
+            ("make", Some("`make test`")),
+            ("make -k", Some("runs any target")),
+            ("npx", Some("`npx jest`")),
+            ("node", Some("runs code")),
+            ("env", Some("runs the command given after it")),
+            ("sudo apt", Some("protected program")),
+            ("xargs ls", Some("runs the command given after it")),
+            ("timeout 10", Some("runs the command given after it")),
+            ("eval", Some("runs the command given after it")),
+            ("rm -rf build", Some("protected program")),
+            ("uv run", Some("`uv run pytest`")),
+            ("npm exec", Some("`npm exec pytest`")),
+            ("npx jest --ci", None),
+            ("npx cowsay", None),
+            ("npx -y", Some("runs any package")),
+            ("uvx", Some("runs any package")),
+            ("uv run pytest -x", None),
+            ("git status; rm", Some("plain words")),
+            ("", Some("plain words")),
+            ("python3 -m pytest", None),
+            ("python3 manage.py test", None),
+            ("bash ./run_tests.sh", None),
+            ("make test", None),
+            ("npx jest", None),
+            ("uv run pytest", None),
+            ("./run_tests.sh", None),
+            ("cargo test", None),
+            ("git", None),
+            ("touch", None),
+        ];
+        for (rule, want) in cases {
+            let got = allow_rule_problem(OsFamily::Unix, rule);
+            match want {
+                None => assert_eq!(got, None, "input: {rule:?}"),
+                Some(part) => assert!(
+                    got.as_deref().is_some_and(|why| why.contains(part)),
+                    "input: {rule:?}: {got:?}"
+                ),
+            }
+        }
+    }
+
+    /// Every prefix the prompt offers is one `agent rules add` accepts.
+    #[test]
+    fn every_offered_prefix_is_an_acceptable_rule() {
+        let commands = [
+            "git status -s",
+            "cargo test --all",
+            "touch F",
+            "make test",
+            "npm run build",
+            "python3 -m pytest -x",
+            ".venv/bin/python -m pytest",
+            "uv run pytest",
+            "poetry run pytest",
+            "npx jest",
+            "npx playwright test",
+            "./run_tests.sh",
+            "scripts/ci/test.sh -v",
+            "./gradlew test",
+            "mvn test",
+            "go test ./...",
+            "dotnet test",
+            "bun test",
+            "pytest -x",
+            "ruff check .",
+        ];
+        for command in commands {
+            let prefix = suggest_prefix(OsFamily::Unix, command)
+                .unwrap_or_else(|| panic!("no prefix for {command:?}"));
+            assert_eq!(
+                allow_rule_problem(OsFamily::Unix, &prefix),
+                None,
+                "{command:?} → {prefix:?}"
             );
         }
     }
