@@ -335,6 +335,12 @@ pub struct RunArgs {
     /// Also deny commands containing a command starting with PREFIX, for this run (repeatable).
     #[arg(long, value_name = "PREFIX")]
     pub deny: Vec<String>,
+    /// Apply the file tools' edits inside the workspace without asking, for this run (as
+    /// `[permissions.files] edits = "allow"` in your settings file); shell commands keep their
+    /// rules, and `.git`, `.agent`, settings, secret files and paths outside are still never
+    /// written.
+    #[arg(long)]
+    pub allow_edits: bool,
     /// ask: prompt for unsure commands; deny: never prompt; off: no shell tool; allow-all: run
     /// everything not denied except destructive programs (rm, mv, dd, sudo …), which still ask.
     #[arg(long, value_enum, value_name = "MODE")]

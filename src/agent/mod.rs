@@ -379,9 +379,13 @@ impl Loop<'_> {
         let command = Some(decided.command.clone());
         if decision.verdict != Verdict::Allow {
             stats.commands_denied += 1;
+            let allow = (decided.by == DecidedBy::NoTerminal)
+                .then(|| approval::allow_flag(self.config.os, decision.prefix.as_deref()))
+                .flatten();
             stats.denials.push(Denial {
                 command: decided.command.clone(),
                 reason: decision.reason.clone(),
+                allow,
             });
             let error = ToolError::new(ToolErrorCode::Denied, denial_message(&decided));
             return fail(error, command, emit);
@@ -564,6 +568,7 @@ fn interrupted(id: &str, command: &str, stats: &mut Stats, emit: &mut (dyn FnMut
     stats.denials.push(Denial {
         command: command.to_owned(),
         reason,
+        allow: None,
     });
 }
 

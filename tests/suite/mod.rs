@@ -11,6 +11,7 @@ mod fake_model;
 mod file_tools;
 mod file_tools_tty;
 mod harness;
+mod headless;
 mod inspect;
 mod instructions;
 mod layers;
