@@ -138,6 +138,17 @@ fn no_rules_says_how_to_add_one() {
         .stdout(predicate::str::starts_with("no allow or deny rules"));
 }
 
+/// `agent check COMMAND` exits with each status (0 allow, 3 ask, 4 deny).
+fn check_exits(sandbox: &Sandbox, cases: &[(&str, i32)]) {
+    for (command, code) in cases {
+        sandbox
+            .agent()
+            .args(["check", command])
+            .assert()
+            .code(*code);
+    }
+}
+
 #[test]
 fn rules_add_list_and_remove_round_trip_keeping_comments() {
     let sandbox = Sandbox::new();
@@ -163,16 +174,13 @@ fn rules_add_list_and_remove_round_trip_keeping_comments() {
         std::fs::read_to_string(&file).unwrap(),
         original.replace("[\"ls\"]", "[\"ls\", \"python3 -m pytest\"]")
     );
-    sandbox
-        .agent()
-        .args(["check", "python3 -m pytest -x tests/"])
-        .assert()
-        .code(0);
-    sandbox
-        .agent()
-        .args(["check", "python3 -c 'print(1)'"])
-        .assert()
-        .code(3);
+    check_exits(
+        &sandbox,
+        &[
+            ("python3 -m pytest -x tests/", 0),
+            ("python3 -c 'print(1)'", 3),
+        ],
+    );
     // Twice: nothing changes.
     sandbox
         .agent()
@@ -214,16 +222,7 @@ fn rules_add_list_and_remove_round_trip_keeping_comments() {
             json!(["allow", "make test", "user-project"]),
         ]
     );
-    sandbox
-        .agent()
-        .args(["check", "make test"])
-        .assert()
-        .code(0);
-    sandbox
-        .agent()
-        .args(["check", "make deploy"])
-        .assert()
-        .code(3);
+    check_exits(&sandbox, &[("make test", 0), ("make deploy", 3)]);
     for rule in ["python3 -m pytest", "make test"] {
         sandbox
             .agent()

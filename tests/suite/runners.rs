@@ -241,29 +241,18 @@ fn a_rule_with_the_prefix_allows_the_runner_and_its_dangerous_options_still_ask(
     for runner in RUNNERS {
         for program in runner.programs {
             let prefix = join(&[program, runner.form]);
-            let ordinary: Vec<String> = runner
-                .ordinary
-                .iter()
-                .map(|arguments| join(&[&prefix, arguments]))
-                .collect();
-            for (command, got) in
-                ordinary
+            for (arguments, want) in [(runner.ordinary, "allow"), (runner.dangerous, "ask")] {
+                let commands: Vec<String> = arguments
                     .iter()
-                    .zip(decisions(&sandbox, &["--allow", &prefix], &ordinary))
-            {
-                assert_eq!(got["decision"], "allow", "{command} under {prefix}: {got}");
-            }
-            let dangerous: Vec<String> = runner
-                .dangerous
-                .iter()
-                .map(|arguments| join(&[&prefix, arguments]))
-                .collect();
-            for (command, got) in
-                dangerous
-                    .iter()
-                    .zip(decisions(&sandbox, &["--allow", &prefix], &dangerous))
-            {
-                assert_eq!(got["decision"], "ask", "{command} under {prefix}: {got}");
+                    .map(|arguments| join(&[&prefix, arguments]))
+                    .collect();
+                for (command, got) in
+                    commands
+                        .iter()
+                        .zip(decisions(&sandbox, &["--allow", &prefix], &commands))
+                {
+                    assert_eq!(got["decision"], want, "{command} under {prefix}: {got}");
+                }
             }
         }
     }
