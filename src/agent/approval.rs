@@ -30,6 +30,16 @@ pub(super) struct Decided {
     pub note: Option<String>,
 }
 
+impl Decided {
+    /// The `agent run` flag that would have allowed it, for a denial for want of a terminal
+    /// (`--allow 'python3 -m pytest'`), when a rule can be offered.
+    pub(super) fn allow_flag(&self, os: OsFamily) -> Option<String> {
+        (self.by == DecidedBy::NoTerminal)
+            .then(|| allow_flag(os, self.decision.prefix.as_deref()))
+            .flatten()
+    }
+}
+
 /// Commands a person allowed with `2`: the exact text, for the rest of the run — of the
 /// session, for an interactive one, whose messages share one [`super::Config`] and so this.
 #[derive(Debug, Default, Clone)]

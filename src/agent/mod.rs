@@ -379,13 +379,10 @@ impl Loop<'_> {
         let command = Some(decided.command.clone());
         if decision.verdict != Verdict::Allow {
             stats.commands_denied += 1;
-            let allow = (decided.by == DecidedBy::NoTerminal)
-                .then(|| approval::allow_flag(self.config.os, decision.prefix.as_deref()))
-                .flatten();
             stats.denials.push(Denial {
                 command: decided.command.clone(),
                 reason: decision.reason.clone(),
-                allow,
+                allow: decided.allow_flag(self.config.os),
             });
             let error = ToolError::new(ToolErrorCode::Denied, denial_message(&decided));
             return fail(error, command, emit);

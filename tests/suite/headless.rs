@@ -107,7 +107,7 @@ fn allow_edits_leaves_shell_commands_to_their_rules() {
 fn an_edit_denied_without_a_terminal_names_allow_edits() {
     let sandbox = project();
     let server = FakeModel::openai_turns([edit("e1", FIX), turn_text("could not")]);
-    let (stdout, stderr) = ci_run(&sandbox, &server, &["--json"]);
+    let (stdout, _) = ci_run(&sandbox, &server, &["--json"]);
     assert!(lib(&sandbox).contains("a - b"));
     let results = server.request(1).tool_results();
     assert!(
