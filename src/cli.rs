@@ -108,7 +108,7 @@ pub enum Command {
     /// terminal). Every run is recorded under `agent history`.
     #[command(
         after_help = concat!(
-            "Examples:\n  agent run 'list the files here'\n  echo 'what OS is this' | agent run\n  agent run --provider ollama --model llama3.2 'show git status'\n  agent run --allow 'cargo test' --json 'run the tests' > events.ndjson\n  agent run --continue 'now fix it'\n  agent run --max-tokens 200000 --max-time 10m 'fix the failing test'\n\n",
+            "Examples:\n  agent run 'list the files here'\n  echo 'what OS is this' | agent run\n  agent run --provider ollama --model llama3.2 'show git status'\n  agent run --allow 'cargo test' --json 'run the tests' > events.ndjson\n  CI=true agent run --allow 'python3 -m pytest' --allow-edits 'fix the failing test'\n  agent run --continue 'now fix it'\n  agent run --max-tokens 200000 --max-time 10m 'fix the failing test'\n\n",
         exit_status!()
     )
     )]
