@@ -8,8 +8,9 @@
 //! command's own first words, so it matches the same command with any arguments after them
 //! (`python3 -m pytest -x tests/`) and never another use of the program (`python3 -c …`,
 //! `python3 -m pip`). A program written as a path inside the workspace (`.venv/bin/python`,
-//! `./gradlew`) counts as the program it names; a path alone, not a runner, is offered as a
-//! project script (`./run_tests.sh`) unless it names a shell, an interpreter or a wrapper.
+//! `./gradlew`) counts as the program it names; a path to a shell script, not a runner, is
+//! offered as a project script (`./run_tests.sh`) unless it names a shell, an interpreter or
+//! a wrapper.
 
 use super::OsFamily;
 use super::programs::{is_protected, runs_other_programs};
@@ -82,13 +83,20 @@ pub(super) fn runner_prefix(os: OsFamily, words: &[Word]) -> Option<String> {
             .collect();
         return Some(prefix.join(" "));
     }
-    // A project script, by its path: not a program that runs what it is given.
+    // A project's shell script, by its path: not a program that runs what it is given.
     let script = in_workspace(os, program)
+        && SCRIPT_EXTENSIONS.iter().any(|ext| key.ends_with(ext))
         && !is_protected(&key)
         && !runs_other_programs(&key)
         && !super::suggest::runs_code(&key);
     script.then(|| program.text.clone())
 }
+
+/// The endings of a project script offered by its path. Shell scripts only: a project's other
+/// executables often run code given as arguments (`bin/rails runner CODE`, `./manage.py
+/// shell -c CODE`, `bin/console`), and a path without an ending may be a link to any
+/// program (`bin/curl`).
+const SCRIPT_EXTENSIONS: &[&str] = &[".sh", ".bash"];
 
 /// A program name without a path: letters, digits and `._+-`, not starting with `-` or `.`.
 fn plain_name(text: &str) -> bool {
@@ -162,6 +170,11 @@ mod tests {
             ("./gradlew test", Some("./gradlew test")),
             ("./run_tests.sh", Some("./run_tests.sh")),
             ("scripts/test.sh -v", Some("scripts/test.sh")),
+            ("ci/test.bash", Some("ci/test.bash")),
+            ("bin/rails runner x", None),
+            ("./manage.py shell -c x", None),
+            ("bin/curl x", None),
+            ("scripts/test", None),
             ("./bash x", None),
             ("./node x.js", None),
             ("bin/env ls", None),
