@@ -382,6 +382,7 @@ impl Loop<'_> {
             stats.denials.push(Denial {
                 command: decided.command.clone(),
                 reason: decision.reason.clone(),
+                allow: decided.allow_flag(self.config.os),
             });
             let error = ToolError::new(ToolErrorCode::Denied, denial_message(&decided));
             return fail(error, command, emit);
@@ -564,6 +565,7 @@ fn interrupted(id: &str, command: &str, stats: &mut Stats, emit: &mut (dyn FnMut
     stats.denials.push(Denial {
         command: command.to_owned(),
         reason,
+        allow: None,
     });
 }
 

@@ -264,6 +264,9 @@ pub(super) fn run_overrides(global: &GlobalArgs, args: &RunArgs) -> Overrides {
         timeout: args.timeout,
         max_turns: args.max_turns,
         fail_on_deny: args.fail_on_deny.then_some(true),
+        edits: args
+            .allow_edits
+            .then_some(crate::policy::files::Edits::Allow),
         ..super::with_sandbox_flags(super::overrides(global), &args.sandbox)
     }
 }

@@ -202,6 +202,8 @@ pub struct Overrides {
     pub sandbox_required: Option<bool>,
     /// `--fail-on-deny`.
     pub fail_on_deny: Option<bool>,
+    /// `--allow-edits`: the file tools' edits inside the workspace need no yes.
+    pub edits: Option<crate::policy::files::Edits>,
 }
 
 /// What an interactive session knows of the model besides how to reach it.
@@ -648,6 +650,9 @@ fn apply_flags(draft: &mut Draft, overrides: &Overrides) {
     ));
     if let Some(on) = overrides.fail_on_deny {
         s.fail_on_deny = sourced(on, Origin::Flag("--fail-on-deny"));
+    }
+    if let Some(edits) = overrides.edits {
+        s.files.edits = sourced(edits, Origin::Flag("--allow-edits"));
     }
     if let Some(timeout) = overrides.timeout {
         s.timeout = sourced(timeout, Origin::Flag("--timeout"));
