@@ -22,6 +22,7 @@ mod rules;
 mod run;
 mod sandbox;
 mod sanitize;
+mod secrets;
 mod session;
 mod ship;
 mod signals;
