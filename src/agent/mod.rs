@@ -54,6 +54,9 @@ pub struct Config {
     pub read_only: ReadOnly,
     /// Per-command timeout (the model may only lower it) and output cap.
     pub limits: exec::Limits,
+    /// CPU time and memory of a command the read-only list allowed (it runs with nobody's
+    /// yes, in the read-only sandbox); commands a person or a rule allowed have none.
+    pub inspect_limits: crate::sandbox::ResourceLimits,
     /// Model turns before stopping.
     pub max_turns: u32,
     /// Extra environment variables to keep from commands (the configured key variable).
@@ -472,7 +475,7 @@ impl Loop<'_> {
         request.redact.clone_from(&self.config.secrets);
         request.sandbox = self.config.sandbox.active_policy().map(|policy| {
             if inspection {
-                policy.inspection()
+                policy.inspection().limited(self.config.inspect_limits)
             } else {
                 policy.clone()
             }

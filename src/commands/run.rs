@@ -281,6 +281,7 @@ pub(super) fn agent_config(
         mode: settings.mode.value,
         read_only: settings.read_only.value,
         limits: settings.limits(),
+        inspect_limits: settings.inspect_limits(),
         max_turns: settings.max_turns.value,
         env_remove: Some(settings.api_key_env.value.clone())
             .into_iter()

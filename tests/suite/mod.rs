@@ -14,6 +14,7 @@ mod harness;
 mod inspect;
 mod instructions;
 mod layers;
+mod limits;
 mod model;
 mod pickers;
 mod readme;

@@ -63,7 +63,7 @@ impl Dirs {
 }
 
 /// Whether the sandbox works on this machine; tests skip (saying so) where it does not.
-fn available() -> bool {
+pub(super) fn available() -> bool {
     let dirs = Dirs::new();
     let output = dirs
         .agent()
