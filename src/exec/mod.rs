@@ -578,7 +578,10 @@ fn finished(
         .sandbox
         .as_ref()
         .filter(|_| error.is_none())
-        .and_then(|policy| crate::sandbox::likely_denial(policy, exit_code, &captured.stderr));
+        .and_then(|policy| {
+            crate::sandbox::likely_denial(policy, exit_code, &captured.stderr)
+                .or_else(|| policy.limits.note(exit_code, signal, &captured.stderr))
+        });
     ExecResult {
         exit_code,
         stdout: captured.stdout,

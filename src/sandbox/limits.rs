@@ -25,6 +25,20 @@ pub const DEFAULT_INSPECT_MEMORY_MB: u64 = 2048;
 /// first.
 const CPU_GRACE_SECS: u64 = 1;
 
+/// The signal the CPU limit sends first (`SIGXCPU` on Linux).
+const SIGXCPU: i32 = 24;
+
+/// Words in stderr that say an allocation failed (C's `strerror(ENOMEM)`, GNU's "memory
+/// exhausted", Rust's and Python's messages).
+const OUT_OF_MEMORY_WORDS: &[&str] = &[
+    "allocate memory",
+    "memory exhausted",
+    "out of memory",
+    "Out of memory",
+    "memory allocation",
+    "MemoryError",
+];
+
 /// The helper's arguments that carry the limits.
 const CPU_ARG: &str = "--cpu-secs";
 const MEMORY_ARG: &str = "--memory-bytes";
@@ -80,6 +94,31 @@ impl ResourceLimits {
             .ok_or_else(|| format!("`{flag}` needs a number"))?;
         *slot = Some(number);
         Ok(true)
+    }
+
+    /// When a command ended the way one of these limits ends it (SIGXCPU, or an allocation
+    /// that failed with the memory limit set), a note for the model saying so; `None`
+    /// otherwise. A guess from the status and the command's own stderr: the note says
+    /// "likely".
+    #[must_use]
+    pub fn note(self, exit_code: Option<i32>, signal: Option<i32>, stderr: &str) -> Option<String> {
+        let what = if let Some(secs) = self.cpu_secs
+            && (signal == Some(SIGXCPU) || exit_code == Some(128 + SIGXCPU))
+        {
+            format!("CPU-time limit ({secs} s per process)")
+        } else if let Some(bytes) = self.memory_bytes
+            && exit_code != Some(0)
+            && OUT_OF_MEMORY_WORDS.iter().any(|word| stderr.contains(word))
+        {
+            format!("memory limit ({} MiB per process)", bytes >> 20)
+        } else {
+            return None;
+        };
+        Some(format!(
+            "likely stopped by the sandbox's {what} for commands that run without the user's \
+             yes: narrow the command (a smaller input, a path, fewer revisions), or ask the user \
+             to run it"
+        ))
     }
 
     /// Sets the limits on this process (the stage, just before it becomes the command), soft
@@ -147,6 +186,30 @@ mod tests {
             ResourceLimits::inspection(10, 2048).memory_bytes,
             Some(2 << 30)
         );
+    }
+
+    #[test]
+    fn a_stop_by_a_limit_is_noted_and_nothing_else_is() {
+        let limits = ResourceLimits::inspection(10, 2048);
+        let cpu = limits.note(None, Some(SIGXCPU), "").unwrap();
+        assert!(cpu.contains("CPU-time limit (10 s per process)"), "{cpu}");
+        assert_eq!(limits.note(Some(152), None, ""), Some(cpu));
+        let memory = limits
+            .note(Some(5), None, "jq: error: cannot allocate memory\n")
+            .unwrap();
+        assert!(
+            memory.contains("memory limit (2048 MiB per process)"),
+            "{memory}"
+        );
+        for (exit_code, signal, stderr) in [
+            (Some(1), None, "no such file\n"),
+            (Some(0), None, "out of memory\n"),
+            (None, Some(9), ""),
+        ] {
+            assert_eq!(limits.note(exit_code, signal, stderr), None, "{stderr}");
+        }
+        let none = ResourceLimits::default();
+        assert_eq!(none.note(None, Some(SIGXCPU), "out of memory"), None);
     }
 
     #[test]

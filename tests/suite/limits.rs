@@ -25,7 +25,7 @@ fn result_of(sandbox: &Sandbox, command: &str, flags: &[&str]) -> serde_json::Va
 
 /// `jq -n 'last(range(1e18))'` only computes: allowed by the read-only list, it is ended by
 /// its CPU limit (SIGXCPU, or SIGKILL at the hard limit; the shell may report either as
-/// 128 + the signal), long before the minute-long timeout.
+/// 128 + the signal), long before the minute-long timeout, and the model is told why.
 #[test]
 fn a_look_that_only_computes_is_stopped_by_its_cpu_limit() {
     if !available() {
@@ -40,9 +40,12 @@ fn a_look_that_only_computes_is_stopped_by_its_cpu_limit() {
         .into_iter()
         .any(|signal| result["signal"] == signal || result["exit_code"] == 128 + signal);
     assert!(ended, "not ended by the CPU limit: {result}");
+    let note = result["sandbox_note"].as_str().unwrap_or_default();
+    assert!(note.contains("CPU-time limit (2 s"), "{result}");
 }
 
-/// A look that builds a huge value fails its allocation at the memory limit; the same
+/// A look that builds a huge value fails its allocation at the memory limit (and the model is
+/// told why); the same
 /// command allowed by a rule (not a look: it may need what a build needs) has no such limit.
 #[test]
 fn a_look_that_fills_memory_fails_at_its_limit_and_a_rule_keeps_todays_limits() {
@@ -58,6 +61,8 @@ fn a_look_that_fills_memory_fails_at_its_limit_and_a_rule_keeps_todays_limits() 
         look["stderr"].as_str().unwrap().contains("allocate"),
         "{look}"
     );
+    let note = look["sandbox_note"].as_str().unwrap_or_default();
+    assert!(note.contains("memory limit (16 MiB"), "{look}");
     let ruled = result_of(&sandbox, command, &["--allow", "jq"]);
     assert_eq!(ruled["exit_code"], 0, "{ruled}");
     assert_eq!(ruled["stdout"], "1000000\n");
