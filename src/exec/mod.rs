@@ -20,7 +20,9 @@ pub use cap::Stream;
 pub use process::SCRUBBED_ENV;
 pub use redact::{REDACTED, RedactedStream, Secrets};
 
-use cap::{OutputCap, Utf8Decoder};
+use redact::OutputText;
+
+use cap::OutputCap;
 use process::Kill;
 
 /// Default per-command timeout — long enough for a build step, short enough that
@@ -434,33 +436,18 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
     let mut stderr = child.stderr.take();
     let mut out_buf = vec![0u8; READ_CHUNK_BYTES];
     let mut err_buf = vec![0u8; READ_CHUNK_BYTES];
-    let mut decoders = [Utf8Decoder::default(), Utf8Decoder::default()];
-    let mut redactors = [request.redact.stream(), request.redact.stream()];
+    let mut output = OutputText::new(&request.redact);
     let mut cap = OutputCap::new(request.limits.max_output_chars);
-    let (mut decoded, mut text) = (String::new(), String::new());
     let mut status = None;
     let mut io_error = None;
     let deadline = tokio::time::Instant::from_std(start + request.limits.timeout);
     let mut drain_deadline = None;
     let mut timed_out = false;
 
-    // `None`: the stream ended, what its decoder and redactor held back goes out.
+    // `None`: the stream ended, what was held back of it goes out.
     let mut deliver = |stream: Stream, bytes: Option<&[u8]>, cap: &mut OutputCap| {
-        let (decoder, redactor) = (
-            &mut decoders[stream as usize],
-            &mut redactors[stream as usize],
-        );
-        decoded.clear();
-        text.clear();
-        match bytes {
-            Some(bytes) => decoder.decode(bytes, &mut decoded),
-            None => decoder.finish(&mut decoded),
-        }
-        redactor.push(&decoded, &mut text);
-        if bytes.is_none() {
-            redactor.finish(&mut text);
-        }
-        cap.push(stream, &text);
+        let text = output.take(stream, bytes);
+        cap.push(stream, text);
         // Without secrets the raw bytes pass untouched (an incomplete last character too).
         let bytes: &[u8] = match bytes {
             Some(bytes) if request.redact.is_empty() => bytes,
@@ -471,7 +458,7 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
             sink(Chunk {
                 stream,
                 bytes,
-                text: &text,
+                text,
             });
         }
     };

@@ -6,6 +6,8 @@
 //! secret printed in two reads is still found whole. It does no I/O and knows nothing of where
 //! the text goes.
 
+use super::cap::{Stream, Utf8Decoder};
+
 /// What a secret is replaced with.
 pub const REDACTED: &str = "[REDACTED]";
 
@@ -110,6 +112,44 @@ impl RedactedStream {
     }
 }
 
+/// A command's stdout and stderr as text that may be passed on: each decoded (a character cut
+/// by a read is held back, invalid bytes become U+FFFD) and redacted on its own.
+#[derive(Debug)]
+pub(super) struct OutputText {
+    decoders: [Utf8Decoder; 2],
+    redactors: [RedactedStream; 2],
+    decoded: String,
+    text: String,
+}
+
+impl OutputText {
+    pub(super) fn new(secrets: &Secrets) -> Self {
+        Self {
+            decoders: [Utf8Decoder::default(), Utf8Decoder::default()],
+            redactors: [secrets.stream(), secrets.stream()],
+            decoded: String::new(),
+            text: String::new(),
+        }
+    }
+
+    /// The text of `stream` that may be passed on after it read `bytes`; `None`: the stream
+    /// ended, and what was held back of it goes out.
+    pub(super) fn take(&mut self, stream: Stream, bytes: Option<&[u8]>) -> &str {
+        let at = stream as usize;
+        self.decoded.clear();
+        self.text.clear();
+        match bytes {
+            Some(bytes) => self.decoders[at].decode(bytes, &mut self.decoded),
+            None => self.decoders[at].finish(&mut self.decoded),
+        }
+        self.redactors[at].push(&self.decoded, &mut self.text);
+        if bytes.is_none() {
+            self.redactors[at].finish(&mut self.text);
+        }
+        &self.text
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +241,28 @@ mod tests {
             stream.push("sk-test-key-012345678", &mut out);
             assert!(stream.held.len() < KEY.len());
         }
+    }
+
+    /// Each stream is decoded and redacted on its own: a key's halves on stdout and stderr are
+    /// no key, and a character or a key cut between two reads of one stream comes out whole.
+    #[test]
+    fn the_two_streams_are_kept_apart() {
+        let mut output = OutputText::new(&Secrets::new([KEY]));
+        let mut out = [String::new(), String::new()];
+        let key = KEY.as_bytes();
+        for (stream, bytes) in [
+            (Stream::Stdout, &key[..5]),
+            (Stream::Stderr, &key[5..]),
+            (Stream::Stdout, &key[5..]),
+            (Stream::Stderr, "é".as_bytes().split_at(1).0),
+            (Stream::Stdout, b" done"),
+        ] {
+            out[stream as usize].push_str(output.take(stream, Some(bytes)));
+        }
+        for stream in [Stream::Stdout, Stream::Stderr] {
+            out[stream as usize].push_str(output.take(stream, None));
+        }
+        assert_eq!(out, ["[REDACTED] done", "st-key-0123456789\u{fffd}"]);
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub const DEFAULT_INSPECT_MEMORY_MB: u64 = 2048;
 
 /// Seconds between the CPU limit's SIGXCPU and its SIGKILL, for a program that ignores the
 /// first.
+#[cfg(target_os = "linux")]
 const CPU_GRACE_SECS: u64 = 1;
 
 /// The signal the CPU limit sends first (`SIGXCPU` on Linux).
