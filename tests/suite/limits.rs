@@ -45,8 +45,8 @@ fn a_look_that_only_computes_is_stopped_by_its_cpu_limit() {
 }
 
 /// A look that builds a huge value fails its allocation at the memory limit (and the model is
-/// told why); the same
-/// command allowed by a rule (not a look: it may need what a build needs) has no such limit.
+/// told why); the same command allowed by a rule (not a look: it may need what a build needs)
+/// has no such limit.
 #[test]
 fn a_look_that_fills_memory_fails_at_its_limit_and_a_rule_keeps_todays_limits() {
     if !available() {
@@ -78,22 +78,9 @@ fn a_look_has_the_default_limits_in_its_own_process() {
         return;
     }
     let sandbox = Sandbox::new();
-    let bin = sandbox.work().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let stand_in = bin.join("ls");
-    std::fs::write(
-        &stand_in,
-        "#!/bin/sh\nulimit -t unlimited 2>/dev/null; grep -E 'cpu time|data size' /proc/self/limits\n",
-    )
-    .unwrap();
-    let mut permissions = std::fs::metadata(&stand_in).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-    std::fs::set_permissions(&stand_in, permissions).unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let script = "#!/bin/sh\nulimit -t unlimited 2>/dev/null; \
+                  grep -E 'cpu time|data size' /proc/self/limits\n";
+    let path = super::harness::first_on_path(&sandbox.work().join("bin"), "ls", script);
     let server = FakeModel::openai_turns([turn_tool_call("ls", "list"), turn_text("done")]);
     sandbox
         .openai_run(&server)

@@ -25,32 +25,35 @@ fn result_stdouts(events: &[serde_json::Value]) -> Vec<String> {
         .collect()
 }
 
-/// A workspace whose files hold the key in two pieces, and a command that prints them apart,
-/// with a pause between, so the two pieces come in two reads. The command line itself holds
-/// no piece of the key.
-fn split_key_workspace() -> Sandbox {
+/// Runs a command that prints the key in two pieces from two files, with a pause between, so
+/// the pieces come in two reads (the command line itself holds no piece of the key), with
+/// `flags`: the sandbox, the server and the output.
+fn print_the_key_in_two_pieces(flags: &[&str]) -> (Sandbox, FakeModel, std::process::Output) {
     let sandbox = Sandbox::new();
     let (first, second) = KEY.split_at(8);
     std::fs::write(sandbox.work().join("first.txt"), first).unwrap();
     std::fs::write(sandbox.work().join("second.txt"), second).unwrap();
-    sandbox
-}
-
-const SPLIT_COMMAND: &str = "cat first.txt; sleep 0.2; cat second.txt";
-
-#[test]
-fn a_key_printed_in_two_pieces_is_redacted_in_json_the_transcript_and_for_the_model() {
-    let sandbox = split_key_workspace();
     let server = FakeModel::openai_turns([
-        turn_tool_call(SPLIT_COMMAND, "print the pieces"),
+        turn_tool_call(
+            "cat first.txt; sleep 0.2; cat second.txt",
+            "print the pieces",
+        ),
         turn_text("done"),
     ]);
     let output = sandbox
         .openai_run(&server)
-        .args(["--allow", "sleep", "--json", "go"])
+        .args(["--allow", "sleep"])
+        .args(flags)
+        .arg("go")
         .output()
         .unwrap();
     assert!(output.status.success(), "{output:?}");
+    (sandbox, server, output)
+}
+
+#[test]
+fn a_key_printed_in_two_pieces_is_redacted_in_json_the_transcript_and_for_the_model() {
+    let (sandbox, server, output) = print_the_key_in_two_pieces(&["--json"]);
     let json = events(&output.stdout);
     assert_eq!(streamed(&json), "[REDACTED]", "--json");
     assert_eq!(result_stdouts(&json), ["[REDACTED]"], "--json");
@@ -66,17 +69,7 @@ fn a_key_printed_in_two_pieces_is_redacted_in_json_the_transcript_and_for_the_mo
 
 #[test]
 fn a_key_printed_in_two_pieces_is_redacted_on_the_plain_screen() {
-    let sandbox = split_key_workspace();
-    let server = FakeModel::openai_turns([
-        turn_tool_call(SPLIT_COMMAND, "print the pieces"),
-        turn_text("done"),
-    ]);
-    let output = sandbox
-        .openai_run(&server)
-        .args(["--allow", "sleep", "--plain", "--verbose", "go"])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
+    let (_sandbox, _server, output) = print_the_key_in_two_pieces(&["--plain", "--verbose"]);
     let screen = String::from_utf8_lossy(&output.stderr);
     let (first, second) = KEY.split_at(8);
     assert!(
