@@ -3,7 +3,7 @@
 //! on the stream, however the reads cut it, before the screen, `--json`, the transcript or
 //! the model see it.
 
-use super::fake_model::{FakeModel, turn_text, turn_tool_call};
+use super::fake_model::{FakeModel, Turn, turn_text, turn_tool_call};
 use super::harness::{KEY, Sandbox, events};
 use pretty_assertions::assert_eq;
 
@@ -125,6 +125,7 @@ fn the_configured_key_variable_and_loader_variables_never_reach_a_command() {
         turn_tool_call("printenv MY_KEY", "look for the key"),
         turn_tool_call("env", "list the environment"),
         turn_tool_call("cat key.txt", "print the key"),
+        Turn::default().with_call("call_read", "read_file", r#"{"path": "key.txt"}"#),
         turn_text("done"),
     ]);
     let output = sandbox
@@ -174,9 +175,10 @@ fn the_configured_key_variable_and_loader_variables_never_reach_a_command() {
     for text in [output.stdout.as_slice(), transcript.as_bytes()] {
         assert!(!String::from_utf8_lossy(text).contains(OWN_KEY));
     }
-    for request in server.requests() {
-        for (_, content) in request.tool_results() {
-            assert!(!content.contains(OWN_KEY), "the model was sent {content}");
-        }
+    let sent = server.request(4).tool_results();
+    assert_eq!(sent.len(), 4);
+    for (_, content) in &sent {
+        assert!(!content.contains(OWN_KEY), "the model was sent {content}");
     }
+    assert!(sent[3].1.contains("[REDACTED]"), "read_file: {}", sent[3].1);
 }
