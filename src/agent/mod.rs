@@ -148,8 +148,12 @@ pub async fn run_after<M: Model, A: Approve>(
 ) -> Result<Outcome, ModelError> {
     // The closing snapshot comes after the run's last command, before `done` says what changed.
     let mut emit = |mut event: Event| {
-        if let Event::Done { changes, .. } = &mut event {
+        if let Event::Done {
+            changes, answer, ..
+        } = &mut event
+        {
             *changes = config.snapshots.close();
+            *answer = answer.take().map(|answer| config.secrets.redact(answer));
         }
         emit(event);
     };
@@ -206,8 +210,7 @@ pub async fn run_after<M: Model, A: Approve>(
         let calls = reply.tool_calls.clone();
         messages.push(reply.to_message());
         if calls.is_empty() {
-            let answer = config.secrets.redact(reply.text);
-            emit(done(Outcome::Answered, stats, Some(answer), None));
+            emit(done(Outcome::Answered, stats, Some(reply.text), None));
             return Ok(Outcome::Answered);
         }
         for call in &calls {

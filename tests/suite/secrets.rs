@@ -182,3 +182,34 @@ fn the_configured_key_variable_and_loader_variables_never_reach_a_command() {
     }
     assert!(sent[3].1.contains("[REDACTED]"), "read_file: {}", sent[3].1);
 }
+
+/// The model's own text streams in deltas too (the fake server cuts every text in two, here
+/// inside the key): the deltas, the answer in `done` and the answer on stdout are redacted.
+#[test]
+fn a_key_the_model_writes_in_two_deltas_is_redacted() {
+    let sandbox = Sandbox::new();
+    let said = format!("the key is {KEY}");
+    let server = FakeModel::openai_turns([turn_text(&said)]);
+    let output = sandbox
+        .openai_run(&server)
+        .args(["--json", "go"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let json = events(&output.stdout);
+    let deltas: String = json
+        .iter()
+        .filter(|event| event["type"] == "text_delta")
+        .filter_map(|event| event["text"].as_str())
+        .collect();
+    assert_eq!(deltas, "the key is [REDACTED]");
+    let done = json.iter().find(|event| event["type"] == "done").unwrap();
+    assert_eq!(done["answer"], "the key is [REDACTED]");
+
+    let server = FakeModel::openai_turns([turn_text(&said)]);
+    let output = sandbox.openai_run(&server).arg("go").output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "the key is [REDACTED]\n"
+    );
+}
