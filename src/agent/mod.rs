@@ -11,6 +11,7 @@ pub use approval::RunAllowed;
 mod budget;
 mod file_call;
 mod instructions;
+mod model_text;
 mod rerun;
 mod tool;
 
@@ -23,11 +24,12 @@ pub use budget::Budget;
 pub use instructions::{Instructions, MAX_INSTRUCTION_BYTES};
 pub use tool::{SHELL, ShellCall, shell_tool};
 
+use model_text::ModelText;
 use rerun::Rerun;
 
 use crate::approve::Approve;
 use crate::exec::{self, ErrorCode, ExecRequest};
-use crate::model::{Delta, Message, Model, ModelError, Request, StopReason, ToolCall};
+use crate::model::{Message, Model, ModelError, Request, StopReason, ToolCall};
 use crate::policy::{Mode, OsFamily, ReadOnly, Rule, Rules, Source, Verdict};
 
 /// The same call this many times in a row is refused with `ELOOP`.
@@ -52,10 +54,16 @@ pub struct Config {
     pub read_only: ReadOnly,
     /// Per-command timeout (the model may only lower it) and output cap.
     pub limits: exec::Limits,
+    /// CPU time and memory of a command the read-only list allowed (it runs with nobody's
+    /// yes, in the read-only sandbox); commands a person or a rule allowed have none.
+    pub inspect_limits: crate::sandbox::ResourceLimits,
     /// Model turns before stopping.
     pub max_turns: u32,
     /// Extra environment variables to keep from commands (the configured key variable).
     pub env_remove: Vec<String>,
+    /// The API key and secret header values: redacted on the stream from commands' output
+    /// and the model's text, and from every tool result the model is sent.
+    pub secrets: exec::Secrets,
     /// The command sandbox (commands run inside it when it is active).
     pub sandbox: crate::sandbox::Sandbox,
     /// `--max-tokens` and `--max-time` for this invocation.
@@ -140,8 +148,12 @@ pub async fn run_after<M: Model, A: Approve>(
 ) -> Result<Outcome, ModelError> {
     // The closing snapshot comes after the run's last command, before `done` says what changed.
     let mut emit = |mut event: Event| {
-        if let Event::Done { changes, .. } = &mut event {
+        if let Event::Done {
+            changes, answer, ..
+        } = &mut event
+        {
             *changes = config.snapshots.close();
+            *answer = answer.take().map(|answer| config.secrets.redact(answer));
         }
         emit(event);
     };
@@ -170,17 +182,12 @@ pub async fn run_after<M: Model, A: Approve>(
             messages,
             tools: &tools,
         };
-        let mut on_delta = |delta: Delta<'_>| {
-            emit(match delta {
-                Delta::Text(text) => Event::TextDelta {
-                    text: text.to_owned(),
-                },
-                Delta::Reasoning(text) => Event::ReasoningDelta {
-                    text: text.to_owned(),
-                },
-            });
-        };
-        let Some(completed) = clock.within(model.complete(&request, &mut on_delta)).await else {
+        let mut deltas = ModelText::new(&config.secrets);
+        let completed = clock
+            .within(model.complete(&request, &mut |delta| deltas.push(delta, emit)))
+            .await;
+        deltas.finish(emit);
+        let Some(completed) = completed else {
             let note = clock.time_note();
             emit(done(Outcome::Budget, stats, None, Some(&note)));
             return Ok(Outcome::Budget);
@@ -224,7 +231,7 @@ pub async fn run_after<M: Model, A: Approve>(
             };
             messages.push(Message::ToolResult {
                 call_id: call.id.clone(),
-                content,
+                content: config.secrets.redact(content),
             });
         }
     }
@@ -469,9 +476,10 @@ impl Loop<'_> {
         request.shell.clone_from(&self.config.shell);
         request.limits = self.config.limits;
         request.env_remove.clone_from(&self.config.env_remove);
+        request.redact.clone_from(&self.config.secrets);
         request.sandbox = self.config.sandbox.active_policy().map(|policy| {
             if inspection {
-                policy.inspection()
+                policy.inspection().limited(self.config.inspect_limits)
             } else {
                 policy.clone()
             }
