@@ -11,6 +11,9 @@ mod pane;
 pub mod pick;
 mod plain;
 pub mod sanitize;
+mod stream;
+mod tail;
+mod working;
 pub mod summary;
 mod tui;
 
