@@ -231,6 +231,12 @@ impl FlowText {
     }
 }
 
+/// The terminal's width in columns (80 when it cannot be asked).
+#[must_use]
+pub fn width() -> usize {
+    crossterm::terminal::size().map_or(80, |(columns, _)| usize::from(columns))
+}
+
 /// Columns `text` takes on screen: SGR sequences (`ESC [ … m`, the only escapes rendered
 /// text holds) take none.
 #[must_use]

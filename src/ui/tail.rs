@@ -147,6 +147,23 @@ impl Tail {
     }
 }
 
+/// The kept lines as written under the summary, indented: stderr red and gaps dimmed when
+/// `color` is on.
+#[must_use]
+pub fn shown(kept: Vec<Kept>, color: bool) -> Vec<String> {
+    use crossterm::style::Stylize as _;
+    kept.into_iter()
+        .map(|kept| match kept {
+            Kept::Line(Stream::Stderr, text) if color => format!("  {}", text.red()),
+            Kept::Line(_, text) => format!("  {text}"),
+            Kept::Gap(lines) => {
+                let gap = format!("  … {lines} line{} …", if lines == 1 { "" } else { "s" });
+                if color { gap.dim().to_string() } else { gap }
+            }
+        })
+        .collect()
+}
+
 /// A line that says what went wrong: `error`, `FAILED`, `panicked`, an exception name.
 fn says_what_failed(line: &str) -> bool {
     line.contains("FAILED")

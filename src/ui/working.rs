@@ -57,12 +57,6 @@ impl Working {
         self.since = None;
     }
 
-    /// Whether the screen waits (the line is due).
-    #[must_use]
-    pub fn waiting(&self) -> bool {
-        self.since.is_some()
-    }
-
     /// Adds a turn's output tokens.
     pub fn count(&mut self, output_tokens: u64) {
         *self.tokens.get_or_insert(0) += output_tokens;

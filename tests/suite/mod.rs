@@ -14,6 +14,7 @@ mod harness;
 mod inspect;
 mod instructions;
 mod layers;
+mod live;
 mod model;
 mod pickers;
 mod readme;
