@@ -285,10 +285,12 @@ fn a_long_command_shows_live_lines_then_a_summary() {
         screen.contains("· exit 0 ·") && screen.contains("2000 lines"),
         "{screen}"
     );
+    // The pane collapsed: only its last lines stay, under the summary.
     assert!(
-        !screen.contains("line 1999\n"),
+        !screen.contains("line 1990\n"),
         "the pane was not collapsed:\n{screen}"
     );
+    assert!(screen.contains("\n  line 2000\n"), "{screen}");
 }
 
 #[test]
