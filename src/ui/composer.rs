@@ -460,7 +460,9 @@ impl Composer {
         if self.busy {
             match &self.activity {
                 Some(activity) => format!("{activity} · Enter queues a message"),
-                None => "working · Esc or Ctrl+C stops the turn · Enter queues a message".to_owned(),
+                None => {
+                    "working · Esc or Ctrl+C stops the turn · Enter queues a message".to_owned()
+                }
             }
         } else {
             "Enter sends · Alt+Enter or \\ at the end: new line · ↑ history · /help · Ctrl+D ends"

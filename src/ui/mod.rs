@@ -12,10 +12,10 @@ pub mod pick;
 mod plain;
 pub mod sanitize;
 mod stream;
-mod tail;
-mod working;
 pub mod summary;
+mod tail;
 mod tui;
+mod working;
 
 pub use pane::{PaneState, render};
 pub use plain::Plain;

@@ -82,11 +82,7 @@ impl Plain {
             rest.push('\n');
             flow.line_ended();
         }
-        if !rest.is_empty() {
-            let mut stderr = std::io::stderr().lock();
-            let _ = stderr.write_all(rest.as_bytes());
-            let _ = stderr.flush();
-        }
+        super::stream::show(&rest);
     }
 
     /// Prints the reasoning held so far: whole with `-v`, else its start on one line; always
@@ -148,10 +144,7 @@ impl Plain {
         let line = match event {
             Event::TextDelta { text } => {
                 if let Some(flow) = &mut self.flow {
-                    let shown = flow.push(text, super::stream::width());
-                    let mut stderr = std::io::stderr().lock();
-                    let _ = stderr.write_all(shown.as_bytes());
-                    let _ = stderr.flush();
+                    super::stream::show(&flow.push(text, super::stream::width()));
                 } else {
                     self.text.push_str(text);
                 }

@@ -12,7 +12,8 @@
 //! Every piece of the model's text passes [`super::sanitize`] before it is written: the open
 //! line is sanitised whole on each redraw, so an escape sequence split between two deltas
 //! (`ESC` in one, `[31m` in the next) is shown as text, never joined into a sequence.
-//! Neither knows where the bytes go: they return what to write.
+//! Neither knows where the bytes go: they return what to write ([`show`] writes it on
+//! stderr).
 
 use unicode_width::UnicodeWidthChar as _;
 
@@ -231,6 +232,17 @@ impl FlowText {
     }
 }
 
+/// Writes `bytes` on stderr at once (nothing when empty).
+pub fn show(bytes: &str) {
+    use std::io::Write as _;
+    if bytes.is_empty() {
+        return;
+    }
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(bytes.as_bytes());
+    let _ = stderr.flush();
+}
+
 /// The terminal's width in columns (80 when it cannot be asked).
 #[must_use]
 pub fn width() -> usize {
@@ -387,7 +399,10 @@ mod tests {
         let mut bytes = text.push("The answer beg", 20);
         assert_eq!(screen(&bytes, 20), ["The answer beg"]);
         bytes.push_str(&text.push("ins here and goes on", 20));
-        assert_eq!(screen(&bytes, 20), ["The answer begins", "here and goes on"]);
+        assert_eq!(
+            screen(&bytes, 20),
+            ["The answer begins", "here and goes on"]
+        );
         bytes.push_str(&text.push(".\n- item\n", 20));
         assert_eq!(
             screen(&bytes, 20),
@@ -401,12 +416,19 @@ mod tests {
                     step\n```\nlet x = 1;\n```\nDone, all of it.";
         let whole = live(&[text], 24);
         for at in text.char_indices().map(|(at, _)| at) {
-            assert_eq!(live(&[&text[..at], &text[at..]], 24), whole, "split at {at}");
+            assert_eq!(
+                live(&[&text[..at], &text[at..]], 24),
+                whole,
+                "split at {at}"
+            );
         }
         let pieces: Vec<String> = text.chars().map(String::from).collect();
         let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
         assert_eq!(live(&pieces, 24), whole);
-        assert!(whole.iter().all(|row| row.chars().count() <= 24), "{whole:?}");
+        assert!(
+            whole.iter().all(|row| row.chars().count() <= 24),
+            "{whole:?}"
+        );
     }
 
     #[test]
@@ -450,7 +472,12 @@ mod tests {
     fn flowing_text_wraps_between_words_without_redrawing() {
         let mut flow = FlowText::default();
         let mut bytes = String::new();
-        for piece in ["The ans", "wer begins here ", "and goes on and on.", "\nNext"] {
+        for piece in [
+            "The ans",
+            "wer begins here ",
+            "and goes on and on.",
+            "\nNext",
+        ] {
             bytes.push_str(&flow.push(piece, 16));
         }
         bytes.push_str(&flow.finish(16));

@@ -99,11 +99,7 @@ impl Tail {
                 self.add(stream, &rest);
             }
         }
-        let lines: Vec<Numbered> = self
-            .earlier_errors
-            .into_iter()
-            .chain(self.window)
-            .collect();
+        let lines: Vec<Numbered> = self.earlier_errors.into_iter().chain(self.window).collect();
         let room = if failed { KEPT_FAILED } else { KEPT_OK };
         let mut chosen: Vec<usize> = (lines.len().saturating_sub(KEPT_OK)..lines.len()).collect();
         if failed {
@@ -263,7 +259,10 @@ mod tests {
             (Stream::Stdout, text),
         ])
         .kept(true);
-        let has = |line: &str| kept.iter().any(|k| matches!(k, Kept::Line(_, t) if t == line));
+        let has = |line: &str| {
+            kept.iter()
+                .any(|k| matches!(k, Kept::Line(_, t) if t == line))
+        };
         assert!(has("  File \"a.py\", line 7, in main"), "{kept:?}");
         assert!(has("    1 / 0"), "{kept:?}");
         assert!(has("warning: slow"), "{kept:?}");
@@ -281,8 +280,11 @@ mod tests {
 
     #[test]
     fn output_is_made_safe() {
-        let kept = tail(&[(Stream::Stdout, "\u{1b}[31mred\u{1b}[0m \u{1b}]0;t\u{7}\n".into())])
-            .kept(false);
+        let kept = tail(&[(
+            Stream::Stdout,
+            "\u{1b}[31mred\u{1b}[0m \u{1b}]0;t\u{7}\n".into(),
+        )])
+        .kept(false);
         assert_eq!(kept, [out("red \\u{1b}]0;t\\u{7}")]);
     }
 }

@@ -122,7 +122,7 @@ impl Tui {
     /// The model's text, shown as it arrives (sanitised, wrapped, Markdown rendered).
     fn text(&mut self, text: &str) {
         let bytes = self.text.push(text, super::stream::width());
-        self.write(&bytes);
+        super::stream::show(&bytes);
         if !bytes.is_empty() {
             self.at_line_start = !self.text.is_open();
         }
@@ -132,15 +132,9 @@ impl Tui {
     fn flush_text(&mut self) {
         let bytes = self.text.finish(super::stream::width());
         if !bytes.is_empty() {
-            self.write(&bytes);
+            super::stream::show(&bytes);
             self.at_line_start = false;
         }
-    }
-
-    fn write(&self, bytes: &str) {
-        let mut stderr = std::io::stderr().lock();
-        let _ = stderr.write_all(bytes.as_bytes());
-        let _ = stderr.flush();
     }
 
     /// Draws the working line where the cursor waits at a line's start; the cursor stays at
@@ -150,7 +144,7 @@ impl Tui {
             return;
         }
         if let Some(line) = self.working.line(super::stream::width()) {
-            self.write(&format!("\r{}\x1b[K\r", self.dim(&line)));
+            super::stream::show(&format!("\r{}\x1b[K\r", self.dim(&line)));
             self.working_drawn = true;
         }
     }
@@ -158,7 +152,7 @@ impl Tui {
     /// Erases the working line, if it is on screen.
     fn clear_working(&mut self) {
         if std::mem::take(&mut self.working_drawn) {
-            self.write("\r\x1b[K");
+            super::stream::show("\r\x1b[K");
         }
     }
 

@@ -198,10 +198,7 @@ mod tests {
         working.count(1_234_567);
         for width in 0..100 {
             let line = working.line(width).unwrap();
-            assert!(
-                visible_width(&line) <= width.max(3),
-                "{width}: {line}"
-            );
+            assert!(visible_width(&line) <= width.max(3), "{width}: {line}");
         }
     }
 }

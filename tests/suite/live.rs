@@ -48,7 +48,9 @@ fn the_answer_streams_as_it_arrives() {
     gate.open();
     let screen = tmux.wait_for("EXIT=0");
     assert_eq!(
-        screen.matches("The answer begins here and ends now.").count(),
+        screen
+            .matches("The answer begins here and ends now.")
+            .count(),
         1,
         "shown once, whole:\n{screen}"
     );
@@ -199,10 +201,7 @@ const FAILING: &str = "seq 1 30; echo 'error: boom' >&2; exit 3";
 #[test]
 fn a_failed_command_keeps_its_last_lines_under_the_summary() {
     let sandbox = Sandbox::new();
-    let server = FakeModel::openai_turns([
-        turn_tool_call(FAILING, "fail"),
-        turn_text("it failed"),
-    ]);
+    let server = FakeModel::openai_turns([turn_tool_call(FAILING, "fail"), turn_text("it failed")]);
     let tmux = run_in_tmux(&sandbox, &server, &[], "'fail'");
     tmux.wait_for("1. Allow");
     tmux.keys(&["1"]);
@@ -244,9 +243,11 @@ fn plain_output_keeps_the_last_lines_and_quiet_keeps_one_line() {
         .args(["--mode", "allow-all", "count"])
         .assert()
         .success()
-        .stderr(predicate::str::contains("exit 0 · ").and(predicate::str::contains(
-            "  … 4 lines …\n  5\n  6\n  7\n  8\n  9\n",
-        )));
+        .stderr(
+            predicate::str::contains("exit 0 · ").and(predicate::str::contains(
+                "  … 4 lines …\n  5\n  6\n  7\n  8\n  9\n",
+            )),
+        );
     sandbox
         .openai_run(&server)
         .args(["--mode", "allow-all", "-q", "fail"])
