@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 
-use super::pane::clean;
+use super::pane::{clean, whole_lines};
 use crate::exec::Stream;
 
 /// Lines kept under a succeeded command's summary — enough to see how it ended.
@@ -55,18 +55,9 @@ pub struct Tail {
 impl Tail {
     /// Adds a chunk of `stream`.
     pub fn push(&mut self, stream: Stream, text: &str) {
-        let index = stream as usize;
-        let mut rest = text;
-        while let Some(at) = rest.find('\n') {
-            let mut line = std::mem::take(&mut self.partial[index]);
-            line.push_str(&rest[..at]);
-            rest = &rest[at + 1..];
-            self.add(stream, &line);
-        }
-        let partial = &mut self.partial[index];
-        if partial.len() < WINDOW_LINES * 8 {
-            partial.push_str(rest);
-        }
+        let mut partial = std::mem::take(&mut self.partial[stream as usize]);
+        whole_lines(&mut partial, text, |line| self.add(stream, &line));
+        self.partial[stream as usize] = partial;
     }
 
     fn add(&mut self, stream: Stream, line: &str) {

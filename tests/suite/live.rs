@@ -11,7 +11,7 @@ use serde_json::json;
 use super::fake_model::{FakeModel, Gate, Reply, openai, turn_text, turn_tool_call};
 use super::harness::Sandbox;
 use super::session::{READY, session};
-use super::tty::run_in_tmux;
+use super::tty::{Tmux, run_in_tmux};
 
 /// A reply streaming `pieces` of text, held before piece number `held` until `gate` opens.
 fn text_held(pieces: &[&str], held: usize, gate: &Gate) -> Reply {
@@ -33,19 +33,30 @@ fn call_held(command: &str, tokens: u64, gate: &Gate) -> Reply {
     .hold_before(0, gate)
 }
 
+/// The answer the streaming tests get: a first part, then (after the gate) the rest.
+fn held_answer(gate: &Gate) -> FakeModel {
+    FakeModel::new([text_held(
+        &["The answer ", "begins here ", "and ends now.\n"],
+        2,
+        gate,
+    )])
+}
+
+/// The first part of [`held_answer`] is on screen before the rest is sent; then the rest.
+fn streams(tmux: &Tmux, gate: &Gate) {
+    let screen = tmux.wait_for("The answer begins here");
+    assert!(!screen.contains("ends now"), "{screen}");
+    gate.open();
+    tmux.wait_for("ends now.");
+}
+
 #[test]
 fn the_answer_streams_as_it_arrives() {
     let sandbox = Sandbox::new();
     let gate = Gate::new();
-    let server = FakeModel::new([text_held(
-        &["The answer ", "begins here", " and ends now.\n"],
-        2,
-        &gate,
-    )]);
+    let server = held_answer(&gate);
     let tmux = run_in_tmux(&sandbox, &server, &[], "'say it'");
-    let screen = tmux.wait_for("The answer begins here");
-    assert!(!screen.contains("ends now"), "{screen}");
-    gate.open();
+    streams(&tmux, &gate);
     let screen = tmux.wait_for("EXIT=0");
     assert_eq!(
         screen
@@ -87,15 +98,9 @@ fn a_long_answer_wraps_between_words_at_the_terminal_width() {
 fn the_answer_streams_with_plain_at_a_terminal() {
     let sandbox = Sandbox::new();
     let gate = Gate::new();
-    let server = FakeModel::new([text_held(
-        &["The answer ", "begins here ", "and ends now.\n"],
-        2,
-        &gate,
-    )]);
+    let server = held_answer(&gate);
     let tmux = run_in_tmux(&sandbox, &server, &[], "--plain 'say it'");
-    let screen = tmux.wait_for("The answer begins here");
-    assert!(!screen.contains("ends now"), "{screen}");
-    gate.open();
+    streams(&tmux, &gate);
     let screen = tmux.wait_for("EXIT=0");
     assert_eq!(
         screen.matches("ends now.").count(),
@@ -108,18 +113,11 @@ fn the_answer_streams_with_plain_at_a_terminal() {
 fn the_answer_streams_in_a_session() {
     let sandbox = Sandbox::new();
     let gate = Gate::new();
-    let server = FakeModel::new([text_held(
-        &["The answer ", "begins here", " and ends now.\n"],
-        2,
-        &gate,
-    )]);
+    let server = held_answer(&gate);
     let tmux = session(&sandbox, &server, "", "");
     tmux.wait_for(READY);
     tmux.keys(&["say it", "Enter"]);
-    let screen = tmux.wait_for("The answer begins here");
-    assert!(!screen.contains("ends now"), "{screen}");
-    gate.open();
-    tmux.wait_for("The answer begins here and ends now.");
+    streams(&tmux, &gate);
     tmux.keys(&["C-d"]);
     tmux.wait_for("EXIT=0");
 }
