@@ -141,19 +141,24 @@ impl LiveText {
     }
 }
 
-/// Where to cut a long open line: after the last blank that leaves a row's worth of text
-/// open (so the kept head is most of it), `None` when there is no blank to cut at.
+/// Characters of a long open line left open when its head is kept for good: about a row.
+const OPEN_TAIL_CHARS: usize = 40;
+
+/// Where to cut a long open line: after the last blank that leaves [`OPEN_TAIL_CHARS`]
+/// open (so the kept head is most of it), or there when there is no blank before (a long
+/// word, a blob); `None` when it is too short to cut.
 fn head_cut(open: &str) -> Option<usize> {
-    let keep_chars = 40;
     let total = open.chars().count();
     let limit = open
         .char_indices()
-        .nth(total.saturating_sub(keep_chars))
+        .nth(total.saturating_sub(OPEN_TAIL_CHARS))
         .map_or(open.len(), |(at, _)| at);
     open[..limit]
         .rfind(char::is_whitespace)
         .filter(|at| *at > 0)
         .map(|at| at + 1)
+        .or(Some(limit))
+        .filter(|at| *at > 0)
 }
 
 /// `--plain` at a terminal: the model's text appended as it comes, a word at a time,
@@ -448,6 +453,23 @@ mod tests {
         let shown = screen(&bytes, 30).join(" ");
         let shown: Vec<&str> = shown.split_whitespace().collect();
         assert_eq!(shown, words, "every word once, in order");
+    }
+
+    #[test]
+    fn a_long_line_without_blanks_is_kept_in_pieces_too() {
+        let blob: String = (0..3000).map(|n| char::from(b'a' + (n % 26) as u8)).collect();
+        let mut text = LiveText::new(false);
+        let mut bytes = String::new();
+        for piece in blob.as_bytes().chunks(7) {
+            let piece = text.push(std::str::from_utf8(piece).unwrap(), 30);
+            if let Some(up) = piece.strip_prefix("\x1b[") {
+                let rows: usize = up[..up.find('A').unwrap()].parse().unwrap();
+                assert!(rows < LIVE_ROWS, "{rows} rows redrawn");
+            }
+            bytes.push_str(&piece);
+        }
+        bytes.push_str(&text.finish(30));
+        assert_eq!(screen(&bytes, 30).concat(), blob);
     }
 
     #[test]
