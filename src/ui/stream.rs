@@ -457,7 +457,9 @@ mod tests {
 
     #[test]
     fn a_long_line_without_blanks_is_kept_in_pieces_too() {
-        let blob: String = (0..3000).map(|n| char::from(b'a' + (n % 26) as u8)).collect();
+        let blob: String = (0..3000)
+            .map(|n| char::from(b'a' + (n % 26) as u8))
+            .collect();
         let mut text = LiveText::new(false);
         let mut bytes = String::new();
         for piece in blob.as_bytes().chunks(7) {

@@ -188,8 +188,9 @@ impl Tui {
         self
     }
 
-    /// Reasoning: on the working line (its latest words, one line) until the answer starts;
-    /// with `-v`, or where there is no working line, streamed whole, dimmed and sanitised.
+    /// Reasoning: on the working line (its latest words, one line; in a session on the
+    /// composer's status) until the answer starts; with `-v` streamed whole, dimmed and
+    /// sanitised.
     fn reasoning(&mut self, text: &str) {
         if self.quiet {
             return;
