@@ -430,7 +430,13 @@ fn read_prompt(arg: Option<&str>) -> Result<String> {
 pub(super) fn retry_notice(message: &str) {
     // The message may quote the server's reply: sanitised like everything else.
     let message = crate::ui::sanitize::escape_prose(message);
-    let _ = writeln!(std::io::stderr(), "agent: {message}");
+    // At a terminal the working line may be drawn where the cursor waits: erased first.
+    let clear = if std::io::stderr().is_terminal() {
+        "\r\x1b[K"
+    } else {
+        ""
+    };
+    let _ = writeln!(std::io::stderr(), "{clear}agent: {message}");
 }
 
 /// `agent: openai gpt-4.1-mini · OPENAI_API_KEY is set`, `agent: demo · no provider
@@ -591,7 +597,8 @@ impl Output {
                     && std::io::stdout().is_terminal()
             }
         };
-        let mut plain = Plain::new(global.verbose, global.quiet);
+        let mut plain = Plain::new(global.verbose, global.quiet)
+            .streaming(!global.json && std::io::stderr().is_terminal());
         plain.dim = super::use_color(global);
         Self {
             json: global.json,
@@ -659,11 +666,14 @@ impl Output {
     /// Prints the final answer on stdout, unless it already streamed onto the
     /// same terminal (live screen with stdout a terminal) or went out as JSON.
     fn finish(&self) -> Result<()> {
-        let shown_live = self.tui.as_ref().is_some_and(|tui| {
-            tui.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .shows_text()
-        });
+        let shown_live = self.tui.as_ref().map_or_else(
+            || self.plain.streams_text(),
+            |tui| {
+                tui.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .shows_text()
+            },
+        );
         let on_screen = shown_live && std::io::stdout().is_terminal();
         match &self.answer {
             Some(answer) if !self.json && !on_screen => {

@@ -279,6 +279,7 @@ impl Session {
         )));
         let tui = Arc::new(Mutex::new(
             Tui::new(options.color)
+                .in_session()
                 .verbose(options.verbose)
                 .quiet(options.quiet),
         ));
@@ -579,6 +580,7 @@ impl Session {
         };
         self.config.snapshots = self.snapshots.recorder(&run);
         self.lock_composer().set_busy(true);
+        self.tui().request_sent();
         let mut stats = Stats::default();
         let mut watch = Watch::default();
         let Self {
@@ -960,6 +962,11 @@ async fn drive(
                 let mut composer = lock(composer);
                 let mut tui = lock(tui);
                 tui.tick();
+                let changed = composer.set_activity(tui.working_status());
+                if changed && composer.is_shown() {
+                    composer.hide();
+                    composer.show();
+                }
                 if !composer.is_shown() && !tui.pane_open() && tui.at_line_start() {
                     composer.show();
                 }

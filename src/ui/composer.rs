@@ -63,6 +63,8 @@ pub struct Composer {
     busy: bool,
     /// Messages waiting for the turn to end, shown above the status line.
     queued: Vec<String>,
+    /// What the turn is doing (the working line), shown in the status while busy.
+    activity: Option<String>,
     /// A one-line note under the text (a hint, a left-out paste), until the next key.
     note: Option<String>,
     /// Ctrl+C was pressed at an empty composer: a second one ends the session.
@@ -85,6 +87,7 @@ impl Composer {
             drawn: None,
             busy: false,
             queued: Vec::new(),
+            activity: None,
             note: None,
             quit_armed: false,
             history,
@@ -98,6 +101,13 @@ impl Composer {
     /// Whether a turn is running (changes what Enter, Ctrl+C and Esc do, and the status).
     pub fn set_busy(&mut self, busy: bool) {
         self.busy = busy;
+    }
+
+    /// What the turn is doing, for the status line while busy; whether that changed.
+    pub fn set_activity(&mut self, activity: Option<String>) -> bool {
+        let changed = self.activity != activity;
+        self.activity = activity;
+        changed
     }
 
     /// The messages waiting for the turn to end, as shown.
@@ -448,7 +458,12 @@ impl Composer {
 
     fn status(&self) -> String {
         if self.busy {
-            "working · Esc or Ctrl+C stops the turn · Enter queues a message".to_owned()
+            match &self.activity {
+                Some(activity) => format!("{activity} · Enter queues a message"),
+                None => {
+                    "working · Esc or Ctrl+C stops the turn · Enter queues a message".to_owned()
+                }
+            }
         } else {
             "Enter sends · Alt+Enter or \\ at the end: new line · ↑ history · /help · Ctrl+D ends"
                 .to_owned()

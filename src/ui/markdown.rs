@@ -75,6 +75,17 @@ impl Markdown {
         format!("{indent}{}", self.inline(trimmed))
     }
 
+    /// The rest of a line whose head was already shown (a long line cut to stream): inline
+    /// styles only (or a code block's colour), no block Markdown.
+    pub fn continuation(&mut self, text: &str) -> String {
+        let text = sanitize::escape_prose(text);
+        if self.fence.is_some() {
+            self.paint_code(&text)
+        } else {
+            self.inline(&text)
+        }
+    }
+
     /// Inline code, strong and emphasis, when colour is on.
     fn inline(&self, text: &str) -> String {
         if !self.color {

@@ -11,8 +11,11 @@ mod pane;
 pub mod pick;
 mod plain;
 pub mod sanitize;
+mod stream;
 pub mod summary;
+mod tail;
 mod tui;
+mod working;
 
 pub use pane::{PaneState, render};
 pub use plain::Plain;

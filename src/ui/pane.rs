@@ -159,22 +159,31 @@ impl PaneState {
     /// Adds output, splitting it into lines per stream.
     pub fn push(&mut self, stream: Stream, text: &str) {
         self.bytes += text.len() as u64;
-        let index = stream as usize;
-        let mut rest = text;
-        while let Some(at) = rest.find('\n') {
-            let mut line = std::mem::take(&mut self.partial[index]);
-            line.push_str(&rest[..at]);
-            rest = &rest[at + 1..];
-            self.line_count += 1;
-            self.lines.push_back((stream, clean(&line)));
-            if self.lines.len() > KEPT_LINES {
-                self.lines.pop_front();
+        let lines = &mut self.lines;
+        let line_count = &mut self.line_count;
+        whole_lines(&mut self.partial[stream as usize], text, |line| {
+            *line_count += 1;
+            lines.push_back((stream, clean(&line)));
+            if lines.len() > KEPT_LINES {
+                lines.pop_front();
             }
-        }
-        let partial = &mut self.partial[index];
-        if partial.chars().count() < KEPT_LINE_CHARS {
-            partial.push_str(rest);
-        }
+        });
+    }
+}
+
+/// Splits a chunk of one stream into whole lines: `line` gets each (what `partial` held
+/// first), and the unfinished rest is added to `partial` — while it is shorter than
+/// [`KEPT_LINE_CHARS`], so memory stays bounded on output without newlines.
+pub(super) fn whole_lines(partial: &mut String, text: &str, mut line: impl FnMut(String)) {
+    let mut rest = text;
+    while let Some(at) = rest.find('\n') {
+        let mut whole = std::mem::take(partial);
+        whole.push_str(&rest[..at]);
+        rest = &rest[at + 1..];
+        line(whole);
+    }
+    if partial.chars().count() < KEPT_LINE_CHARS {
+        partial.push_str(rest);
     }
 }
 

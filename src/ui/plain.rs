@@ -1,5 +1,9 @@
 //! Plain output for runs without the terminal UI (`--plain`, or stderr is not
-//! a terminal): progress lines on stderr, the final answer left for stdout.
+//! a terminal): progress lines on stderr, the final answer left for stdout. At a
+//! terminal (`--plain`), the model's text is written as it arrives, appended a word at a
+//! time and wrapped between words ([`super::stream::FlowText`]); elsewhere it is held until
+//! it is known not to be the answer. A finished command's last lines follow its summary
+//! ([`super::tail`]).
 //! Everything from the model or a command is sanitised (escape sequences shown,
 //! colour stripped from command output) whether or not stderr is a terminal: a
 //! log file may be `cat` to one later. The answer on stdout is not written here.
@@ -28,6 +32,10 @@ pub struct Plain {
     pub dim: bool,
     /// Lines the current command printed (all of them, not only those kept).
     output_lines: super::summary::OutputLines,
+    /// The current command's last lines, kept under its summary.
+    tail: super::tail::Tail,
+    /// The model's text as it streams, when it is written as it arrives (at a terminal).
+    flow: Option<super::stream::FlowText>,
 }
 
 /// Characters of a turn's reasoning shown without `-v` — enough to follow the model's drift,
@@ -46,7 +54,35 @@ impl Plain {
             reasoning: String::new(),
             dim: false,
             output_lines: super::summary::OutputLines::default(),
+            tail: super::tail::Tail::default(),
+            flow: None,
         }
+    }
+
+    /// Writes the model's text as it arrives (stderr is a terminal), not with `-q`.
+    #[must_use]
+    pub fn streaming(mut self, streaming: bool) -> Self {
+        self.flow = (streaming && !self.quiet).then(super::stream::FlowText::default);
+        self
+    }
+
+    /// Whether the model's text is written here as it arrives (the answer included).
+    #[must_use]
+    pub fn streams_text(&self) -> bool {
+        self.flow.is_some()
+    }
+
+    /// Ends the row the streamed text is on, before another line is written.
+    fn end_flow(&mut self) {
+        let Some(flow) = &mut self.flow else {
+            return;
+        };
+        let mut rest = flow.finish(super::stream::width());
+        if flow.mid_line() {
+            rest.push('\n');
+            flow.line_ended();
+        }
+        super::stream::show(&rest);
     }
 
     /// Prints the reasoning held so far: whole with `-v`, else its start on one line; always
@@ -91,14 +127,27 @@ impl Plain {
             return;
         }
         match event {
-            Event::ToolCall { .. } => self.output_lines = super::summary::OutputLines::default(),
-            Event::OutputDelta { stream, text, .. } => self.output_lines.push(*stream, text),
+            Event::ToolCall { .. } => {
+                self.output_lines = super::summary::OutputLines::default();
+                self.tail = super::tail::Tail::default();
+            }
+            Event::OutputDelta { stream, text, .. } => {
+                self.output_lines.push(*stream, text);
+                self.tail.push(*stream, text);
+            }
             _ => {}
+        }
+        if !matches!(event, Event::TextDelta { .. }) {
+            self.end_flow();
         }
         self.flush_reasoning();
         let line = match event {
             Event::TextDelta { text } => {
-                self.text.push_str(text);
+                if let Some(flow) = &mut self.flow {
+                    super::stream::show(&flow.push(text, super::stream::width()));
+                } else {
+                    self.text.push_str(text);
+                }
                 return;
             }
             Event::ToolCall {
@@ -164,6 +213,13 @@ impl Plain {
                     let _ = writeln!(std::io::stderr().lock(), "{line}");
                 } else {
                     self.write(&line);
+                    if !self.verbose && result.is_some() {
+                        let tail = std::mem::take(&mut self.tail);
+                        let failed = tone == super::summary::Tone::Failure;
+                        for line in super::tail::shown(tail.kept(failed), self.dim) {
+                            self.write(&line);
+                        }
+                    }
                 }
                 // Nor what the sandbox had to undo.
                 for what in undone {

@@ -1,9 +1,13 @@
 //! The terminal experience on stderr: the model's text streams into the
-//! scrollback (its Markdown rendered a line at a time); while a command runs, the
+//! scrollback as it arrives ([`super::stream`]: wrapped between words, finished lines'
+//! Markdown rendered, the open line redrawn as it grows); while a command runs, the
 //! live pane ([`super::pane`]) shows it. When the command ends the pane is cleared
-//! and one summary line takes its place, so the scrollback keeps only what
-//! matters. `-q` keeps only denials, notes and errors; `-v` adds decisions and a
-//! finished command's output.
+//! and one summary line takes its place, with the last lines the command printed under
+//! it ([`super::tail`]: more when it failed, what failed first), so the scrollback keeps
+//! what matters. While nothing else moves — a request waits for its first token, or
+//! the next call — the working line ([`super::working`]) says so, and the model's
+//! reasoning shows on it. `-q` keeps only denials, notes and errors; `-v` adds decisions,
+//! a finished command's whole kept output and the whole reasoning.
 //!
 //! The model's text and command output pass [`super::sanitize`]: escape
 //! sequences are shown as text, colour in command output is stripped.
@@ -16,10 +20,12 @@ use std::io::Write as _;
 
 use crossterm::style::Stylize as _;
 
-use super::markdown::Markdown;
 use super::pane::{Pane, PaneState, clean};
 use super::sanitize;
+use super::stream::LiveText;
 use super::summary::{OutputLines, Tone, one_line, summary};
+use super::tail::{Kept, Tail};
+use super::working::Working;
 use crate::event::Event;
 
 /// The live screen.
@@ -37,19 +43,21 @@ pub struct Tui {
     verbose: bool,
     /// `-q`: no model text, no pane, no summaries — but denials, notes and errors.
     quiet: bool,
-    /// Characters of reasoning shown this turn; `None` while none is being shown.
+    /// Characters of reasoning shown this turn (`-v`); `None` while none is being shown.
     reasoning_shown: Option<usize>,
-    /// The model's text since its last newline: a line is rendered when it is whole.
-    text_line: String,
-    /// The Markdown state of the model's text (inside a code block …).
-    markdown: Markdown,
+    /// The model's text as it streams.
+    text: LiveText,
     /// Lines the current command printed (all of them, not only those kept).
     output_lines: OutputLines,
+    /// The current command's last lines, kept under its summary.
+    tail: Tail,
+    /// What the working line shows.
+    working: Working,
+    /// Draw the working line (not in a session: its composer says it).
+    working_line: bool,
+    /// The working line is on screen (the cursor at its start).
+    working_drawn: bool,
 }
-
-/// Characters of a turn's reasoning shown without `-v` — enough to follow the model's drift,
-/// short enough not to bury the commands.
-const REASONING_PREVIEW_CHARS: usize = 160;
 
 impl Tui {
     /// A screen on stderr.
@@ -66,10 +74,36 @@ impl Tui {
             verbose: false,
             quiet: false,
             reasoning_shown: None,
-            text_line: String::new(),
-            markdown: Markdown::new(color),
+            text: LiveText::new(color),
             output_lines: OutputLines::default(),
+            tail: Tail::default(),
+            working: Working::new("Ctrl+C to stop"),
+            working_line: true,
+            working_drawn: false,
         }
+    }
+
+    /// A session's screen: its composer shows what the working line would (see
+    /// [`Self::working_status`]), and Esc stops a turn.
+    #[must_use]
+    pub fn in_session(mut self) -> Self {
+        self.working_line = false;
+        self.working.stop_hint = "Esc to stop";
+        self
+    }
+
+    /// A request went out: the working line shows until something moves.
+    pub fn request_sent(&mut self) {
+        self.working.wait();
+    }
+
+    /// What the working line would say now (for a session's composer); `None` while
+    /// something else moves.
+    pub fn working_status(&mut self) -> Option<String> {
+        if self.quiet {
+            return None;
+        }
+        self.working.line(usize::from(u16::MAX))
     }
 
     /// `-q`: shows only denials, notes and errors (the answer then goes to stdout).
@@ -85,30 +119,66 @@ impl Tui {
         !self.quiet
     }
 
-    /// The model's text: each whole line rendered (Markdown, sanitised) as it completes.
+    /// The model's text, shown as it arrives (sanitised, wrapped, Markdown rendered).
     fn text(&mut self, text: &str) {
-        self.text_line.push_str(text);
-        let mut stderr = std::io::stderr().lock();
-        while let Some(at) = self.text_line.find('\n') {
-            let line: String = self.text_line.drain(..=at).collect();
-            let shown = self.markdown.line(line.trim_end_matches('\n'));
-            let _ = writeln!(stderr, "{shown}");
-            self.at_line_start = true;
+        let bytes = self.text.push(text, super::stream::width());
+        super::stream::show(&bytes);
+        if !bytes.is_empty() {
+            self.at_line_start = !self.text.is_open();
         }
-        let _ = stderr.flush();
     }
 
-    /// Writes the model's unfinished line (the turn ended, or something else is shown).
+    /// Ends the model's unfinished line for good (the turn ended, or something else is shown).
     fn flush_text(&mut self) {
-        if self.text_line.is_empty() {
+        let bytes = self.text.finish(super::stream::width());
+        if !bytes.is_empty() {
+            super::stream::show(&bytes);
+            self.at_line_start = false;
+        }
+    }
+
+    /// Draws the working line where the cursor waits at a line's start; the cursor stays at
+    /// its start, so anything printed next begins there (after [`Self::clear_working`]).
+    fn draw_working(&mut self) {
+        if !self.working_line || self.quiet || self.pane.is_some() || !self.at_line_start {
             return;
         }
-        let line = std::mem::take(&mut self.text_line);
-        let shown = self.markdown.line(&line);
-        let mut stderr = std::io::stderr().lock();
-        let _ = stderr.write_all(shown.as_bytes());
-        let _ = stderr.flush();
-        self.at_line_start = false;
+        if let Some(line) = self.working.line(super::stream::width()) {
+            super::stream::show(&format!("\r{}\x1b[K\r", self.dim(&line)));
+            self.working_drawn = true;
+        }
+    }
+
+    /// Erases the working line, if it is on screen.
+    fn clear_working(&mut self) {
+        if std::mem::take(&mut self.working_drawn) {
+            super::stream::show("\r\x1b[K");
+        }
+    }
+
+    /// What moves next, for the working line: a wait begins or ends with these events.
+    fn follow(&mut self, event: &Event) {
+        match event {
+            Event::Start { .. }
+            | Event::Continue { .. }
+            | Event::ToolResult { .. }
+            | Event::FileResult { .. }
+            | Event::TurnEnd { .. } => self.working.wait(),
+            Event::TextDelta { .. }
+            | Event::ToolCall { .. }
+            | Event::FileCall { .. }
+            | Event::Decision { .. }
+            | Event::OutputDelta { .. }
+            | Event::Done { .. }
+            | Event::Error { .. } => self.working.stop(),
+            Event::Compacted { .. } | Event::ReasoningDelta { .. } => {}
+        }
+        if let Event::TurnEnd {
+            usage: Some(usage), ..
+        } = event
+        {
+            self.working.count(usage.output);
+        }
     }
 
     /// Shows the model's reasoning whole (`-v`) instead of its start.
@@ -118,39 +188,27 @@ impl Tui {
         self
     }
 
-    /// Streams reasoning dimmed and sanitised; without `-v` only its start, then `…`.
+    /// Reasoning: on the working line (its latest words, one line; in a session on the
+    /// composer's status) until the answer starts; with `-v` streamed whole, dimmed and
+    /// sanitised.
     fn reasoning(&mut self, text: &str) {
         if self.quiet {
             return;
         }
-        if !self.text_line.is_empty() {
+        if !self.verbose {
+            if self.text.is_open() {
+                self.end_line();
+            }
+            self.working.reason(text);
+            self.draw_working();
+            return;
+        }
+        if self.text.is_open() {
             self.end_line();
         }
         let shown = self.reasoning_shown.unwrap_or(0);
-        let total = text.chars().count();
-        let piece: String = if self.verbose {
-            text.to_owned()
-        } else if shown < REASONING_PREVIEW_CHARS {
-            let take = REASONING_PREVIEW_CHARS - shown;
-            let mut piece: String = text.chars().take(take).collect();
-            if total > take {
-                piece.push('…');
-            }
-            piece
-        } else if shown == REASONING_PREVIEW_CHARS && total > 0 {
-            "…".to_owned()
-        } else {
-            String::new()
-        };
-        self.reasoning_shown = Some(if self.verbose {
-            shown + total
-        } else {
-            (shown + total).min(REASONING_PREVIEW_CHARS + 1)
-        });
-        if piece.is_empty() {
-            return;
-        }
-        let piece = sanitize::escape_prose(&piece).into_owned();
+        self.reasoning_shown = Some(shown + text.chars().count());
+        let piece = sanitize::escape_prose(text).into_owned();
         let mut stderr = std::io::stderr().lock();
         let _ = stderr.write_all(self.dim(&piece).as_bytes());
         let _ = stderr.flush();
@@ -160,12 +218,18 @@ impl Tui {
     /// Shows what `event` means.
     #[allow(clippy::too_many_lines)] // one arm per event: a table, not logic
     pub fn handle(&mut self, event: &Event) {
+        self.clear_working();
+        self.follow(event);
         if let Event::ReasoningDelta { text } = event {
             self.reasoning(text);
             return;
         }
         if self.reasoning_shown.take().is_some() {
             self.end_line();
+        }
+        if let Some(line) = self.working.collapse(super::stream::width()) {
+            let line = self.dim(&line);
+            self.line(&line);
         }
         match event {
             Event::TextDelta { text } => {
@@ -178,6 +242,7 @@ impl Tui {
                 self.file_call = false;
                 self.pending_command.clone_from(command);
                 self.output_lines = OutputLines::default();
+                self.tail = Tail::default();
             }
             Event::Decision {
                 decision: crate::policy::Verdict::Allow,
@@ -198,6 +263,7 @@ impl Tui {
             }
             Event::OutputDelta { stream, text, .. } => {
                 self.output_lines.push(*stream, text);
+                self.tail.push(*stream, text);
                 if let Some(pane) = &mut self.pane {
                     pane.state.push(*stream, text);
                 }
@@ -219,6 +285,7 @@ impl Tui {
                     result.as_ref().map(|_| self.output_lines.total()),
                 );
                 let undone = super::summary::undone(result.as_ref());
+                let tail = std::mem::take(&mut self.tail);
                 if !self.quiet || tone == Tone::Denied {
                     if self.verbose
                         && let Some(state) = kept
@@ -226,6 +293,9 @@ impl Tui {
                         self.output(&state);
                     }
                     self.line(&self.paint(tone, &line));
+                    if !self.verbose && result.is_some() {
+                        self.kept(tail.kept(tone == Tone::Failure));
+                    }
                 }
                 // Shown even with -q, like a denial.
                 for what in undone {
@@ -342,15 +412,27 @@ impl Tui {
         self.at_line_start
     }
 
-    /// Redraws the pane (spinner, elapsed time) when one is open.
+    /// Redraws the pane (spinner, elapsed time) when one is open, else the working line
+    /// when nothing moves.
     pub fn tick(&mut self) {
         self.draw(true);
+        self.draw_working();
     }
 
-    /// Puts the terminal back: pane gone, cursor shown, line ended.
+    /// Puts the terminal back: pane and working line gone, cursor shown, line ended.
     pub fn finish(&mut self) {
+        self.working.stop();
+        self.clear_working();
         self.close_pane();
         self.end_line();
+    }
+
+    /// The last lines of a finished command, under its summary.
+    fn kept(&mut self, kept: Vec<Kept>) {
+        let mut stderr = std::io::stderr().lock();
+        for line in super::tail::shown(kept, self.color) {
+            let _ = writeln!(stderr, "{line}");
+        }
     }
 
     /// `-v`: the decision on a call, dimmed (`  allow: on the read-only list`).
@@ -399,8 +481,11 @@ impl Tui {
         }
     }
 
-    /// Clears the live pane away and ends the line, so that a prompt can be drawn below.
+    /// Clears the live pane and the working line away and ends the line, so that a prompt
+    /// can be drawn below.
     pub fn step_aside(&mut self) {
+        self.working.stop();
+        self.clear_working();
         self.close_pane();
         self.end_line();
     }

@@ -274,6 +274,31 @@ pub struct Reply {
     stall_after: Option<usize>,
     delay: Duration,
     piece_bytes: Option<usize>,
+    /// Events held back until their gate opens: (event number, gate).
+    holds: Vec<(usize, Gate)>,
+}
+
+/// A point a reply waits at until the test opens it (after it saw what came before on screen),
+/// so a test observes a stream's pauses without sleeping.
+#[derive(Debug, Clone)]
+pub struct Gate(Arc<tokio::sync::Semaphore>);
+
+impl Gate {
+    /// A closed gate.
+    pub fn new() -> Self {
+        Self(Arc::new(tokio::sync::Semaphore::new(0)))
+    }
+
+    /// Lets the reply go on.
+    pub fn open(&self) {
+        self.0.add_permits(1);
+    }
+
+    async fn pass(&self) {
+        if let Ok(permit) = self.0.acquire().await {
+            permit.forget();
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -346,7 +371,15 @@ impl Reply {
             stall_after: None,
             delay: Duration::ZERO,
             piece_bytes: None,
+            holds: Vec::new(),
         }
+    }
+
+    /// Sends events up to `event` (exclusive), then waits until `gate` opens.
+    #[must_use]
+    pub fn hold_before(mut self, event: usize, gate: &Gate) -> Self {
+        self.holds.push((event, gate.clone()));
+        self
     }
 
     /// Another status line for the same body.
@@ -507,6 +540,9 @@ async fn write_reply(stream: &mut TcpStream, reply: &Reply) -> std::io::Result<(
         }
         if reply.stall_after == Some(number) {
             tokio::time::sleep(STALL).await;
+        }
+        for (_, gate) in reply.holds.iter().filter(|(at, _)| *at == number) {
+            gate.pass().await;
         }
         tokio::time::sleep(reply.delay).await;
         let size = reply.piece_bytes.unwrap_or(frame.len()).max(1);

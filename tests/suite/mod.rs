@@ -16,6 +16,7 @@ mod inspect;
 mod instructions;
 mod layers;
 mod limits;
+mod live;
 mod model;
 mod pickers;
 mod readme;

@@ -15,7 +15,12 @@ use super::harness::{Sandbox, events, kill_left, left_running, wait_for};
 use super::tty::{Tmux, agent_bin, shell_quote};
 
 /// Bare `agent ARGS` in tmux, talking to `server` (settings name it).
-fn session(sandbox: &Sandbox, server: &FakeModel, extra_settings: &str, args: &str) -> Tmux {
+pub(super) fn session(
+    sandbox: &Sandbox,
+    server: &FakeModel,
+    extra_settings: &str,
+    args: &str,
+) -> Tmux {
     sandbox.settings(&format!(
         "[model]\nprovider = \"openai\"\nbase_url = \"{}\"\n{extra_settings}",
         server.openai_url()
@@ -29,7 +34,7 @@ fn session(sandbox: &Sandbox, server: &FakeModel, extra_settings: &str, args: &s
 }
 
 /// The composer's status line when it waits for a message.
-const READY: &str = "Enter sends";
+pub(super) const READY: &str = "Enter sends";
 
 /// `(role, text)` of every message sent, tool calls as `call`, results as `tool`.
 fn roles(messages: &[Value]) -> Vec<(String, String)> {

@@ -74,6 +74,17 @@ impl Tmux {
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
+    /// The screen with its colours and attributes as SGR sequences (`capture-pane -e`).
+    pub(super) fn styled_screen(&self) -> String {
+        let output = std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(["capture-pane", "-p", "-e", "-J", "-S", "-200"])
+            .output()
+            .expect("capture-pane");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
     /// Waits until `needle` is on screen; returns the screen.
     pub(super) fn wait_for(&self, needle: &str) -> String {
         let start = Instant::now();
@@ -274,10 +285,12 @@ fn a_long_command_shows_live_lines_then_a_summary() {
         screen.contains("· exit 0 ·") && screen.contains("2000 lines"),
         "{screen}"
     );
+    // The pane collapsed: only its last lines stay, under the summary.
     assert!(
-        !screen.contains("line 1999\n"),
+        !screen.contains("line 1990\n"),
         "the pane was not collapsed:\n{screen}"
     );
+    assert!(screen.contains("\n  line 2000\n"), "{screen}");
 }
 
 #[test]
