@@ -82,7 +82,7 @@ pub struct FileRules {
     root: PathBuf,
     deny: GlobSet,
     deny_rules: Vec<FileRule>,
-    secrets: SecretFiles,
+    secrets: std::sync::Arc<SecretFiles>,
     edits: Edits,
     never_write: Vec<PathBuf>,
 }
@@ -107,7 +107,7 @@ impl FileRules {
         let deny_set = set
             .build()
             .map_err(|error| format!("[permissions.files] deny: {error}"))?;
-        let secrets = SecretFiles::with_extra(ask_read.iter().map(String::as_str))?;
+        let secrets = SecretFiles::with_extra(ask_read.iter().map(String::as_str))?.into();
         Ok(Self {
             root,
             deny: deny_set,
@@ -122,6 +122,13 @@ impl FileRules {
     #[must_use]
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The secret-file list these rules use (the built-in list plus `ask_read`), for the
+    /// shell policy to judge commands by the same list ([`super::Context::with_secrets`]).
+    #[must_use]
+    pub fn secrets(&self) -> std::sync::Arc<SecretFiles> {
+        std::sync::Arc::clone(&self.secrets)
     }
 
     /// `path` as a person reads it: relative to the workspace when inside (`.` for the root),

@@ -10,6 +10,7 @@ mod fast;
 mod inspect;
 mod properties;
 mod review;
+mod secrets;
 mod windows;
 
 pub(super) use super::*;
