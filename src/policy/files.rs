@@ -17,7 +17,7 @@ use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
-use super::{Decision, Mode, Source, Verdict};
+use super::{Decision, Mode, OsFamily, Source, Verdict, windows_path};
 use crate::workspace::SecretFiles;
 
 /// What a tool wants to do with a path.
@@ -198,6 +198,43 @@ const NEVER_WRITE_DIRS: &[&str] = &[".git", ".agent"];
 /// Decides one access to `path` (absolute, resolved) under `rules`, before the mode.
 #[must_use]
 pub fn decide(rules: &FileRules, access: Access, path: &Path) -> Decision {
+    decide_on(OsFamily::current(), rules, access, path)
+}
+
+/// [`decide`] for the file system of `os`. On Windows the path is judged as Win32 opens
+/// it (`windows_path`): a device name or a short name in any component asks, and the
+/// secret list sees each component with its trailing dots and spaces dropped.
+pub(super) fn decide_on(os: OsFamily, rules: &FileRules, access: Access, path: &Path) -> Decision {
+    if os == OsFamily::Windows
+        && let Some(why) = path.components().find_map(|component| match component {
+            Component::Normal(name) => windows_path::component_asks(&name.to_string_lossy()),
+            _ => None,
+        })
+    {
+        let shown = rules.display(path);
+        return Decision::new(
+            Verdict::Ask,
+            format!("`{shown}` asks on Windows: {why}"),
+            Source::Builtin,
+            true,
+        );
+    }
+    let win32: PathBuf;
+    let path = if os == OsFamily::Windows {
+        win32 = path
+            .components()
+            .map(|component| match component {
+                Component::Normal(name) => {
+                    let name = name.to_string_lossy();
+                    std::ffi::OsString::from(name.trim_end_matches(['.', ' ']))
+                }
+                other => other.as_os_str().to_owned(),
+            })
+            .collect();
+        win32.as_path()
+    } else {
+        path
+    };
     let inside = crate::workspace::resolved_inside(&rules.root, path);
     let shown = rules.display(path);
     if access == Access::Write

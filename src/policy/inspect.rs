@@ -26,7 +26,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use super::word::{Word, WordKind, glob_could_match};
-use super::{Context, OsFamily, git_read, options, secret_paths};
+use super::{Context, OsFamily, git_read, options, secret_paths, windows_path};
 use crate::workspace;
 
 const LIST: &str = include_str!("../../assets/builtin-inspect.txt");
@@ -1204,7 +1204,10 @@ fn windows_type(context: &Context, args: &[Word]) -> Result<(), String> {
                     "`type {word}` asks (only a relative path inside the workspace is read-only)"
                 ));
             }
-            let unix = text.replace('\\', "/");
+            // As Win32 opens it: trailing dots and spaces dropped (`server.pem.`); short
+            // names (`ENV~1`) and devices (`src\\nul`, `con.txt`) ask.
+            let unix = windows_path::normalise(text)
+                .map_err(|why| format!("`type {word}` asks ({why})"))?;
             path(context, "type", &Word::literal(unix), true)?;
         }
     }

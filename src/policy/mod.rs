@@ -96,6 +96,7 @@ mod secret_paths;
 mod simple;
 mod split;
 mod suggest;
+mod windows_path;
 mod word;
 
 pub use compose::PartDecision;
