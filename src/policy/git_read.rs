@@ -388,9 +388,10 @@ impl<'s> Pathspec<'s> {
     }
 }
 
-/// A pathspec of a form that prints content: a glob that could match a secret file asks
-/// (git's wildcards cross `/` and match a leading `.`; an exclusion narrows and is
-/// fine), and so does magic the policy cannot judge.
+/// A pathspec of a form that prints content: one that could match a secret file asks — a
+/// glob (git's wildcards cross `/` and match a leading `.`), or a directory a pattern with
+/// `/` covers (`vault` for `vault/**`); an exclusion narrows and is fine; magic the policy
+/// cannot judge asks.
 fn pathspec(context: &Context, sub: &str, spec: &str) -> Result<(), String> {
     let Some(parsed) = Pathspec::parse(spec) else {
         return Err(format!(
@@ -398,7 +399,7 @@ fn pathspec(context: &Context, sub: &str, spec: &str) -> Result<(), String> {
              cannot judge)"
         ));
     };
-    if parsed.exclude || !parsed.path.contains(['*', '?', '[']) {
+    if parsed.exclude {
         return Ok(());
     }
     let base = if parsed.top {

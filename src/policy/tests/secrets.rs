@@ -285,6 +285,8 @@ fn search_operands_are_content_paths() {
         ("rg -uu x", Allow),
         ("grep -n x README.md", Allow),
         ("grep -n x README.?d", Allow),
+        ("grep -rn foo . --include=*.py", Allow),
+        ("grep -rn foo . --include='*.py'", Allow),
     ] {
         cases.push((command.to_owned(), want));
     }
