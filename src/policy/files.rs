@@ -205,36 +205,11 @@ pub fn decide(rules: &FileRules, access: Access, path: &Path) -> Decision {
 /// it (`windows_path`): a device name or a short name in any component asks, and the
 /// secret list sees each component with its trailing dots and spaces dropped.
 pub(super) fn decide_on(os: OsFamily, rules: &FileRules, access: Access, path: &Path) -> Decision {
-    if os == OsFamily::Windows
-        && let Some(why) = path.components().find_map(|component| match component {
-            Component::Normal(name) => windows_path::component_asks(&name.to_string_lossy()),
-            _ => None,
-        })
-    {
-        let shown = rules.display(path);
-        return Decision::new(
-            Verdict::Ask,
-            format!("`{shown}` asks on Windows: {why}"),
-            Source::Builtin,
-            true,
-        );
-    }
-    let win32: PathBuf;
-    let path = if os == OsFamily::Windows {
-        win32 = path
-            .components()
-            .map(|component| match component {
-                Component::Normal(name) => {
-                    let name = name.to_string_lossy();
-                    std::ffi::OsString::from(name.trim_end_matches(['.', ' ']))
-                }
-                other => other.as_os_str().to_owned(),
-            })
-            .collect();
-        win32.as_path()
-    } else {
-        path
+    let win32 = match win32_path(os, rules, path) {
+        Ok(win32) => win32,
+        Err(decision) => return decision,
     };
+    let path = win32.as_deref().unwrap_or(path);
     let inside = crate::workspace::resolved_inside(&rules.root, path);
     let shown = rules.display(path);
     if access == Access::Write
@@ -307,6 +282,34 @@ pub(super) fn decide_on(os: OsFamily, rules: &FileRules, access: Access, path: &
             }
         }
     }
+}
+
+/// On Windows, `path` as Win32 opens it: each component with its trailing dots and spaces
+/// dropped (`Some`), or the ask for a device or short name in it (`Err`). `None` elsewhere.
+fn win32_path(os: OsFamily, rules: &FileRules, path: &Path) -> Result<Option<PathBuf>, Decision> {
+    if os != OsFamily::Windows {
+        return Ok(None);
+    }
+    let mut win32 = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::Normal(name) => {
+                let name = name.to_string_lossy();
+                if let Some(why) = windows_path::component_asks(&name) {
+                    let shown = rules.display(path);
+                    return Err(Decision::new(
+                        Verdict::Ask,
+                        format!("`{shown}` asks on Windows: {why}"),
+                        Source::Builtin,
+                        true,
+                    ));
+                }
+                win32.push(name.trim_end_matches(['.', ' ']));
+            }
+            other => win32.push(other.as_os_str()),
+        }
+    }
+    Ok(Some(win32))
 }
 
 /// Why `path` may never be written, if it may not.

@@ -245,6 +245,7 @@ fn io_error(message: impl Into<String>) -> ToolError {
 /// written. `real` is that final path: `std::fs::canonicalize` of the path after opening,
 /// which asks Windows for the final path of a handle to it (`GetFinalPathNameByHandleW`;
 /// std offers no call for an open handle without `unsafe`, which this crate forbids).
+#[cfg_attr(not(windows), allow(dead_code))]
 fn same_as_decided(decided: &Path, real: &Path, shown: &str) -> Result<(), ToolError> {
     if real == decided {
         return Ok(());

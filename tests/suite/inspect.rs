@@ -220,7 +220,10 @@ fn a_bare_repository_in_the_workspace_cannot_run_its_configured_programs() {
         "ask"
     );
     let server = FakeModel::openai_turns([
-        turn_tool_call("git -C evil.git log -p; git -C evil.git diff", "look"),
+        turn_tool_call(
+            "git -C evil.git log -p -- x.rs; git -C evil.git diff",
+            "look",
+        ),
         turn_text("done"),
     ]);
     sandbox
