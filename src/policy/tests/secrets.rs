@@ -51,20 +51,7 @@ fn run(cases: &[(String, Verdict)]) {
 /// A table under the inspect list with no rules at all (the review's setting: the shared
 /// tables' `git log` allow rule would decide the git cases).
 fn table_without_rules(cases: &[(&str, Verdict)]) {
-    let rules = Rules::new(Vec::new(), Vec::new());
-    let failures: Vec<String> = cases
-        .iter()
-        .filter_map(|(command, want)| {
-            let got = decide_inspect(&rules, OsFamily::Unix, command);
-            (got.verdict != *want).then(|| {
-                format!(
-                    "{command:?}: want {want:?}, got {:?} ({})",
-                    got.verdict, got.reason
-                )
-            })
-        })
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    inspect_table_under(&Rules::new(Vec::new(), Vec::new()), OsFamily::Unix, cases);
 }
 
 /// Every git reader form that can print a named file's committed content asks for every
