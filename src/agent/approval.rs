@@ -75,6 +75,7 @@ impl Loop<'_> {
             &cwd,
             self.config.read_only,
         )
+        .with_secrets(self.config.files.secrets())
     }
 
     /// The final decision: policy, then mode, then a person where one can be asked.

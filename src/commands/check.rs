@@ -32,7 +32,12 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
     let os = args.os.unwrap_or_else(OsFamily::current);
     // `agent check` judges a command as if it ran in the workspace (the current directory or
     // `-C`), which is also its working directory.
-    let context = policy::Context::new(os, &workspace, &workspace, settings.read_only.value);
+    let secrets = crate::workspace::SecretFiles::with_extra(
+        settings.files.ask_read.iter().map(String::as_str),
+    )
+    .map_err(|error| Error::Usage(format!("{error}: fix [permissions.files] ask_read")))?;
+    let context = policy::Context::new(os, &workspace, &workspace, settings.read_only.value)
+        .with_secrets(secrets.into());
     let decide = |command: &str| {
         policy::apply_mode(
             policy::decide(&rules, &context, command),

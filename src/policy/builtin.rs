@@ -5,7 +5,7 @@
 use std::sync::OnceLock;
 
 use super::word::{Word, WordKind};
-use super::{Context, OsFamily, ReadOnly, inspect};
+use super::{Context, OsFamily, ReadOnly, inspect, windows_path};
 
 const UNIX_LIST: &str = include_str!("../../assets/builtin-unix.txt");
 const WINDOWS_LIST: &str = include_str!("../../assets/builtin-windows.txt");
@@ -175,12 +175,29 @@ pub(super) fn check(context: &Context, words: &[Word]) -> Result<String, String>
             }
         }
     }
+    if os == OsFamily::Windows && eq(&entry.name, "dir") {
+        dir_paths(args)?;
+    }
     if let Some(flags) = &entry.flags {
         check_options(name, flags, entry.operands, args)?;
     } else if entry.operands != Operands::Any {
         check_options(name, &[], entry.operands, args)?;
     }
     Ok(entry.name.clone())
+}
+
+/// cmd.exe's `dir`: every path (its arguments split at `,` `;` `=` as cmd's built-ins do,
+/// switches left out) as Win32 opens it: a device name or an 8.3 short name asks
+/// (`windows_path`).
+fn dir_paths(args: &[Word]) -> Result<(), String> {
+    let paths = args
+        .iter()
+        .flat_map(|arg| arg.text.split([',', ';', '=']))
+        .filter(|text| !text.starts_with('/'));
+    for path in paths {
+        windows_path::normalise(path).map_err(|why| format!("`dir {path}` asks ({why})"))?;
+    }
+    Ok(())
 }
 
 /// Walks the arguments like getopt (options anywhere until `--`) and accepts only the listed

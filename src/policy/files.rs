@@ -17,7 +17,7 @@ use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
-use super::{Decision, Mode, Source, Verdict};
+use super::{Decision, Mode, OsFamily, Source, Verdict, windows_path};
 use crate::workspace::SecretFiles;
 
 /// What a tool wants to do with a path.
@@ -82,7 +82,7 @@ pub struct FileRules {
     root: PathBuf,
     deny: GlobSet,
     deny_rules: Vec<FileRule>,
-    secrets: SecretFiles,
+    secrets: std::sync::Arc<SecretFiles>,
     edits: Edits,
     never_write: Vec<PathBuf>,
 }
@@ -107,7 +107,7 @@ impl FileRules {
         let deny_set = set
             .build()
             .map_err(|error| format!("[permissions.files] deny: {error}"))?;
-        let secrets = SecretFiles::with_extra(ask_read.iter().map(String::as_str))?;
+        let secrets = SecretFiles::with_extra(ask_read.iter().map(String::as_str))?.into();
         Ok(Self {
             root,
             deny: deny_set,
@@ -122,6 +122,13 @@ impl FileRules {
     #[must_use]
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The secret-file list these rules use (the built-in list plus `ask_read`), for the
+    /// shell policy to judge commands by the same list ([`super::Context::with_secrets`]).
+    #[must_use]
+    pub fn secrets(&self) -> std::sync::Arc<SecretFiles> {
+        std::sync::Arc::clone(&self.secrets)
     }
 
     /// `path` as a person reads it: relative to the workspace when inside (`.` for the root),
@@ -191,6 +198,18 @@ const NEVER_WRITE_DIRS: &[&str] = &[".git", ".agent"];
 /// Decides one access to `path` (absolute, resolved) under `rules`, before the mode.
 #[must_use]
 pub fn decide(rules: &FileRules, access: Access, path: &Path) -> Decision {
+    decide_on(OsFamily::current(), rules, access, path)
+}
+
+/// [`decide`] for the file system of `os`. On Windows the path is judged as Win32 opens
+/// it (`windows_path`): a device name or a short name in any component asks, and the
+/// secret list sees each component with its trailing dots and spaces dropped.
+pub(super) fn decide_on(os: OsFamily, rules: &FileRules, access: Access, path: &Path) -> Decision {
+    let win32 = match win32_path(os, rules, path) {
+        Ok(win32) => win32,
+        Err(decision) => return decision,
+    };
+    let path = win32.as_deref().unwrap_or(path);
     let inside = crate::workspace::resolved_inside(&rules.root, path);
     let shown = rules.display(path);
     if access == Access::Write
@@ -263,6 +282,34 @@ pub fn decide(rules: &FileRules, access: Access, path: &Path) -> Decision {
             }
         }
     }
+}
+
+/// On Windows, `path` as Win32 opens it: each component with its trailing dots and spaces
+/// dropped (`Some`), or the ask for a device or short name in it (`Err`). `None` elsewhere.
+fn win32_path(os: OsFamily, rules: &FileRules, path: &Path) -> Result<Option<PathBuf>, Decision> {
+    if os != OsFamily::Windows {
+        return Ok(None);
+    }
+    let mut win32 = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::Normal(name) => {
+                let name = name.to_string_lossy();
+                if let Some(why) = windows_path::component_asks(&name) {
+                    let shown = rules.display(path);
+                    return Err(Decision::new(
+                        Verdict::Ask,
+                        format!("`{shown}` asks on Windows: {why}"),
+                        Source::Builtin,
+                        true,
+                    ));
+                }
+                win32.push(name.trim_end_matches(['.', ' ']));
+            }
+            other => win32.push(other.as_os_str()),
+        }
+    }
+    Ok(Some(win32))
 }
 
 /// Why `path` may never be written, if it may not.

@@ -26,11 +26,10 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use super::word::{Word, WordKind, glob_could_match};
-use super::{Context, OsFamily, options};
-use crate::workspace::{self, SecretFiles};
+use super::{Context, OsFamily, git_read, options, secret_paths, windows_path};
+use crate::workspace;
 
 const LIST: &str = include_str!("../../assets/builtin-inspect.txt");
-const SECRET_FILES: &str = include_str!("../../assets/secret-files.txt");
 
 /// What the words that are not options are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +42,17 @@ enum Operands {
     Sed,
     Jq,
     Find,
+}
+
+/// Where a program reads options (`MODEL` in the list).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Model {
+    /// GNU getopt permutes; BSD, macOS and `POSIXLY_CORRECT` stop at the first operand.
+    Gnu,
+    /// Anywhere, on every system.
+    Anywhere,
+    /// Only before the first operand.
+    First,
 }
 
 /// What an option takes.
@@ -61,6 +71,7 @@ enum Value {
 struct Entry {
     name: String,
     operands: Operands,
+    model: Model,
     /// `-NUM` is an option (`head -20`).
     numbers: bool,
     options: Vec<(String, Value)>,
@@ -74,8 +85,23 @@ fn parse_list(text: &str) -> Result<Vec<Entry>, String> {
             continue;
         }
         let mut parts = line.split_whitespace();
-        let (Some(name), Some(kind)) = (parts.next(), parts.next()) else {
-            return Err(format!("line {}: a name and an operand kind", number + 1));
+        let (Some(name), Some(kind), Some(model)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return Err(format!(
+                "line {}: a name, an operand kind and an option model",
+                number + 1
+            ));
+        };
+        let model = match model {
+            "gnu" => Model::Gnu,
+            "anywhere" => Model::Anywhere,
+            "first" => Model::First,
+            other => {
+                return Err(format!(
+                    "line {}: unknown option model `{other}`",
+                    number + 1
+                ));
+            }
         };
         let operands = match kind {
             "files" => Operands::Files,
@@ -96,6 +122,7 @@ fn parse_list(text: &str) -> Result<Vec<Entry>, String> {
         let mut entry = Entry {
             name: name.to_owned(),
             operands,
+            model,
             numbers: false,
             options: Vec::new(),
         };
@@ -129,19 +156,6 @@ fn parse_list(text: &str) -> Result<Vec<Entry>, String> {
 fn list() -> &'static [Entry] {
     static LIST_CELL: OnceLock<Vec<Entry>> = OnceLock::new();
     LIST_CELL.get_or_init(|| parse_list(LIST).unwrap_or_default())
-}
-
-/// The secret-file patterns matched against one path component (those without `/`).
-fn secret_names() -> &'static [Vec<Token>] {
-    static NAMES: OnceLock<Vec<Vec<Token>>> = OnceLock::new();
-    NAMES.get_or_init(|| {
-        SECRET_FILES
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.contains('/'))
-            .map(tokens)
-            .collect()
-    })
 }
 
 /// Whether `program` is an inspection program (for the reason when a path form asks).
@@ -179,6 +193,9 @@ fn program_check(context: &Context, entry: &Entry, args: &[Word]) -> Result<Stri
         _ => {}
     }
     let walked = walk(context, entry, args)?;
+    if entry.model == Model::Gnu {
+        later_words_as_operands(context, entry, args, &walked.operands)?;
+    }
     let mut operands = walked.operands.iter();
     match entry.operands {
         Operands::Files | Operands::Names => {
@@ -211,8 +228,10 @@ fn program_check(context: &Context, entry: &Entry, args: &[Word]) -> Result<Stri
                     unexpanding(name, pattern)?;
                 }
             }
+            // Files whose lines are printed: content paths (a glob that could match a
+            // secret asks); a directory is searched, and what is inside is the sandbox's.
             for word in operands {
-                path(context, name, word, false)?;
+                path(context, name, word, true)?;
             }
         }
         Operands::Sets => {
@@ -280,6 +299,7 @@ fn walk<'w>(context: &Context, entry: &Entry, args: &'w [Word]) -> Result<Walked
         let text = arg.text.as_str();
         if options_done || !text.starts_with('-') || text == "-" {
             walked.operands.push(arg);
+            options_done |= entry.model == Model::First;
             continue;
         }
         if text == "--" && arg.kind == WordKind::Literal {
@@ -361,6 +381,71 @@ fn walk<'w>(context: &Context, entry: &Entry, args: &'w [Word]) -> Result<Walked
         }
     }
     Ok(walked)
+}
+
+/// The BSD reading of a `gnu` program: options end at the first operand, so every later word
+/// the GNU reading took as an option, an option's value or `--` is an operand too. Each must
+/// pass as one, and counts: a program with a positional output file (`uniq a -c`) asks.
+fn later_words_as_operands(
+    context: &Context,
+    entry: &Entry,
+    args: &[Word],
+    operands: &[&Word],
+) -> Result<(), String> {
+    let name = entry.name.as_str();
+    let Some(first) = operands
+        .first()
+        .and_then(|first| args.iter().position(|w| std::ptr::eq(w, *first)))
+    else {
+        return Ok(());
+    };
+    let later: Vec<&Word> = args[first..]
+        .iter()
+        .filter(|w| !operands.iter().any(|o| std::ptr::eq(*o, *w)))
+        .collect();
+    let Some(example) = later.first() else {
+        return Ok(());
+    };
+    let bsd = "on BSD and macOS, and with POSIXLY_CORRECT, options end at the first operand";
+    if entry.operands == Operands::OneFile && operands.len() + later.len() > 1 {
+        return Err(format!(
+            "`{name}` with `{}` after a file asks ({bsd}: a second operand is the output file)",
+            example.text
+        ));
+    }
+    let content = matches!(
+        entry.operands,
+        Operands::Files | Operands::OneFile | Operands::Search | Operands::Sed
+    );
+    for word in later {
+        if word.kind == WordKind::Expansion {
+            return Err(format!(
+                "`{name}` with an expansion after a file asks ({bsd}: it is a file there)"
+            ));
+        }
+        // The option's name is fixed text (the GNU reading checked it); a glob in its value
+        // is judged as a file name the shell could expand it to.
+        let literal = Word::literal(word.text.clone());
+        path(context, name, &literal, content)
+            .and_then(|()| match word.kind {
+                WordKind::Pattern if content => word
+                    .text
+                    .split('/')
+                    .filter(|part| is_glob(part))
+                    .find(|part| secret_paths::shell_component_could_match(context, part))
+                    .map_or(Ok(()), |part| {
+                        Err(format!("`{part}` could match a file that may hold secrets"))
+                    }),
+                _ => Ok(()),
+            })
+            .map_err(|why| {
+                format!(
+                    "`{name}` with `{}` after a file asks ({bsd}: {why})",
+                    word.text
+                )
+            })?;
+    }
+    Ok(())
 }
 
 /// Checks an option value given as its own word.
@@ -467,113 +552,30 @@ pub(super) fn path(
         ));
     }
     let relative = full.strip_prefix(&context.workspace).unwrap_or(&full);
-    if let Some(secret) = SecretFiles::defaults().matching(relative) {
+    if let Some(secret) = context.secrets.matching(relative) {
         return Err(format!(
             "`{name}` names `{text}`, a file that may hold secrets (`{secret}`)"
         ));
     }
-    if pattern
-        && content
-        && let Some(part) = text
+    if pattern && content {
+        let part = text
             .split('/')
             .filter(|p| is_glob(p))
-            .find(|p| could_be_secret(p))
-    {
-        return Err(format!(
-            "`{name}` with the glob `{text}` asks (`{part}` could match a file that may hold \
-             secrets)"
-        ));
+            .find(|p| secret_paths::shell_component_could_match(context, p))
+            .map(str::to_owned)
+            .or_else(|| secret_paths::shell_path_could_match(context, &relative.to_string_lossy()));
+        if let Some(part) = part {
+            return Err(format!(
+                "`{name}` with the glob `{text}` asks (`{part}` could match a file that may \
+                 hold secrets)"
+            ));
+        }
     }
     Ok(())
 }
 
 fn is_glob(text: &str) -> bool {
     text.contains(['*', '?', '[', '{'])
-}
-
-/// One element of a glob, for intersecting two globs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Token {
-    Char(char),
-    /// `?` or a `[…]` class: any one character (an over-approximation).
-    One,
-    Star,
-}
-
-fn tokens(pattern: &str) -> Vec<Token> {
-    let mut out = Vec::new();
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '*' => out.push(Token::Star),
-            '?' => out.push(Token::One),
-            '[' => {
-                for inner in chars.by_ref() {
-                    if inner == ']' {
-                        break;
-                    }
-                }
-                out.push(Token::One);
-            }
-            '\\' => {
-                if let Some(next) = chars.next() {
-                    out.push(Token::Char(next.to_ascii_lowercase()));
-                }
-            }
-            other => out.push(Token::Char(other.to_ascii_lowercase())),
-        }
-    }
-    out
-}
-
-/// Whether a glob component (as the shell expands it: a leading wildcard never matches a
-/// leading `.`) could match a name on the secret-file list. Braces could be anything.
-fn could_be_secret(component: &str) -> bool {
-    if component.contains(['{', '}']) {
-        return true;
-    }
-    let glob = tokens(component);
-    let hides_dot = matches!(glob.first(), Some(Token::Star | Token::One));
-    secret_names().iter().any(|secret| {
-        if hides_dot && secret.first() == Some(&Token::Char('.')) {
-            return false;
-        }
-        intersects(&glob, secret)
-    })
-}
-
-/// Whether two globs match a common string: a search over pairs of positions.
-fn intersects(left: &[Token], right: &[Token]) -> bool {
-    let mut seen = vec![false; (left.len() + 1) * (right.len() + 1)];
-    let mut stack = vec![(0usize, 0usize)];
-    while let Some((i, j)) = stack.pop() {
-        let key = i * (right.len() + 1) + j;
-        if seen[key] {
-            continue;
-        }
-        seen[key] = true;
-        if i == left.len() && j == right.len() {
-            return true;
-        }
-        let (here, there) = (left.get(i), right.get(j));
-        if here == Some(&Token::Star) {
-            stack.push((i + 1, j));
-        }
-        if there == Some(&Token::Star) {
-            stack.push((i, j + 1));
-        }
-        match (here, there) {
-            (Some(Token::Star), Some(Token::Char(_) | Token::One)) => stack.push((i, j + 1)),
-            (Some(Token::Char(_) | Token::One), Some(Token::Star)) => stack.push((i + 1, j)),
-            (Some(Token::Char(mine)), Some(Token::Char(theirs))) if mine == theirs => {
-                stack.push((i + 1, j + 1));
-            }
-            (Some(Token::One), Some(Token::Char(_) | Token::One))
-            | (Some(Token::Char(_)), Some(Token::One)) => stack.push((i + 1, j + 1)),
-            _ => {}
-        }
-    }
-    false
 }
 
 /// A sed script made only of printing commands: `;`-separated commands, each an optional
@@ -821,10 +823,11 @@ fn xxd(context: &Context, args: &[Word]) -> Result<(), String> {
     while let Some(word) = args.get(i) {
         i += 1;
         let text = word.text.as_str();
-        if XXD_FLAGS.contains(&text) {
+        // Options end at the first operand: `xxd a -p` writes a file named `-p`.
+        if files == 0 && XXD_FLAGS.contains(&text) {
             continue;
         }
-        if XXD_NUMBERS.contains(&text) {
+        if files == 0 && XXD_NUMBERS.contains(&text) {
             let value = args.get(i).and_then(Word::known).unwrap_or("");
             if !is_number(value) {
                 return Err(format!("`xxd {text}` takes a number"));
@@ -832,7 +835,7 @@ fn xxd(context: &Context, args: &[Word]) -> Result<(), String> {
             i += 1;
             continue;
         }
-        if text.starts_with('-') && text != "-" {
+        if files == 0 && text.starts_with('-') && text != "-" {
             return Err(format!("`xxd` with `{text}` is not read-only"));
         }
         files += 1;
@@ -1110,9 +1113,7 @@ fn git(context: &Context, words: &[Word]) -> Result<String, String> {
     if let Some(option) = options::uncovered(OsFamily::Unix, words, covered) {
         return Err(format!("`git` with `{}` {}", option.word, option.effect));
     }
-    for word in rest {
-        git_word_paths(context, word)?;
-    }
+    git_read::check(context, sub, rest)?;
     Ok(entry.to_owned())
 }
 
@@ -1187,35 +1188,6 @@ fn git_branch(rest: &[Word]) -> Result<(), String> {
     Ok(())
 }
 
-/// Every word after a read-only git subcommand, and the value of an `--option=value` or an
-/// attached short value, must not name a place outside the workspace; a secret file named in
-/// a pathspec or an object (`HEAD:.env`) asks.
-fn git_word_paths(context: &Context, word: &Word) -> Result<(), String> {
-    let text = word.text.as_str();
-    let mut candidates = vec![text];
-    if let Some((_, value)) = text.split_once('=') {
-        candidates.push(value);
-    }
-    if let Some(short) = text.strip_prefix('-').filter(|t| !t.starts_with('-')) {
-        candidates.push(short.get(1..).unwrap_or(""));
-    }
-    if let Some((_, after)) = text.split_once(':') {
-        candidates.push(after);
-    }
-    for candidate in candidates {
-        if candidate.is_empty() || candidate.starts_with('-') {
-            continue;
-        }
-        if candidate.contains('/')
-            || candidate.starts_with(['~', '.'])
-            || candidate.contains(".env")
-        {
-            path(context, "git", &Word::literal(candidate), true)?;
-        }
-    }
-    Ok(())
-}
-
 /// Windows `type FILE …`: relative paths inside the workspace, no wildcards, no drive or
 /// stream names, not a secret file.
 fn windows_type(context: &Context, args: &[Word]) -> Result<(), String> {
@@ -1232,7 +1204,10 @@ fn windows_type(context: &Context, args: &[Word]) -> Result<(), String> {
                     "`type {word}` asks (only a relative path inside the workspace is read-only)"
                 ));
             }
-            let unix = text.replace('\\', "/");
+            // As Win32 opens it: trailing dots and spaces dropped (`server.pem.`); short
+            // names (`ENV~1`) and devices (`src\\nul`, `con.txt`) ask.
+            let unix = windows_path::normalise(text)
+                .map_err(|why| format!("`type {word}` asks ({why})"))?;
             path(context, "type", &Word::literal(unix), true)?;
         }
     }
@@ -1289,22 +1264,6 @@ mod tests {
             "W x",
         ] {
             assert!(sed_script(bad).is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn globs_that_could_be_secrets() {
-        for (glob, want) in [
-            ("*.rs", true),
-            ("*.md", true),
-            ("main.*", true),
-            ("*.pem", true),
-            (".e*", true),
-            ("src*", true),
-            ("{a,b}", true),
-            ("README.?d", false),
-        ] {
-            assert_eq!(could_be_secret(glob), want, "{glob}");
         }
     }
 }

@@ -84,6 +84,7 @@ mod data;
 mod decide;
 pub mod files;
 mod git;
+mod git_read;
 mod inspect;
 mod lex;
 mod options;
@@ -92,9 +93,11 @@ mod programs;
 mod rules;
 mod runners;
 mod scan;
+mod secret_paths;
 mod simple;
 mod split;
 mod suggest;
+mod windows_path;
 mod word;
 
 pub use compose::PartDecision;
@@ -102,8 +105,11 @@ pub use rules::{Rule, Rules};
 pub use suggest::{allow_rule_problem, is_valid_allow_prefix, suggest_prefix};
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 use decide::decide_as_written;
+
+use crate::workspace::SecretFiles;
 
 /// The OS family whose shell runs the command: POSIX `sh` or cmd.exe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -276,6 +282,9 @@ pub struct Context {
     pub cwd: PathBuf,
     /// Which built-in read-only list applies.
     pub read_only: ReadOnly,
+    /// The files that hold secrets: `assets/secret-files.txt` plus the user's
+    /// `[permissions.files] ask_read` ([`Context::with_secrets`]). Words that name one ask.
+    pub secrets: Arc<SecretFiles>,
 }
 
 impl Context {
@@ -290,8 +299,22 @@ impl Context {
             workspace,
             cwd,
             read_only,
+            secrets: default_secrets(),
         }
     }
+
+    /// The same context judging secret files by `secrets` (the built-in list plus the user's
+    /// `ask_read`, as the file tools do) instead of the built-in list alone.
+    #[must_use]
+    pub fn with_secrets(self, secrets: Arc<SecretFiles>) -> Self {
+        Context { secrets, ..self }
+    }
+}
+
+/// The built-in secret-file list, shared.
+fn default_secrets() -> Arc<SecretFiles> {
+    static DEFAULTS: OnceLock<Arc<SecretFiles>> = OnceLock::new();
+    Arc::clone(DEFAULTS.get_or_init(|| Arc::new(SecretFiles::defaults().clone())))
 }
 
 /// Decides one command under the given rules, in the given context. Pure: no I/O;

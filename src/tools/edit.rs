@@ -166,6 +166,9 @@ pub fn apply(change: &Change) -> Result<Output, ToolError> {
     if now.as_deref() != change.old.as_deref().map(str::as_bytes) {
         return Err(changed());
     }
+    if now.is_some() {
+        super::opened_as_decided(&change.path, shown)?;
+    }
     let dir = change
         .path
         .parent()

@@ -239,6 +239,35 @@ fn io_error(message: impl Into<String>) -> ToolError {
     ToolError::new(ToolErrorCode::Exec(ErrorCode::Io), message)
 }
 
+/// The file a tool opened must be the one that was decided: on Windows the final path of
+/// what was opened (short names, trailing dots and links resolved) is compared with the
+/// decided path, so a name Win32 rewrites, or a file swapped in between, is not read or
+/// written. `real` is that final path: `std::fs::canonicalize` of the path after opening,
+/// which asks Windows for the final path of a handle to it (`GetFinalPathNameByHandleW`;
+/// std offers no call for an open handle without `unsafe`, which this crate forbids).
+#[cfg_attr(not(windows), allow(dead_code))]
+fn same_as_decided(decided: &Path, real: &Path, shown: &str) -> Result<(), ToolError> {
+    if real == decided {
+        return Ok(());
+    }
+    Err(invalid(format!(
+        "`{shown}` is `{}` on disk, not the file that was decided: nothing was done",
+        real.display()
+    )))
+}
+
+/// [`same_as_decided`] for `path` on Windows (elsewhere the resolved path is what opens).
+#[cfg_attr(not(windows), allow(clippy::unnecessary_wraps, unused_variables))]
+fn opened_as_decided(path: &Path, shown: &str) -> Result<(), ToolError> {
+    #[cfg(windows)]
+    {
+        let real = std::fs::canonicalize(path)
+            .map_err(|error| io_error(format!("cannot resolve `{shown}`: {error}")))?;
+        same_as_decided(path, &real, shown)?;
+    }
+    Ok(())
+}
+
 /// `ENOENT` with `message`.
 fn not_found(message: impl Into<String>) -> ToolError {
     ToolError::new(ToolErrorCode::Exec(ErrorCode::NotFound), message)

@@ -34,6 +34,7 @@ pub fn read(scope: &Scope<'_>, path: &Path, args: &ReadArgs) -> Result<Output, T
     if !file.metadata().is_ok_and(|m| m.is_file()) {
         return Err(super::invalid(format!("`{shown}` is not a regular file")));
     }
+    super::opened_as_decided(path, &shown)?;
     let first = args.offset.unwrap_or(1).max(1);
     let limit = args
         .limit

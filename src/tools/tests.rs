@@ -343,3 +343,16 @@ fn the_specs_are_short() {
         .sum();
     assert!(bytes < 2_500, "{bytes}");
 }
+
+#[test]
+fn a_file_opened_elsewhere_than_decided_is_refused() {
+    let decided = Path::new("/w/src/main.rs");
+    assert!(same_as_decided(decided, decided, "src/main.rs").is_ok());
+    // Win32 opened `ENV~1` as `.env`, or the file was swapped for a link in between.
+    let error = same_as_decided(Path::new("/w/ENV~1"), Path::new("/w/.env"), "ENV~1").unwrap_err();
+    assert!(
+        error.message.contains("`/w/.env` on disk"),
+        "{}",
+        error.message
+    );
+}

@@ -187,12 +187,33 @@ impl SecretFiles {
             .map(|&index| self.path_patterns[index].as_str())
     }
 
+    /// The patterns matched against one component of a path (those without `/`), as written.
+    #[must_use]
+    pub fn name_patterns(&self) -> &[String] {
+        &self.name_patterns
+    }
+
+    /// The patterns matched against the whole path relative to the workspace (with `/`).
+    #[must_use]
+    pub fn path_patterns(&self) -> &[String] {
+        &self.path_patterns
+    }
+
     /// Whether `relative` is a secret file (see [`SecretFiles::matching`]).
     #[must_use]
     pub fn is_secret(&self, relative: &Path) -> bool {
         self.matching(relative).is_some()
     }
 }
+
+/// Two lists are the same when they hold the same patterns (the compiled sets follow).
+impl PartialEq for SecretFiles {
+    fn eq(&self, other: &Self) -> bool {
+        self.name_patterns == other.name_patterns && self.path_patterns == other.path_patterns
+    }
+}
+
+impl Eq for SecretFiles {}
 
 fn default_patterns() -> impl Iterator<Item = &'static str> {
     SECRET_FILES

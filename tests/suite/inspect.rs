@@ -220,7 +220,10 @@ fn a_bare_repository_in_the_workspace_cannot_run_its_configured_programs() {
         "ask"
     );
     let server = FakeModel::openai_turns([
-        turn_tool_call("git -C evil.git log -p; git -C evil.git diff", "look"),
+        turn_tool_call(
+            "git -C evil.git log -p -- x.rs; git -C evil.git diff",
+            "look",
+        ),
         turn_text("done"),
     ]);
     sandbox
@@ -235,4 +238,26 @@ fn a_bare_repository_in_the_workspace_cannot_run_its_configured_programs() {
         !marker.exists(),
         "a program from the bare repository's config ran"
     );
+}
+
+/// Commands judge secret files by the same list as the file tools: the built-in one plus the
+/// user's `ask_read` (issue 33), in `cat`, in a search operand and in git objects alike.
+#[test]
+fn commands_use_the_users_ask_read_too() {
+    let sandbox = Sandbox::new();
+    let before = check(&sandbox, &[], "cat infra/prod.tfstate");
+    assert_eq!(before["decision"], "allow", "{before}");
+    sandbox.settings("[permissions.files]\nask_read = [\"*.tfstate\", \"vault/**\"]\n");
+    for command in [
+        "cat infra/prod.tfstate",
+        "grep x infra/*.tfstat?",
+        "git show HEAD:infra/prod.tfstate",
+        "git log -p -- vault",
+        "cat vault/key",
+    ] {
+        let got = check(&sandbox, &[], command);
+        assert_eq!(got["decision"], "ask", "{command}: {got}");
+    }
+    let got = check(&sandbox, &[], "cat infra/main.tf");
+    assert_eq!(got["decision"], "allow", "{got}");
 }

@@ -10,6 +10,7 @@ mod fast;
 mod inspect;
 mod properties;
 mod review;
+mod secrets;
 mod windows;
 
 pub(super) use super::*;
@@ -46,11 +47,15 @@ pub(super) fn decide_inspect(rules: &Rules, os: OsFamily, command: &str) -> Deci
 
 /// Runs a table of (command, expected verdict) with the inspect list.
 pub(super) fn inspect_table(os: OsFamily, cases: &[(&str, Verdict)]) {
-    let rules = rules();
+    inspect_table_under(&rules(), os, cases);
+}
+
+/// [`inspect_table`] under the given rules.
+pub(super) fn inspect_table_under(rules: &Rules, os: OsFamily, cases: &[(&str, Verdict)]) {
     let failures: Vec<String> = cases
         .iter()
         .filter_map(|(command, want)| {
-            let got = decide_inspect(&rules, os, command);
+            let got = decide_inspect(rules, os, command);
             (got.verdict != *want).then(|| {
                 format!(
                     "{command:?}: want {want:?}, got {:?} ({})",

@@ -139,3 +139,148 @@ fn windows_deny_rules() {
         ],
     );
 }
+
+/// The device names Win32 reserves, as the tests spell them (`windows_path` has its own).
+fn device_names() -> Vec<String> {
+    let mut names: Vec<String> = ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"]
+        .iter()
+        .map(|d| (*d).to_owned())
+        .collect();
+    for prefix in ["COM", "LPT"] {
+        for digit in [
+            '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '¹', '²', '³',
+        ] {
+            names.push(format!("{prefix}{digit}"));
+        }
+    }
+    names
+}
+
+/// Every spelling of one device path: cases × extensions × directories.
+fn device_paths() -> Vec<String> {
+    let mut paths = Vec::new();
+    for name in device_names() {
+        let lower = name.to_lowercase();
+        let mixed: String = name
+            .chars()
+            .enumerate()
+            .map(|(i, c)| {
+                if i % 2 == 0 {
+                    c
+                } else {
+                    c.to_ascii_lowercase()
+                }
+            })
+            .collect();
+        for case in [name.clone(), lower, mixed] {
+            for extension in ["", ".txt", ".rs", ".tar.gz", ".", ".."] {
+                for directory in ["", "src\\", "src/", "a\\b\\", ".\\"] {
+                    paths.push(format!("{directory}{case}{extension}"));
+                }
+            }
+        }
+    }
+    paths
+}
+
+/// One name matching each secret pattern (`*` becomes `a1`).
+fn secret_names() -> Vec<String> {
+    include_str!("../../../assets/secret-files.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|pattern| pattern.replace('*', "a1"))
+        .collect()
+}
+
+/// `type` and `dir` judge a path as Win32 opens it (issue 33): devices in any case,
+/// extension and directory, 8.3 short names, and secret files with trailing dots ask.
+#[test]
+fn windows_paths_are_judged_as_win32_opens_them() {
+    let mut cases: Vec<(String, Verdict)> = Vec::new();
+    for path in device_paths() {
+        cases.push((format!("type {path}"), Ask));
+        cases.push((format!("type README.md,{path}"), Ask));
+        cases.push((format!("dir {path}"), Ask));
+        cases.push((format!("type {path}\\x.rs"), Ask));
+    }
+    for name in secret_names() {
+        for trailing in [".", "..", "...", ". ."] {
+            if trailing.contains(' ') {
+                continue; // a blank splits the word in cmd.exe
+            }
+            cases.push((format!("type {name}{trailing}"), Ask));
+            cases.push((format!("type src\\{name}{trailing}"), Ask));
+            cases.push((format!("type {}{trailing}", name.to_uppercase()), Ask));
+        }
+    }
+    for (command, want) in [
+        ("type ENV~1", Ask),
+        ("type src\\PROGRA~1\\x.rs", Ask),
+        ("type a~9.txt", Ask),
+        ("dir ENV~1", Ask),
+        ("dir src\\nul", Ask),
+        ("dir /w,con", Ask),
+        ("type x/con.txt", Ask),
+        ("type server.pem.", Ask),
+        ("type .npmrc.", Ask),
+        // Names that only look alike stay allowed.
+        ("type README.md.", Allow),
+        ("type src\\console.rs", Allow),
+        ("type src\\com10.rs", Allow),
+        ("type notes~.md", Allow),
+        ("type auxiliary.txt", Allow),
+        ("dir src", Allow),
+        ("dir /w src", Allow),
+        ("dir C:\\Users", Allow),
+    ] {
+        cases.push((command.to_owned(), want));
+    }
+    let cases: Vec<(&str, Verdict)> = cases.iter().map(|(c, v)| (c.as_str(), *v)).collect();
+    inspect_table(OsFamily::Windows, &cases);
+}
+
+/// The file tools on Windows: the same rules for the path they were given (resolved), in
+/// every mode short of `off` a device, short name or secret with trailing dots asks.
+#[test]
+fn windows_file_tools_judge_paths_as_win32_opens_them() {
+    use super::files::{Access, Edits, FileRules, decide_on};
+    let root = std::path::PathBuf::from("/w");
+    let rules = FileRules::new(root, Vec::new(), &[], Edits::Allow, Vec::new()).unwrap();
+    let mut failures = Vec::new();
+    let mut check = |path: String, want: Verdict| {
+        for access in [Access::Read, Access::Write] {
+            let got = decide_on(
+                OsFamily::Windows,
+                &rules,
+                access,
+                std::path::Path::new(&path),
+            );
+            if got.verdict != want {
+                failures.push(format!("{access:?} {path}: want {want:?}, got {got:?}"));
+            }
+        }
+    };
+    for path in device_paths() {
+        check(format!("/w/{}", path.replace('\\', "/")), Ask);
+    }
+    for name in secret_names() {
+        for trailing in ["", ".", " ", ". .", "  ..", "...."] {
+            check(format!("/w/{name}{trailing}"), Ask);
+            check(format!("/w/src/{name}{trailing}"), Ask);
+        }
+    }
+    check("/w/ENV~1".to_owned(), Ask);
+    check("/w/src/main.rs".to_owned(), Allow);
+    check("/w/src/main.rs.".to_owned(), Allow);
+    check("/w/src/console.rs".to_owned(), Allow);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Elsewhere those are ordinary names.
+    let unix = decide_on(
+        OsFamily::Unix,
+        &rules,
+        Access::Write,
+        std::path::Path::new("/w/con.txt"),
+    );
+    assert!(unix.verdict == Allow, "{unix:?}");
+}
