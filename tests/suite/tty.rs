@@ -9,7 +9,7 @@ use super::fake_model::{FakeModel, turn_text, turn_tool_call};
 use super::harness::Sandbox;
 
 /// How long a test waits for something to appear on screen before failing.
-pub(super) const PATIENCE: Duration = Duration::from_secs(20);
+pub(super) const PATIENCE: Duration = Duration::from_secs(60);
 
 /// One tmux server with one session running a shell command line.
 pub(super) struct Tmux {
