@@ -16,6 +16,7 @@ mod diff;
 mod git;
 mod record;
 mod recorder;
+mod rules;
 mod take;
 #[cfg(test)]
 mod tests;
