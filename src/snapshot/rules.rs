@@ -73,6 +73,7 @@ impl Snapshots {
         }
         // Which `.gitignore` files git reads depends on the rules above them (an ignored
         // directory is never entered): listed with the global and project rules in force.
+        // A `.gitignore` that ignores itself is read all the same: `-x` wins over them all.
         let base = self.write_rules(run, &rules)?;
         let exclude = exclude_from(&base);
         let listed = git.run(
@@ -81,32 +82,31 @@ impl Snapshots {
                 "-z".as_ref(),
                 "--cached".as_ref(),
                 "--others".as_ref(),
+                "--exclude=!.gitignore".as_ref(),
                 &exclude,
                 "--exclude-per-directory=.gitignore".as_ref(),
             ],
             None,
             deadline,
         )?;
-        let mut files: Vec<&[u8]> = git::records(&listed.stdout)
-            .filter(|path| {
-                path.rsplit(|b| *b == b'/')
-                    .next()
-                    .is_some_and(|name| name == GITIGNORE)
+        // The directories holding one, by their paths.
+        let mut dirs: Vec<&[u8]> = git::records(&listed.stdout)
+            .filter_map(|path| match path.strip_suffix(GITIGNORE)? {
+                b"" => Some(&b""[..]),
+                dir => dir.strip_suffix(b"/"),
             })
             .collect();
-        // Deeper files win over shallower ones, as in git: each after its ancestors.
-        files.sort_by(|a, b| {
-            a.split(|byte| *byte == b'/')
-                .cmp(b.split(|byte| *byte == b'/'))
-        });
-        files.dedup();
-        for file in files {
-            let dir = file
-                .strip_suffix(GITIGNORE)
-                .unwrap_or_default()
-                .strip_suffix(b"/")
-                .unwrap_or_default();
-            let full = self.workspace.join(git::path_of(file));
+        // Deeper files win over shallower ones, as in git: each comes after its ancestors
+        // (compared by components: `a/-x` sorts before `a` as bytes).
+        dirs.sort_by(|a, b| components(a).cmp(components(b)));
+        dirs.dedup();
+        for dir in dirs {
+            let mut file = dir.to_vec();
+            if !file.is_empty() {
+                file.push(b'/');
+            }
+            file.extend_from_slice(GITIGNORE);
+            let full = self.workspace.join(git::path_of(&file));
             // Git does not follow a `.gitignore` that is a link; neither does the snapshot.
             if let Some(text) = regular_file(&full) {
                 anchor_rules(&mut rules, dir, &text);
@@ -128,6 +128,11 @@ impl Snapshots {
         line.extend_from_slice(b"/\n");
         line
     }
+}
+
+/// The components of a directory path (none for the root).
+fn components(dir: &[u8]) -> impl Iterator<Item = &[u8]> {
+    dir.split(|b| *b == b'/').filter(|part| !part.is_empty())
 }
 
 /// `--exclude-from=RULES`, for `git ls-files` without `--exclude-standard`: the run's

@@ -503,3 +503,226 @@ fn resnapshot_timing() {
         eprintln!("again {:?} partial {}", start.elapsed(), s.partial);
     }
 }
+
+/// A run's ignore rules are those of its first snapshot, in a git workspace and a plain
+/// directory alike (both read `.gitignore` files).
+fn workspace(git_repo: bool) -> (tempfile::TempDir, tempfile::TempDir) {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    if git_repo {
+        git(work.path(), &["init", "-q"]);
+    }
+    (state, work)
+}
+
+fn changed_paths(store: &Snapshots) -> Vec<(String, ChangeStatus)> {
+    let record = store.record(None).unwrap();
+    let mut files: Vec<_> = store
+        .changes(&record)
+        .unwrap()
+        .into_iter()
+        .map(|c| (c.path.display().to_string(), c.status))
+        .collect();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    files
+}
+
+#[test]
+fn a_run_that_unignores_a_file_neither_creates_nor_removes_it() {
+    for git_repo in [true, false] {
+        let (state, work) = workspace(git_repo);
+        let w = work.path();
+        write(w, ".gitignore", "*.db\n");
+        write(w, "data/.gitignore", "cache/\n");
+        write(w, "local.db", "a person's data\n");
+        write(w, "data/cache/blob", "cached\n");
+        if git_repo {
+            git(w, &["add", ".gitignore", "data/.gitignore"]);
+            git(w, &["commit", "-qm", "init"]);
+        }
+        let store = store(state.path(), w);
+        let recorder = Recorder::new(store.clone(), "run-1");
+        recorder.before_change(1);
+        write(w, ".gitignore", "# nothing ignored\n");
+        std::fs::remove_file(w.join("data/.gitignore")).unwrap();
+        recorder.before_change(2);
+        write(w, "notes.md", "new\n");
+        let changes = recorder.close().unwrap();
+        assert_eq!(changes.files, 3, "git {git_repo}: {changes:?}");
+        assert_eq!(
+            changed_paths(&store),
+            vec![
+                (".gitignore".to_owned(), ChangeStatus::Modified),
+                ("data/.gitignore".to_owned(), ChangeStatus::Deleted),
+                ("notes.md".to_owned(), ChangeStatus::Added),
+            ],
+            "git {git_repo}"
+        );
+        let (_, report) = undo(&store, None, false);
+        assert_eq!(report.failed, vec![], "git {git_repo}");
+        assert_eq!(read(w, ".gitignore").as_deref(), Some("*.db\n"));
+        assert_eq!(read(w, "data/.gitignore").as_deref(), Some("cache/\n"));
+        assert!(!w.join("notes.md").exists());
+        assert_eq!(
+            read(w, "local.db").as_deref(),
+            Some("a person's data\n"),
+            "git {git_repo}: an ignored file that was there survives"
+        );
+        assert_eq!(read(w, "data/cache/blob").as_deref(), Some("cached\n"));
+    }
+}
+
+#[test]
+fn ignore_files_written_by_a_run_hide_nothing_of_what_it_made() {
+    for git_repo in [true, false] {
+        let (state, work) = workspace(git_repo);
+        let w = work.path();
+        write(w, "keep.txt", "keep\n");
+        std::fs::create_dir_all(w.join(".git/info")).unwrap();
+        let store = store(state.path(), w);
+        let recorder = Recorder::new(store.clone(), "run-1");
+        recorder.before_change(1);
+        write(w, "x/.gitignore", "*\n");
+        write(w, "x/payload.sh", "echo pwned\n");
+        write(w, ".gitignore", "/y\n");
+        write(w, "y", "hidden by the root\n");
+        // Also written through links and the other files git could read: none count.
+        write(w, "z/.ignore", "*\n");
+        write(w, "z/payload", "z\n");
+        let changes = recorder.close().unwrap();
+        assert_eq!(
+            changed_paths(&store),
+            vec![
+                (".gitignore".to_owned(), ChangeStatus::Added),
+                ("x/.gitignore".to_owned(), ChangeStatus::Added),
+                ("x/payload.sh".to_owned(), ChangeStatus::Added),
+                ("y".to_owned(), ChangeStatus::Added),
+                ("z/.ignore".to_owned(), ChangeStatus::Added),
+                ("z/payload".to_owned(), ChangeStatus::Added),
+            ],
+            "git {git_repo}: {changes:?}"
+        );
+        let (_, report) = undo(&store, None, false);
+        assert_eq!(report.done.len(), 6, "git {git_repo}: {report:?}");
+        assert!(!w.join("x").exists() && !w.join("y").exists() && !w.join("z").exists());
+        assert_eq!(read(w, "keep.txt").as_deref(), Some("keep\n"));
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_gitignore_that_is_a_link_or_a_project_exclude_written_later_changes_nothing() {
+    let (state, work) = workspace(true);
+    let w = work.path();
+    let outside = tempfile::tempdir().unwrap();
+    write(outside.path(), "rules", "*.db\n");
+    // A link is not read (git does not follow it either): `local.db` is snapshotted.
+    std::os::unix::fs::symlink(outside.path().join("rules"), w.join(".gitignore")).unwrap();
+    write(w, "local.db", "data\n");
+    let store = store(state.path(), w);
+    let recorder = Recorder::new(store.clone(), "run-1");
+    recorder.before_change(1);
+    write(outside.path(), "rules", "*\n");
+    write(w, ".git/info/exclude", "*\n");
+    write(w, "payload.sh", "x\n");
+    write(w, "local.db", "changed\n");
+    let _ = recorder.close().unwrap();
+    assert_eq!(
+        changed_paths(&store),
+        vec![
+            ("local.db".to_owned(), ChangeStatus::Modified),
+            ("payload.sh".to_owned(), ChangeStatus::Added),
+        ]
+    );
+}
+
+#[test]
+fn an_ignored_directory_the_run_replaced_with_a_file_is_not_removed() {
+    let (state, work) = workspace(false);
+    let w = work.path();
+    write(w, ".gitignore", "logs/\n");
+    write(w, "logs/today", "log\n");
+    let store = store(state.path(), w);
+    let recorder = Recorder::new(store.clone(), "run-1");
+    recorder.before_change(1);
+    std::fs::remove_dir_all(w.join("logs")).unwrap();
+    write(w, "logs", "now a file\n");
+    let _ = recorder.close().unwrap();
+    assert_eq!(
+        changed_paths(&store),
+        vec![("logs".to_owned(), ChangeStatus::Added)]
+    );
+    let (plan, _) = undo(&store, None, false);
+    assert_eq!(plan.not_covered, vec![std::path::PathBuf::from("logs")]);
+    assert_eq!(read(w, "logs").as_deref(), Some("now a file\n"));
+}
+
+/// A small deterministic generator (xorshift), for the cases below.
+struct Cases(u64);
+
+impl Cases {
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        &items[usize::try_from(self.0 % items.len() as u64).unwrap()]
+    }
+}
+
+/// The fixed rules list exactly what git lists with the live `.gitignore` files, global and
+/// project excludes, for generated trees of nested ignore files (negations, anchors,
+/// directory patterns, `**`, escapes, odd directory names).
+#[test]
+fn fixed_rules_list_what_git_lists_with_the_live_ones() {
+    const DIRS: &[&str] = &["", "a", "a/b", "a/b/c", "d", "d/e", "s p[1]", "a/#x"];
+    const FILES: &[&str] = &[
+        "x.log", "y.txt", "keep", "build/o", "z.db", "#h", "!n", "c", "b", "e/f", "t ",
+    ];
+    const PATTERNS: &[&str] = &[
+        "*.log", "!keep", "build/", "/y.txt", "b/*.txt", "**/z.db", "*", "!*.txt", "c/",
+        "/b", "x.log ", "\\#h", "\\!n", "e/**", "!/b/keep", "!build/", "**/b/c", "#comment",
+        "", "?.db", "[xy].*", "!c", "/*", "!/d", "t\\ ", "a/**/x.log", "b/",
+    ];
+    for seed in 1..=30_u64 {
+        let mut cases = Cases(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let state = tempfile::tempdir().unwrap();
+        let work = tempfile::tempdir().unwrap();
+        let w = work.path();
+        git(w, &["init", "-q"]);
+        for dir in DIRS {
+            std::fs::create_dir_all(w.join(dir)).unwrap();
+        }
+        for dir in DIRS {
+            for _ in 0..3 {
+                // A name that is a directory of the tree already is passed over.
+                let file = w.join(format!("{dir}/{}", cases.pick(FILES)).trim_start_matches('/'));
+                let _ = std::fs::create_dir_all(file.parent().unwrap());
+                let _ = std::fs::write(file, "x");
+            }
+            if *cases.pick(&[true, false]) {
+                let lines: Vec<&str> = (0..4).map(|_| *cases.pick(PATTERNS)).collect();
+                let name = format!("{dir}/.gitignore");
+                write(w, name.trim_start_matches('/'), &lines.join("\n"));
+            }
+        }
+        let exclude: Vec<&str> = (0..2).map(|_| *cases.pick(PATTERNS)).collect();
+        write(w, ".git/info/exclude", &exclude.join("\n"));
+        let store = store(state.path(), w);
+        store.take("run-1", "turn 1", RecordKind::Run).unwrap();
+        let rules = store.dir().join("ignore/run-1");
+        let fixed = format!("--exclude-from={}", rules.display());
+        for extra in [&[][..], &["--ignored", "--directory"][..]] {
+            let live = git(
+                w,
+                &[&["ls-files", "--others", "--exclude-standard"], extra].concat(),
+            );
+            let frozen = git(w, &[&["ls-files", "--others", fixed.as_str()], extra].concat());
+            assert_eq!(
+                frozen,
+                live,
+                "seed {seed} {extra:?}, rules:\n{}",
+                std::fs::read_to_string(&rules).unwrap()
+            );
+        }
+    }
+}
