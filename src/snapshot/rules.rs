@@ -61,13 +61,12 @@ impl Snapshots {
         deadline: Instant,
     ) -> Result<StoredPath, SnapshotError> {
         let mut rules = Vec::new();
-        if let Some(global) = global_excludes_file(|name| std::env::var_os(name)) {
-            if let Ok(text) = std::fs::read(global) {
-                anchor_rules(&mut rules, b"", &text);
-            }
-        }
-        if let Some(project) = self.project(deadline) {
-            if let Ok(text) = std::fs::read(project.common_dir.join("info/exclude")) {
+        // Lowest first: the global file, then the project's `info/exclude`.
+        let global = global_excludes_file(|name| std::env::var_os(name));
+        let project = self.project(deadline);
+        let exclude = project.map(|project| project.common_dir.join("info/exclude"));
+        for file in [global, exclude].into_iter().flatten() {
+            if let Ok(text) = std::fs::read(file) {
                 anchor_rules(&mut rules, b"", &text);
             }
         }
@@ -119,8 +118,7 @@ impl Snapshots {
     /// agent run in the home directory): it is never snapshotted into itself.
     fn state_dir_rule(&self) -> Vec<u8> {
         let state = self.dir.parent().and_then(Path::parent);
-        let Some(inside) = state.and_then(|state| state.strip_prefix(&self.workspace).ok())
-        else {
+        let Some(inside) = state.and_then(|state| state.strip_prefix(&self.workspace).ok()) else {
             return Vec::new();
         };
         let mut line = b"/".to_vec();
@@ -154,7 +152,12 @@ fn global_excludes_file(var: impl Fn(&str) -> Option<OsString>) -> Option<PathBu
     let home = set("HOME");
     #[cfg(windows)]
     let home = home.or_else(|| set("USERPROFILE"));
-    home.map(|home| PathBuf::from(home).join(".config").join("git").join("ignore"))
+    home.map(|home| {
+        PathBuf::from(home)
+            .join(".config")
+            .join("git")
+            .join("ignore")
+    })
 }
 
 /// The bytes of `path` when it is a regular file (a link is not followed).

@@ -663,9 +663,33 @@ fn fixed_rules_list_what_git_lists_with_the_live_ones() {
         "x.log", "y.txt", "keep", "build/o", "z.db", "#h", "!n", "c", "b", "e/f", "t ",
     ];
     const PATTERNS: &[&str] = &[
-        "*.log", "!keep", "build/", "/y.txt", "b/*.txt", "**/z.db", "*", "!*.txt", "c/",
-        "/b", "x.log ", "\\#h", "\\!n", "e/**", "!/b/keep", "!build/", "**/b/c", "#comment",
-        "", "?.db", "[xy].*", "!c", "/*", "!/d", "t\\ ", "a/**/x.log", "b/",
+        "*.log",
+        "!keep",
+        "build/",
+        "/y.txt",
+        "b/*.txt",
+        "**/z.db",
+        "*",
+        "!*.txt",
+        "c/",
+        "/b",
+        "x.log ",
+        "\\#h",
+        "\\!n",
+        "e/**",
+        "!/b/keep",
+        "!build/",
+        "**/b/c",
+        "#comment",
+        "",
+        "?.db",
+        "[xy].*",
+        "!c",
+        "/*",
+        "!/d",
+        "t\\ ",
+        "a/**/x.log",
+        "b/",
     ];
     for seed in 1..=30_u64 {
         let mut cases = Cases(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
@@ -700,7 +724,10 @@ fn fixed_rules_list_what_git_lists_with_the_live_ones() {
                 w,
                 &[&["ls-files", "--others", "--exclude-standard"], extra].concat(),
             );
-            let frozen = git(w, &[&["ls-files", "--others", fixed.as_str()], extra].concat());
+            let frozen = git(
+                w,
+                &[&["ls-files", "--others", fixed.as_str()], extra].concat(),
+            );
             assert_eq!(
                 frozen,
                 live,
