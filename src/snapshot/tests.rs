@@ -50,22 +50,15 @@ fn a_run_in_a_plain_directory_is_diffed_and_undone_and_the_undo_too() {
         (3, 3, 2, true),
         "{changes:?}"
     );
-    let record = store.record(None).unwrap();
-    let mut files: Vec<_> = store
-        .changes(&record)
-        .unwrap()
-        .into_iter()
-        .map(|c| (c.path.display().to_string(), c.status))
-        .collect();
-    files.sort_by(|a, b| a.0.cmp(&b.0));
     assert_eq!(
-        files,
+        changed_paths(&store),
         vec![
             ("edit.txt".to_owned(), ChangeStatus::Modified),
             ("gone/old.txt".to_owned(), ChangeStatus::Deleted),
             ("new/made.txt".to_owned(), ChangeStatus::Added),
         ]
     );
+    let record = store.record(None).unwrap();
     let diff = String::from_utf8(store.diff_text(&record).unwrap()).unwrap();
     assert!(diff.contains("+TWO\n"), "{diff}");
 

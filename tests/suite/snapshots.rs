@@ -111,27 +111,13 @@ fn in_a_git_workspace_a_run_is_diffed_undone_and_redone_and_the_project_is_untou
         .success()
         .stdout(predicate::str::contains("modified edit.txt | +1 −1"))
         .stdout(predicate::str::contains("3 files changed (+2 −2)"));
-    let json = sandbox.agent().args(["diff", "--json"]).output().unwrap();
-    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
-    let mut files: Vec<(String, String)> = json["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["path"].as_str().unwrap().to_owned(),
-                f["status"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect();
-    files.sort();
     assert_eq!(
-        files,
-        vec![
-            ("edit.txt".into(), "modified".into()),
-            ("gone.txt".into(), "deleted".into()),
-            ("new.txt".into(), "added".into()),
-        ]
+        diffed(&sandbox),
+        pairs(&[
+            ("edit.txt", "modified"),
+            ("gone.txt", "deleted"),
+            ("new.txt", "added"),
+        ])
     );
 
     sandbox
