@@ -14,6 +14,7 @@
 
 mod diff;
 mod git;
+mod nested;
 mod record;
 mod recorder;
 mod rules;

@@ -33,8 +33,13 @@ impl Snapshots {
     }
 
     /// Writes `rules` (and the line that keeps the state directory out, last, so that no
-    /// workspace rule takes it back in) where git reads them for `run`; returns the path.
-    pub(crate) fn write_rules(&self, run: &str, rules: &[u8]) -> Result<PathBuf, SnapshotError> {
+    /// workspace rule takes it back in) where git reads them for `run`; returns the path
+    /// and what it holds.
+    pub(crate) fn write_rules(
+        &self,
+        run: &str,
+        rules: &[u8],
+    ) -> Result<(PathBuf, Vec<u8>), SnapshotError> {
         let path = self.rules_path(run);
         let dir = self.dir.join("ignore");
         std::fs::create_dir_all(&dir).map_err(|e| SnapshotError::io("create", &dir, &e))?;
@@ -44,7 +49,7 @@ impl Snapshots {
         }
         bytes.extend(self.state_dir_rule());
         write_atomically(&path, &bytes)?;
-        Ok(path)
+        Ok((path, bytes))
     }
 
     /// Drops the rules file of `run` (its record is gone).
@@ -73,7 +78,7 @@ impl Snapshots {
         // Which `.gitignore` files git reads depends on the rules above them (an ignored
         // directory is never entered): listed with the global and project rules in force.
         // A `.gitignore` that ignores itself is read all the same: `-x` wins over them all.
-        let base = self.write_rules(run, &rules)?;
+        let (base, _) = self.write_rules(run, &rules)?;
         let exclude = exclude_from(&base);
         let listed = git.run(
             &[

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::git::{self, Git};
+use super::nested::open_new_repositories;
 use super::record::{Record, RecordKind, Snapshot, StoredPath, now_ms, safe_id};
 use super::rules::exclude_from;
 use super::{MAX_UNTRACKED_DIR_FILES, SnapshotError, Snapshots};
@@ -94,14 +95,15 @@ impl Snapshots {
         self.take_with(run, label, kind, None)
     }
 
-    /// [`Snapshots::take`]; a run without ignore rules yet (its first snapshot) takes
-    /// `seed` (an undo's: the rules of the run it takes back), else the workspace's now.
+    /// [`Snapshots::take`]; a run without ignore rules yet (its first snapshot) takes those
+    /// of `seed` (an undo's: the run it takes back), else the workspace's now. What was
+    /// there before is `seed`'s first snapshot then.
     pub(crate) fn take_with(
         &self,
         run: &str,
         label: &str,
         kind: RecordKind,
-        seed: Option<&StoredPath>,
+        seed: Option<&Record>,
     ) -> Result<Snapshot, SnapshotError> {
         let deadline = Instant::now() + self.limits.time_budget;
         self.ensure_repo(deadline)?;
@@ -115,19 +117,21 @@ impl Snapshots {
             snapshots: Vec::new(),
             ignore: None,
         });
-        let rules = match (&record.ignore, seed) {
+        let rules = match (&record.ignore, seed.and_then(|seed| seed.ignore.as_ref())) {
             (Some(rules), _) | (None, Some(rules)) => rules.clone(),
             (None, None) => self.freeze_rules(&git, run, deadline)?,
         };
-        let rules_file = self.write_rules(run, rules.bytes())?;
-        record.ignore = Some(rules);
-        let listing = self.list(&git, &rules_file, deadline)?;
+        let (rules_file, rules_text) = self.write_rules(run, rules.bytes())?;
+        let before =
+            (record.snapshots.first()).or_else(|| seed.and_then(|seed| seed.snapshots.first()));
+        let listing = self.list(&git, (&rules_file, &rules_text), before, deadline)?;
         // What the rules leave out of the run's first snapshot was there before the run.
         let ignored = if record.snapshots.is_empty() {
             ignored(&git, &rules_file, deadline)?
         } else {
             Vec::new()
         };
+        record.ignore = Some(rules);
         let changed = listing.changed();
         let (covered_all, uncovered) = if changed.is_empty() {
             // Nothing to hash: the index is the last snapshot's, its tree is cached.
@@ -316,8 +320,16 @@ impl Snapshots {
         Ok(index)
     }
 
-    /// What changed since the index was written, and what the bounds leave out.
-    fn list(&self, git: &Git, rules: &Path, deadline: Instant) -> Result<Listing, SnapshotError> {
+    /// What changed since the index was written, and what the bounds leave out, listed
+    /// with the run's fixed `rules` (the file and its text); `before` is the run's first
+    /// snapshot (none when this is it).
+    fn list(
+        &self,
+        git: &Git,
+        (rules, rules_text): (&Path, &[u8]),
+        before: Option<&Snapshot>,
+        deadline: Instant,
+    ) -> Result<Listing, SnapshotError> {
         let exclude = exclude_from(rules);
         let output = git.run(
             &[
@@ -351,6 +363,15 @@ impl Snapshots {
             }
         }
         listing.modified.retain(|path| !removed.contains(path));
+        if let Some(before) = before {
+            open_new_repositories(
+                &self.workspace,
+                rules_text,
+                before,
+                &mut listing.skipped,
+                &mut listing.untracked,
+            );
+        }
         if listing.untracked.len() > MAX_UNTRACKED_DIR_FILES {
             skip_large_directories(git, &mut listing, &exclude, deadline)?;
         }

@@ -730,3 +730,42 @@ fn fixed_rules_list_what_git_lists_with_the_live_ones() {
         }
     }
 }
+
+#[test]
+fn a_nested_repository_the_run_makes_hides_nothing_and_one_from_before_stays_out() {
+    for git_repo in [true, false] {
+        let (state, work) = workspace(git_repo);
+        let w = work.path();
+        write(w, ".gitignore", "*.log\n");
+        write(w, "old/theirs.txt", "theirs\n");
+        git(&w.join("old"), &["init", "-q"]);
+        let store = store(state.path(), w);
+        let recorder = Recorder::new(store.clone(), "run-1");
+        recorder.before_change(1);
+        std::fs::create_dir_all(w.join("new/sub")).unwrap();
+        git(&w.join("new"), &["init", "-q"]);
+        write(w, "new/payload.sh", "echo pwned\n");
+        write(w, "new/sub/more.sh", "echo more\n");
+        write(w, "new/build.log", "ignored by the run's rules\n");
+        write(w, "old/theirs.txt", "changed in their repository\n");
+        let changes = recorder.close().unwrap();
+        assert_eq!(
+            changed_paths(&store),
+            vec![
+                ("new/payload.sh".to_owned(), ChangeStatus::Added),
+                ("new/sub/more.sh".to_owned(), ChangeStatus::Added),
+            ],
+            "git {git_repo}: {changes:?}"
+        );
+        let note = changes.note.unwrap_or_default();
+        assert!(note.contains("`old/`") && !note.contains("new/"), "{note}");
+        let (_, report) = undo(&store, None, false);
+        assert_eq!(report.done.len(), 2, "git {git_repo}: {report:?}");
+        assert!(!w.join("new/payload.sh").exists() && !w.join("new/sub").exists());
+        assert!(w.join("new/.git").is_dir() && w.join("new/build.log").exists());
+        assert_eq!(
+            read(w, "old/theirs.txt").as_deref(),
+            Some("changed in their repository\n")
+        );
+    }
+}

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use super::diff::{FileChange, Side, corrupt};
 use super::git::{self, Git};
-use super::record::{Record, RecordKind, Snapshot, StoredPath, now_ms};
+use super::record::{Record, RecordKind, Snapshot, now_ms};
 use super::{SnapshotError, Snapshots};
 
 /// Reading one file's content back may take this long.
@@ -55,8 +55,9 @@ pub struct UndoPlan {
     /// before the run): left alone.
     pub not_covered: Vec<PathBuf>,
     current: Snapshot,
-    /// The run's ignore rules, which the undo's snapshots list files with too.
-    ignore: Option<StoredPath>,
+    /// The run's record: the undo's snapshots list files with its ignore rules, and what
+    /// was there before it is what was there before the undo's.
+    taken_back: Record,
 }
 
 /// What an applied undo did.
@@ -86,8 +87,7 @@ impl Snapshots {
         };
         let undo_run = format!("undo-{}-{}", now_ms(), std::process::id());
         // With the run's rules: what its snapshots left out, the undo's leave out too.
-        let ignore = record.ignore.as_ref();
-        let current = self.take_unrecorded(&undo_run, "before undo", ignore)?;
+        let current = self.take_unrecorded(&undo_run, "before undo", record)?;
         let since: HashSet<Vec<u8>> = self
             .changes_between(&after.tree, &current.tree)
             .map_err(|error| corrupt(record, &error))?
@@ -102,7 +102,7 @@ impl Snapshots {
             conflicts: Vec::new(),
             not_covered: Vec::new(),
             current,
-            ignore: record.ignore.clone(),
+            taken_back: record.clone(),
         };
         for change in changes {
             if !safe_relative(&change.path) {
@@ -206,14 +206,14 @@ impl Snapshots {
             }
         }
         // The undo is a run of its own: `agent undo` again puts the changes back.
-        let after = self.take_unrecorded(&plan.undo_run, "after undo", plan.ignore.as_ref())?;
+        let after = self.take_unrecorded(&plan.undo_run, "after undo", &plan.taken_back)?;
         let record = Record {
             run: plan.undo_run.clone(),
             kind: RecordKind::Undo,
             undoes: Some(plan.run.clone()),
             workspace: self.workspace.display().to_string(),
             snapshots: vec![plan.current.clone(), after],
-            ignore: plan.ignore.clone(),
+            ignore: plan.taken_back.ignore.clone(),
         };
         self.save(&record)?;
         Ok(report)
@@ -297,9 +297,9 @@ impl Snapshots {
         &self,
         undo_run: &str,
         label: &str,
-        ignore: Option<&StoredPath>,
+        taken_back: &Record,
     ) -> Result<Snapshot, SnapshotError> {
-        let snapshot = self.take_with(undo_run, label, RecordKind::Undo, ignore)?;
+        let snapshot = self.take_with(undo_run, label, RecordKind::Undo, Some(taken_back))?;
         // `take` records it; the undo's record is written whole when the undo is applied.
         let path = self
             .dir

@@ -367,8 +367,8 @@ fn in_a_plain_directory_a_run_that_unignores_a_file_neither_creates_nor_removes_
 }
 
 /// A run that writes ignore rules — `x/.gitignore` = `*`, the user's global excludes file —
-/// next to the files it makes hides none of them from `agent diff`, the summary or
-/// `agent undo`.
+/// next to the files it makes, or makes them in a repository of their own, hides none of
+/// them from `agent diff`, the summary or `agent undo`.
 fn rules_a_run_writes_hide_nothing(git_workspace: bool) {
     let sandbox = Sandbox::new();
     let w = sandbox.work();
@@ -390,6 +390,10 @@ fn rules_a_run_writes_hide_nothing(git_workspace: bool) {
             "hide globally",
         )
         .with_shell("printf x > two.sh", "second payload"),
+        turn_tool_call(
+            "git init -q n && printf x > n/three.sh",
+            "behind a repository",
+        ),
         turn_text("done"),
     ]);
     sandbox
@@ -398,7 +402,7 @@ fn rules_a_run_writes_hide_nothing(git_workspace: bool) {
         .args(["--mode", "allow-all", "--sandbox", "off", "hide things"])
         .assert()
         .success()
-        .stderr(predicate::str::contains("agent: changed 3 files"));
+        .stderr(predicate::str::contains("agent: changed 4 files"));
     assert_eq!(
         std::fs::read_to_string(&global).ok().as_deref(),
         Some("*.tmp\ntwo.sh\n"),
@@ -407,6 +411,7 @@ fn rules_a_run_writes_hide_nothing(git_workspace: bool) {
     assert_eq!(
         diffed(&sandbox),
         pairs(&[
+            ("n/three.sh", "added"),
             ("two.sh", "added"),
             ("x/.gitignore", "added"),
             ("x/payload.sh", "added"),
@@ -419,7 +424,7 @@ fn rules_a_run_writes_hide_nothing(git_workspace: bool) {
         .success()
         .stderr(predicate::str::contains("remove     x/payload.sh"));
     assert!(!w.join("x").exists(), "the payload is gone");
-    assert!(!w.join("two.sh").exists());
+    assert!(!w.join("two.sh").exists() && !w.join("n/three.sh").exists());
     assert_eq!(read(&w, "old.tmp").as_deref(), Some("ignored before\n"));
 }
 
