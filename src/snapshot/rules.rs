@@ -9,8 +9,9 @@
 //! snapshot of the run (and of its undo) lists files with that list alone
 //! (`--exclude-from`, never `--exclude-standard`).
 //!
-//! This file owns reading and anchoring the rules and the file git reads them from; which
-//! files to snapshot is `take.rs`'s.
+//! This file owns reading and anchoring the rules, the file git reads them from, and the
+//! list of what they leave out of a run's first snapshot (there before the run: undo never
+//! removes it); which files to snapshot is `take.rs`'s.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -22,6 +23,11 @@ use super::{SnapshotError, Snapshots};
 
 /// The name of the per-directory ignore file git reads.
 const GITIGNORE: &[u8] = b".gitignore";
+
+/// Ignored paths kept in a run's first snapshot, at most (ignored directories count as one):
+/// enough for any real workspace, and a record that stays small to read; past it, the
+/// run's fixed rules still keep every ignored path out of its snapshots.
+const MAX_IGNORED_PATHS: usize = 10_000;
 
 /// A byte-order mark, which git skips at the start of an ignore file.
 const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
@@ -144,6 +150,32 @@ pub(super) fn exclude_from(rules: &Path) -> OsString {
     let mut arg = OsString::from("--exclude-from=");
     arg.push(rules);
     arg
+}
+
+/// The files and directories (ending in `/`) that `rules` leave out, as the run's first
+/// snapshot finds them; at most [`MAX_IGNORED_PATHS`].
+pub(super) fn ignored(
+    git: &Git,
+    rules: &Path,
+    deadline: Instant,
+) -> Result<Vec<StoredPath>, SnapshotError> {
+    let exclude = exclude_from(rules);
+    let output = git.run(
+        &[
+            "ls-files".as_ref(),
+            "-z".as_ref(),
+            "--others".as_ref(),
+            "--ignored".as_ref(),
+            "--directory".as_ref(),
+            &exclude,
+        ],
+        None,
+        deadline,
+    )?;
+    Ok(git::records(&output.stdout)
+        .take(MAX_IGNORED_PATHS)
+        .map(StoredPath::new)
+        .collect())
 }
 
 /// The excludes file git reads when `core.excludesFile` is not set — the hermetic git

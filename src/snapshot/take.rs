@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use super::git::{self, Git};
 use super::nested::open_new_repositories;
 use super::record::{Record, RecordKind, Snapshot, StoredPath, now_ms, safe_id};
-use super::rules::exclude_from;
+use super::rules::{exclude_from, ignored};
 use super::{MAX_UNTRACKED_DIR_FILES, SnapshotError, Snapshots};
 
 /// Paths hashed by the first `git update-index` call: the time budget is checked between
@@ -26,11 +26,6 @@ const MAX_BATCH_PATHS: usize = 8000;
 /// From this many files to hash on, their contents go into one pack first
 /// ([`Snapshots::pack_contents`]); below it, loose objects cost less than a pack each.
 const PACK_MIN_PATHS: usize = 100;
-
-/// Ignored paths kept in a run's first snapshot, at most (ignored directories count as one):
-/// enough for any real workspace, and a record that stays small to read; past it, the
-/// run's fixed rules still keep every ignored path out of its snapshots.
-const MAX_IGNORED_PATHS: usize = 10_000;
 
 /// Writing the tree and the ref after the budget ran out may take this long: a partial
 /// snapshot is still a snapshot.
@@ -459,28 +454,6 @@ fn skip_large_directories(
         listing.untracked = kept;
     }
     Ok(())
-}
-
-/// The files and directories (ending in `/`) that `rules` leave out, as the run's first
-/// snapshot finds them; at most [`MAX_IGNORED_PATHS`].
-fn ignored(git: &Git, rules: &Path, deadline: Instant) -> Result<Vec<StoredPath>, SnapshotError> {
-    let exclude = exclude_from(rules);
-    let output = git.run(
-        &[
-            "ls-files".as_ref(),
-            "-z".as_ref(),
-            "--others".as_ref(),
-            "--ignored".as_ref(),
-            "--directory".as_ref(),
-            &exclude,
-        ],
-        None,
-        deadline,
-    )?;
-    Ok(git::records(&output.stdout)
-        .take(MAX_IGNORED_PATHS)
-        .map(StoredPath::new)
-        .collect())
 }
 
 /// Hashes `paths` into the index, batch by batch while the budget lasts. Returns whether
