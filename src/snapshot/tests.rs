@@ -769,3 +769,25 @@ fn a_nested_repository_the_run_makes_hides_nothing_and_one_from_before_stays_out
         );
     }
 }
+
+#[test]
+fn a_state_directory_inside_the_workspace_stays_out_whatever_the_rules_say() {
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    write(w, ".gitignore", "!.local/\n!*\n");
+    write(w, "a.txt", "a\n");
+    let store = store(&w.join(".local/state"), w);
+    let snapshot = store.take("run-1", "turn 1", RecordKind::Run).unwrap();
+    let files = git(
+        &store.dir().join("repo"),
+        &[
+            "--git-dir",
+            ".",
+            "ls-tree",
+            "-r",
+            "--name-only",
+            &snapshot.tree,
+        ],
+    );
+    assert_eq!(files, ".gitignore\na.txt\n");
+}
