@@ -87,3 +87,28 @@ fn files_under(
     }
     Some(files)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_matcher_reads_the_anchored_rules_as_git_does() {
+        let root = Path::new("/w");
+        let rules = b"*.tmp\n/n/**/*.log\n!/n/b/**/keep.log\n/n/s\\ p\\[1\\]/**/x\n/n/top/\n";
+        let matcher = rules_matcher(root, rules);
+        let ignored = |path: &str, dir: bool| {
+            matcher
+                .matched_path_or_any_parents(root.join(path), dir)
+                .is_ignore()
+        };
+        assert!(ignored("n/a.tmp", false));
+        assert!(ignored("n/a.log", false) && ignored("n/c/d/a.log", false));
+        assert!(!ignored("n/b/keep.log", false) && !ignored("n/b/c/keep.log", false));
+        assert!(ignored("n/b/other.log", false));
+        assert!(ignored("n/s p[1]/q/x", false) && !ignored("n/s p1/q/x", false));
+        assert!(ignored("n/top", true) && ignored("n/top/f", false));
+        assert!(!ignored("n/top", false), "a file is not a directory");
+        assert!(!ignored("m/a.log", false));
+    }
+}
