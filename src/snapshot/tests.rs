@@ -252,6 +252,14 @@ fn a_git_workspace_keeps_its_dot_git_untouched_and_its_ignored_files() {
     assert_eq!(git(w, &["status", "--porcelain"]), status);
 }
 
+/// The paths in `tree`, one a line.
+fn tree_files(store: &Snapshots, tree: &str) -> String {
+    git(
+        &store.dir().join("repo"),
+        &["--git-dir", ".", "ls-tree", "-r", "--name-only", tree],
+    )
+}
+
 fn packs(store: &Snapshots) -> usize {
     std::fs::read_dir(store.dir().join("repo/objects/pack")).map_or(0, |entries| {
         entries
@@ -335,17 +343,7 @@ fn directories_are_counted_by_their_own_paths_only() {
     let store = store(state.path(), w);
     let snapshot = store.take("run-1", "turn 1", RecordKind::Run).unwrap();
     assert_eq!(snapshot.skipped, vec![record::StoredPath::new(b"vendor/")]);
-    let files = git(
-        &store.dir().join("repo"),
-        &[
-            "--git-dir",
-            ".",
-            "ls-tree",
-            "-r",
-            "--name-only",
-            &snapshot.tree,
-        ],
-    );
+    let files = tree_files(&store, &snapshot.tree);
     assert_eq!(
         files.lines().count(),
         2 * MAX_UNTRACKED_DIR_FILES + 1,
@@ -369,17 +367,7 @@ fn pruning_everything_leaves_a_store_that_snapshots_again() {
     assert!(!store.dir().join("index").exists());
     write(w, "b.txt", "b\n");
     let snapshot = store.take("run-2", "turn 1", RecordKind::Run).unwrap();
-    let files = git(
-        &store.dir().join("repo"),
-        &[
-            "--git-dir",
-            ".",
-            "ls-tree",
-            "-r",
-            "--name-only",
-            &snapshot.tree,
-        ],
-    );
+    let files = tree_files(&store, &snapshot.tree);
     assert_eq!(files, "a.txt\nb.txt\n");
 }
 
@@ -778,16 +766,6 @@ fn a_state_directory_inside_the_workspace_stays_out_whatever_the_rules_say() {
     write(w, "a.txt", "a\n");
     let store = store(&w.join(".local/state"), w);
     let snapshot = store.take("run-1", "turn 1", RecordKind::Run).unwrap();
-    let files = git(
-        &store.dir().join("repo"),
-        &[
-            "--git-dir",
-            ".",
-            "ls-tree",
-            "-r",
-            "--name-only",
-            &snapshot.tree,
-        ],
-    );
+    let files = tree_files(&store, &snapshot.tree);
     assert_eq!(files, ".gitignore\na.txt\n");
 }
