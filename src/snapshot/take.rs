@@ -1,5 +1,6 @@
 //! Taking a snapshot: list what changed since the run's last one (git's stat cache makes
-//! that cheap), leave out what the bounds say (untracked files over `max_file_mb`,
+//! that cheap) with the ignore rules fixed at the run's first (`rules.rs`), leave out what
+//! the bounds say (untracked files over `max_file_mb`,
 //! untracked directories of more than [`MAX_UNTRACKED_DIR_FILES`] files, unreadable files),
 //! hash the rest into the run's own index in batches until the time budget runs out, and
 //! record the tree. Each run has its own index (a copy of the store's latest), so two runs at
