@@ -330,6 +330,7 @@ mod tests {
             kind: snapshot::RecordKind::Run,
             undoes: None,
             workspace: String::new(),
+            ignore: None,
             snapshots: Vec::new(),
         };
         let long = LastChange::message(

@@ -14,8 +14,10 @@
 
 mod diff;
 mod git;
+mod nested;
 mod record;
 mod recorder;
+mod rules;
 mod take;
 #[cfg(test)]
 mod tests;

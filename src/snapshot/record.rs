@@ -62,6 +62,10 @@ pub struct Snapshot {
     /// Untracked files and directories (ending in `/`) left out by the bounds.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) skipped: Vec<StoredPath>,
+    /// In a record's first snapshot: the files and directories (ending in `/`) its ignore
+    /// rules left out. They existed before the run, so undo never removes them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) ignored: Vec<StoredPath>,
 }
 
 impl Snapshot {
@@ -72,6 +76,17 @@ impl Snapshot {
                 let p = p.bytes();
                 p == path || (p.ends_with(b"/") && path.starts_with(p))
             })
+    }
+
+    /// Whether `path` (git's bytes) was there but ignored when this snapshot was taken: an
+    /// ignored file, or in, or itself, an ignored directory.
+    pub(crate) fn was_ignored(&self, path: &[u8]) -> bool {
+        self.ignored.iter().any(|p| {
+            let p = p.bytes();
+            p == path
+                || p.strip_suffix(b"/")
+                    .is_some_and(|dir| dir == path || path.starts_with(p))
+        })
     }
 
     /// How many paths it left out, for notes.
@@ -95,6 +110,10 @@ pub struct Record {
     pub workspace: String,
     /// The snapshots, oldest first.
     pub snapshots: Vec<Snapshot>,
+    /// The ignore rules every snapshot of the run lists files with, fixed at its first
+    /// (`rules.rs`); absent in records written before they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) ignore: Option<StoredPath>,
 }
 
 impl Record {
@@ -222,6 +241,7 @@ impl Snapshots {
         for record in &old {
             let _ = std::fs::remove_file(self.record_path(&record.run));
             let _ = std::fs::remove_file(self.index_path(&record.run));
+            self.forget_rules(&record.run);
             let refs = git.run_str(
                 &[
                     "for-each-ref",
@@ -314,7 +334,13 @@ mod tests {
             partial: false,
             uncovered: vec![StoredPath::new(b"slow.txt")],
             skipped: vec![StoredPath::new(b"vendor/"), StoredPath::new(b"big.bin")],
+            ignored: vec![StoredPath::new(b"target/"), StoredPath::new(b"local.db")],
         };
+        assert!(snapshot.was_ignored(b"target/debug/x"));
+        assert!(snapshot.was_ignored(b"target"), "the directory itself");
+        assert!(snapshot.was_ignored(b"local.db"));
+        assert!(!snapshot.was_ignored(b"targets"));
+        assert!(!snapshot.was_ignored(b"local.db2"));
         assert!(snapshot.misses(b"vendor/a/b.js"));
         assert!(snapshot.misses(b"big.bin"));
         assert!(snapshot.misses(b"slow.txt"));

@@ -103,12 +103,18 @@ impl Recorder {
         let inner = self.inner.as_ref()?;
         let state = inner.lock().unwrap_or_else(PoisonError::into_inner);
         let store = state.store.as_ref()?;
-        (state.taken.len() >= 2).then(|| Record {
+        if state.taken.len() < 2 {
+            return None;
+        }
+        // The run's rules, which its snapshots were listed with (an undo lists with them too).
+        let ignore = store.load(&state.run).ok().flatten().and_then(|r| r.ignore);
+        Some(Record {
             run: state.run.clone(),
             kind: RecordKind::Run,
             undoes: None,
             workspace: store.workspace().display().to_string(),
             snapshots: state.taken.clone(),
+            ignore,
         })
     }
 

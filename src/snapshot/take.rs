@@ -1,5 +1,6 @@
 //! Taking a snapshot: list what changed since the run's last one (git's stat cache makes
-//! that cheap), leave out what the bounds say (untracked files over `max_file_mb`,
+//! that cheap) with the ignore rules fixed at the run's first (`rules.rs`), leave out what
+//! the bounds say (untracked files over `max_file_mb`,
 //! untracked directories of more than [`MAX_UNTRACKED_DIR_FILES`] files, unreadable files),
 //! hash the rest into the run's own index in batches until the time budget runs out, and
 //! record the tree. Each run has its own index (a copy of the store's latest), so two runs at
@@ -11,7 +12,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::git::{self, Git};
+use super::nested::open_new_repositories;
 use super::record::{Record, RecordKind, Snapshot, StoredPath, now_ms, safe_id};
+use super::rules::{exclude_from, ignored};
 use super::{MAX_UNTRACKED_DIR_FILES, SnapshotError, Snapshots};
 
 /// Paths hashed by the first `git update-index` call: the time budget is checked between
@@ -55,9 +58,9 @@ impl Listing {
 }
 
 /// The project repository the workspace belongs to, when it is one.
-struct Project {
+pub(super) struct Project {
     git_dir: PathBuf,
-    common_dir: PathBuf,
+    pub(super) common_dir: PathBuf,
     toplevel: PathBuf,
 }
 
@@ -85,11 +88,46 @@ impl Snapshots {
         label: &str,
         kind: RecordKind,
     ) -> Result<Snapshot, SnapshotError> {
+        self.take_with(run, label, kind, None)
+    }
+
+    /// [`Snapshots::take`]; a run without ignore rules yet (its first snapshot) takes those
+    /// of `seed` (an undo's: the run it takes back), else the workspace's now. What was
+    /// there before is `seed`'s first snapshot then.
+    pub(crate) fn take_with(
+        &self,
+        run: &str,
+        label: &str,
+        kind: RecordKind,
+        seed: Option<&Record>,
+    ) -> Result<Snapshot, SnapshotError> {
         let deadline = Instant::now() + self.limits.time_budget;
         self.ensure_repo(deadline)?;
         let index = self.run_index(run, deadline)?;
         let git = self.git(Some(&index));
-        let listing = self.list(&git, deadline)?;
+        let mut record = self.load(run)?.unwrap_or_else(|| Record {
+            run: run.to_owned(),
+            kind,
+            undoes: None,
+            workspace: self.workspace.display().to_string(),
+            snapshots: Vec::new(),
+            ignore: None,
+        });
+        let rules = match (&record.ignore, seed.and_then(|seed| seed.ignore.as_ref())) {
+            (Some(rules), _) | (None, Some(rules)) => rules.clone(),
+            (None, None) => self.freeze_rules(&git, run, deadline)?,
+        };
+        let (rules_file, rules_text) = self.write_rules(run, rules.bytes())?;
+        let before =
+            (record.snapshots.first()).or_else(|| seed.and_then(|seed| seed.snapshots.first()));
+        let listing = self.list(&git, (&rules_file, &rules_text), before, deadline)?;
+        // What the rules leave out of the run's first snapshot was there before the run.
+        let ignored = if record.snapshots.is_empty() {
+            ignored(&git, &rules_file, deadline)?
+        } else {
+            Vec::new()
+        };
+        record.ignore = Some(rules);
         let changed = listing.changed();
         let (covered_all, uncovered) = if changed.is_empty() {
             // Nothing to hash: the index is the last snapshot's, its tree is cached.
@@ -103,13 +141,6 @@ impl Snapshots {
         let finish = deadline.max(Instant::now() + FINISH_GRACE);
         let tree = git.run_str(&["write-tree"], None, finish)?;
         let tree = String::from_utf8_lossy(&tree.stdout).trim().to_owned();
-        let mut record = self.load(run)?.unwrap_or_else(|| Record {
-            run: run.to_owned(),
-            kind,
-            undoes: None,
-            workspace: self.workspace.display().to_string(),
-            snapshots: Vec::new(),
-        });
         let time_ms = now_ms().max(record.last_time_ms() + 1);
         // The same tree as the run's last snapshot is kept by that snapshot's ref already.
         if record.snapshots.last().is_none_or(|last| last.tree != tree) {
@@ -126,6 +157,7 @@ impl Snapshots {
             partial: !covered_all,
             uncovered,
             skipped: listing.skipped.iter().map(|p| StoredPath::new(p)).collect(),
+            ignored,
         };
         record.snapshots.push(snapshot.clone());
         self.save(&record)?;
@@ -204,32 +236,12 @@ impl Snapshots {
         let attributes = info.join("attributes");
         std::fs::write(&attributes, ATTRIBUTES)
             .map_err(|e| SnapshotError::io("write", &attributes, &e))?;
-        // A state directory inside the workspace (an agent run in the home directory) is
-        // never snapshotted into itself.
-        let state = self.dir.parent().and_then(Path::parent);
-        if let Some(inside) = state.and_then(|state| state.strip_prefix(&self.workspace).ok()) {
-            let pattern = git::bytes_of(inside);
-            let mut line = b"/".to_vec();
-            for byte in pattern {
-                if b"*?[]\\!# ".contains(&byte) {
-                    line.push(b'\\');
-                }
-                line.push(byte);
-            }
-            line.extend_from_slice(b"/\n");
-            let _ = std::fs::write(info.join("exclude"), line);
-        }
+        // The ignore rules are not the store's (`info/exclude`) but each run's (`rules.rs`).
         if let Some(project) = self.project(deadline) {
             // Read only: objects already in the project's store are never copied.
             let alternates = temp.join("objects/info/alternates");
             let objects = project.common_dir.join("objects");
             let _ = std::fs::write(&alternates, format!("{}\n", objects.display()));
-            // The project's own exclude file is part of what `git add -A` would skip.
-            if let Ok(exclude) = std::fs::read(project.common_dir.join("info/exclude")) {
-                let mut ours = std::fs::read(info.join("exclude")).unwrap_or_default();
-                ours.extend_from_slice(&exclude);
-                let _ = std::fs::write(info.join("exclude"), ours);
-            }
         }
         match std::fs::rename(&temp, &repo) {
             Ok(()) => Ok(()),
@@ -245,7 +257,7 @@ impl Snapshots {
     }
 
     /// The git repository the workspace is in, asked of git itself (hermetic, read only).
-    fn project(&self, deadline: Instant) -> Option<Project> {
+    pub(super) fn project(&self, deadline: Instant) -> Option<Project> {
         let mut command = git::hermetic_command();
         command.current_dir(&self.workspace).args([
             "rev-parse",
@@ -304,17 +316,26 @@ impl Snapshots {
         Ok(index)
     }
 
-    /// What changed since the index was written, and what the bounds leave out.
-    fn list(&self, git: &Git, deadline: Instant) -> Result<Listing, SnapshotError> {
-        let output = git.run_str(
+    /// What changed since the index was written, and what the bounds leave out, listed
+    /// with the run's fixed `rules` (the file and its text); `before` is the run's first
+    /// snapshot (none when this is it).
+    fn list(
+        &self,
+        git: &Git,
+        (rules, rules_text): (&Path, &[u8]),
+        before: Option<&Snapshot>,
+        deadline: Instant,
+    ) -> Result<Listing, SnapshotError> {
+        let exclude = exclude_from(rules);
+        let output = git.run(
             &[
-                "ls-files",
-                "-z",
-                "-t",
-                "--modified",
-                "--deleted",
-                "--others",
-                "--exclude-standard",
+                "ls-files".as_ref(),
+                "-z".as_ref(),
+                "-t".as_ref(),
+                "--modified".as_ref(),
+                "--deleted".as_ref(),
+                "--others".as_ref(),
+                &exclude,
             ],
             None,
             deadline,
@@ -338,8 +359,17 @@ impl Snapshots {
             }
         }
         listing.modified.retain(|path| !removed.contains(path));
+        if let Some(before) = before {
+            open_new_repositories(
+                &self.workspace,
+                rules_text,
+                before,
+                &mut listing.skipped,
+                &mut listing.untracked,
+            );
+        }
         if listing.untracked.len() > MAX_UNTRACKED_DIR_FILES {
-            skip_large_directories(git, &mut listing, deadline)?;
+            skip_large_directories(git, &mut listing, &exclude, deadline)?;
         }
         let max = self.limits.max_file_bytes;
         let workspace = &self.workspace;
@@ -373,15 +403,16 @@ impl Snapshots {
 fn skip_large_directories(
     git: &Git,
     listing: &mut Listing,
+    exclude: &OsStr,
     deadline: Instant,
 ) -> Result<(), SnapshotError> {
-    let output = git.run_str(
+    let output = git.run(
         &[
-            "ls-files",
-            "-z",
-            "--others",
-            "--directory",
-            "--exclude-standard",
+            "ls-files".as_ref(),
+            "-z".as_ref(),
+            "--others".as_ref(),
+            "--directory".as_ref(),
+            exclude,
         ],
         None,
         deadline,

@@ -50,22 +50,15 @@ fn a_run_in_a_plain_directory_is_diffed_and_undone_and_the_undo_too() {
         (3, 3, 2, true),
         "{changes:?}"
     );
-    let record = store.record(None).unwrap();
-    let mut files: Vec<_> = store
-        .changes(&record)
-        .unwrap()
-        .into_iter()
-        .map(|c| (c.path.display().to_string(), c.status))
-        .collect();
-    files.sort_by(|a, b| a.0.cmp(&b.0));
     assert_eq!(
-        files,
+        changed_paths(&store),
         vec![
             ("edit.txt".to_owned(), ChangeStatus::Modified),
             ("gone/old.txt".to_owned(), ChangeStatus::Deleted),
             ("new/made.txt".to_owned(), ChangeStatus::Added),
         ]
     );
+    let record = store.record(None).unwrap();
     let diff = String::from_utf8(store.diff_text(&record).unwrap()).unwrap();
     assert!(diff.contains("+TWO\n"), "{diff}");
 
@@ -259,6 +252,14 @@ fn a_git_workspace_keeps_its_dot_git_untouched_and_its_ignored_files() {
     assert_eq!(git(w, &["status", "--porcelain"]), status);
 }
 
+/// The paths in `tree`, one a line.
+fn tree_files(store: &Snapshots, tree: &str) -> String {
+    git(
+        &store.dir().join("repo"),
+        &["--git-dir", ".", "ls-tree", "-r", "--name-only", tree],
+    )
+}
+
 fn packs(store: &Snapshots) -> usize {
     std::fs::read_dir(store.dir().join("repo/objects/pack")).map_or(0, |entries| {
         entries
@@ -342,17 +343,7 @@ fn directories_are_counted_by_their_own_paths_only() {
     let store = store(state.path(), w);
     let snapshot = store.take("run-1", "turn 1", RecordKind::Run).unwrap();
     assert_eq!(snapshot.skipped, vec![record::StoredPath::new(b"vendor/")]);
-    let files = git(
-        &store.dir().join("repo"),
-        &[
-            "--git-dir",
-            ".",
-            "ls-tree",
-            "-r",
-            "--name-only",
-            &snapshot.tree,
-        ],
-    );
+    let files = tree_files(&store, &snapshot.tree);
     assert_eq!(
         files.lines().count(),
         2 * MAX_UNTRACKED_DIR_FILES + 1,
@@ -376,17 +367,7 @@ fn pruning_everything_leaves_a_store_that_snapshots_again() {
     assert!(!store.dir().join("index").exists());
     write(w, "b.txt", "b\n");
     let snapshot = store.take("run-2", "turn 1", RecordKind::Run).unwrap();
-    let files = git(
-        &store.dir().join("repo"),
-        &[
-            "--git-dir",
-            ".",
-            "ls-tree",
-            "-r",
-            "--name-only",
-            &snapshot.tree,
-        ],
-    );
+    let files = tree_files(&store, &snapshot.tree);
     assert_eq!(files, "a.txt\nb.txt\n");
 }
 
@@ -502,4 +483,289 @@ fn resnapshot_timing() {
         let s = store.take("t", "turn", RecordKind::Run).unwrap();
         eprintln!("again {:?} partial {}", start.elapsed(), s.partial);
     }
+}
+
+/// A run's ignore rules are those of its first snapshot, in a git workspace and a plain
+/// directory alike (both read `.gitignore` files).
+fn workspace(git_repo: bool) -> (tempfile::TempDir, tempfile::TempDir) {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    if git_repo {
+        git(work.path(), &["init", "-q"]);
+    }
+    (state, work)
+}
+
+fn changed_paths(store: &Snapshots) -> Vec<(String, ChangeStatus)> {
+    let record = store.record(None).unwrap();
+    let mut files: Vec<_> = store
+        .changes(&record)
+        .unwrap()
+        .into_iter()
+        .map(|c| (c.path.display().to_string(), c.status))
+        .collect();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    files
+}
+
+#[test]
+fn a_run_that_unignores_a_file_neither_creates_nor_removes_it() {
+    for git_repo in [true, false] {
+        let (state, work) = workspace(git_repo);
+        let w = work.path();
+        write(w, ".gitignore", "*.db\n");
+        write(w, "data/.gitignore", "cache/\n");
+        write(w, "local.db", "a person's data\n");
+        write(w, "data/cache/blob", "cached\n");
+        if git_repo {
+            git(w, &["add", ".gitignore", "data/.gitignore"]);
+            git(w, &["commit", "-qm", "init"]);
+        }
+        let store = store(state.path(), w);
+        let recorder = Recorder::new(store.clone(), "run-1");
+        recorder.before_change(1);
+        write(w, ".gitignore", "# nothing ignored\n");
+        std::fs::remove_file(w.join("data/.gitignore")).unwrap();
+        recorder.before_change(2);
+        write(w, "notes.md", "new\n");
+        let changes = recorder.close().unwrap();
+        assert_eq!(changes.files, 3, "git {git_repo}: {changes:?}");
+        assert_eq!(
+            changed_paths(&store),
+            vec![
+                (".gitignore".to_owned(), ChangeStatus::Modified),
+                ("data/.gitignore".to_owned(), ChangeStatus::Deleted),
+                ("notes.md".to_owned(), ChangeStatus::Added),
+            ],
+            "git {git_repo}"
+        );
+        let (_, report) = undo(&store, None, false);
+        assert_eq!(report.failed, vec![], "git {git_repo}");
+        assert_eq!(read(w, ".gitignore").as_deref(), Some("*.db\n"));
+        assert_eq!(read(w, "data/.gitignore").as_deref(), Some("cache/\n"));
+        assert!(!w.join("notes.md").exists());
+        assert_eq!(
+            read(w, "local.db").as_deref(),
+            Some("a person's data\n"),
+            "git {git_repo}: an ignored file that was there survives"
+        );
+        assert_eq!(read(w, "data/cache/blob").as_deref(), Some("cached\n"));
+    }
+}
+
+#[test]
+fn ignore_files_written_by_a_run_hide_nothing_of_what_it_made() {
+    for git_repo in [true, false] {
+        let (state, work) = workspace(git_repo);
+        let w = work.path();
+        write(w, "keep.txt", "keep\n");
+        // A `.gitignore` that is a link is not read (git does not follow it either), so
+        // what it points at may change: `local.db` is snapshotted all the same.
+        let outside = tempfile::tempdir().unwrap();
+        write(outside.path(), "rules", "*.db\n");
+        write(w, "l/local.db", "data\n");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(outside.path().join("rules"), w.join("l/.gitignore")).unwrap();
+        let store = store(state.path(), w);
+        let recorder = Recorder::new(store.clone(), "run-1");
+        recorder.before_change(1);
+        write(w, "x/.gitignore", "*\n");
+        write(w, "x/payload.sh", "echo pwned\n");
+        write(w, ".gitignore", "/y\n");
+        write(w, "y", "hidden by the root\n");
+        // The other files git or a walker could read: none counts.
+        write(w, ".git/info/exclude", "z/\n");
+        write(w, "z/.ignore", "*\n");
+        write(w, "z/payload", "z\n");
+        write(outside.path(), "rules", "*\n");
+        write(w, "l/local.db", "changed\n");
+        let changes = recorder.close().unwrap();
+        assert_eq!(
+            changed_paths(&store),
+            vec![
+                (".gitignore".to_owned(), ChangeStatus::Added),
+                ("l/local.db".to_owned(), ChangeStatus::Modified),
+                ("x/.gitignore".to_owned(), ChangeStatus::Added),
+                ("x/payload.sh".to_owned(), ChangeStatus::Added),
+                ("y".to_owned(), ChangeStatus::Added),
+                ("z/.ignore".to_owned(), ChangeStatus::Added),
+                ("z/payload".to_owned(), ChangeStatus::Added),
+            ],
+            "git {git_repo}: {changes:?}"
+        );
+        let (_, report) = undo(&store, None, false);
+        assert_eq!(report.done.len(), 7, "git {git_repo}: {report:?}");
+        assert!(!w.join("x").exists() && !w.join("y").exists() && !w.join("z").exists());
+        assert_eq!(read(w, "keep.txt").as_deref(), Some("keep\n"));
+        assert_eq!(read(w, "l/local.db").as_deref(), Some("data\n"));
+    }
+}
+
+#[test]
+fn an_ignored_directory_the_run_replaced_with_a_file_is_not_removed() {
+    let (state, work) = workspace(false);
+    let w = work.path();
+    write(w, ".gitignore", "logs/\n");
+    write(w, "logs/today", "log\n");
+    let store = store(state.path(), w);
+    let recorder = Recorder::new(store.clone(), "run-1");
+    recorder.before_change(1);
+    std::fs::remove_dir_all(w.join("logs")).unwrap();
+    write(w, "logs", "now a file\n");
+    let _ = recorder.close().unwrap();
+    assert_eq!(
+        changed_paths(&store),
+        vec![("logs".to_owned(), ChangeStatus::Added)]
+    );
+    let (plan, _) = undo(&store, None, false);
+    assert_eq!(plan.not_covered, vec![std::path::PathBuf::from("logs")]);
+    assert_eq!(read(w, "logs").as_deref(), Some("now a file\n"));
+}
+
+/// A small deterministic generator (xorshift), for the cases below.
+struct Cases(u64);
+
+impl Cases {
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        &items[usize::try_from(self.0 % items.len() as u64).unwrap()]
+    }
+}
+
+/// The fixed rules list exactly what git lists with the live `.gitignore` files, global and
+/// project excludes, for generated trees of nested ignore files (negations, anchors,
+/// directory patterns, `**`, escapes, odd directory names).
+#[test]
+fn fixed_rules_list_what_git_lists_with_the_live_ones() {
+    const DIRS: &[&str] = &["", "a", "a/b", "a/b/c", "d", "d/e", "s p[1]", "a/#x"];
+    const FILES: &[&str] = &[
+        "x.log", "y.txt", "keep", "build/o", "z.db", "#h", "!n", "c", "b", "e/f", "t ",
+    ];
+    const PATTERNS: &[&str] = &[
+        "*.log",
+        "!keep",
+        "build/",
+        "/y.txt",
+        "b/*.txt",
+        "**/z.db",
+        "*",
+        "!*.txt",
+        "c/",
+        "/b",
+        "x.log ",
+        "\\#h",
+        "\\!n",
+        "e/**",
+        "!/b/keep",
+        "!build/",
+        "**/b/c",
+        "#comment",
+        "",
+        "?.db",
+        "[xy].*",
+        "!c",
+        "/*",
+        "!/d",
+        "t\\ ",
+        "a/**/x.log",
+        "b/",
+    ];
+    for seed in 1..=30_u64 {
+        let mut cases = Cases(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let state = tempfile::tempdir().unwrap();
+        let work = tempfile::tempdir().unwrap();
+        let w = work.path();
+        git(w, &["init", "-q"]);
+        for dir in DIRS {
+            std::fs::create_dir_all(w.join(dir)).unwrap();
+        }
+        for dir in DIRS {
+            for _ in 0..3 {
+                // A name that is a directory of the tree already is passed over.
+                let file = w.join(format!("{dir}/{}", cases.pick(FILES)).trim_start_matches('/'));
+                let _ = std::fs::create_dir_all(file.parent().unwrap());
+                let _ = std::fs::write(file, "x");
+            }
+            if *cases.pick(&[true, false]) {
+                let lines: Vec<&str> = (0..4).map(|_| *cases.pick(PATTERNS)).collect();
+                let name = format!("{dir}/.gitignore");
+                write(w, name.trim_start_matches('/'), &lines.join("\n"));
+            }
+        }
+        let exclude: Vec<&str> = (0..2).map(|_| *cases.pick(PATTERNS)).collect();
+        write(w, ".git/info/exclude", &exclude.join("\n"));
+        let store = store(state.path(), w);
+        store.take("run-1", "turn 1", RecordKind::Run).unwrap();
+        let rules = store.dir().join("ignore/run-1");
+        let fixed = format!("--exclude-from={}", rules.display());
+        for extra in [&[][..], &["--ignored", "--directory"][..]] {
+            let live = git(
+                w,
+                &[&["ls-files", "--others", "--exclude-standard"], extra].concat(),
+            );
+            let frozen = git(
+                w,
+                &[&["ls-files", "--others", fixed.as_str()], extra].concat(),
+            );
+            assert_eq!(
+                frozen,
+                live,
+                "seed {seed} {extra:?}, rules:\n{}",
+                std::fs::read_to_string(&rules).unwrap()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_nested_repository_the_run_makes_hides_nothing_and_one_from_before_stays_out() {
+    for git_repo in [true, false] {
+        let (state, work) = workspace(git_repo);
+        let w = work.path();
+        write(w, ".gitignore", "*.log\n");
+        write(w, "old/theirs.txt", "theirs\n");
+        git(&w.join("old"), &["init", "-q"]);
+        let store = store(state.path(), w);
+        let recorder = Recorder::new(store.clone(), "run-1");
+        recorder.before_change(1);
+        std::fs::create_dir_all(w.join("new/sub")).unwrap();
+        git(&w.join("new"), &["init", "-q"]);
+        write(w, "new/payload.sh", "echo pwned\n");
+        write(w, "new/sub/more.sh", "echo more\n");
+        write(w, "new/build.log", "ignored by the run's rules\n");
+        write(w, "old/theirs.txt", "changed in their repository\n");
+        let changes = recorder.close().unwrap();
+        assert_eq!(
+            changed_paths(&store),
+            vec![
+                ("new/payload.sh".to_owned(), ChangeStatus::Added),
+                ("new/sub/more.sh".to_owned(), ChangeStatus::Added),
+            ],
+            "git {git_repo}: {changes:?}"
+        );
+        let note = changes.note.unwrap_or_default();
+        assert!(note.contains("`old/`") && !note.contains("new/"), "{note}");
+        let (_, report) = undo(&store, None, false);
+        assert_eq!(report.done.len(), 2, "git {git_repo}: {report:?}");
+        assert!(!w.join("new/payload.sh").exists() && !w.join("new/sub").exists());
+        assert!(w.join("new/.git").is_dir() && w.join("new/build.log").exists());
+        assert_eq!(
+            read(w, "old/theirs.txt").as_deref(),
+            Some("changed in their repository\n")
+        );
+    }
+}
+
+#[test]
+fn a_state_directory_inside_the_workspace_stays_out_whatever_the_rules_say() {
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    write(w, ".gitignore", "!.local/\n!*\n");
+    write(w, "a.txt", "a\n");
+    let store = store(&w.join(".local/state"), w);
+    let snapshot = store.take("run-1", "turn 1", RecordKind::Run).unwrap();
+    let files = tree_files(&store, &snapshot.tree);
+    assert_eq!(files, ".gitignore\na.txt\n");
 }

@@ -51,9 +51,13 @@ pub struct UndoPlan {
     pub steps: Vec<Step>,
     /// Files changed since the run ended: not touched unless forced.
     pub conflicts: Vec<PathBuf>,
-    /// Files the snapshots did not cover (partial, skipped, unreadable): left alone.
+    /// Files the snapshots did not cover (partial, skipped, unreadable, or ignored but there
+    /// before the run): left alone.
     pub not_covered: Vec<PathBuf>,
     current: Snapshot,
+    /// The run's record: the undo's snapshots list files with its ignore rules, and what
+    /// was there before it is what was there before the undo's.
+    taken_back: Record,
 }
 
 /// What an applied undo did.
@@ -82,7 +86,8 @@ impl Snapshots {
             return Err(SnapshotError::UnknownRun(record.run.clone()));
         };
         let undo_run = format!("undo-{}-{}", now_ms(), std::process::id());
-        let current = self.take_unrecorded(&undo_run, "before undo")?;
+        // With the run's rules: what its snapshots left out, the undo's leave out too.
+        let current = self.take_unrecorded(&undo_run, "before undo", record)?;
         let since: HashSet<Vec<u8>> = self
             .changes_between(&after.tree, &current.tree)
             .map_err(|error| corrupt(record, &error))?
@@ -97,6 +102,7 @@ impl Snapshots {
             conflicts: Vec::new(),
             not_covered: Vec::new(),
             current,
+            taken_back: record.clone(),
         };
         for change in changes {
             if !safe_relative(&change.path) {
@@ -105,9 +111,12 @@ impl Snapshots {
                     message: format!("a path leaves the workspace: `{}`", change.path.display()),
                 });
             }
+            // A path the run's first snapshot left out as ignored was there before the run:
+            // whatever lists it now, undo never removes it.
             if [before, after, &plan.current]
                 .iter()
                 .any(|s| s.misses(&change.raw))
+                || before.was_ignored(&change.raw)
             {
                 plan.not_covered.push(change.path);
                 continue;
@@ -197,13 +206,14 @@ impl Snapshots {
             }
         }
         // The undo is a run of its own: `agent undo` again puts the changes back.
-        let after = self.take_unrecorded(&plan.undo_run, "after undo")?;
+        let after = self.take_unrecorded(&plan.undo_run, "after undo", &plan.taken_back)?;
         let record = Record {
             run: plan.undo_run.clone(),
             kind: RecordKind::Undo,
             undoes: Some(plan.run.clone()),
             workspace: self.workspace.display().to_string(),
             snapshots: vec![plan.current.clone(), after],
+            ignore: plan.taken_back.ignore.clone(),
         };
         self.save(&record)?;
         Ok(report)
@@ -213,6 +223,7 @@ impl Snapshots {
     /// conflict, a no at the prompt).
     pub fn discard(&self, plan: &UndoPlan) {
         let _ = std::fs::remove_file(self.index_path(&plan.undo_run));
+        self.forget_rules(&plan.undo_run);
     }
 
     fn apply_step(&self, git: &Git, step: &Step) -> Result<(), String> {
@@ -282,8 +293,13 @@ impl Snapshots {
     }
 
     /// A snapshot of the workspace now, for undo, under the undo's id but not yet recorded.
-    fn take_unrecorded(&self, undo_run: &str, label: &str) -> Result<Snapshot, SnapshotError> {
-        let snapshot = self.take(undo_run, label, RecordKind::Undo)?;
+    fn take_unrecorded(
+        &self,
+        undo_run: &str,
+        label: &str,
+        taken_back: &Record,
+    ) -> Result<Snapshot, SnapshotError> {
+        let snapshot = self.take_with(undo_run, label, RecordKind::Undo, Some(taken_back))?;
         // `take` records it; the undo's record is written whole when the undo is applied.
         let path = self
             .dir

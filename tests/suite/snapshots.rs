@@ -111,27 +111,13 @@ fn in_a_git_workspace_a_run_is_diffed_undone_and_redone_and_the_project_is_untou
         .success()
         .stdout(predicate::str::contains("modified edit.txt | +1 −1"))
         .stdout(predicate::str::contains("3 files changed (+2 −2)"));
-    let json = sandbox.agent().args(["diff", "--json"]).output().unwrap();
-    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
-    let mut files: Vec<(String, String)> = json["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["path"].as_str().unwrap().to_owned(),
-                f["status"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect();
-    files.sort();
     assert_eq!(
-        files,
-        vec![
-            ("edit.txt".into(), "modified".into()),
-            ("gone.txt".into(), "deleted".into()),
-            ("new.txt".into(), "added".into()),
-        ]
+        diffed(&sandbox),
+        pairs(&[
+            ("edit.txt", "modified"),
+            ("gone.txt", "deleted"),
+            ("new.txt", "added"),
+        ])
     );
 
     sandbox
@@ -299,4 +285,155 @@ fn in_a_plain_directory_of_many_files_the_first_snapshot_is_whole_and_undo_resto
     sandbox.agent().arg("undo").assert().success();
     assert_eq!(read(&w, "d3/f345.txt").as_deref(), Some("line 345\n"));
     assert_eq!(read(&w, "d5/f599.txt").as_deref(), Some("line 599\n"));
+}
+
+/// The files `agent diff --json` lists, with their status.
+fn diffed(sandbox: &Sandbox) -> Vec<(String, String)> {
+    let json = sandbox.agent().args(["diff", "--json"]).output().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let mut files: Vec<(String, String)> = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_owned(),
+                f["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+        .collect()
+}
+
+/// A run that only edits `.gitignore` (and removes a nested one) does not make the files
+/// they ignored its own: `agent diff` shows the edits alone, `agent undo` puts the rules
+/// back and leaves a person's ignored `local.db` and cache where they were.
+fn a_run_that_unignores_files_does_not_own_them(git_workspace: bool) {
+    let sandbox = Sandbox::new();
+    let w = sandbox.work();
+    if git_workspace {
+        git(&w, &["init", "-q"]);
+    }
+    write(&w, ".gitignore", "*.db\n");
+    write(&w, "data/.gitignore", "cache/\n");
+    write(&w, "local.db", "a person's data\n");
+    write(&w, "data/cache/blob", "cached\n");
+    if git_workspace {
+        git(&w, &["add", "."]);
+        git(&w, &["commit", "-qm", "init"]);
+    }
+    let server = FakeModel::openai_turns([
+        turn_tool_call("printf '# none\\n' > .gitignore", "unignore")
+            .with_shell("unlink data/.gitignore", "unignore the cache"),
+        turn_text("done"),
+    ]);
+    sandbox
+        .openai_run(&server)
+        .args(["--mode", "allow-all", "change the rules"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("agent: changed 2 files"));
+    assert_eq!(
+        diffed(&sandbox),
+        pairs(&[(".gitignore", "modified"), ("data/.gitignore", "deleted")])
+    );
+    sandbox
+        .agent()
+        .arg("undo")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("local.db").not());
+    assert_eq!(read(&w, ".gitignore").as_deref(), Some("*.db\n"));
+    assert_eq!(read(&w, "data/.gitignore").as_deref(), Some("cache/\n"));
+    assert_eq!(read(&w, "local.db").as_deref(), Some("a person's data\n"));
+    assert_eq!(read(&w, "data/cache/blob").as_deref(), Some("cached\n"));
+}
+
+#[test]
+fn in_a_git_workspace_a_run_that_unignores_a_file_neither_creates_nor_removes_it() {
+    a_run_that_unignores_files_does_not_own_them(true);
+}
+
+#[test]
+fn in_a_plain_directory_a_run_that_unignores_a_file_neither_creates_nor_removes_it() {
+    a_run_that_unignores_files_does_not_own_them(false);
+}
+
+/// A run that writes ignore rules — `x/.gitignore` = `*`, the user's global excludes file —
+/// next to the files it makes, or makes them in a repository of their own, hides none of
+/// them from `agent diff`, the summary or `agent undo`.
+fn rules_a_run_writes_hide_nothing(git_workspace: bool) {
+    let sandbox = Sandbox::new();
+    let w = sandbox.work();
+    if git_workspace {
+        git(&w, &["init", "-q"]);
+        write(&w, "keep.txt", "keep\n");
+        git(&w, &["add", "."]);
+        git(&w, &["commit", "-qm", "init"]);
+    }
+    let global = sandbox.root.path().join("home/.config/git/ignore");
+    std::fs::create_dir_all(global.parent().unwrap()).unwrap();
+    std::fs::write(&global, "*.tmp\n").unwrap();
+    write(&w, "old.tmp", "ignored before\n");
+    let server = FakeModel::openai_turns([
+        turn_tool_call("mkdir x && printf '*\\n' > x/.gitignore", "hide")
+            .with_shell("printf 'echo pwned\\n' > x/payload.sh", "payload"),
+        turn_tool_call(
+            &format!("printf 'two.sh\\n' >> '{}'", global.display()),
+            "hide globally",
+        )
+        .with_shell("printf x > two.sh", "second payload"),
+        turn_tool_call(
+            "git init -q n && printf x > n/three.sh",
+            "behind a repository",
+        ),
+        turn_text("done"),
+    ]);
+    sandbox
+        .openai_run(&server)
+        // Outside the workspace only a run without the sandbox can write.
+        .args(["--mode", "allow-all", "--sandbox", "off", "hide things"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("agent: changed 4 files"));
+    assert_eq!(
+        std::fs::read_to_string(&global).ok().as_deref(),
+        Some("*.tmp\ntwo.sh\n"),
+        "the run wrote the global excludes file"
+    );
+    assert_eq!(
+        diffed(&sandbox),
+        pairs(&[
+            ("n/three.sh", "added"),
+            ("two.sh", "added"),
+            ("x/.gitignore", "added"),
+            ("x/payload.sh", "added"),
+        ])
+    );
+    sandbox
+        .agent()
+        .arg("undo")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("remove     x/payload.sh"));
+    assert!(!w.join("x").exists(), "the payload is gone");
+    assert!(!w.join("two.sh").exists() && !w.join("n/three.sh").exists());
+    assert_eq!(read(&w, "old.tmp").as_deref(), Some("ignored before\n"));
+}
+
+#[test]
+fn in_a_git_workspace_ignore_rules_a_run_writes_hide_nothing_it_made() {
+    rules_a_run_writes_hide_nothing(true);
+}
+
+#[test]
+fn in_a_plain_directory_ignore_rules_a_run_writes_hide_nothing_it_made() {
+    rules_a_run_writes_hide_nothing(false);
 }
