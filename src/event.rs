@@ -236,6 +236,10 @@ pub enum Event {
         /// Provider reasoning that must be sent back with the reply (`Reasoning::replay`).
         #[serde(skip_serializing_if = "Vec::is_empty")]
         replay: Vec<serde_json::Value>,
+        /// Tool calls the output limit cut off inside their arguments: dropped (not in
+        /// `tool_calls`, never run or sent back); a continued run tells the model.
+        #[serde(skip_serializing_if = "is_zero")]
+        cut_calls: u32,
     },
     /// The run ended.
     Done {
@@ -282,6 +286,15 @@ pub enum Event {
         /// One line: what happened and what to do.
         message: String,
     },
+}
+
+/// Serde's test for a count left out when zero.
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde passes a reference"
+)]
+fn is_zero(count: &u32) -> bool {
+    *count == 0
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub mod demo;
 mod embedded;
 pub mod openai;
 mod provider;
+pub mod repair;
 mod sse;
 mod transport;
 mod usage;
@@ -303,6 +304,21 @@ pub enum ModelError {
         /// The server's error message, truncated.
         message: String,
     },
+    /// A server error whose words say the request itself could not be read (`llama.cpp`'s
+    /// 500 "Failed to parse tool call arguments as JSON"): the same request fails again.
+    #[error(
+        "the model server at {server} could not read the request (HTTP {status}: {message}): \
+         trying it again cannot help; if this run was continued, start a new one, else this may \
+         be a bug in agent, please report it with this message"
+    )]
+    Unreadable {
+        /// Base URL of the server.
+        server: String,
+        /// The status it came with (5xx).
+        status: u16,
+        /// The server's error message, truncated.
+        message: String,
+    },
     /// The conversation no longer fits the model's context window (400/413 saying so).
     #[error(
         "the conversation is too long for the model: {message}: start a new run with a \
@@ -431,6 +447,7 @@ impl ModelError {
             | Self::NotFound { .. }
             | Self::BadUrl { .. }
             | Self::ContextTooLong { .. }
+            | Self::Unreadable { .. }
             | Self::NotAStream { .. }
             | Self::ContentFilter
             | Self::Internal { .. } => false,
@@ -454,6 +471,7 @@ impl ModelError {
             Self::Connect { .. } => "connect",
             Self::Stream { .. } => "stream",
             Self::ContextTooLong { .. } => "context_too_long",
+            Self::Unreadable { .. } => "unreadable_request",
             Self::Reported { .. } => "server_error",
             Self::NotAStream { .. } => "not_a_stream",
             Self::ContentFilter => "content_filter",

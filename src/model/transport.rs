@@ -356,6 +356,13 @@ impl Transport {
                 hint: hint.to_owned(),
             };
         }
+        if status >= 500 && names_a_malformed_request(&lower) {
+            return ModelError::Unreadable {
+                server,
+                status,
+                message,
+            };
+        }
         match status {
             401 | 403 => ModelError::Auth {
                 wants_header: self.wanted_key_header(&lower),
@@ -453,6 +460,21 @@ fn setup_hint(lower: &str) -> Option<&'static str> {
         .iter()
         .find(|(sign, _)| lower.contains(sign))
         .map(|(_, hint)| *hint)
+}
+
+/// Whether a server error's words (in lower case) say the request could not be read: its JSON,
+/// or a call's arguments in it (`llama.cpp`: "Failed to parse tool call arguments as JSON …
+/// unexpected end of input"). Such a request fails the same way every time.
+fn names_a_malformed_request(lower: &str) -> bool {
+    const SIGNS: [&str; 6] = [
+        "failed to parse",
+        "parse error",
+        "unexpected end of input",
+        "unexpected token",
+        "invalid json",
+        "invalid request",
+    ];
+    SIGNS.iter().any(|sign| lower.contains(sign))
 }
 
 /// Whether two URLs share scheme, host and port (a redirect between them keeps the key home).

@@ -3,6 +3,7 @@
 mod anthropic;
 mod errors;
 mod fake_server;
+mod llama_cpp;
 mod openai;
 mod quirks;
 mod runs;

@@ -1,0 +1,227 @@
+//! Replays of what a live `llama.cpp` server (`llama-server` with a small model) sent, through
+//! the real binary: a reply cut inside a tool call, the 500 a cut call provokes when sent
+//! back, a failed `--continue`, tools the server leaves out of the prompt, retries as events.
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::suite::fake_model::{FakeModel, Reply, openai, turn_text};
+use crate::suite::harness::{Sandbox, events};
+
+/// `max_tokens` ran out inside the fifth call's arguments (`{\n    "`), as SmolLM2 did with
+/// `--max-output-tokens 300`: four whole calls, one cut.
+fn cut_in_fifth_call() -> Reply {
+    let mut stream = openai::text("Let me look.");
+    for n in 0..4 {
+        let arguments = json!({"command": format!("ls d{n}"), "description": "list"});
+        stream = stream.then(openai::tool_call(
+            n,
+            &format!("call_{n}"),
+            "shell",
+            &arguments.to_string(),
+        ));
+    }
+    stream = stream
+        .then(openai::tool_call(4, "call_4", "shell", "{\n    \""))
+        .then(openai::finish("length"))
+        .then(openai::done());
+    Reply::sse([stream])
+}
+
+/// Every call's arguments in `messages` (OpenAI wire) parse as JSON objects.
+fn all_arguments_parse(messages: &[Value]) -> bool {
+    messages
+        .iter()
+        .flat_map(|m| m["tool_calls"].as_array().cloned().unwrap_or_default())
+        .all(|call| {
+            serde_json::from_str::<Value>(call["function"]["arguments"].as_str().unwrap_or(""))
+                .is_ok_and(|v| v.is_object())
+        })
+}
+
+#[test]
+fn a_call_cut_at_the_limit_is_never_recorded_and_the_resumed_model_is_told() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::new([cut_in_fifth_call()]);
+    let output = sandbox
+        .openai_run(&server)
+        .args(["--max-output-tokens", "300", "--json", "look around"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(5));
+    let printed = events(&output.stdout);
+    let turn_end = printed.iter().find(|e| e["type"] == "turn_end").unwrap();
+    let recorded: Vec<&str> = turn_end["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(recorded, ["call_0", "call_1", "call_2", "call_3"]);
+    assert_eq!(turn_end["cut_calls"], 1);
+    let done = printed.last().unwrap();
+    assert_eq!(
+        done["note"],
+        "the reply was cut at the model's output limit in the middle of tool call 5 of the \
+         reply; none of its 5 calls was run: raise `max_output_tokens` in [model] (or \
+         --max-output-tokens)"
+    );
+
+    let next = FakeModel::openai_turns([turn_text("Fewer calls, then.")]);
+    sandbox
+        .openai_run(&next)
+        .args(["--continue", "go on"])
+        .assert()
+        .success()
+        .stdout("Fewer calls, then.\n");
+    let sent = next.request(0).messages();
+    let roles: Vec<&str> = sent.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(
+        roles,
+        [
+            "system",
+            "user",
+            "assistant",
+            "tool",
+            "tool",
+            "tool",
+            "tool",
+            "user"
+        ]
+    );
+    assert!(all_arguments_parse(&sent), "{sent:#?}");
+    assert_eq!(sent[2]["content"], "Let me look.");
+    assert!(sent[3]["content"].as_str().unwrap().contains("was not run"));
+    let last = sent[7]["content"].as_str().unwrap();
+    assert!(
+        last.starts_with(
+            "[Your previous reply was cut off at the output limit in the middle of a tool call"
+        ) && last.ends_with("]\n\ngo on"),
+        "{last}"
+    );
+}
+
+/// What `agent` before this fix recorded for the cut reply: all five calls, the last cut.
+#[test]
+fn a_transcript_holding_a_cut_call_is_repaired_before_it_is_sent_again() {
+    let sandbox = Sandbox::new();
+    let first = FakeModel::openai_turns([turn_text("Hello.")]);
+    sandbox.openai_run(&first).arg("hi").assert().success();
+    let path = sandbox.transcript_paths().remove(0);
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    let calls: Vec<Value> = (0..5)
+        .map(|n| {
+            let arguments = if n == 4 {
+                "{\n    \"".to_owned()
+            } else {
+                json!({"command": "ls", "description": "list"}).to_string()
+            };
+            json!({"id": format!("call_{n}"), "name": "shell", "arguments": arguments})
+        })
+        .collect();
+    for line in [
+        json!({"type": "continue", "id": "x", "prompt": "look", "model": "openai/test-model", "cwd": "/w"}),
+        json!({"type": "turn_end", "turn": 1, "tool_calls": calls}),
+        json!({"type": "tool_result", "id": "call_9", "error": {"code": "EINVAL", "message": "x"}}),
+        json!({"type": "done", "outcome": "truncated", "turns": 1, "commands_run": 0, "commands_denied": 0}),
+    ] {
+        text.push_str(&format!("{line}\n"));
+    }
+    std::fs::write(&path, text).unwrap();
+    let next = FakeModel::openai_turns([turn_text("Done.")]);
+    let output = sandbox
+        .openai_run(&next)
+        .args(["--json", "--continue", "go on"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let sent = next.request(0).messages();
+    assert!(all_arguments_parse(&sent), "{sent:#?}");
+    assert_eq!(sent[4]["tool_calls"][4]["function"]["arguments"], "{}");
+    let marker = &events(&output.stdout)[0];
+    assert!(
+        marker["note"]
+            .as_str()
+            .unwrap()
+            .contains("1 tool call with arguments that are not JSON is sent as `{}`"),
+        "{marker}"
+    );
+}
+
+/// llama.cpp's answer to a call whose arguments are not JSON: the request is at fault, so
+/// trying it again cannot help.
+#[test]
+fn a_500_naming_the_request_is_not_tried_again() {
+    let sandbox = Sandbox::new();
+    let body = r#"{"error":{"code":500,"message":"Failed to parse tool call arguments as JSON: [json.exception.parse_error.101] parse error at line 2, column 5: syntax error while parsing object key - unexpected end of input; expected string literal","type":"server_error"}}"#;
+    let server = FakeModel::new(vec![Reply::status(500, body); 3]);
+    let output = sandbox.openai_run(&server).arg("hi").output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(server.requests().len(), 1, "{stderr}");
+    assert!(
+        !stderr.contains("trying again") && !stderr.contains("try again later"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("HTTP 500: Failed to parse tool call arguments as JSON")
+            && stderr.contains("trying it again cannot help"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_continue_that_failed_leaves_no_prompt_behind() {
+    let sandbox = Sandbox::new();
+    let first = FakeModel::openai_turns([turn_text("One.")]);
+    sandbox.openai_run(&first).arg("first").assert().success();
+    // A dead server twice: nothing listens on the port any more.
+    let dead = FakeModel::start();
+    let url = dead.openai_url();
+    drop(dead);
+    for _ in 0..2 {
+        sandbox
+            .agent()
+            .env("OPENAI_API_KEY", crate::suite::harness::KEY)
+            .args(["run", "--provider", "openai", "--base-url", &url])
+            .args(["--continue", "second"])
+            .assert()
+            .code(1);
+    }
+    let live = FakeModel::openai_turns([turn_text("Three.")]);
+    sandbox
+        .openai_run(&live)
+        .args(["--continue", "third"])
+        .assert()
+        .success();
+    let sent = live.request(0).messages();
+    let said: Vec<(&str, &str)> = sent
+        .iter()
+        .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
+        .skip(1)
+        .collect();
+    assert_eq!(
+        said,
+        [("user", "first"), ("assistant", "One."), ("user", "third")]
+    );
+    // The attempts are recorded all the same.
+    let text = std::fs::read_to_string(sandbox.transcript_paths().remove(0)).unwrap();
+    assert_eq!(text.matches("\"prompt\":\"second\"").count(), 2);
+}
+
+#[test]
+fn done_counts_no_turn_when_none_finished() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::new(vec![Reply::status(503, "busy"); 3]);
+    let output = sandbox
+        .openai_run(&server)
+        .args(["--json", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let done = events(&output.stdout).pop().unwrap();
+    assert_eq!(
+        (done["type"].clone(), done["turns"].clone()),
+        (json!("done"), json!(0))
+    );
+}
