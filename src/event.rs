@@ -279,6 +279,26 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         summary: Option<String>,
     },
+    /// A model request failed before anything of it was shown and is tried again.
+    Retry {
+        /// The try about to be made (2 for the first retry).
+        attempt: u32,
+        /// Tries in all.
+        tries: u32,
+        /// The wait before it, in milliseconds.
+        delay_ms: u64,
+        /// The kind of failure, as in `error` (`connect`, `http`, `stream`, …).
+        code: String,
+        /// What failed, in one line.
+        reason: String,
+    },
+    /// Something about the model server the person should know; the run goes on.
+    Warning {
+        /// What kind (`tools_dropped`, …).
+        code: String,
+        /// One line: what happened and what to do.
+        message: String,
+    },
     /// Something failed; the run ends after this.
     Error {
         /// The kind of failure (`connect`, `auth`, `stream`, … or `usage`).

@@ -180,6 +180,22 @@ pub async fn run_after<M: Model, A: Approve>(
                 Delta::Reasoning(text) => Event::ReasoningDelta {
                     text: text.to_owned(),
                 },
+                Delta::Retry {
+                    attempt,
+                    tries,
+                    delay,
+                    error,
+                } => Event::Retry {
+                    attempt,
+                    tries,
+                    delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                    code: error.code().to_owned(),
+                    reason: error.to_string(),
+                },
+                Delta::Warning { code, message } => Event::Warning {
+                    code: code.to_owned(),
+                    message: message.to_owned(),
+                },
             });
         };
         let Some(completed) = clock.within(model.complete(&request, &mut on_delta)).await else {

@@ -9,6 +9,7 @@
 pub mod anthropic;
 pub mod demo;
 mod embedded;
+mod llama_cpp;
 pub mod openai;
 mod provider;
 pub mod repair;
@@ -63,13 +64,32 @@ pub struct Reasoning {
     pub replay: Vec<serde_json::Value>,
 }
 
-/// One piece of a reply as it streams.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One piece of a reply as it streams, or news about the request on its way.
+#[derive(Debug, Clone, Copy)]
 pub enum Delta<'a> {
     /// Answer text.
     Text(&'a str),
     /// Reasoning text (thinking), shown apart from the answer.
     Reasoning(&'a str),
+    /// The request failed before anything of it was shown and is tried again after `delay`.
+    Retry {
+        /// The try about to be made (2 for the first retry).
+        attempt: u32,
+        /// Tries in all.
+        tries: u32,
+        /// The wait before it.
+        delay: Duration,
+        /// Why the last try failed.
+        error: &'a ModelError,
+    },
+    /// Something about the server the person should know (it leaves the tools out, …): a
+    /// stable `code` and one line saying what to do.
+    Warning {
+        /// `tools_dropped`, …
+        code: &'a str,
+        /// What happened and what to do.
+        message: &'a str,
+    },
 }
 
 /// One entry of the conversation sent to the model.

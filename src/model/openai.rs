@@ -15,6 +15,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::embedded::{Embedded, Piece, parse_call};
+use super::llama_cpp;
 use super::sse::{Decoder, Event, Said, error_message, is_error_object, reported, snippet};
 use super::transport::{Post, Transport, extra_headers, key_header};
 use super::{
@@ -52,6 +53,8 @@ struct Told {
     no_stream: bool,
     /// The limit field was switched (once a run).
     limit_field: bool,
+    /// A `llama.cpp` server was asked whether it keeps the tools (once a run).
+    tools_checked: bool,
 }
 
 impl fmt::Debug for OpenAi {
@@ -104,7 +107,8 @@ impl OpenAi {
         })
     }
 
-    fn post(&self, request: &Request<'_>) -> Result<Post, ModelError> {
+    /// The key's header, when there is a key.
+    fn key_headers(&self) -> Result<HeaderMap, ModelError> {
         let mut headers = HeaderMap::new();
         if let Some(key) = &self.api_key {
             let (name, value) = match &self.key_header {
@@ -118,6 +122,11 @@ impl OpenAi {
             };
             headers.insert(name, value);
         }
+        Ok(headers)
+    }
+
+    fn post(&self, request: &Request<'_>) -> Result<Post, ModelError> {
+        let headers = self.key_headers()?;
         let mut body = body(&self.transport.model, request);
         if let Some(limit) = self.max_output_tokens {
             body[self.limit_field] = json!(limit);
@@ -180,13 +189,18 @@ impl Model for OpenAi {
             }
         };
         self.text_calls += decoder.text_calls;
+        if decoder.llama_cpp && !self.told.tools_checked && !request.tools.is_empty() {
+            self.told.tools_checked = true;
+            let prompt_tokens = decoder.usage.map(|usage| usage.input);
+            self.check_tools(request, prompt_tokens, on_delta).await;
+        }
         if decoder.text_calls > 0 && !self.told.text_calls {
             self.told.text_calls = true;
             self.notice(
                 "the server sends tool calls as text (`<tool_call>…</tool_call>` in the answer): \
                  they are read from there and decided like any other call; a server-side tool \
-                 parser (vLLM `--tool-call-parser hermes`, the model's Ollama template) does it \
-                 better",
+                 parser (llama.cpp: `--jinja` with a tool-capable `--chat-template-file`; vLLM: \
+                 `--tool-call-parser hermes`; Ollama: the model's template) does it better",
             );
         }
         Ok(decoder.into_reply())
@@ -226,6 +240,30 @@ impl OpenAi {
             return true;
         }
         false
+    }
+
+    /// Once a run, on a `llama.cpp` server: warns when it leaves the tools out of the prompt
+    /// (its `/props`, or else the prompt tokens it counted, say so).
+    async fn check_tools(
+        &self,
+        request: &Request<'_>,
+        prompt_tokens: Option<u64>,
+        on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
+    ) {
+        let url = llama_cpp::props_url(&self.transport.server);
+        let props = match self.key_headers() {
+            Ok(headers) => self.transport.get_json(&url, headers).await,
+            Err(_) => None,
+        };
+        if let Some(message) =
+            llama_cpp::dropped_tools(props.as_ref(), prompt_tokens, request.tools)
+        {
+            self.notice(&format!("warning: {message}"));
+            on_delta(Delta::Warning {
+                code: "tools_dropped",
+                message: &message,
+            });
+        }
     }
 
     fn notice(&self, message: &str) {
@@ -468,6 +506,8 @@ pub(super) struct ChunkDecoder {
     text_calls: usize,
     /// Calls read from the text in earlier turns of the run.
     text_calls_before: usize,
+    /// The server showed itself as `llama.cpp` (its `Server` header, `timings` in a chunk).
+    llama_cpp: bool,
 }
 
 impl Decoder for ChunkDecoder {
@@ -491,6 +531,7 @@ impl Decoder for ChunkDecoder {
         if is_error_object(&value) {
             return Err(reported(error_message(data), &value));
         }
+        self.llama_cpp |= value.get("timings").is_some();
         let chunk: Chunk = serde_json::from_value(value).map_err(|e| ModelError::Stream {
             message: format!("malformed chunk from the server ({e}): {}", snippet(data)),
         })?;
@@ -554,6 +595,10 @@ impl Decoder for ChunkDecoder {
     fn may_end(&self) -> bool {
         // Some compatible servers close after `finish_reason` without `[DONE]`.
         self.finish.is_some()
+    }
+
+    fn on_server(&mut self, server: &str) {
+        self.llama_cpp |= llama_cpp::is_server_header(server);
     }
 
     fn finish(&mut self, on_delta: &mut dyn FnMut(Delta<'_>)) {

@@ -41,6 +41,11 @@ pub(super) trait Decoder {
     /// Whether the stream may end here without its final event (a complete reply anyway).
     fn may_end(&self) -> bool;
 
+    /// The response's `Server` header, before any event. Ignored by default.
+    fn on_server(&mut self, server: &str) {
+        let _ = server;
+    }
+
     /// The reply is complete: passes on what was held back to be sure what it was (text that
     /// looked like the start of a tag). Nothing by default.
     fn finish(&mut self, on_delta: &mut dyn FnMut(Delta<'_>)) {

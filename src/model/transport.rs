@@ -9,7 +9,7 @@ use std::sync::Once;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use reqwest::header::{CONTENT_TYPE, HeaderMap, LOCATION, RETRY_AFTER};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, LOCATION, RETRY_AFTER, SERVER};
 
 use serde_json::Value;
 
@@ -34,6 +34,9 @@ pub(super) const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 const MAX_BODY_START_CHARS: usize = 200;
 /// Bytes read from an unexpected body at most, to find its start.
 const MAX_BODY_START_BYTES: usize = 8 * 1024;
+/// Most of an information body read (`/props` holds the whole chat template): plenty for
+/// what is in it, bounded against an endless one.
+const MAX_INFO_BODY_BYTES: usize = 1024 * 1024;
 /// Most of an error response's body read: the message is at its start, and a server must not
 /// make the agent hold an endless body.
 const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
@@ -162,6 +165,12 @@ impl Transport {
                 return Err(error);
             }
             let delay = self.retry.delay(failed, error.retry_after());
+            on_delta(Delta::Retry {
+                attempt: failed + 1,
+                tries: self.retry.tries,
+                delay,
+                error: &error,
+            });
             if let Some(notice) = self.notice {
                 notice(&format!(
                     "{error}; trying again in {:.1} s (try {} of {})",
@@ -208,6 +217,9 @@ impl Transport {
             let body = self.body_text(response).await;
             return Err(self.status_error(status.as_u16(), retry_after, &body, &post.url));
         }
+        if let Some(server) = response.headers().get(SERVER).and_then(|v| v.to_str().ok()) {
+            decoder.on_server(server);
+        }
         let content_type = response
             .headers()
             .get(CONTENT_TYPE)
@@ -247,6 +259,24 @@ impl Transport {
             content_type,
             start,
         })
+    }
+
+    /// A GET of `url` answered 200 with JSON (a server's `/props`, `/v1/models`): the value,
+    /// or `None` for any failure — what is asked this way is a help, never needed.
+    pub(super) async fn get_json(&self, url: &str, mut headers: HeaderMap) -> Option<Value> {
+        for (name, value) in &self.headers {
+            headers.insert(name.clone(), value.clone());
+        }
+        let send = self.client.get(url).headers(headers).send();
+        let response = tokio::time::timeout(self.idle_timeout, send)
+            .await
+            .ok()?
+            .ok()?;
+        if !response.status().is_success() {
+            return None;
+        }
+        let bytes = read_at_most(response, self.idle_timeout, MAX_INFO_BODY_BYTES).await;
+        serde_json::from_slice(&bytes).ok()
     }
 
     /// The body of an error response (its first 64 KiB: the message is at the start), or

@@ -5,7 +5,7 @@
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::suite::fake_model::{FakeModel, Reply, openai, turn_text};
+use crate::suite::fake_model::{Events, FakeModel, Reply, openai, turn_text};
 use crate::suite::harness::{Sandbox, events};
 
 /// `max_tokens` ran out inside the fifth call's arguments (`{\n    "`), as SmolLM2 did with
@@ -224,4 +224,196 @@ fn done_counts_no_turn_when_none_finished() {
         (done["type"].clone(), done["turns"].clone()),
         (json!("done"), json!(0))
     );
+}
+
+/// llama-server's last chunk: the finish, `usage` and its own `timings`.
+fn llama_final(reason: &str, prompt_tokens: u64) -> Events {
+    Events::data(&json!({
+        "choices": [{"finish_reason": reason, "index": 0, "delta": {}}],
+        "created": 1_764_900_000,
+        "id": "chatcmpl-Qx2",
+        "model": "SmolLM2-135M-Instruct",
+        "system_fingerprint": "b7220-5e3c4d1",
+        "object": "chat.completion.chunk",
+        "usage": {"completion_tokens": 12, "prompt_tokens": prompt_tokens, "total_tokens": prompt_tokens + 12},
+        "timings": {"prompt_n": prompt_tokens, "prompt_ms": 80.2, "predicted_n": 12, "predicted_ms": 95.1},
+    }))
+}
+
+/// An answer with no call, as SmolLM2 gave it when the tools never reached its prompt.
+fn invented_answer(prompt_tokens: u64) -> Reply {
+    Reply::sse([
+        openai::text("There are 3 files: a.txt, b.txt and c.txt."),
+        llama_final("stop", prompt_tokens),
+        openai::done(),
+    ])
+}
+
+/// `GET /props` of llama-server with a template that cannot call tools (the parts read).
+fn props(supports_tool_calls: bool) -> Reply {
+    Reply::status(
+        200,
+        json!({
+            "default_generation_settings": {"n_ctx": 8192, "params": {"n_predict": -1}},
+            "total_slots": 1,
+            "model_path": "/models/SmolLM2-135M-Instruct-Q8_0.gguf",
+            "chat_template": "{% for message in messages %}…{% endfor %}",
+            "chat_template_caps": {
+                "supports_parallel_tool_calls": false,
+                "supports_system_role": true,
+                "supports_tool_calls": supports_tool_calls,
+                "supports_tools": supports_tool_calls,
+            },
+            "build_info": "b7220-5e3c4d1",
+        })
+        .to_string(),
+    )
+}
+
+fn warnings(output: &std::process::Output) -> Vec<Value> {
+    events(&output.stdout)
+        .into_iter()
+        .filter(|e| e["type"] == "warning")
+        .collect()
+}
+
+fn gets(server: &FakeModel) -> Vec<String> {
+    server
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "GET")
+        .map(|r| r.path)
+        .collect()
+}
+
+#[test]
+fn a_llama_cpp_server_whose_template_cannot_call_tools_is_named_once() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::new([invented_answer(367).header("Server", "llama.cpp")])
+        .route("/props", props(false));
+    let output = sandbox
+        .openai_run(&server)
+        .args(["--json", "how many files are here?"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let warned = warnings(&output);
+    assert_eq!(warned.len(), 1, "{warned:?}");
+    assert_eq!(warned[0]["code"], "tools_dropped");
+    let message = warned[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("the model server (llama.cpp) leaves the tools out of the prompt")
+            && message.contains("--chat-template-file"),
+        "{message}"
+    );
+    assert!(
+        stderr.contains(&format!("agent: warning: {message}")),
+        "{stderr}"
+    );
+    assert_eq!(gets(&server), ["/props"]);
+}
+
+#[test]
+fn without_props_a_prompt_smaller_than_the_tools_tells() {
+    let sandbox = Sandbox::new();
+    // Known by its `timings` alone; `/props` answers 404 (an older server).
+    let server = FakeModel::new([invented_answer(367)]);
+    let output = sandbox
+        .openai_run(&server)
+        .args(["--json", "how many files are here?"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let warned = warnings(&output);
+    assert_eq!(warned.len(), 1, "{warned:?}");
+    let message = warned[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "the model server counted 367 prompt tokens, fewer than the tool definitions alone take"
+        ),
+        "{message}"
+    );
+    assert_eq!(gets(&server), ["/props"]);
+}
+
+#[test]
+fn no_warning_where_the_tools_arrive_or_the_server_is_not_llama_cpp() {
+    // A template with tools, over two turns: `/props` is read once, nothing is said.
+    let sandbox = Sandbox::new();
+    let call = Reply::sse([
+        openai::tool_call(
+            0,
+            "c0",
+            "shell",
+            r#"{"command":"pwd","description":"where"}"#,
+        ),
+        llama_final("tool_calls", 367),
+        openai::done(),
+    ]);
+    let server = FakeModel::new([call, invented_answer(400)]).route("/props", props(true));
+    let output = sandbox
+        .openai_run(&server)
+        .args(["--json", "where am I?"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(warnings(&output).is_empty());
+    assert_eq!(gets(&server), ["/props"]);
+    // Another server (no `Server: llama.cpp`, no `timings`): nothing is asked of it.
+    let other = FakeModel::new([Reply::sse([
+        openai::text("Hi."),
+        openai::finish("stop"),
+        openai::usage(10, 2, 0),
+        openai::done(),
+    ])]);
+    let output = sandbox
+        .openai_run(&other)
+        .args(["--json", "hi"])
+        .output()
+        .unwrap();
+    assert!(warnings(&output).is_empty());
+    assert!(gets(&other).is_empty());
+}
+
+#[test]
+fn a_retry_is_an_event_in_json() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::new([
+        Reply::error(503, "Loading model"),
+        turn_text("Ready now.").openai(),
+    ]);
+    let output = sandbox
+        .openai_run(&server)
+        .args(["--json", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let printed = events(&output.stdout);
+    let retries: Vec<&Value> = printed.iter().filter(|e| e["type"] == "retry").collect();
+    assert_eq!(retries.len(), 1, "{printed:?}");
+    let retry = retries[0];
+    assert_eq!(
+        (
+            &retry["attempt"],
+            &retry["tries"],
+            &retry["delay_ms"],
+            &retry["code"]
+        ),
+        (&json!(2), &json!(3), &json!(500), &json!("http"))
+    );
+    assert!(
+        retry["reason"]
+            .as_str()
+            .unwrap()
+            .contains("HTTP 503: Loading model"),
+        "{retry}"
+    );
+    // Recorded too, between the start and the answer.
+    let recorded = events(&std::fs::read(sandbox.transcript_paths().remove(0)).unwrap());
+    let kinds: Vec<&str> = recorded
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds[..2], ["start", "retry"]);
 }

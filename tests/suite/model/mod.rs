@@ -77,6 +77,7 @@ pub async fn turn_with_reasoning(
         .complete(&request, &mut |delta| match delta {
             Delta::Text(text) => pieces.push(text.to_owned()),
             Delta::Reasoning(text) => reasoning.push(text.to_owned()),
+            Delta::Retry { .. } | Delta::Warning { .. } => {}
         })
         .await;
     (result, pieces, reasoning)

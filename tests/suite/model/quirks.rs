@@ -692,6 +692,13 @@ data: [DONE]
             1,
             "{stderr}"
         );
+        // Each server's own fix is named, llama.cpp's too.
+        for fix in [
+            "llama.cpp: `--jinja` with a tool-capable `--chat-template-file`",
+            "vLLM: `--tool-call-parser hermes`",
+        ] {
+            assert!(stderr.contains(fix), "{stderr}");
+        }
     }
 
     /// A call written as text gets the same policy as any other: no terminal, not allowed,
