@@ -245,6 +245,7 @@ pub(super) fn provider_config(settings: &Settings) -> ProviderConfig {
         api_key: settings.api_key.clone(),
         api_key_env: settings.api_key_env.value.clone(),
         max_output_tokens: settings.max_output_tokens.as_ref().map(|n| n.value),
+        idle_timeout: settings.idle_timeout.as_ref().map(|idle| idle.value),
         api_key_header: settings.api_key_header.as_ref().map(|h| h.value.clone()),
         headers: settings.headers.iter().map(|h| h.value.clone()).collect(),
     }

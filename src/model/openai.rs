@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use super::embedded::{Embedded, Piece, parse_call};
 use super::llama_cpp;
 use super::sse::{Decoder, Event, Said, error_message, is_error_object, reported, snippet};
-use super::transport::{Post, Transport, extra_headers, key_header};
+use super::transport::{Post, Transport, key_header};
 use super::{
     Delta, Message, Model, ModelError, ProviderConfig, ProviderKind, Reasoning, Reply, Request,
     StopReason, ToolCall, Usage,
@@ -85,14 +85,7 @@ impl OpenAi {
                 key_env: config.api_key_env.clone(),
             });
         }
-        let mut transport = Transport::new(&config.base_url, &config.model, &config.api_key_env)?;
-        transport.key_sent = api_key.is_some();
-        transport.headers = extra_headers(config)?;
-        transport.key_header = config
-            .api_key_header
-            .as_deref()
-            .unwrap_or("authorization")
-            .to_ascii_lowercase();
+        let transport = Transport::for_config(config, api_key.is_some(), "authorization")?;
         Ok(Self {
             transport,
             key_header: config.api_key_header.clone(),

@@ -10,6 +10,10 @@ use serde_json::Value;
 
 use super::{Delta, ModelError, Reply, retryable_status};
 
+/// Which timeout fired when a server goes silent, and where it is set.
+pub(super) const IDLE_TIMEOUT_NAMED: &str =
+    "the idle timeout: raise `idle_timeout_secs` in [model] for a slower server";
+
 /// Longest server error message kept in an error — enough for the sentence that explains it,
 /// short enough for one line on the terminal.
 const MAX_ERROR_MESSAGE_CHARS: usize = 300;
@@ -166,7 +170,10 @@ where
     loop {
         let Ok(next) = tokio::time::timeout(idle, bytes.next()).await else {
             return Err(ModelError::Stream {
-                message: format!("the server sent nothing for {} s", idle.as_secs_f32()),
+                message: format!(
+                    "the server sent nothing for {} s mid-reply ({IDLE_TIMEOUT_NAMED})",
+                    idle.as_secs_f32()
+                ),
             });
         };
         let ended = match next {

@@ -14,8 +14,8 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, LOCATION, RETRY_AFTER, SERVER};
 use serde_json::Value;
 
 use super::sse::{
-    Decoder, error_message, innermost_message, is_context_too_long, is_error_object, read_events,
-    reported,
+    Decoder, IDLE_TIMEOUT_NAMED, error_message, innermost_message, is_context_too_long,
+    is_error_object, read_events, reported,
 };
 use super::{Delta, ModelError, RetryPolicy};
 
@@ -53,7 +53,7 @@ pub(super) struct Post {
 
 /// The headers of `config` to send with every request (secret ones marked sensitive, so
 /// they are never shown by the HTTP layer either).
-pub(super) fn extra_headers(config: &super::ProviderConfig) -> Result<HeaderMap, ModelError> {
+fn extra_headers(config: &super::ProviderConfig) -> Result<HeaderMap, ModelError> {
     let mut headers = HeaderMap::new();
     for (name, value) in &config.headers {
         let bad = || ModelError::BadUrl {
@@ -136,6 +136,27 @@ impl Transport {
             retry: RetryPolicy::default(),
             notice: None,
         })
+    }
+
+    /// The transport `config` describes: its server, key variable, extra headers and idle
+    /// timeout; the key (when `key_sent`) goes in `api_key_header`, else in `key_header`.
+    pub(super) fn for_config(
+        config: &super::ProviderConfig,
+        key_sent: bool,
+        key_header: &str,
+    ) -> Result<Self, ModelError> {
+        let mut transport = Self::new(&config.base_url, &config.model, &config.api_key_env)?;
+        transport.key_sent = key_sent;
+        transport.headers = extra_headers(config)?;
+        transport.key_header = config
+            .api_key_header
+            .as_deref()
+            .unwrap_or(key_header)
+            .to_ascii_lowercase();
+        if let Some(idle) = config.idle_timeout {
+            transport.idle_timeout = idle;
+        }
+        Ok(transport)
     }
 
     /// Sends `post` and decodes the stream into a decoder made by `fresh` (one per try),
@@ -289,7 +310,7 @@ impl Transport {
     fn silence(&self, when: &str) -> ModelError {
         ModelError::Stream {
             message: format!(
-                "{} sent nothing for {} s {when}",
+                "{} sent nothing for {} s {when} ({IDLE_TIMEOUT_NAMED})",
                 self.server,
                 self.idle_timeout.as_secs_f32()
             ),

@@ -417,3 +417,29 @@ fn a_retry_is_an_event_in_json() {
         .collect();
     assert_eq!(kinds[..2], ["start", "retry"]);
 }
+
+/// A hung server: the configured idle timeout fires, and the error names it.
+#[test]
+fn the_idle_timeout_is_a_setting_and_named_when_it_fires() {
+    let sandbox = Sandbox::new();
+    sandbox.settings("[model]\nidle_timeout_secs = 1\n");
+    let server =
+        FakeModel::new([Reply::sse([openai::text("Thinking"), openai::done()]).stall_after(1)]);
+    let output = sandbox.openai_run(&server).arg("hi").output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "the server sent nothing for 1 s mid-reply (the idle timeout: raise \
+             `idle_timeout_secs` in [model] for a slower server)"
+        ),
+        "{stderr}"
+    );
+    let shown = sandbox
+        .agent()
+        .args(["config", "show", "--json"])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.contains("model.idle_timeout_secs"), "{shown}");
+}

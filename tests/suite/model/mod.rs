@@ -31,6 +31,7 @@ pub fn config(provider: ProviderKind, base_url: &str) -> ProviderConfig {
         api_key: Some("sk-test-key".into()),
         api_key_env: provider.default_key_env().into(),
         max_output_tokens: None,
+        idle_timeout: None,
         api_key_header: None,
         headers: Vec::new(),
     }
