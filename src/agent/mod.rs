@@ -11,6 +11,7 @@ pub use approval::RunAllowed;
 mod budget;
 mod file_call;
 mod instructions;
+mod reply;
 mod rerun;
 mod tool;
 
@@ -23,6 +24,7 @@ pub use budget::Budget;
 pub use instructions::{Instructions, MAX_INSTRUCTION_BYTES};
 pub use tool::{SHELL, ShellCall, shell_tool};
 
+use reply::{cut_note, drop_cut_calls, keep_cut_reply, push_prompt, sent_message};
 use rerun::Rerun;
 
 use crate::approve::Approve;
@@ -222,7 +224,7 @@ pub async fn run_after<M: Model, A: Approve>(
         stats.turns += 1;
         let cut = drop_cut_calls(&mut reply);
         end_turn(&reply, cut, stats, emit);
-        if let Some(ended) = cut_or_filtered(&reply, cut, stats, emit) {
+        if let Some(ended) = cut_or_filtered(&reply, (cut, model.output_limit()), stats, emit) {
             if reply.stop == StopReason::MaxTokens {
                 keep_cut_reply(&reply, cut, messages);
             }
@@ -264,79 +266,6 @@ pub async fn run_after<M: Model, A: Approve>(
     Ok(Outcome::MaxTurns)
 }
 
-/// How to take back a prompt pushed onto a conversation.
-struct PromptUndo {
-    /// The conversation's length before the prompt.
-    len: usize,
-    /// Its last message before, when the prompt was joined to it.
-    joined: Option<Message>,
-}
-
-impl PromptUndo {
-    fn undo(self, messages: &mut Vec<Message>) {
-        messages.truncate(self.len);
-        if let (Some(before), Some(last)) = (self.joined, messages.last_mut()) {
-            *last = before;
-        }
-    }
-}
-
-/// Pushes `prompt`, joined to a user message the conversation ends with (a note about a cut
-/// reply, a prompt never answered), a summary excepted: servers want turns to alternate.
-fn push_prompt(messages: &mut Vec<Message>, prompt: &str) -> PromptUndo {
-    let len = messages.len();
-    if let Some(Message::User(last)) = messages
-        .last_mut()
-        .filter(|last| matches!(last, Message::User(text) if crate::model::repair::joinable(text)))
-    {
-        let joined = Some(Message::User(last.clone()));
-        last.push_str("\n\n");
-        last.push_str(prompt);
-        return PromptUndo { len, joined };
-    }
-    messages.push(Message::User(prompt.to_owned()));
-    PromptUndo { len, joined: None }
-}
-
-/// Drops the calls of a reply cut at the output limit whose arguments were cut (they do not
-/// parse): such a call is never run, recorded or sent back. How many were dropped.
-fn drop_cut_calls(reply: &mut crate::model::Reply) -> usize {
-    if reply.stop != StopReason::MaxTokens {
-        return 0;
-    }
-    let before = reply.tool_calls.len();
-    reply
-        .tool_calls
-        .retain(|call| crate::model::repair::arguments_parse(&call.arguments));
-    before - reply.tool_calls.len()
-}
-
-/// The reply as it goes back to the model: arguments that do not parse (the model's mistake,
-/// answered with `EINVAL`) are sent as `{}`, which every server reads.
-fn sent_message(reply: &crate::model::Reply) -> Message {
-    Message::Assistant {
-        text: reply.text.clone(),
-        tool_calls: crate::model::repair::sendable_calls(&reply.tool_calls).0,
-        reasoning: reply.reasoning.clone(),
-    }
-}
-
-/// What a reply cut at the output limit leaves in the conversation (as a continued run
-/// rebuilds it): its text and whole calls, each answered "not run", and a note to the model
-/// about the calls that were cut.
-fn keep_cut_reply(reply: &crate::model::Reply, cut: usize, messages: &mut Vec<Message>) {
-    messages.push(sent_message(reply));
-    for call in &reply.tool_calls {
-        messages.push(Message::ToolResult {
-            call_id: call.id.clone(),
-            content: crate::model::repair::not_run_result(),
-        });
-    }
-    if cut > 0 {
-        messages.push(crate::model::repair::cut_calls_note(cut));
-    }
-}
-
 /// Counts a finished turn's tokens and records the turn (with what a continued run needs:
 /// the calls as they may be sent back, and how many were cut off).
 fn end_turn(
@@ -362,13 +291,13 @@ fn end_turn(
 /// a content filter (an error). `None`: the reply is whole.
 fn cut_or_filtered(
     reply: &crate::model::Reply,
-    cut: usize,
+    (cut, limit): (usize, Option<u32>),
     stats: &Stats,
     emit: &mut (dyn FnMut(Event) + Send),
 ) -> Option<Result<Outcome, ModelError>> {
     match reply.stop {
         StopReason::MaxTokens => {
-            let note = cut_note(reply.tool_calls.len(), cut);
+            let note = cut_note(reply.tool_calls.len(), cut, limit, reply.usage);
             emit(done(
                 Outcome::Truncated,
                 stats,
@@ -388,33 +317,6 @@ fn cut_or_filtered(
             Some(Err(error))
         }
         StopReason::EndTurn | StopReason::ToolUse | StopReason::Other => None,
-    }
-}
-
-/// What a reply cut at the output limit lost: the answer's end, or its tool calls (`whole`
-/// complete ones and `cut` cut off inside), none of which ran.
-fn cut_note(whole: usize, cut: usize) -> String {
-    let fix = "raise `max_output_tokens` in [model] (or --max-output-tokens)";
-    match (whole, cut) {
-        (0, 0) => format!("the answer was cut at the model's output limit: {fix} to get it whole"),
-        (whole, 0) => format!(
-            "the reply was cut at the model's output limit after {whole} tool call{}, which {} \
-             not run: {fix}",
-            if whole == 1 { "" } else { "s" },
-            if whole == 1 { "was" } else { "were" },
-        ),
-        (whole, cut) => {
-            let total = whole + cut;
-            let calls = if total == 1 {
-                "a tool call, which was not".to_owned()
-            } else {
-                format!("tool call {total} of the reply; none of its {total} calls was")
-            };
-            format!(
-                "the reply was cut at the model's output limit in the middle of {calls} run: \
-                 {fix}"
-            )
-        }
     }
 }
 

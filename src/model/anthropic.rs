@@ -101,6 +101,10 @@ impl Model for Anthropic {
         format!("{}/{}", ProviderKind::Anthropic, self.transport.model)
     }
 
+    fn output_limit(&self) -> Option<u32> {
+        Some(self.max_output_tokens)
+    }
+
     async fn complete(
         &mut self,
         request: &Request<'_>,

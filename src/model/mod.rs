@@ -174,6 +174,11 @@ pub trait Model {
     /// Human-readable "provider/model" for the screen and transcripts.
     fn describe(&self) -> String;
 
+    /// The output limit each request asks for (`max_tokens`), when one is sent.
+    fn output_limit(&self) -> Option<u32> {
+        None
+    }
+
     /// One turn: stream text and reasoning to `on_delta` as they arrive, return the complete
     /// reply. Nothing is sent to `on_delta` twice: a retry happens only before anything was.
     fn complete(
@@ -601,6 +606,14 @@ impl Model for AnyModel {
             Self::OpenAi(m) => m.describe(),
             Self::Anthropic(m) => m.describe(),
             Self::Demo(m) => m.describe(),
+        }
+    }
+
+    fn output_limit(&self) -> Option<u32> {
+        match self {
+            Self::OpenAi(m) => m.output_limit(),
+            Self::Anthropic(m) => m.output_limit(),
+            Self::Demo(m) => m.output_limit(),
         }
     }
 

@@ -29,6 +29,9 @@ pub struct OpenAi {
     provider: ProviderKind,
     api_key: Option<String>,
     max_output_tokens: Option<u32>,
+    /// The limit is agent's default for a server that is no known cloud API (not the
+    /// person's): dropped for the rest of the run when the server refuses it.
+    default_limit: bool,
     /// Whether to send `stream_options: {"include_usage": true}`: true until the server
     /// refuses it (Mistral answers 422, older Groq and some gateways 400).
     stream_usage: bool,
@@ -91,7 +94,10 @@ impl OpenAi {
             key_header: config.api_key_header.clone(),
             provider: config.provider,
             api_key,
-            max_output_tokens: config.max_output_tokens,
+            max_output_tokens: config
+                .max_output_tokens
+                .or_else(|| local_server(&config.base_url).then_some(LOCAL_OUTPUT_TOKENS)),
+            default_limit: config.max_output_tokens.is_none(),
             stream_usage: true,
             limit_field: limit_field(&config.base_url),
             stream: true,
@@ -138,6 +144,37 @@ impl OpenAi {
     }
 }
 
+/// Output limit per reply for a server that is no known cloud API, unless `max_output_tokens`
+/// says otherwise — long enough for any answer or file a coding turn writes, short enough
+/// that a small local model cannot ramble for minutes unasked.
+const LOCAL_OUTPUT_TOKENS: u32 = 8192;
+
+/// Whether `server` is no known cloud API (a local or self-hosted server: llama.cpp, vLLM,
+/// LM Studio, Ollama …), whose own output limit may be none at all.
+fn local_server(server: &str) -> bool {
+    const CLOUDS: [&str; 12] = [
+        "api.openai.com",
+        "openai.azure.com",
+        "openrouter.ai",
+        "api.deepseek.com",
+        "generativelanguage.googleapis.com",
+        "api.mistral.ai",
+        "api.groq.com",
+        "api.together.xyz",
+        "api.fireworks.ai",
+        "api.x.ai",
+        "api.perplexity.ai",
+        "api.cerebras.ai",
+    ];
+    let host = reqwest::Url::parse(server)
+        .ok()
+        .and_then(|url| url.host_str().map(str::to_ascii_lowercase))
+        .unwrap_or_default();
+    !CLOUDS
+        .iter()
+        .any(|cloud| host == *cloud || host.ends_with(&format!(".{cloud}")))
+}
+
 /// The field that limits the reply: OpenAI (and Azure OpenAI) deprecated `max_tokens` for
 /// `max_completion_tokens`, which their reasoning models require; every compatible server
 /// (Ollama, vLLM, `llama.cpp`, LM Studio, Gemini, DeepSeek, Mistral, OpenRouter) reads
@@ -157,6 +194,10 @@ fn limit_field(server: &str) -> &'static str {
 impl Model for OpenAi {
     fn describe(&self) -> String {
         format!("{}/{}", self.provider, self.transport.model)
+    }
+
+    fn output_limit(&self) -> Option<u32> {
+        self.max_output_tokens
     }
 
     async fn complete(
@@ -208,6 +249,13 @@ impl OpenAi {
     /// server does without (`stream_options`, the limit field's name, streaming with tools);
     /// `false` when it is none of those.
     fn fall_back(&mut self, error: &ModelError) -> bool {
+        // vLLM refuses a request whose prompt plus `max_tokens` exceeds its context: agent's
+        // default limit goes, the server's own applies.
+        if self.default_limit && self.max_output_tokens.is_some() && counts_the_limit(error) {
+            self.default_limit = false;
+            self.max_output_tokens = None;
+            return true;
+        }
         if self.stream_usage && self.stream && refuses_stream_options(error) {
             self.stream_usage = false;
             return true;
@@ -264,6 +312,18 @@ impl OpenAi {
             notice(message);
         }
     }
+}
+
+/// A context overflow that counts the output limit in (vLLM: "you requested 8292 tokens (100
+/// in the messages, 8192 in the completion)", "'max_tokens' … is too large").
+fn counts_the_limit(error: &ModelError) -> bool {
+    let ModelError::ContextTooLong { message } = error else {
+        return false;
+    };
+    let lower = message.to_ascii_lowercase();
+    ["in the completion", "max_tokens", "max_completion_tokens"]
+        .iter()
+        .any(|sign| lower.contains(sign))
 }
 
 /// A 400/422 that names `stream_options` (Mistral's `extra_forbidden`, Groq's "property
@@ -336,10 +396,17 @@ pub(super) fn body(model: &str, request: &Request<'_>) -> Value {
                 let calls: Vec<Value> = tool_calls
                     .iter()
                     .map(|call| {
+                        // Arguments that are not JSON are never sent back: servers that read
+                        // them (llama.cpp) refuse the whole request, every time.
+                        let arguments = if super::repair::arguments_parse(&call.arguments) {
+                            call.arguments.as_str()
+                        } else {
+                            super::repair::EMPTY_ARGUMENTS
+                        };
                         let mut sent = json!({
                             "id": call.id,
                             "type": "function",
-                            "function": {"name": call.name, "arguments": call.arguments},
+                            "function": {"name": call.name, "arguments": arguments},
                         });
                         if let Some(extra) = &call.extra {
                             sent["extra_content"] = extra.clone();

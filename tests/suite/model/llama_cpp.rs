@@ -443,3 +443,62 @@ fn the_idle_timeout_is_a_setting_and_named_when_it_fires() {
     let shown = String::from_utf8_lossy(&shown.stdout);
     assert!(shown.contains("model.idle_timeout_secs"), "{shown}");
 }
+
+/// No `-n` and no limit of the person's: the reply ended `length` because prompt and output
+/// filled the server's context (1,321 + 6,871 = 8,192 = `n_ctx`), short of agent's default.
+#[test]
+fn a_reply_stopped_by_a_full_context_says_so_not_raise_the_limit() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::new([Reply::sse([
+        openai::text("Here is the whole file: …"),
+        Events::data(&json!({
+            "choices": [{"finish_reason": "length", "index": 0, "delta": {}}],
+            "object": "chat.completion.chunk",
+            "usage": {"completion_tokens": 6871, "prompt_tokens": 1321, "total_tokens": 8192},
+            "timings": {"prompt_n": 1321, "predicted_n": 6871},
+        })),
+        openai::done(),
+    ])]);
+    let output = sandbox
+        .openai_run(&server)
+        .arg("write it")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(5), "{stderr}");
+    assert_eq!(server.request(0).body["max_tokens"], json!(8192));
+    assert!(
+        stderr.contains(
+            "the answer was cut by the server after 6871 output tokens, short of the output \
+             limit (8192): its context is likely full (1321 prompt + 6871 output = 8192 tokens)"
+        ) && stderr.contains("llama-server `-c`")
+            && !stderr.contains("raise `max_output_tokens`"),
+        "{stderr}"
+    );
+}
+
+/// vLLM counts `max_tokens` into its context: agent's default goes, the request is made again
+/// once without it (a limit the person set stays, and gets the error).
+#[test]
+fn a_server_refusing_the_default_limit_gets_none() {
+    let sandbox = Sandbox::new();
+    let refusal = "This model's maximum context length is 4096 tokens. However, you requested \
+                   9400 tokens (1208 in the messages, 8192 in the completion). Please reduce the \
+                   length of the messages or completion.";
+    let server = FakeModel::new([Reply::error(400, refusal), turn_text("Fine.").openai()]);
+    sandbox
+        .openai_run(&server)
+        .arg("hi")
+        .assert()
+        .success()
+        .stdout("Fine.\n");
+    assert_eq!(server.request(0).body["max_tokens"], json!(8192));
+    assert!(server.request(1).body.get("max_tokens").is_none());
+    let server = FakeModel::new([Reply::error(400, refusal), turn_text("Fine.").openai()]);
+    sandbox
+        .openai_run(&server)
+        .args(["--max-output-tokens", "8192", "hi"])
+        .assert()
+        .code(1);
+    assert_eq!(server.requests().len(), 1);
+}
