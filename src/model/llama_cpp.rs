@@ -86,15 +86,6 @@ pub(super) fn dropped_tools(
     }
 }
 
-/// The context size `/props` reports (`default_generation_settings.n_ctx`).
-#[must_use]
-pub(super) fn context_tokens(props: &Value) -> Option<u64> {
-    props
-        .pointer("/default_generation_settings/n_ctx")
-        .or_else(|| props.get("n_ctx"))
-        .and_then(Value::as_u64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,6 +134,5 @@ mod tests {
             assert_eq!(dropped_tools(props, None, &offered), None);
         }
         assert_eq!(dropped_tools(Some(&unsupported), Some(1), &[]), None);
-        assert_eq!(context_tokens(&older), Some(8192));
     }
 }

@@ -11,6 +11,7 @@ pub mod demo;
 mod embedded;
 mod llama_cpp;
 pub mod openai;
+pub mod overflow;
 mod provider;
 pub mod repair;
 mod sse;
@@ -353,6 +354,29 @@ pub enum ModelError {
     ContextTooLong {
         /// The server's error message, truncated.
         message: String,
+        /// The server's context in tokens, when it said (`llama.cpp`'s `n_ctx`).
+        context: Option<u64>,
+        /// The prompt's tokens as the server counted them, when it said.
+        prompt: Option<u64>,
+    },
+    /// The server's context cannot hold even the agent's prompt: the overflow came before any
+    /// reply of the model (or the server's `n_ctx` is below the fixed prompt).
+    #[error(
+        "the server's context ({}) is smaller than the agent's prompt ({}{prompt} tokens: system \
+         prompt, tool definitions and the task) (the server says: {message}): restart the server \
+         with a larger context (llama-server `-c`, Ollama `num_ctx`, vLLM `--max-model-len`)",
+        context.map_or_else(|| "its size unsaid".to_owned(), |n| format!("{n} tokens")),
+        if *counted { "" } else { "about " }
+    )]
+    ContextTooSmall {
+        /// The server's error message, truncated.
+        message: String,
+        /// The server's context in tokens, when it said.
+        context: Option<u64>,
+        /// The prompt's tokens: as the server counted them, or estimated.
+        prompt: u64,
+        /// Whether `prompt` is the server's count (not an estimate).
+        counted: bool,
     },
     /// The server reported an error inside its (200) reply stream.
     #[error("the model server reported an error mid-reply: {message}: {}", if *transient {
@@ -472,6 +496,7 @@ impl ModelError {
             | Self::NotFound { .. }
             | Self::BadUrl { .. }
             | Self::ContextTooLong { .. }
+            | Self::ContextTooSmall { .. }
             | Self::Unreadable { .. }
             | Self::NotAStream { .. }
             | Self::ContentFilter
@@ -496,6 +521,7 @@ impl ModelError {
             Self::Connect { .. } => "connect",
             Self::Stream { .. } => "stream",
             Self::ContextTooLong { .. } => "context_too_long",
+            Self::ContextTooSmall { .. } => "context_too_small",
             Self::Unreadable { .. } => "unreadable_request",
             Self::Reported { .. } => "server_error",
             Self::NotAStream { .. } => "not_a_stream",
@@ -622,11 +648,12 @@ impl Model for AnyModel {
         request: &Request<'_>,
         on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
     ) -> Result<Reply, ModelError> {
-        match self {
+        let result = match self {
             Self::OpenAi(m) => m.complete(request, on_delta).await,
             Self::Anthropic(m) => m.complete(request, on_delta).await,
             Self::Demo(m) => m.complete(request, on_delta).await,
-        }
+        };
+        result.map_err(|error| overflow::explain(error, request))
     }
 }
 

@@ -317,7 +317,7 @@ impl OpenAi {
 /// A context overflow that counts the output limit in (vLLM: "you requested 8292 tokens (100
 /// in the messages, 8192 in the completion)", "'max_tokens' … is too large").
 fn counts_the_limit(error: &ModelError) -> bool {
-    let ModelError::ContextTooLong { message } = error else {
+    let ModelError::ContextTooLong { message, .. } = error else {
         return false;
     };
     let lower = message.to_ascii_lowercase();

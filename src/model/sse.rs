@@ -105,7 +105,11 @@ pub(super) fn is_context_too_long(lower: &str) -> bool {
 /// `raw` what it sent, read for a context-length complaint and for whether it is passing.
 pub(super) fn reported(message: String, raw: &Value) -> ModelError {
     if is_context_too_long(&raw.to_string().to_ascii_lowercase()) {
-        return ModelError::ContextTooLong { message };
+        return ModelError::ContextTooLong {
+            message,
+            context: None,
+            prompt: None,
+        };
     }
     ModelError::Reported {
         message,

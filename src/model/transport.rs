@@ -414,6 +414,7 @@ impl Transport {
                 message,
             };
         }
+        let (context, prompt) = super::overflow::numbers(body);
         match status {
             401 | 403 => ModelError::Auth {
                 wants_header: self.wanted_key_header(&lower),
@@ -425,9 +426,13 @@ impl Transport {
             },
             413 => ModelError::ContextTooLong {
                 message: format!("HTTP 413: {message}"),
+                context,
+                prompt,
             },
             400 | 422 if is_context_too_long(&lower) => ModelError::ContextTooLong {
                 message: format!("HTTP {status}: {message}"),
+                context,
+                prompt,
             },
             404 if lower.contains("model") => ModelError::ModelNotFound {
                 model: self.model.clone(),
