@@ -236,13 +236,28 @@ pub async fn run_after<M: Model, A: Approve>(
             emit(done(Outcome::Answered, stats, Some(reply.text), None));
             return Ok(Outcome::Answered);
         }
-        for call in &calls {
+        for (at, call) in calls.iter().enumerate() {
             // Between calls, never during one (but `--max-time` ends a command like a timeout).
             if let Some(note) = clock.spent(stats) {
                 emit(done(Outcome::Budget, stats, None, Some(&note)));
                 return Ok(Outcome::Budget);
             }
             state.time_left = clock.time_left();
+            if let Some(error) = reply::not_handled(at, &calls) {
+                emit(call_event(call, &tool::parse(call)));
+                let content = tool::error_content(&error);
+                emit(Event::ToolResult {
+                    id: call.id.clone(),
+                    command: None,
+                    result: None,
+                    error: Some(error),
+                });
+                messages.push(Message::ToolResult {
+                    call_id: call.id.clone(),
+                    content,
+                });
+                continue;
+            }
             let Some(content) = state.handle(call, approver, stats, emit).await else {
                 emit(done(
                     Outcome::Interrupted,
@@ -424,7 +439,11 @@ impl Loop<'_> {
         let inspection = decision.source == Source::Builtin && by == DecidedBy::Policy;
         let request = match self.exec_request(&decided.command, &shell, by, inspection) {
             Ok(request) => request,
-            Err(error) => return fail(error, command, emit),
+            Err(error) => {
+                // The runner's refusal (`ECWD`) of an allowed command counts like its others.
+                stats.commands_run += 1;
+                return fail(error, command, emit);
+            }
         };
         if !read_only(&decided) {
             self.config.snapshots.before_change(stats.turns);

@@ -3,7 +3,8 @@
 //! not parse go back as `{}`, the prompt of an invocation nothing answered is taken back, and
 //! the note of a cut reply names its cause — agent's output limit or the server's own context.
 
-use crate::model::{Message, Reply, StopReason, Usage};
+use crate::model::{Message, Reply, StopReason, ToolCall, Usage};
+use crate::tool_error::{ToolError, ToolErrorCode};
 
 /// How to take back a prompt pushed onto a conversation.
 pub(super) struct PromptUndo {
@@ -132,6 +133,49 @@ pub(super) fn cut_note(
     }
 }
 
+/// Most tool calls handled from one reply — more than any task needs at once (a small model
+/// once made 30 in one reply); the rest get an error asking for fewer.
+pub(super) const MAX_CALLS_PER_REPLY: usize = 16;
+
+/// Why call number `at` of a reply's `calls` is not handled at all: past the cap, or the same
+/// call (tool and arguments) as an earlier one of the same reply, which was handled once.
+pub(super) fn not_handled(at: usize, calls: &[ToolCall]) -> Option<ToolError> {
+    let call = calls.get(at)?;
+    if at >= MAX_CALLS_PER_REPLY {
+        return Some(ToolError::new(
+            ToolErrorCode::Loop,
+            format!(
+                "this reply made {} tool calls; only the first {MAX_CALLS_PER_REPLY} are handled \
+                 in one reply, so this one was not run: make fewer calls per reply and ask again \
+                 for what is still needed",
+                calls.len()
+            ),
+        ));
+    }
+    let same = calls[..at]
+        .iter()
+        .find(|earlier| earlier.name == call.name && same_arguments(earlier, call))?;
+    Some(ToolError::new(
+        ToolErrorCode::Loop,
+        format!(
+            "this call is the same as call `{}` earlier in this reply, which was handled once: \
+             use its result",
+            same.id
+        ),
+    ))
+}
+
+/// Whether two calls' arguments say the same (as JSON values where both parse).
+fn same_arguments(a: &ToolCall, b: &ToolCall) -> bool {
+    match (
+        serde_json::from_str::<serde_json::Value>(&a.arguments),
+        serde_json::from_str::<serde_json::Value>(&b.arguments),
+    ) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a.arguments.trim() == b.arguments.trim(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,5 +247,47 @@ mod tests {
             undo.undo(&mut messages);
             assert_eq!(messages, before);
         }
+    }
+
+    fn call(id: &str, arguments: &str) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            name: "shell".into(),
+            arguments: arguments.into(),
+            extra: None,
+        }
+    }
+
+    #[test]
+    fn a_reply_is_handled_up_to_the_cap_and_each_call_once() {
+        let ls = r#"{"command":"ls","description":"list"}"#;
+        let ls_reordered = r#"{"description":"list", "command":"ls"}"#;
+        let mut calls = vec![call("a", ls), call("b", ls_reordered), call("c", "{}")];
+        calls.extend(
+            (0..20).map(|n| call(&format!("n{n}"), &format!(r#"{{"command":"echo {n}"}}"#))),
+        );
+        let handled: Vec<&str> = (0..calls.len())
+            .filter(|&at| not_handled(at, &calls).is_none())
+            .map(|at| calls[at].id.as_str())
+            .collect();
+        let mut expected = vec!["a", "c"];
+        expected.extend([
+            "n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9", "n10", "n11", "n12",
+        ]);
+        assert_eq!(handled, expected);
+        let repeated = not_handled(1, &calls).unwrap();
+        assert!(
+            repeated.message.contains("same as call `a`"),
+            "{repeated:?}"
+        );
+        let capped = not_handled(16, &calls).unwrap();
+        assert!(
+            capped.message.contains("this reply made 23 tool calls"),
+            "{capped:?}"
+        );
+        // Another tool with the same arguments is another call.
+        let mut other = call("d", ls);
+        other.name = "read_file".into();
+        assert!(not_handled(1, &[call("a", ls), other]).is_none());
     }
 }

@@ -541,3 +541,79 @@ fn an_overflow_before_any_reply_asks_for_a_larger_context() {
         "{stderr}"
     );
 }
+
+fn shell_call(n: usize, arguments: &Value) -> Events {
+    openai::tool_call(n, &format!("call_{n}"), "shell", &arguments.to_string())
+}
+
+/// SmolLM2 made 30 calls in one reply, the same one six times: each distinct call is handled
+/// once, and none past the 16th; the rest are answered with `ELOOP`.
+#[test]
+fn one_reply_gets_each_call_once_and_at_most_sixteen() {
+    let sandbox = Sandbox::new();
+    let pwd = json!({"command": "pwd", "description": "where"});
+    let mut calls: Vec<Events> = (0..6).map(|n| shell_call(n, &pwd)).collect();
+    calls.extend((6..30).map(|n| {
+        shell_call(
+            n,
+            &json!({"command": format!("echo {n}"), "description": "say"}),
+        )
+    }));
+    calls.extend([openai::finish("tool_calls"), openai::done()]);
+    let server = FakeModel::new([Reply::sse(calls), turn_text("Done.").openai()]);
+    let output = sandbox
+        .openai_run(&server)
+        .args(["--json", "go"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let done = events(&output.stdout).pop().unwrap();
+    // Of the first 16: pwd once, echo 6 … echo 15.
+    assert_eq!(done["commands_run"], 11, "{done}");
+    let results = server.request(1).tool_results();
+    assert_eq!(results.len(), 30);
+    let refused: Vec<usize> = results
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, content))| content.contains("ELOOP"))
+        .map(|(at, _)| at)
+        .collect();
+    let mut expected: Vec<usize> = (1..6).collect();
+    expected.extend(16..30);
+    assert_eq!(refused, expected);
+    assert!(
+        results[1].1.contains("same as call `call_0`"),
+        "{}",
+        results[1].1
+    );
+    assert!(
+        results[29].1.contains("only the first 16"),
+        "{}",
+        results[29].1
+    );
+}
+
+/// A command allowed but refused by the runner for its directory (`ECWD`) counts as run,
+/// like the runner's other refusals.
+#[test]
+fn a_command_refused_for_its_directory_counts_as_run() {
+    let sandbox = Sandbox::new();
+    let call = json!({"command": "pwd", "description": "where", "working_directory": "/"});
+    let server = FakeModel::new([
+        Reply::sse([
+            shell_call(0, &call),
+            openai::finish("tool_calls"),
+            openai::done(),
+        ]),
+        turn_text("Done.").openai(),
+    ]);
+    let output = sandbox
+        .openai_run(&server)
+        .args(["--json", "go"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(server.request(1).tool_results()[0].1.contains("ECWD"));
+    let done = events(&output.stdout).pop().unwrap();
+    assert_eq!(done["commands_run"], 1, "{done}");
+}
