@@ -124,6 +124,22 @@ impl OpenAi {
         Ok(headers)
     }
 
+    /// The ids of the models the server serves (`GET /models`), when it says.
+    pub async fn served_models(&self) -> Option<Vec<String>> {
+        let url = format!("{}/models", self.transport.server);
+        let list = self
+            .transport
+            .get_json(&url, self.key_headers().ok()?)
+            .await?;
+        let data = list.get("data").and_then(Value::as_array)?;
+        Some(
+            data.iter()
+                .filter_map(|model| model.get("id").and_then(Value::as_str))
+                .map(str::to_owned)
+                .collect(),
+        )
+    }
+
     fn post(&self, request: &Request<'_>) -> Result<Post, ModelError> {
         let headers = self.key_headers()?;
         let mut body = body(&self.transport.model, request);

@@ -130,9 +130,23 @@ impl FakeModel {
         format!("{}/v1", self.url())
     }
 
-    /// Every request so far, in arrival order.
+    /// Every request for a model turn so far (GETs of `/props`, `/v1/models` left out), in
+    /// arrival order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        lock(&self.shared.requests).clone()
+        lock(&self.shared.requests)
+            .iter()
+            .filter(|request| request.method != "GET")
+            .cloned()
+            .collect()
+    }
+
+    /// The paths of the GET requests so far (`/props`, `/v1/models`), in arrival order.
+    pub fn gets(&self) -> Vec<String> {
+        lock(&self.shared.requests)
+            .iter()
+            .filter(|request| request.method == "GET")
+            .map(|request| request.path.clone())
+            .collect()
     }
 
     /// Request number `index` (0-based); panics saying how many there were.

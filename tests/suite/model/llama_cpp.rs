@@ -277,15 +277,6 @@ fn warnings(output: &std::process::Output) -> Vec<Value> {
         .collect()
 }
 
-fn gets(server: &FakeModel) -> Vec<String> {
-    server
-        .requests()
-        .into_iter()
-        .filter(|r| r.method == "GET")
-        .map(|r| r.path)
-        .collect()
-}
-
 #[test]
 fn a_llama_cpp_server_whose_template_cannot_call_tools_is_named_once() {
     let sandbox = Sandbox::new();
@@ -311,7 +302,7 @@ fn a_llama_cpp_server_whose_template_cannot_call_tools_is_named_once() {
         stderr.contains(&format!("agent: warning: {message}")),
         "{stderr}"
     );
-    assert_eq!(gets(&server), ["/props"]);
+    assert_eq!(server.gets(), ["/v1/models", "/props"]);
 }
 
 #[test]
@@ -334,7 +325,7 @@ fn without_props_a_prompt_smaller_than_the_tools_tells() {
         ),
         "{message}"
     );
-    assert_eq!(gets(&server), ["/props"]);
+    assert_eq!(server.gets(), ["/v1/models", "/props"]);
 }
 
 #[test]
@@ -359,8 +350,8 @@ fn no_warning_where_the_tools_arrive_or_the_server_is_not_llama_cpp() {
         .unwrap();
     assert_eq!(output.status.code(), Some(0));
     assert!(warnings(&output).is_empty());
-    assert_eq!(gets(&server), ["/props"]);
-    // Another server (no `Server: llama.cpp`, no `timings`): nothing is asked of it.
+    assert_eq!(server.gets(), ["/v1/models", "/props"]);
+    // Another server (no `Server: llama.cpp`, no `timings`): no `/props` asked of it.
     let other = FakeModel::new([Reply::sse([
         openai::text("Hi."),
         openai::finish("stop"),
@@ -373,7 +364,7 @@ fn no_warning_where_the_tools_arrive_or_the_server_is_not_llama_cpp() {
         .output()
         .unwrap();
     assert!(warnings(&output).is_empty());
-    assert!(gets(&other).is_empty());
+    assert_eq!(other.gets(), ["/v1/models"]);
 }
 
 #[test]
@@ -616,4 +607,53 @@ fn a_command_refused_for_its_directory_counts_as_run() {
     assert!(server.request(1).tool_results()[0].1.contains("ECWD"));
     let done = events(&output.stdout).pop().unwrap();
     assert_eq!(done["commands_run"], 1, "{done}");
+}
+
+/// `GET /v1/models` of a llama-server started with `--alias`.
+fn models(ids: &[&str]) -> Reply {
+    let data: Vec<Value> = ids
+        .iter()
+        .map(|id| json!({"id": id, "object": "model", "created": 0, "owned_by": "llamacpp"}))
+        .collect();
+    Reply::status(200, json!({"object": "list", "data": data}).to_string())
+}
+
+#[test]
+fn with_no_model_named_a_custom_server_is_asked_which_it_serves() {
+    let sandbox = Sandbox::new();
+    let server =
+        FakeModel::openai_turns([turn_text("Hi.")]).route("/v1/models", models(&["smollm2"]));
+    let output = sandbox
+        .openai_run(&server)
+        .args(["--json", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(server.request(0).body["model"], "smollm2");
+    assert_eq!(events(&output.stdout)[0]["model"], "openai/smollm2");
+    assert_eq!(server.gets(), ["/v1/models"]);
+
+    // Several: none is guessed, all are named.
+    let server = FakeModel::openai_turns([turn_text("Hi.")])
+        .route("/v1/models", models(&["qwen3-8b", "smollm2"]));
+    sandbox
+        .openai_run(&server)
+        .arg("hi")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "serves 2 models (`qwen3-8b`, `smollm2`) and none is named: choose one with --model",
+        ));
+    assert!(server.requests().is_empty());
+
+    // A model named: nothing is asked.
+    let server = FakeModel::openai_turns([turn_text("Hi.")])
+        .route("/v1/models", models(&["qwen3-8b", "smollm2"]));
+    sandbox
+        .openai_run(&server)
+        .args(["--model", "qwen3-8b", "hi"])
+        .assert()
+        .success();
+    assert!(server.gets().is_empty());
+    assert_eq!(server.request(0).body["model"], "qwen3-8b");
 }
