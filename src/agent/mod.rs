@@ -174,32 +174,7 @@ pub async fn run_after<M: Model, A: Approve>(
             messages,
             tools: &tools,
         };
-        let mut on_delta = |delta: Delta<'_>| {
-            emit(match delta {
-                Delta::Text(text) => Event::TextDelta {
-                    text: text.to_owned(),
-                },
-                Delta::Reasoning(text) => Event::ReasoningDelta {
-                    text: text.to_owned(),
-                },
-                Delta::Retry {
-                    attempt,
-                    tries,
-                    delay,
-                    error,
-                } => Event::Retry {
-                    attempt,
-                    tries,
-                    delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-                    code: error.code().to_owned(),
-                    reason: error.to_string(),
-                },
-                Delta::Warning { code, message } => Event::Warning {
-                    code: code.to_owned(),
-                    message: message.to_owned(),
-                },
-            });
-        };
+        let mut on_delta = |delta: Delta<'_>| emit(delta_event(delta));
         let Some(completed) = clock.within(model.complete(&request, &mut on_delta)).await else {
             let note = clock.time_note();
             emit(done(Outcome::Budget, stats, None, Some(&note)));
@@ -244,18 +219,7 @@ pub async fn run_after<M: Model, A: Approve>(
             }
             state.time_left = clock.time_left();
             if let Some(error) = reply::not_handled(at, &calls) {
-                emit(call_event(call, &tool::parse(call)));
-                let content = tool::error_content(&error);
-                emit(Event::ToolResult {
-                    id: call.id.clone(),
-                    command: None,
-                    result: None,
-                    error: Some(error),
-                });
-                messages.push(Message::ToolResult {
-                    call_id: call.id.clone(),
-                    content,
-                });
+                messages.push(refused(call, error, emit));
                 continue;
             }
             let Some(content) = state.handle(call, approver, stats, emit).await else {
@@ -279,6 +243,34 @@ pub async fn run_after<M: Model, A: Approve>(
     );
     emit(done(Outcome::MaxTurns, stats, None, Some(&note)));
     Ok(Outcome::MaxTurns)
+}
+
+/// The event for a piece of a reply or news about its request.
+fn delta_event(delta: Delta<'_>) -> Event {
+    match delta {
+        Delta::Text(text) => Event::TextDelta {
+            text: text.to_owned(),
+        },
+        Delta::Reasoning(text) => Event::ReasoningDelta {
+            text: text.to_owned(),
+        },
+        Delta::Retry {
+            attempt,
+            tries,
+            delay,
+            error,
+        } => Event::Retry {
+            attempt,
+            tries,
+            delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            code: error.code().to_owned(),
+            reason: error.to_string(),
+        },
+        Delta::Warning { code, message } => Event::Warning {
+            code: code.to_owned(),
+            message: message.to_owned(),
+        },
+    }
 }
 
 /// Counts a finished turn's tokens and records the turn (with what a continued run needs:
@@ -437,19 +429,16 @@ impl Loop<'_> {
         // Only the list's own allow: a command that mode allow-all let through is not on the
         // list (its source is builtin too, with no rule) and keeps the workspace-write sandbox.
         let inspection = decision.source == Source::Builtin && by == DecidedBy::Policy;
+        // Counted before the runner's request is built: its refusal (`ECWD`) counts too.
+        stats.commands_run += 1;
         let request = match self.exec_request(&decided.command, &shell, by, inspection) {
             Ok(request) => request,
-            Err(error) => {
-                // The runner's refusal (`ECWD`) of an allowed command counts like its others.
-                stats.commands_run += 1;
-                return fail(error, command, emit);
-            }
+            Err(error) => return fail(error, command, emit),
         };
         if !read_only(&decided) {
             self.config.snapshots.before_change(stats.turns);
         }
         let mut result = run_streaming(&request, &id, emit).await;
-        stats.commands_run += 1;
         let mark = |content: String| match &decided.edited_from {
             Some(from) => approval::mark_edited(&content, from, &decided.command),
             None => content,
@@ -594,6 +583,23 @@ fn call_event(call: &ToolCall, parsed: &Result<ShellCall, ToolError>) -> Event {
             working_directory: None,
             arguments: Some(call.arguments.clone()),
         },
+    }
+}
+
+/// Answers a call that is not handled at all with `error` (its events, and the result for
+/// the model).
+fn refused(call: &ToolCall, error: ToolError, emit: &mut (dyn FnMut(Event) + Send)) -> Message {
+    emit(call_event(call, &tool::parse(call)));
+    let content = tool::error_content(&error);
+    emit(Event::ToolResult {
+        id: call.id.clone(),
+        command: None,
+        result: None,
+        error: Some(error),
+    });
+    Message::ToolResult {
+        call_id: call.id.clone(),
+        content,
     }
 }
 

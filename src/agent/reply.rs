@@ -182,11 +182,12 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     fn usage(input: u64, output: u64) -> Option<Usage> {
-        Some(Usage {
+        let usage = Usage {
             input,
             output,
             ..Usage::default()
-        })
+        };
+        (input + output > 0).then_some(usage)
     }
 
     #[test]

@@ -59,7 +59,7 @@ pub(super) fn explain(error: ModelError, request: &Request<'_>) -> ModelError {
         .iter()
         .any(|message| matches!(message, Message::Assistant { .. }));
     let fixed = fixed_prompt_tokens(request.system, request.tools);
-    if answered && !context.is_some_and(|context| context < fixed) {
+    if answered && context.is_none_or(|context| context >= fixed) {
         return ModelError::ContextTooLong {
             message,
             context,

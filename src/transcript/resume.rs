@@ -79,6 +79,36 @@ struct Pending {
     cut: usize,
 }
 
+impl Pending {
+    /// The turn a `turn_end` event records, its text `text`; reasoning and call data kept
+    /// only when it ran on the `same_wire`.
+    fn from_turn_end(event: &Value, text: String, same_wire: bool) -> Self {
+        let recorded = event
+            .get("tool_calls")
+            .and_then(|calls| serde_json::from_value::<Vec<ToolCall>>(calls.clone()).ok());
+        let older = recorded.is_none();
+        let mut calls = recorded.unwrap_or_default();
+        let mut replay: Vec<Value> = event["replay"].as_array().cloned().unwrap_or_default();
+        if !same_wire {
+            replay.clear();
+            for call in &mut calls {
+                call.extra = None;
+            }
+        }
+        Self {
+            text,
+            calls,
+            replay,
+            results: HashMap::new(),
+            older,
+            cut: event["cut_calls"]
+                .as_u64()
+                .and_then(|cut| usize::try_from(cut).ok())
+                .unwrap_or(0),
+        }
+    }
+}
+
 /// The arguments of an older transcript's `tool_call` event, as the model most likely sent
 /// them.
 fn older_call(event: &Value) -> ToolCall {
@@ -153,30 +183,9 @@ pub fn rebuild(text: &str, model: &str) -> Rebuilt {
             "turn_end" => {
                 finish(&mut pending, &mut rebuilt);
                 unanswered = None;
-                let recorded = event
-                    .get("tool_calls")
-                    .and_then(|calls| serde_json::from_value::<Vec<ToolCall>>(calls.clone()).ok());
-                older |= recorded.is_none();
-                let mut calls = recorded.clone().unwrap_or_default();
-                let mut replay: Vec<Value> =
-                    event["replay"].as_array().cloned().unwrap_or_default();
-                if !same_wire {
-                    replay.clear();
-                    for call in &mut calls {
-                        call.extra = None;
-                    }
-                }
-                pending = Some(Pending {
-                    text: std::mem::take(&mut text_buf),
-                    calls,
-                    replay,
-                    results: HashMap::new(),
-                    older: recorded.is_none(),
-                    cut: event["cut_calls"]
-                        .as_u64()
-                        .and_then(|cut| usize::try_from(cut).ok())
-                        .unwrap_or(0),
-                });
+                let turn = Pending::from_turn_end(&event, std::mem::take(&mut text_buf), same_wire);
+                older |= turn.older;
+                pending = Some(turn);
             }
             "tool_call" => {
                 if let Some(turn) = pending.as_mut().filter(|turn| turn.older) {
