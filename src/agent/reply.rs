@@ -179,6 +179,7 @@ fn same_arguments(a: &ToolCall, b: &ToolCall) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::repair::tests::call;
     use pretty_assertions::assert_eq;
 
     fn usage(input: u64, output: u64) -> Option<Usage> {
@@ -247,15 +248,6 @@ mod tests {
             assert!(last.ends_with("next"), "{last}");
             undo.undo(&mut messages);
             assert_eq!(messages, before);
-        }
-    }
-
-    fn call(id: &str, arguments: &str) -> ToolCall {
-        ToolCall {
-            id: id.into(),
-            name: "shell".into(),
-            arguments: arguments.into(),
-            extra: None,
         }
     }
 

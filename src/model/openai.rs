@@ -182,13 +182,18 @@ fn local_server(server: &str) -> bool {
         "api.perplexity.ai",
         "api.cerebras.ai",
     ];
-    let host = reqwest::Url::parse(server)
-        .ok()
-        .and_then(|url| url.host_str().map(str::to_ascii_lowercase))
-        .unwrap_or_default();
+    let host = host(server);
     !CLOUDS
         .iter()
         .any(|cloud| host == *cloud || host.ends_with(&format!(".{cloud}")))
+}
+
+/// The host of a server's URL, in lower case (empty when it has none).
+fn host(server: &str) -> String {
+    reqwest::Url::parse(server)
+        .ok()
+        .and_then(|url| url.host_str().map(str::to_ascii_lowercase))
+        .unwrap_or_default()
 }
 
 /// The field that limits the reply: OpenAI (and Azure OpenAI) deprecated `max_tokens` for
@@ -196,10 +201,7 @@ fn local_server(server: &str) -> bool {
 /// (Ollama, vLLM, `llama.cpp`, LM Studio, Gemini, DeepSeek, Mistral, OpenRouter) reads
 /// `max_tokens`, and not all of them the newer name.
 fn limit_field(server: &str) -> &'static str {
-    let host = reqwest::Url::parse(server)
-        .ok()
-        .and_then(|url| url.host_str().map(str::to_ascii_lowercase))
-        .unwrap_or_default();
+    let host = host(server);
     if host == "api.openai.com" || host.ends_with(".openai.azure.com") {
         "max_completion_tokens"
     } else {

@@ -1,8 +1,8 @@
 //! What a context overflow means: the conversation grew past the server's context, or — on a
-//! request that holds no reply of the model yet — the agent's own prompt (system prompt, tool
-//! definitions, the task) does not fit it at all, which no narrower task can mend: only a
-//! server with a larger context can. Reads the numbers a server gives (`llama.cpp`'s `n_ctx`
-//! and `n_prompt_tokens`). Pure.
+//! request that holds no reply of the model yet (nor a summary of earlier ones) — the agent's
+//! own prompt (system prompt, tool definitions, the task) does not fit it at all, which no
+//! narrower task can mend: only a server with a larger context can. Reads the numbers a
+//! server gives (`llama.cpp`'s `n_ctx` and `n_prompt_tokens`). Pure.
 
 use serde_json::Value;
 
@@ -54,10 +54,12 @@ pub(super) fn explain(error: ModelError, request: &Request<'_>) -> ModelError {
     else {
         return error;
     };
-    let answered = request
-        .messages
-        .iter()
-        .any(|message| matches!(message, Message::Assistant { .. }));
+    // A summary stands for replies of the model too.
+    let answered = request.messages.iter().any(|message| match message {
+        Message::Assistant { .. } => true,
+        Message::User(text) => super::repair::is_summary(text),
+        Message::ToolResult { .. } => false,
+    });
     let fixed = fixed_prompt_tokens(request.system, request.tools);
     if answered && context.is_none_or(|context| context >= fixed) {
         return ModelError::ContextTooLong {
@@ -118,9 +120,15 @@ mod tests {
              `--max-model-len`)"
         );
         assert_eq!(explained.code(), "context_too_small");
-        assert!(matches!(
-            explain(overflow(), &request(&later)),
-            ModelError::ContextTooLong { .. }
-        ));
+        let compacted = [
+            super::super::repair::summary_message("so far"),
+            Message::User("more".into()),
+        ];
+        for messages in [&later[..], &compacted[..]] {
+            assert!(matches!(
+                explain(overflow(), &request(messages)),
+                ModelError::ContextTooLong { .. }
+            ));
+        }
     }
 }

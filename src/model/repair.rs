@@ -58,10 +58,16 @@ pub fn summary_message(summary: &str) -> Message {
     Message::User(format!("{SUMMARY_START}\n\n{summary}"))
 }
 
+/// Whether a user message is the summary of a compacted conversation.
+#[must_use]
+pub fn is_summary(text: &str) -> bool {
+    text.starts_with(SUMMARY_START)
+}
+
 /// Whether a user message may take the next one joined to it: a summary stays apart.
 #[must_use]
 pub fn joinable(text: &str) -> bool {
-    !text.starts_with(SUMMARY_START)
+    !is_summary(text)
 }
 
 /// The message that tells the model its last reply was cut off inside `dropped` tool calls,
@@ -159,12 +165,13 @@ fn plural(count: usize) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::Reasoning;
     use pretty_assertions::assert_eq;
 
-    fn call(id: &str, arguments: &str) -> ToolCall {
+    /// A `shell` call with `arguments` as given.
+    pub(crate) fn call(id: &str, arguments: &str) -> ToolCall {
         ToolCall {
             id: id.into(),
             name: "shell".into(),

@@ -260,28 +260,27 @@ fn model_fact(item: &Item, kind: Kind) -> Result<Value, &'static str> {
         .filter(|p| p.is_finite() && *p >= 0.0);
     let price = "a number (dollars per million tokens)";
     match kind {
-        Kind::MaxOutputTokens => item
-            .as_integer()
+        Kind::MaxOutputTokens => positive(item)
             .and_then(|n| u32::try_from(n).ok())
-            .filter(|n| *n > 0)
             .map(Value::MaxOutputTokens)
             .ok_or("a positive integer"),
-        Kind::ContextWindow => item
-            .as_integer()
-            .and_then(|n| u64::try_from(n).ok())
-            .filter(|n| *n > 0)
+        Kind::ContextWindow => positive(item)
             .map(Value::ContextWindow)
             .ok_or("a positive integer (tokens)"),
-        Kind::IdleTimeoutSecs => item
-            .as_integer()
-            .and_then(|n| u64::try_from(n).ok())
-            .filter(|n| *n > 0)
+        Kind::IdleTimeoutSecs => positive(item)
             .map(Value::IdleTimeoutSecs)
             .ok_or("a positive integer (seconds)"),
         Kind::PriceIn => number.map(Value::PriceIn).ok_or(price),
         Kind::PriceOut => number.map(Value::PriceOut).ok_or(price),
         _ => Err("a known key"),
     }
+}
+
+/// An integer above zero.
+fn positive(item: &Item) -> Option<u64> {
+    item.as_integer()
+        .and_then(|n| u64::try_from(n).ok())
+        .filter(|n| *n > 0)
 }
 
 /// A `[snapshots]` value: `enabled` a boolean, the bounds positive integers.

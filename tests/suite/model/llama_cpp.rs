@@ -28,6 +28,23 @@ fn cut_in_fifth_call() -> Reply {
     Reply::sse([stream])
 }
 
+/// A sandbox with one run in it: `prompt`, answered `answer`.
+fn answered(prompt: &str, answer: &str) -> Sandbox {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([turn_text(answer)]);
+    sandbox.openai_run(&server).arg(prompt).assert().success();
+    sandbox
+}
+
+/// `agent run --json PROMPT` against `server`.
+fn json_run(sandbox: &Sandbox, server: &FakeModel, prompt: &str) -> std::process::Output {
+    sandbox
+        .openai_run(server)
+        .args(["--json", prompt])
+        .output()
+        .unwrap()
+}
+
 /// Every call's arguments in `messages` (OpenAI wire) parse as JSON objects.
 fn all_arguments_parse(messages: &[Value]) -> bool {
     messages
@@ -104,9 +121,7 @@ fn a_call_cut_at_the_limit_is_never_recorded_and_the_resumed_model_is_told() {
 /// What `agent` before this fix recorded for the cut reply: all five calls, the last cut.
 #[test]
 fn a_transcript_holding_a_cut_call_is_repaired_before_it_is_sent_again() {
-    let sandbox = Sandbox::new();
-    let first = FakeModel::openai_turns([turn_text("Hello.")]);
-    sandbox.openai_run(&first).arg("hi").assert().success();
+    let sandbox = answered("hi", "Hello.");
     let path = sandbox.transcript_paths().remove(0);
     let mut text = std::fs::read_to_string(&path).unwrap();
     let calls: Vec<Value> = (0..5)
@@ -172,9 +187,7 @@ fn a_500_naming_the_request_is_not_tried_again() {
 
 #[test]
 fn a_continue_that_failed_leaves_no_prompt_behind() {
-    let sandbox = Sandbox::new();
-    let first = FakeModel::openai_turns([turn_text("One.")]);
-    sandbox.openai_run(&first).arg("first").assert().success();
+    let sandbox = answered("first", "One.");
     // A dead server twice: nothing listens on the port any more.
     let dead = FakeModel::start();
     let url = dead.openai_url();
@@ -213,11 +226,7 @@ fn a_continue_that_failed_leaves_no_prompt_behind() {
 fn done_counts_no_turn_when_none_finished() {
     let sandbox = Sandbox::new();
     let server = FakeModel::new(vec![Reply::status(503, "busy"); 3]);
-    let output = sandbox
-        .openai_run(&server)
-        .args(["--json", "hi"])
-        .output()
-        .unwrap();
+    let output = json_run(&sandbox, &server, "hi");
     assert_eq!(output.status.code(), Some(1));
     let done = events(&output.stdout).pop().unwrap();
     assert_eq!(
@@ -282,11 +291,7 @@ fn a_llama_cpp_server_whose_template_cannot_call_tools_is_named_once() {
     let sandbox = Sandbox::new();
     let server = FakeModel::new([invented_answer(367).header("Server", "llama.cpp")])
         .route("/props", props(false));
-    let output = sandbox
-        .openai_run(&server)
-        .args(["--json", "how many files are here?"])
-        .output()
-        .unwrap();
+    let output = json_run(&sandbox, &server, "how many files are here?");
     assert_eq!(output.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&output.stderr);
     let warned = warnings(&output);
@@ -310,11 +315,7 @@ fn without_props_a_prompt_smaller_than_the_tools_tells() {
     let sandbox = Sandbox::new();
     // Known by its `timings` alone; `/props` answers 404 (an older server).
     let server = FakeModel::new([invented_answer(367)]);
-    let output = sandbox
-        .openai_run(&server)
-        .args(["--json", "how many files are here?"])
-        .output()
-        .unwrap();
+    let output = json_run(&sandbox, &server, "how many files are here?");
     assert_eq!(output.status.code(), Some(0));
     let warned = warnings(&output);
     assert_eq!(warned.len(), 1, "{warned:?}");
@@ -343,11 +344,7 @@ fn no_warning_where_the_tools_arrive_or_the_server_is_not_llama_cpp() {
         openai::done(),
     ]);
     let server = FakeModel::new([call, invented_answer(400)]).route("/props", props(true));
-    let output = sandbox
-        .openai_run(&server)
-        .args(["--json", "where am I?"])
-        .output()
-        .unwrap();
+    let output = json_run(&sandbox, &server, "where am I?");
     assert_eq!(output.status.code(), Some(0));
     assert!(warnings(&output).is_empty());
     assert_eq!(server.gets(), ["/v1/models", "/props"]);
@@ -358,11 +355,7 @@ fn no_warning_where_the_tools_arrive_or_the_server_is_not_llama_cpp() {
         openai::usage(10, 2, 0),
         openai::done(),
     ])]);
-    let output = sandbox
-        .openai_run(&other)
-        .args(["--json", "hi"])
-        .output()
-        .unwrap();
+    let output = json_run(&sandbox, &other, "hi");
     assert!(warnings(&output).is_empty());
     assert_eq!(other.gets(), ["/v1/models"]);
 }
@@ -374,11 +367,7 @@ fn a_retry_is_an_event_in_json() {
         Reply::error(503, "Loading model"),
         turn_text("Ready now.").openai(),
     ]);
-    let output = sandbox
-        .openai_run(&server)
-        .args(["--json", "hi"])
-        .output()
-        .unwrap();
+    let output = json_run(&sandbox, &server, "hi");
     assert_eq!(output.status.code(), Some(0));
     let printed = events(&output.stdout);
     let retries: Vec<&Value> = printed.iter().filter(|e| e["type"] == "retry").collect();
@@ -501,11 +490,7 @@ fn an_overflow_before_any_reply_asks_for_a_larger_context() {
     let sandbox = Sandbox::new();
     let body = r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":1321,"n_ctx":1024}}"#;
     let server = FakeModel::new([Reply::status(400, body)]);
-    let output = sandbox
-        .openai_run(&server)
-        .args(["--json", "hi"])
-        .output()
-        .unwrap();
+    let output = json_run(&sandbox, &server, "hi");
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -552,11 +537,7 @@ fn one_reply_gets_each_call_once_and_at_most_sixteen() {
     }));
     calls.extend([openai::finish("tool_calls"), openai::done()]);
     let server = FakeModel::new([Reply::sse(calls), turn_text("Done.").openai()]);
-    let output = sandbox
-        .openai_run(&server)
-        .args(["--json", "go"])
-        .output()
-        .unwrap();
+    let output = json_run(&sandbox, &server, "go");
     assert_eq!(output.status.code(), Some(0));
     let done = events(&output.stdout).pop().unwrap();
     // Of the first 16: pwd once, echo 6 … echo 15.
@@ -598,11 +579,7 @@ fn a_command_refused_for_its_directory_counts_as_run() {
         ]),
         turn_text("Done.").openai(),
     ]);
-    let output = sandbox
-        .openai_run(&server)
-        .args(["--json", "go"])
-        .output()
-        .unwrap();
+    let output = json_run(&sandbox, &server, "go");
     assert_eq!(output.status.code(), Some(0));
     assert!(server.request(1).tool_results()[0].1.contains("ECWD"));
     let done = events(&output.stdout).pop().unwrap();
@@ -623,11 +600,7 @@ fn with_no_model_named_a_custom_server_is_asked_which_it_serves() {
     let sandbox = Sandbox::new();
     let server =
         FakeModel::openai_turns([turn_text("Hi.")]).route("/v1/models", models(&["smollm2"]));
-    let output = sandbox
-        .openai_run(&server)
-        .args(["--json", "hi"])
-        .output()
-        .unwrap();
+    let output = json_run(&sandbox, &server, "hi");
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(server.request(0).body["model"], "smollm2");
     assert_eq!(events(&output.stdout)[0]["model"], "openai/smollm2");
