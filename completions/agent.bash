@@ -121,6 +121,9 @@ _agent() {
             agent__subcmd__help__subcmd__history,show)
                 cmd="agent__subcmd__help__subcmd__history__subcmd__show"
                 ;;
+            agent__subcmd__help__subcmd__rules,add)
+                cmd="agent__subcmd__help__subcmd__rules__subcmd__add"
+                ;;
             agent__subcmd__help__subcmd__rules,list)
                 cmd="agent__subcmd__help__subcmd__rules__subcmd__list"
                 ;;
@@ -145,6 +148,9 @@ _agent() {
             agent__subcmd__history__subcmd__help,show)
                 cmd="agent__subcmd__history__subcmd__help__subcmd__show"
                 ;;
+            agent__subcmd__rules,add)
+                cmd="agent__subcmd__rules__subcmd__add"
+                ;;
             agent__subcmd__rules,help)
                 cmd="agent__subcmd__rules__subcmd__help"
                 ;;
@@ -153,6 +159,9 @@ _agent() {
                 ;;
             agent__subcmd__rules,remove)
                 cmd="agent__subcmd__rules__subcmd__remove"
+                ;;
+            agent__subcmd__rules__subcmd__help,add)
+                cmd="agent__subcmd__rules__subcmd__help__subcmd__add"
                 ;;
             agent__subcmd__rules__subcmd__help,help)
                 cmd="agent__subcmd__rules__subcmd__help__subcmd__help"
@@ -778,8 +787,22 @@ _agent() {
             return 0
             ;;
         agent__subcmd__help__subcmd__rules)
-            opts="list remove"
+            opts="list add remove"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__help__subcmd__rules__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1040,7 +1063,7 @@ _agent() {
             return 0
             ;;
         agent__subcmd__rules)
-            opts="-C -q -v -h -V --allow --deny --config --profile --cwd --json --quiet --verbose --color --help --version list remove help"
+            opts="-C -q -v -h -V --allow --deny --config --profile --cwd --json --quiet --verbose --color --help --version list add remove help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1081,9 +1104,57 @@ _agent() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__rules__subcmd__help)
-            opts="list remove help"
+        agent__subcmd__rules__subcmd__add)
+            opts="-C -q -v -h -V --deny --project --config --profile --cwd --json --quiet --verbose --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__rules__subcmd__help)
+            opts="list add remove help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__rules__subcmd__help__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1206,7 +1277,7 @@ _agent() {
             return 0
             ;;
         agent__subcmd__run)
-            opts="-i -C -q -v -h -V --interactive --provider --model --base-url --max-output-tokens --header --allow --deny --mode --no-prompt --max-turns --timeout --plain --fail-on-deny --no-project-instructions --max-tokens --max-time --continue --resume --sandbox --network --sandbox-required --config --profile --cwd --json --quiet --verbose --color --help --version"
+            opts="-i -C -q -v -h -V --interactive --provider --model --base-url --max-output-tokens --header --allow --deny --allow-edits --mode --no-prompt --max-turns --timeout --plain --fail-on-deny --no-project-instructions --max-tokens --max-time --continue --resume --sandbox --network --sandbox-required --config --profile --cwd --json --quiet --verbose --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

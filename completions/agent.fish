@@ -42,7 +42,7 @@ complete -c agent -n "__fish_agent_needs_command" -f -a "exec" -d 'Run COMMAND t
 complete -c agent -n "__fish_agent_needs_command" -f -a "check" -d 'Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever'
 complete -c agent -n "__fish_agent_needs_command" -f -a "history" -d 'List past runs, or show one, from their transcripts'
 complete -c agent -n "__fish_agent_needs_command" -f -a "config" -d 'Where settings live, and the merged settings with the source of each value'
-complete -c agent -n "__fish_agent_needs_command" -f -a "rules" -d 'List every allow and deny rule with where it comes from, or remove one'
+complete -c agent -n "__fish_agent_needs_command" -f -a "rules" -d 'List every allow and deny rule with where it comes from, add one, or remove one'
 complete -c agent -n "__fish_agent_needs_command" -f -a "diff" -d 'Show what a run changed in this workspace (default: the newest run)'
 complete -c agent -n "__fish_agent_needs_command" -f -a "undo" -d 'Put back every file a run changed (default: the newest run), as it was before the run'
 complete -c agent -n "__fish_agent_needs_command" -f -a "completions" -d 'Print a shell completion script'
@@ -77,6 +77,7 @@ complete -c agent -n "__fish_agent_using_subcommand run" -l color -d 'When to us
 always\t'Always colour'
 never\t'Never colour'"
 complete -c agent -n "__fish_agent_using_subcommand run" -s i -l interactive -d 'Open an interactive session at the terminal: PROMPT, when given, is the first message; type the next ones below the answer (`/help` lists the session\'s commands)'
+complete -c agent -n "__fish_agent_using_subcommand run" -l allow-edits -d 'Apply the file tools\' edits inside the workspace without asking, for this run (as `[permissions.files] edits = "allow"` in your settings file); shell commands keep their rules, and `.git`, `.agent`, settings, secret files and paths outside are still never written'
 complete -c agent -n "__fish_agent_using_subcommand run" -l no-prompt -d 'Never prompt: every command that would need approval is denied'
 complete -c agent -n "__fish_agent_using_subcommand run" -l plain -d 'Plain line output even on a terminal (no live pane)'
 complete -c agent -n "__fish_agent_using_subcommand run" -l fail-on-deny -d 'Exit 3 when any command was denied, after the final answer (for CI; also `[ci] fail_on_deny = true`). The `done` event lists the denials'
@@ -216,22 +217,23 @@ complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subc
 complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print the merged settings and where each value came from'
 complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "init" -d 'Write a commented settings file to the user path (never overwrites); at a terminal it asks for the provider, model, base URL and the variable holding the key'
 complete -c agent -n "__fish_agent_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -l allow -d 'Also list PREFIX as an allow rule from a flag, as `run --allow` would (repeatable)' -r
-complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -l deny -d 'Also list PREFIX as a deny rule from a flag, as `run --deny` would (repeatable)' -r
-complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -l config -d 'Read this settings file instead of the user settings file' -r -F
-complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
-complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
-complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list add remove help" -l allow -d 'Also list PREFIX as an allow rule from a flag, as `run --allow` would (repeatable)' -r
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list add remove help" -l deny -d 'Also list PREFIX as a deny rule from a flag, as `run --deny` would (repeatable)' -r
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list add remove help" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list add remove help" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list add remove help" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list add remove help" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -l json -d 'Print machine-readable JSON'
-complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -s q -l quiet -d 'Print less (errors only)'
-complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -s v -l verbose -d 'Print more detail'
-complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -s V -l version -d 'Print version'
-complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -f -a "list" -d 'List every rule that applies in this workspace, with its source'
-complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -f -a "remove" -d 'Take RULE out of your settings file: its allow and deny lists, and this workspace\'s table (comments kept). Rules from a project file or a flag are not yours to remove here. Without RULE, at a terminal, pick the rules to remove from a list'
-complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list remove help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list add remove help" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list add remove help" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list add remove help" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list add remove help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list add remove help" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list add remove help" -f -a "list" -d 'List every rule that applies in this workspace, with its source'
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list add remove help" -f -a "add" -d 'Write RULE into your settings file, as `a` (everywhere) or `3` (--project) at the prompt would: comments kept, checked first. An allow rule must be plain words and name more than a program that runs what it is given (`python3 -m pytest`, not `python`; `make test`, not `make`); a refused rule exits 2 with the reason'
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list add remove help" -f -a "remove" -d 'Take RULE out of your settings file: its allow and deny lists, and this workspace\'s table (comments kept). Rules from a project file or a flag are not yours to remove here. Without RULE, at a terminal, pick the rules to remove from a list'
+complete -c agent -n "__fish_agent_using_subcommand rules; and not __fish_seen_subcommand_from list add remove help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from list" -l config -d 'Read this settings file instead of the user settings file' -r -F
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from list" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from list" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
@@ -243,6 +245,19 @@ complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subco
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail'
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from add" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from add" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from add" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from add" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from add" -l deny -d 'A deny rule: commands containing a command that starts with RULE never run'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from add" -l project -d 'Only in this workspace: under `[projects."<workspace>".permissions.commands]`'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from add" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from add" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from add" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from add" -s V -l version -d 'Print version'
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from remove" -l config -d 'Read this settings file instead of the user settings file' -r -F
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from remove" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from remove" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
@@ -255,6 +270,7 @@ complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subco
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from remove" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from remove" -s V -l version -d 'Print version'
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "list" -d 'List every rule that applies in this workspace, with its source'
+complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "add" -d 'Write RULE into your settings file, as `a` (everywhere) or `3` (--project) at the prompt would: comments kept, checked first. An allow rule must be plain words and name more than a program that runs what it is given (`python3 -m pytest`, not `python`; `make test`, not `make`); a refused rule exits 2 with the reason'
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "remove" -d 'Take RULE out of your settings file: its allow and deny lists, and this workspace\'s table (comments kept). Rules from a project file or a flag are not yours to remove here. Without RULE, at a terminal, pick the rules to remove from a list'
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c agent -n "__fish_agent_using_subcommand diff" -l config -d 'Read this settings file instead of the user settings file' -r -F
@@ -309,7 +325,7 @@ complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_su
 complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "check" -d 'Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever'
 complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "history" -d 'List past runs, or show one, from their transcripts'
 complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "config" -d 'Where settings live, and the merged settings with the source of each value'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "rules" -d 'List every allow and deny rule with where it comes from, or remove one'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "rules" -d 'List every allow and deny rule with where it comes from, add one, or remove one'
 complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "diff" -d 'Show what a run changed in this workspace (default: the newest run)'
 complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "undo" -d 'Put back every file a run changed (default: the newest run), as it was before the run'
 complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "completions" -d 'Print a shell completion script'
@@ -321,4 +337,5 @@ complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcom
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the merged settings and where each value came from'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "init" -d 'Write a commented settings file to the user path (never overwrites); at a terminal it asks for the provider, model, base URL and the variable holding the key'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from rules" -f -a "list" -d 'List every rule that applies in this workspace, with its source'
+complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from rules" -f -a "add" -d 'Write RULE into your settings file, as `a` (everywhere) or `3` (--project) at the prompt would: comments kept, checked first. An allow rule must be plain words and name more than a program that runs what it is given (`python3 -m pytest`, not `python`; `make test`, not `make`); a refused rule exits 2 with the reason'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from rules" -f -a "remove" -d 'Take RULE out of your settings file: its allow and deny lists, and this workspace\'s table (comments kept). Rules from a project file or a flag are not yours to remove here. Without RULE, at a terminal, pick the rules to remove from a list'

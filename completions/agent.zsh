@@ -76,6 +76,7 @@ always\:"Always colour"
 never\:"Never colour"))' \
 '-i[Open an interactive session at the terminal\: PROMPT, when given, is the first message; type the next ones below the answer (\`/help\` lists the session'\''s commands)]' \
 '--interactive[Open an interactive session at the terminal\: PROMPT, when given, is the first message; type the next ones below the answer (\`/help\` lists the session'\''s commands)]' \
+'--allow-edits[Apply the file tools'\'' edits inside the workspace without asking, for this run (as \`\[permissions.files\] edits = "allow"\` in your settings file); shell commands keep their rules, and \`.git\`, \`.agent\`, settings, secret files and paths outside are still never written]' \
 '--no-prompt[Never prompt\: every command that would need approval is denied]' \
 '--plain[Plain line output even on a terminal (no live pane)]' \
 '--fail-on-deny[Exit 3 when any command was denied, after the final answer (for CI; also \`\[ci\] fail_on_deny = true\`). The \`done\` event lists the denials]' \
@@ -426,6 +427,29 @@ never\:"Never colour"))' \
 '--version[Print version]' \
 && ret=0
 ;;
+(add)
+_arguments "${_arguments_options[@]}" : \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--deny[A deny rule\: commands containing a command that starts with RULE never run]' \
+'--project[Only in this workspace\: under \`\[projects."<workspace>".permissions.commands\]\`]' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':rule -- The rule\: words a command starts with (`cargo test`, `./run_tests.sh`):_default' \
+&& ret=0
+;;
 (remove)
 _arguments "${_arguments_options[@]}" : \
 '--config=[Read this settings file instead of the user settings file]:FILE:_files' \
@@ -460,6 +484,10 @@ _arguments "${_arguments_options[@]}" : \
         curcontext="${curcontext%:*:*}:agent-rules-help-command-$line[1]:"
         case $line[1] in
             (list)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(add)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
@@ -657,6 +685,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(add)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (remove)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -702,7 +734,7 @@ _agent_commands() {
 'check:Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever' \
 'history:List past runs, or show one, from their transcripts' \
 'config:Where settings live, and the merged settings with the source of each value' \
-'rules:List every allow and deny rule with where it comes from, or remove one' \
+'rules:List every allow and deny rule with where it comes from, add one, or remove one' \
 'diff:Show what a run changed in this workspace (default\: the newest run)' \
 'undo:Put back every file a run changed (default\: the newest run), as it was before the run' \
 'completions:Print a shell completion script' \
@@ -794,7 +826,7 @@ _agent__subcmd__help_commands() {
 'check:Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever' \
 'history:List past runs, or show one, from their transcripts' \
 'config:Where settings live, and the merged settings with the source of each value' \
-'rules:List every allow and deny rule with where it comes from, or remove one' \
+'rules:List every allow and deny rule with where it comes from, add one, or remove one' \
 'diff:Show what a run changed in this workspace (default\: the newest run)' \
 'undo:Put back every file a run changed (default\: the newest run), as it was before the run' \
 'completions:Print a shell completion script' \
@@ -879,9 +911,15 @@ _agent__subcmd__help__subcmd__man_commands() {
 _agent__subcmd__help__subcmd__rules_commands() {
     local commands; commands=(
 'list:List every rule that applies in this workspace, with its source' \
+'add:Write RULE into your settings file, as \`a\` (everywhere) or \`3\` (--project) at the prompt would\: comments kept, checked first. An allow rule must be plain words and name more than a program that runs what it is given (\`python3 -m pytest\`, not \`python\`; \`make test\`, not \`make\`); a refused rule exits 2 with the reason' \
 'remove:Take RULE out of your settings file\: its allow and deny lists, and this workspace'\''s table (comments kept). Rules from a project file or a flag are not yours to remove here. Without RULE, at a terminal, pick the rules to remove from a list' \
     )
     _describe -t commands 'agent help rules commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__rules__subcmd__add_commands] )) ||
+_agent__subcmd__help__subcmd__rules__subcmd__add_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help rules add commands' commands "$@"
 }
 (( $+functions[_agent__subcmd__help__subcmd__rules__subcmd__list_commands] )) ||
 _agent__subcmd__help__subcmd__rules__subcmd__list_commands() {
@@ -955,19 +993,31 @@ _agent__subcmd__man_commands() {
 _agent__subcmd__rules_commands() {
     local commands; commands=(
 'list:List every rule that applies in this workspace, with its source' \
+'add:Write RULE into your settings file, as \`a\` (everywhere) or \`3\` (--project) at the prompt would\: comments kept, checked first. An allow rule must be plain words and name more than a program that runs what it is given (\`python3 -m pytest\`, not \`python\`; \`make test\`, not \`make\`); a refused rule exits 2 with the reason' \
 'remove:Take RULE out of your settings file\: its allow and deny lists, and this workspace'\''s table (comments kept). Rules from a project file or a flag are not yours to remove here. Without RULE, at a terminal, pick the rules to remove from a list' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'agent rules commands' commands "$@"
 }
+(( $+functions[_agent__subcmd__rules__subcmd__add_commands] )) ||
+_agent__subcmd__rules__subcmd__add_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent rules add commands' commands "$@"
+}
 (( $+functions[_agent__subcmd__rules__subcmd__help_commands] )) ||
 _agent__subcmd__rules__subcmd__help_commands() {
     local commands; commands=(
 'list:List every rule that applies in this workspace, with its source' \
+'add:Write RULE into your settings file, as \`a\` (everywhere) or \`3\` (--project) at the prompt would\: comments kept, checked first. An allow rule must be plain words and name more than a program that runs what it is given (\`python3 -m pytest\`, not \`python\`; \`make test\`, not \`make\`); a refused rule exits 2 with the reason' \
 'remove:Take RULE out of your settings file\: its allow and deny lists, and this workspace'\''s table (comments kept). Rules from a project file or a flag are not yours to remove here. Without RULE, at a terminal, pick the rules to remove from a list' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'agent rules help commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__rules__subcmd__help__subcmd__add_commands] )) ||
+_agent__subcmd__rules__subcmd__help__subcmd__add_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent rules help add commands' commands "$@"
 }
 (( $+functions[_agent__subcmd__rules__subcmd__help__subcmd__help_commands] )) ||
 _agent__subcmd__rules__subcmd__help__subcmd__help_commands() {

@@ -13,11 +13,11 @@ use crate::sandbox::SandboxMode;
 /// The first steps, under `agent --help`.
 macro_rules! start_here {
     () => {
-        "Start here:\n  agent                                             a session at the terminal: type, read, type again\n  agent run --provider demo 'list the files here'   the offline demo model, no key needed\n  agent check 'git push'                            what the policy would do with a command\n  agent config init                                 write a commented settings file\n\nEach command has its own --help (`agent run --help`); README.md has the full guide."
+        "Start here:\n  agent                                             a session at the terminal: type, read, type again\n  agent run --provider demo 'list the files here'   the offline demo model, no key needed\n  agent check 'git push'                            what the policy would do with a command\n  agent config init                                 write a commented settings file\n\nEach command has its own --help (`agent run --help`); the guide is README.md and docs/."
     };
 }
 
-/// The one table of exit statuses (README.md has the same), under `agent --help`,
+/// The one table of exit statuses (docs/ci.md has the same), under `agent --help`,
 /// `agent run --help` and in the man page.
 macro_rules! exit_status {
     () => {
@@ -108,7 +108,7 @@ pub enum Command {
     /// terminal). Every run is recorded under `agent history`.
     #[command(
         after_help = concat!(
-            "Examples:\n  agent run 'list the files here'\n  echo 'what OS is this' | agent run\n  agent run --provider ollama --model llama3.2 'show git status'\n  agent run --allow 'cargo test' --json 'run the tests' > events.ndjson\n  agent run --continue 'now fix it'\n  agent run --max-tokens 200000 --max-time 10m 'fix the failing test'\n\n",
+            "Examples:\n  agent run 'list the files here'\n  echo 'what OS is this' | agent run\n  agent run --provider ollama --model llama3.2 'show git status'\n  agent run --allow 'cargo test' --json 'run the tests' > events.ndjson\n  CI=true agent run --allow 'python3 -m pytest' --allow-edits 'fix the failing test'\n  agent run --continue 'now fix it'\n  agent run --max-tokens 200000 --max-time 10m 'fix the failing test'\n\n",
         exit_status!()
     )
     )]
@@ -149,13 +149,14 @@ pub enum Command {
     #[command(subcommand)]
     Config(ConfigCommand),
 
-    /// List every allow and deny rule with where it comes from, or remove one.
+    /// List every allow and deny rule with where it comes from, add one, or remove one.
     ///
     /// Rules come from your settings file (everywhere, or this workspace's
     /// `[projects."<path>"]` table that `3` at the prompt writes), a `--profile`, the
     /// project file `.agent/settings.toml` (deny only) and `--allow`/`--deny`.
+    /// `agent rules add` writes one as `a`/`3` at the prompt would.
     #[command(
-        after_help = "Examples:\n  agent rules\n  agent rules --json\n  agent rules remove 'cargo test'"
+        after_help = "Examples:\n  agent rules\n  agent rules --json\n  agent rules add 'python3 -m pytest'\n  agent rules add --deny 'git push'\n  agent rules remove 'cargo test'"
     )]
     Rules(RulesArgs),
 
@@ -248,7 +249,7 @@ pub struct CheckArgs {
 /// `agent rules`.
 #[derive(Debug, Args)]
 pub struct RulesArgs {
-    /// list (default) or remove.
+    /// list (default), add or remove.
     #[command(subcommand)]
     pub command: Option<RulesCommand>,
     /// Also list PREFIX as an allow rule from a flag, as `run --allow` would (repeatable).
@@ -264,6 +265,24 @@ pub struct RulesArgs {
 pub enum RulesCommand {
     /// List every rule that applies in this workspace, with its source.
     List,
+    /// Write RULE into your settings file, as `a` (everywhere) or `3` (--project) at the
+    /// prompt would: comments kept, checked first. An allow rule must be plain words and name
+    /// more than a program that runs what it is given (`python3 -m pytest`, not `python`;
+    /// `make test`, not `make`); a refused rule exits 2 with the reason.
+    #[command(
+        after_help = "Examples:\n  agent rules add 'python3 -m pytest'\n  agent rules add --project 'make test'\n  agent rules add --deny 'git push'"
+    )]
+    Add {
+        /// The rule: words a command starts with (`cargo test`, `./run_tests.sh`).
+        #[arg(value_name = "RULE")]
+        rule: String,
+        /// A deny rule: commands containing a command that starts with RULE never run.
+        #[arg(long)]
+        deny: bool,
+        /// Only in this workspace: under `[projects."<workspace>".permissions.commands]`.
+        #[arg(long)]
+        project: bool,
+    },
     /// Take RULE out of your settings file: its allow and deny lists, and this workspace's
     /// table (comments kept). Rules from a project file or a flag are not yours to remove here.
     /// Without RULE, at a terminal, pick the rules to remove from a list.
@@ -316,6 +335,12 @@ pub struct RunArgs {
     /// Also deny commands containing a command starting with PREFIX, for this run (repeatable).
     #[arg(long, value_name = "PREFIX")]
     pub deny: Vec<String>,
+    /// Apply the file tools' edits inside the workspace without asking, for this run (as
+    /// `[permissions.files] edits = "allow"` in your settings file); shell commands keep their
+    /// rules, and `.git`, `.agent`, settings, secret files and paths outside are still never
+    /// written.
+    #[arg(long)]
+    pub allow_edits: bool,
     /// ask: prompt for unsure commands; deny: never prompt; off: no shell tool; allow-all: run
     /// everything not denied except destructive programs (rm, mv, dd, sudo …), which still ask.
     #[arg(long, value_enum, value_name = "MODE")]

@@ -31,6 +31,11 @@ pub struct Denial {
     pub command: String,
     /// Why it was denied.
     pub reason: String,
+    /// The `agent run` flag that would allow it where nobody can be asked (`--allow 'cargo
+    /// test'`, `--allow-edits`), when there is one: set only for a denial for want of a
+    /// terminal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allow: Option<String>,
 }
 
 /// How a run ended.

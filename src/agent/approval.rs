@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use super::{DecidedBy, Loop, ShellCall};
 use crate::approve::{Approval, ApprovalRequest, Approve};
-use crate::policy::{self, Decision, Rule, Rules, Source, Verdict};
+use crate::policy::{self, Decision, OsFamily, Rule, Rules, Source, Verdict};
 
 /// Edits in a row before the prompt stops offering another round: a person
 /// editing this often is better served by denying with a note.
@@ -28,6 +28,16 @@ pub(super) struct Decided {
     pub edited_from: Option<String>,
     /// What the person told the model with a denial (`t`).
     pub note: Option<String>,
+}
+
+impl Decided {
+    /// The `agent run` flag that would have allowed it, for a denial for want of a terminal
+    /// (`--allow 'python3 -m pytest'`), when a rule can be offered.
+    pub(super) fn allow_flag(&self, os: OsFamily) -> Option<String> {
+        (self.by == DecidedBy::NoTerminal)
+            .then(|| allow_flag(os, self.decision.prefix.as_deref()))
+            .flatten()
+    }
 }
 
 /// Commands a person allowed with `2`: the exact text, for the rest of the run — of the
@@ -95,7 +105,7 @@ impl Loop<'_> {
                 prefix: decision
                     .prefix
                     .clone()
-                    .filter(|prefix| policy::is_valid_allow_prefix(prefix)),
+                    .filter(|prefix| policy::allow_rule_problem(self.config.os, prefix).is_none()),
                 edited_from: edited_from.clone(),
             };
             let allow = |reason: String, rule: Option<String>| {
@@ -194,7 +204,7 @@ impl Loop<'_> {
             let reason = format!(
                 "{}; nobody can be asked ({why}){}",
                 decision.reason,
-                how_to_allow(decision.prefix.as_deref())
+                how_to_allow(self.config.os, decision.prefix.as_deref())
             );
             let denied = Decision {
                 verdict: Verdict::Deny,
@@ -229,13 +239,33 @@ fn person(asked: &Decision, verdict: Verdict, reason: String, rule: Option<Strin
     }
 }
 
-/// `; to allow it, pass --allow 'git push' or …`, when a prefix can be offered.
-pub(super) fn how_to_allow(prefix: Option<&str>) -> String {
-    match prefix {
-        Some(prefix) => format!(
-            "; to allow it, pass --allow '{prefix}' or add \"{prefix}\" to the allow list in settings.toml"
+/// The offered prefix as a rule a person may write (the checks of the prompt's offer), as
+/// one shell word: in single quotes on Unix, double quotes on Windows (cmd.exe and
+/// PowerShell). The rule is plain printable ASCII without quotes, so nothing needs escaping
+/// or sanitising.
+fn quoted_rule(os: OsFamily, prefix: Option<&str>) -> Option<String> {
+    let prefix = prefix.filter(|prefix| policy::allow_rule_problem(os, prefix).is_none())?;
+    Some(match os {
+        OsFamily::Unix => format!("'{prefix}'"),
+        OsFamily::Windows => format!("\"{prefix}\""),
+    })
+}
+
+/// The `agent run` flag that allows a command denied for want of a terminal, when a rule can
+/// be offered for it: `--allow 'python3 -m pytest'`.
+pub(super) fn allow_flag(os: OsFamily, prefix: Option<&str>) -> Option<String> {
+    quoted_rule(os, prefix).map(|rule| format!("--allow {rule}"))
+}
+
+/// `; to allow it without a prompt, pass --allow 'git push' …`: the flag and the settings
+/// line, or that only a person at a terminal can approve it.
+pub(super) fn how_to_allow(os: OsFamily, prefix: Option<&str>) -> String {
+    match quoted_rule(os, prefix) {
+        Some(rule) => format!(
+            "; to allow it without a prompt, pass --allow {rule} to `agent run`, or keep it with \
+             `agent rules add {rule}` (the allow list of [permissions.commands] in settings.toml)"
         ),
-        None => "; run it at a terminal to approve it".to_owned(),
+        None => "; no rule can be offered for it: run it at a terminal to approve it".to_owned(),
     }
 }
 
@@ -261,6 +291,30 @@ pub(super) fn mark_edited(content: &str, from: &str, command: &str) -> String {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_denial_without_a_terminal_names_the_flag() {
+        let unix = how_to_allow(OsFamily::Unix, Some("python3 -m pytest"));
+        assert!(
+            unix.contains("pass --allow 'python3 -m pytest' to `agent run`")
+                && unix.contains("`agent rules add 'python3 -m pytest'`"),
+            "{unix}"
+        );
+        assert_eq!(
+            allow_flag(OsFamily::Windows, Some("npx jest")).as_deref(),
+            Some("--allow \"npx jest\"")
+        );
+        // A prefix the prompt would not offer is not offered here either.
+        for refused in ["python", "bash", "it's", "a;b", "x\u{1b}[31m"] {
+            assert_eq!(
+                allow_flag(OsFamily::Unix, Some(refused)),
+                None,
+                "{refused:?}"
+            );
+            assert!(how_to_allow(OsFamily::Unix, Some(refused)).contains("at a terminal"));
+        }
+        assert!(how_to_allow(OsFamily::Unix, None).contains("run it at a terminal"));
+    }
 
     #[test]
     fn an_edited_result_names_both_commands() {

@@ -32,7 +32,13 @@ struct Decided {
     decision: Decision,
     by: DecidedBy,
     note: Option<String>,
+    /// The `agent run` flag that would have allowed it (`--allow-edits`), for a denial for
+    /// want of a terminal.
+    allow: Option<String>,
 }
+
+/// The flag that lets a run without a terminal write inside the workspace.
+const ALLOW_EDITS_FLAG: &str = "--allow-edits";
 
 impl Loop<'_> {
     /// Handles one file tool's call; `None` when the person stopped the run.
@@ -100,6 +106,7 @@ impl Loop<'_> {
             stats.denials.push(Denial {
                 command: label.clone(),
                 reason,
+                allow: None,
             });
             return None;
         };
@@ -109,6 +116,7 @@ impl Loop<'_> {
             stats.denials.push(Denial {
                 command: label.clone(),
                 reason: decided.decision.reason.clone(),
+                allow: decided.allow.clone(),
             });
             let message = denial_message(&decided);
             return report(Err(ToolError::new(ToolErrorCode::Denied, message)), emit);
@@ -179,6 +187,7 @@ impl Loop<'_> {
                 decision,
                 by,
                 note: None,
+                allow: None,
             })
         };
         if decision.verdict != Verdict::Ask {
@@ -193,12 +202,29 @@ impl Loop<'_> {
             return done(person(Verdict::Allow, reason.to_owned()), DecidedBy::Person);
         }
         if let Err(why) = approver.can_ask() {
+            // An edit inside the workspace that only asked for a yes (not a secret file: that
+            // asks whatever the setting) is what `--allow-edits` allows.
+            let edit = access == Access::Write && !decision.destructive;
+            let hint = if edit {
+                format!(
+                    "; to let the file tools edit inside the workspace without a prompt, pass \
+                     {ALLOW_EDITS_FLAG} to `agent run` (or set [permissions.files] edits = \
+                     \"allow\" in your settings file)"
+                )
+            } else {
+                "; run it at a terminal to approve it".to_owned()
+            };
             let denied = Decision {
                 verdict: Verdict::Deny,
-                reason: format!("{}; nobody can be asked ({why})", decision.reason),
+                reason: format!("{}; nobody can be asked ({why}){hint}", decision.reason),
                 ..decision
             };
-            return done(denied, DecidedBy::NoTerminal);
+            return Some(Decided {
+                decision: denied,
+                by: DecidedBy::NoTerminal,
+                note: None,
+                allow: edit.then(|| ALLOW_EDITS_FLAG.to_owned()),
+            });
         }
         let request = FileApprovalRequest {
             access,
@@ -232,6 +258,7 @@ impl Loop<'_> {
                 ),
                 by: DecidedBy::Person,
                 note: Some(note),
+                allow: None,
             }),
             Approval::Interrupt => None,
             Approval::Deny

@@ -11,6 +11,7 @@ pub use approval::RunAllowed;
 mod budget;
 mod file_call;
 mod instructions;
+mod model_text;
 mod reply;
 mod rerun;
 mod tool;
@@ -24,6 +25,7 @@ pub use budget::Budget;
 pub use instructions::{Instructions, MAX_INSTRUCTION_BYTES};
 pub use tool::{SHELL, ShellCall, shell_tool};
 
+use model_text::ModelText;
 use reply::{cut_note, drop_cut_calls, keep_cut_reply, push_prompt, sent_message};
 use rerun::Rerun;
 
@@ -54,10 +56,16 @@ pub struct Config {
     pub read_only: ReadOnly,
     /// Per-command timeout (the model may only lower it) and output cap.
     pub limits: exec::Limits,
+    /// CPU time and memory of a command the read-only list allowed (it runs with nobody's
+    /// yes, in the read-only sandbox); commands a person or a rule allowed have none.
+    pub inspect_limits: crate::sandbox::ResourceLimits,
     /// Model turns before stopping.
     pub max_turns: u32,
     /// Extra environment variables to keep from commands (the configured key variable).
     pub env_remove: Vec<String>,
+    /// The API key and secret header values: redacted on the stream from commands' output
+    /// and the model's text, and from every tool result the model is sent.
+    pub secrets: exec::Secrets,
     /// The command sandbox (commands run inside it when it is active).
     pub sandbox: crate::sandbox::Sandbox,
     /// `--max-tokens` and `--max-time` for this invocation.
@@ -142,8 +150,12 @@ pub async fn run_after<M: Model, A: Approve>(
 ) -> Result<Outcome, ModelError> {
     // The closing snapshot comes after the run's last command, before `done` says what changed.
     let mut emit = |mut event: Event| {
-        if let Event::Done { changes, .. } = &mut event {
+        if let Event::Done {
+            changes, answer, ..
+        } = &mut event
+        {
             *changes = config.snapshots.close();
+            *answer = answer.take().map(|answer| config.secrets.redact(answer));
         }
         emit(event);
     };
@@ -174,8 +186,7 @@ pub async fn run_after<M: Model, A: Approve>(
             messages,
             tools: &tools,
         };
-        let mut on_delta = |delta: Delta<'_>| emit(delta_event(delta));
-        let Some(completed) = clock.within(model.complete(&request, &mut on_delta)).await else {
+        let Some(completed) = ask(model, &request, config, &clock, emit).await else {
             let note = clock.time_note();
             emit(done(Outcome::Budget, stats, None, Some(&note)));
             return Ok(Outcome::Budget);
@@ -188,12 +199,7 @@ pub async fn run_after<M: Model, A: Approve>(
                 if stats.turns == first_turn {
                     prompt_undo.undo(messages);
                 }
-                emit(Event::Error {
-                    code: error.code().to_owned(),
-                    message: error.to_string(),
-                });
-                emit(done(Outcome::Error, stats, None, None));
-                return Err(error);
+                return Err(failed(error, stats, emit));
             }
         };
         stats.turns += 1;
@@ -233,7 +239,7 @@ pub async fn run_after<M: Model, A: Approve>(
             };
             messages.push(Message::ToolResult {
                 call_id: call.id.clone(),
-                content,
+                content: config.secrets.redact(content),
             });
         }
     }
@@ -245,31 +251,54 @@ pub async fn run_after<M: Model, A: Approve>(
     Ok(Outcome::MaxTurns)
 }
 
-/// The event for a piece of a reply or news about its request.
-fn delta_event(delta: Delta<'_>) -> Event {
+/// One request to the model, its text and reasoning streamed as (redacted) events; `None`
+/// when `--max-time` ran out first.
+async fn ask<M: Model>(
+    model: &mut M,
+    request: &Request<'_>,
+    config: &Config,
+    clock: &budget::Clock,
+    emit: &mut (dyn FnMut(Event) + Send),
+) -> Option<Result<crate::model::Reply, ModelError>> {
+    let mut deltas = ModelText::new(&config.secrets);
+    let completed = clock
+        .within(model.complete(request, &mut |delta| deltas.push(delta, emit)))
+        .await;
+    deltas.finish(emit);
+    completed
+}
+
+/// Reports a provider's `error` (an `error` event, then `done`) and returns it.
+fn failed(error: ModelError, stats: &Stats, emit: &mut (dyn FnMut(Event) + Send)) -> ModelError {
+    emit(Event::Error {
+        code: error.code().to_owned(),
+        message: error.to_string(),
+    });
+    emit(done(Outcome::Error, stats, None, None));
+    error
+}
+
+/// The event for news about a request on its way (a retry, a warning about the server);
+/// `None` for the reply's own text and reasoning.
+fn news_event(delta: Delta<'_>) -> Option<Event> {
     match delta {
-        Delta::Text(text) => Event::TextDelta {
-            text: text.to_owned(),
-        },
-        Delta::Reasoning(text) => Event::ReasoningDelta {
-            text: text.to_owned(),
-        },
+        Delta::Text(_) | Delta::Reasoning(_) => None,
         Delta::Retry {
             attempt,
             tries,
             delay,
             error,
-        } => Event::Retry {
+        } => Some(Event::Retry {
             attempt,
             tries,
             delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
             code: error.code().to_owned(),
             reason: error.to_string(),
-        },
-        Delta::Warning { code, message } => Event::Warning {
+        }),
+        Delta::Warning { code, message } => Some(Event::Warning {
             code: code.to_owned(),
             message: message.to_owned(),
-        },
+        }),
     }
 }
 
@@ -420,6 +449,7 @@ impl Loop<'_> {
             stats.denials.push(Denial {
                 command: decided.command.clone(),
                 reason: decision.reason.clone(),
+                allow: decided.allow_flag(self.config.os),
             });
             let error = ToolError::new(ToolErrorCode::Denied, denial_message(&decided));
             return fail(error, command, emit);
@@ -507,9 +537,10 @@ impl Loop<'_> {
         request.shell.clone_from(&self.config.shell);
         request.limits = self.config.limits;
         request.env_remove.clone_from(&self.config.env_remove);
+        request.redact.clone_from(&self.config.secrets);
         request.sandbox = self.config.sandbox.active_policy().map(|policy| {
             if inspection {
-                policy.inspection()
+                policy.inspection().limited(self.config.inspect_limits)
             } else {
                 policy.clone()
             }
@@ -620,6 +651,7 @@ fn interrupted(id: &str, command: &str, stats: &mut Stats, emit: &mut (dyn FnMut
     stats.denials.push(Denial {
         command: command.to_owned(),
         reason,
+        allow: None,
     });
 }
 

@@ -1,7 +1,7 @@
 //! Writing rules into the user settings file: an "always allow" prefix into
 //! `[permissions.commands] allow`, a "this project" prefix into
-//! `[projects."<workspace>".permissions.commands] allow`, and taking a rule out
-//! again (`agent rules remove`). Comments and layout are kept (toml_edit). The
+//! `[projects."<workspace>".permissions.commands] allow`, a rule of either list from
+//! `agent rules add`, and taking a rule out again (`agent rules remove`). Comments and layout are kept (toml_edit). The
 //! new text goes to a temporary file beside the real one, with the real one's
 //! permissions, and is renamed over it, so a crash never leaves a half-written
 //! settings file. A settings file that is a symbolic link (dotfiles managers)
@@ -58,6 +58,35 @@ pub fn save_allow_rule(path: &Path, prefix: &str) -> Result<(), String> {
 /// # Errors
 /// A message naming the file when it cannot be read, parsed or written.
 pub fn save_rule(path: &Path, scope: Scope<'_>, prefix: &str) -> Result<(), String> {
+    add_rule(path, scope, List::Allow, prefix).map(|_| ())
+}
+
+/// Which list of a `permissions.commands` table a rule goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum List {
+    /// `allow`.
+    Allow,
+    /// `deny`.
+    Deny,
+}
+
+impl List {
+    /// The key as written in the file.
+    #[must_use]
+    pub const fn key(self) -> &'static str {
+        match self {
+            List::Allow => "allow",
+            List::Deny => "deny",
+        }
+    }
+}
+
+/// Appends `prefix` to `list` of `scope` in `path`, creating the file and tables as needed.
+/// Returns whether it was added (`false`: it was there already, and nothing was written).
+///
+/// # Errors
+/// A message naming the file when it cannot be read, parsed or written.
+pub fn add_rule(path: &Path, scope: Scope<'_>, list: List, prefix: &str) -> Result<bool, String> {
     let name = path.display();
     let mut doc = read_document(path)?;
     let mut root = doc.as_table_mut();
@@ -76,17 +105,19 @@ pub fn save_rule(path: &Path, scope: Scope<'_>, prefix: &str) -> Result<(), Stri
     })?;
     let commands = table(permissions, "commands")
         .ok_or_else(|| format!("`{name}`: {} is not a table", scope.table()))?;
-    let allow = commands
-        .entry("allow")
+    let key = list.key();
+    let array = commands
+        .entry(key)
         .or_insert_with(|| Item::Value(Value::Array(Array::new())))
         .as_array_mut()
-        .ok_or_else(|| format!("`{name}`: `allow` in {} is not an array", scope.table()))?;
-    if allow.iter().any(|value| value.as_str() == Some(prefix)) {
-        return Ok(());
+        .ok_or_else(|| format!("`{name}`: `{key}` in {} is not an array", scope.table()))?;
+    if array.iter().any(|value| value.as_str() == Some(prefix)) {
+        return Ok(false);
     }
-    allow.push(prefix);
+    array.push(prefix);
     write_through_links(path, doc.to_string().as_bytes())
-        .map_err(|error| format!("cannot write `{name}`: {error}"))
+        .map_err(|error| format!("cannot write `{name}`: {error}"))?;
+    Ok(true)
 }
 
 /// Takes `rule` out of every allow and deny list of `path` that applies in `workspace`:
@@ -250,6 +281,19 @@ mod tests {
                 .matches("touch")
                 .count(),
             1
+        );
+    }
+
+    #[test]
+    fn a_deny_rule_goes_to_the_deny_list_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.toml");
+        std::fs::write(&path, "[permissions.commands]\nallow = [\"ls\"] # mine\n").unwrap();
+        assert!(add_rule(&path, Scope::Everywhere, List::Deny, "git push").unwrap());
+        assert!(!add_rule(&path, Scope::Everywhere, List::Deny, "git push").unwrap());
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "[permissions.commands]\nallow = [\"ls\"] # mine\ndeny = [\"git push\"]\n"
         );
     }
 

@@ -1,6 +1,7 @@
-//! `agent rules [list|remove [RULE]]`: every allow and deny rule that applies in this
-//! workspace with where it was written, and taking rules out of the user settings file —
-//! one named, or those the person marks in a list at a terminal.
+//! `agent rules [list|add RULE|remove [RULE]]`: every allow and deny rule that applies in
+//! this workspace with where it was written, writing one into the user settings file as `a`
+//! or `3` at the prompt would (checked by the same `policy::allow_rule_problem`), and taking
+//! rules out of it — one named, or those the person marks in a list at a terminal.
 
 use std::process::ExitCode;
 
@@ -23,6 +24,13 @@ pub(crate) fn run(global: &GlobalArgs, args: &RulesArgs) -> Result<ExitCode> {
     match &args.command {
         None | Some(RulesCommand::List) => {
             super::print_stdout(&render(&settings, global.json))?;
+        }
+        Some(RulesCommand::Add {
+            rule,
+            deny,
+            project,
+        }) => {
+            add(global, &settings, &workspace, rule, *deny, *project)?;
         }
         Some(RulesCommand::Remove { rule: Some(rule) }) => {
             remove(global, &settings, &workspace, rule)?;
@@ -110,7 +118,7 @@ fn render(settings: &Settings, as_json: bool) -> String {
     if settings.rules.is_empty() {
         return format!(
             "no allow or deny rules: commands off the built-in read-only list ask (allow one \
-             with `3` or `a` at the prompt, or in {})\n",
+             with `3` or `a` at the prompt, or `agent rules add RULE`, into {})\n",
             settings.user_file.display()
         );
     }
@@ -173,6 +181,84 @@ fn pick(settings: &Settings, color: bool) -> Result<Vec<String>> {
         .into_iter()
         .map(|at| removable[at].1.to_owned())
         .collect())
+}
+
+/// Writes `rule` into the user file's allow (or deny) list, everywhere or for this
+/// workspace, after the checks the prompt's offer passes; says where, or that it was there.
+fn add(
+    global: &GlobalArgs,
+    settings: &Settings,
+    workspace: &std::path::Path,
+    rule: &str,
+    deny: bool,
+    project: bool,
+) -> Result<()> {
+    let (list, kind) = if deny {
+        (approve::List::Deny, "deny")
+    } else {
+        (approve::List::Allow, "allow")
+    };
+    let shown = crate::ui::sanitize::escape_command(rule).replace('\n', "⏎");
+    let refuse = |why: String| {
+        Error::Usage(format!(
+            "cannot add {kind} rule `{shown}`: {why} (nothing written)"
+        ))
+    };
+    if rule.chars().any(char::is_control) {
+        return Err(refuse(
+            "it holds a control character (a tab or newline): write the words separated by \
+             spaces"
+                .to_owned(),
+        ));
+    }
+    let rule = rule
+        .split(' ')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let problem = if deny {
+        (rule.is_empty() || rule.starts_with('-')).then(|| {
+            "a deny rule starts with the program it denies (`git push`, `rm -rf`)".to_owned()
+        })
+    } else {
+        crate::policy::allow_rule_problem(crate::policy::OsFamily::current(), &rule)
+    };
+    if let Some(why) = problem {
+        return Err(refuse(why));
+    }
+    let scope = if project {
+        approve::Scope::Project(workspace)
+    } else {
+        approve::Scope::Everywhere
+    };
+    let file = &settings.user_file;
+    let added = approve::add_rule(file, scope, list, &rule).map_err(Error::Runtime)?;
+    let table = scope.table();
+    if global.json {
+        return super::print_stdout(&format!(
+            "{}\n",
+            json!({
+                "added": rule,
+                "kind": kind,
+                "table": table,
+                "file": file.display().to_string(),
+                "changed": added,
+            })
+        ));
+    }
+    let rule = crate::ui::sanitize::escape_command(&rule);
+    let text = if added {
+        format!(
+            "added {kind} rule \"{rule}\" to {table} in {}\n",
+            file.display()
+        )
+    } else {
+        format!(
+            "{kind} rule \"{rule}\" is already in {table} in {}: nothing changed\n",
+            file.display()
+        )
+    };
+    super::print_stdout(&text)
 }
 
 /// Takes `rule` out of the user file; says where it was, or where it lives instead.

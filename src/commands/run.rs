@@ -45,9 +45,8 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         Some(path) => append_transcript(path, quiet),
         None => open_transcript(start, quiet),
     };
-    let secrets = secrets(&settings);
     if let Some(transcript) = &mut transcript {
-        for secret in &secrets {
+        for secret in secrets(&settings) {
             transcript.redact(secret);
         }
     }
@@ -62,11 +61,6 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         ))
     });
     let mut output = Output::new(global, &config, tui.clone());
-    output.redact.extend(
-        secrets
-            .iter()
-            .filter_map(|secret| crate::transcript::redactable(secret)),
-    );
     let mut emit = |event: Event| output.emit(&event, transcript.as_mut());
     let time = humantime::format_rfc3339_seconds(start).to_string();
     emit(opening_event(
@@ -298,6 +292,9 @@ pub(super) fn run_overrides(global: &GlobalArgs, args: &RunArgs) -> Overrides {
         timeout: args.timeout,
         max_turns: args.max_turns,
         fail_on_deny: args.fail_on_deny.then_some(true),
+        edits: args
+            .allow_edits
+            .then_some(crate::policy::files::Edits::Allow),
         ..super::with_sandbox_flags(super::overrides(global), &args.sandbox)
     }
 }
@@ -321,11 +318,13 @@ pub(super) fn agent_config(
         mode: settings.mode.value,
         read_only: settings.read_only.value,
         limits: settings.limits(),
+        inspect_limits: settings.inspect_limits(),
         max_turns: settings.max_turns.value,
         env_remove: Some(settings.api_key_env.value.clone())
             .into_iter()
             .filter(|v| !v.is_empty())
             .collect(),
+        secrets: exec::Secrets::new(secrets(settings)),
         sandbox,
         budget: agent::Budget {
             max_tokens: args.max_tokens,
@@ -595,7 +594,7 @@ struct Output {
     /// Colour the answer when stdout is a terminal (`--color`, NO_COLOR).
     stdout_color: bool,
     /// Secrets (the API key) never written to stdout as `--json`.
-    redact: Vec<String>,
+    redact: exec::Secrets,
     /// `--max-tokens`, to say once (unless -q) that a server reporting no usage cannot be
     /// held to it.
     max_tokens: Option<u64>,
@@ -638,7 +637,7 @@ impl Output {
             max_output_chars: config.limits.max_output_chars,
             transcript_failed: false,
             stdout_closed: false,
-            redact: Vec::new(),
+            redact: config.secrets.clone(),
             max_tokens: config.budget.max_tokens,
             quiet: global.quiet,
             usage_missing_said: false,
@@ -678,10 +677,9 @@ impl Output {
             );
         }
         if self.json && !self.stdout_closed {
-            let line = crate::transcript::redacted(
-                serde_json::to_string(event).unwrap_or_default(),
-                &self.redact,
-            );
+            let line = self
+                .redact
+                .redact(serde_json::to_string(event).unwrap_or_default());
             let mut stdout = std::io::stdout().lock();
             if writeln!(stdout, "{line}")
                 .and_then(|()| stdout.flush())

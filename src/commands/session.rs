@@ -100,7 +100,8 @@ pub(crate) fn open(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
                 }
             }
         });
-        session::run(options, stops).await
+        // Boxed: the whole session's state is too large a future for the stack.
+        Box::pin(session::run(options, stops)).await
     });
     // A prompt may still be waiting for a key on a blocking thread: do not wait for it.
     runtime.shutdown_background();

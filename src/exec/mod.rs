@@ -8,6 +8,7 @@
 mod cap;
 pub mod git;
 mod process;
+mod redact;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -17,8 +18,11 @@ use tokio::io::AsyncReadExt;
 
 pub use cap::Stream;
 pub use process::SCRUBBED_ENV;
+pub use redact::{REDACTED, RedactedStream, Secrets};
 
-use cap::{OutputCap, Utf8Decoder};
+use redact::OutputText;
+
+use cap::OutputCap;
 use process::Kill;
 
 /// Default per-command timeout — long enough for a build step, short enough that
@@ -75,6 +79,9 @@ pub struct ExecRequest {
     pub env_remove: Vec<String>,
     /// Environment variables to set (e.g. [`git::neutralising_env`]).
     pub env_set: Vec<(String, String)>,
+    /// Secrets replaced by `[REDACTED]` in the output, on the stream: neither a chunk nor the
+    /// result ever holds one, however the reads cut it.
+    pub redact: Secrets,
     /// Run inside this sandbox (only set when the sandbox is active on this machine).
     pub sandbox: Option<crate::sandbox::Policy>,
 }
@@ -89,6 +96,7 @@ impl ExecRequest {
             shell: default_shell().to_owned(),
             env_remove: Vec::new(),
             env_set: Vec::new(),
+            redact: Secrets::default(),
             sandbox: None,
         }
     }
@@ -210,9 +218,10 @@ impl ExecResult {
 pub struct Chunk<'a> {
     /// Which stream it came from.
     pub stream: Stream,
-    /// The raw bytes read.
+    /// The raw bytes read; when the request redacts secrets, the redacted text's bytes.
     pub bytes: &'a [u8],
-    /// The bytes decoded so far (an incomplete trailing character is held back).
+    /// The bytes decoded so far (an incomplete trailing character is held back), with secrets
+    /// redacted (the end that could begin a secret is held back too).
     pub text: &'a str,
 }
 
@@ -427,24 +436,31 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
     let mut stderr = child.stderr.take();
     let mut out_buf = vec![0u8; READ_CHUNK_BYTES];
     let mut err_buf = vec![0u8; READ_CHUNK_BYTES];
-    let mut decoders = [Utf8Decoder::default(), Utf8Decoder::default()];
+    let mut output = OutputText::new(&request.redact);
     let mut cap = OutputCap::new(request.limits.max_output_chars);
-    let mut text = String::new();
     let mut status = None;
     let mut io_error = None;
     let deadline = tokio::time::Instant::from_std(start + request.limits.timeout);
     let mut drain_deadline = None;
     let mut timed_out = false;
 
-    let mut deliver = |stream: Stream, bytes: &[u8], cap: &mut OutputCap, text: &mut String| {
-        text.clear();
-        decoders[stream as usize].decode(bytes, text);
+    // `None`: the stream ended, what was held back of it goes out.
+    let mut deliver = |stream: Stream, bytes: Option<&[u8]>, cap: &mut OutputCap| {
+        let text = output.take(stream, bytes);
         cap.push(stream, text);
-        sink(Chunk {
-            stream,
-            bytes,
-            text,
-        });
+        // Without secrets the raw bytes pass untouched (an incomplete last character too).
+        let bytes: &[u8] = match bytes {
+            Some(bytes) if request.redact.is_empty() => bytes,
+            None if request.redact.is_empty() => &[],
+            _ => text.as_bytes(),
+        };
+        if !bytes.is_empty() {
+            sink(Chunk {
+                stream,
+                bytes,
+                text,
+            });
+        }
     };
 
     loop {
@@ -454,12 +470,12 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
         tokio::select! {
             read = read_some(&mut stdout, &mut out_buf) => match read {
                 Ok(0) => stdout = None,
-                Ok(n) => deliver(Stream::Stdout, &out_buf[..n], &mut cap, &mut text),
+                Ok(n) => deliver(Stream::Stdout, Some(&out_buf[..n]), &mut cap),
                 Err(error) => { io_error = Some(error); stdout = None; }
             },
             read = read_some(&mut stderr, &mut err_buf) => match read {
                 Ok(0) => stderr = None,
-                Ok(n) => deliver(Stream::Stderr, &err_buf[..n], &mut cap, &mut text),
+                Ok(n) => deliver(Stream::Stderr, Some(&err_buf[..n]), &mut cap),
                 Err(error) => { io_error = Some(error); stderr = None; }
             },
             exit = child.wait(), if status.is_none() => {
@@ -479,13 +495,8 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
     guard.finish();
     // Only now that nothing of the command is left running: check and undo, remove its temp.
     let undone = sandbox.map(crate::sandbox::Run::finish).unwrap_or_default();
-    for (stream, decoder) in [Stream::Stdout, Stream::Stderr]
-        .into_iter()
-        .zip(&mut decoders)
-    {
-        text.clear();
-        decoder.finish(&mut text);
-        cap.push(stream, &text);
+    for stream in [Stream::Stdout, Stream::Stderr] {
+        deliver(stream, None, &mut cap);
     }
     let mut result = finished(
         request,
@@ -554,7 +565,10 @@ fn finished(
         .sandbox
         .as_ref()
         .filter(|_| error.is_none())
-        .and_then(|policy| crate::sandbox::likely_denial(policy, exit_code, &captured.stderr));
+        .and_then(|policy| {
+            crate::sandbox::likely_denial(policy, exit_code, &captured.stderr)
+                .or_else(|| policy.limits.note(exit_code, signal, &captured.stderr))
+        });
     ExecResult {
         exit_code,
         stdout: captured.stdout,

@@ -90,6 +90,7 @@ mod options;
 mod parse;
 mod programs;
 mod rules;
+mod runners;
 mod scan;
 mod simple;
 mod split;
@@ -98,7 +99,7 @@ mod word;
 
 pub use compose::PartDecision;
 pub use rules::{Rule, Rules};
-pub use suggest::{is_valid_allow_prefix, suggest_prefix};
+pub use suggest::{allow_rule_problem, is_valid_allow_prefix, suggest_prefix};
 
 use std::path::{Path, PathBuf};
 

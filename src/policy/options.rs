@@ -13,7 +13,7 @@ const TABLE: &str = include_str!("../../assets/allow-options.txt");
 /// How an option is written on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Form {
-    /// `--name`, `--name=…`, or any abbreviation `--na`; `_` counts as `-` (node).
+    /// `--name`, `--name=…`, or any abbreviation `--na`; compared by [`long_name`].
     Long(String),
     /// Any long option starting with `--name` (`--inspect*`: `--inspect-wait` …).
     LongFamily(String),
@@ -21,8 +21,9 @@ enum Form {
     Short(char),
     /// `-name` exactly (also `--name`, `-name=…`, `--name=…`, and Go's `-test.name`).
     SingleDash(String),
-    /// Any argument with a `=` that is not an option (make variables, `X!=cmd`, `'A = b'`).
-    Assignment,
+    /// Any argument with a `=` that is not an option (make variables, `X!=cmd`, `'A = b'`),
+    /// nor the value of one of these options (`dotnet test --filter Category=Unit`).
+    Assignment(Vec<String>),
     /// An argument file (`@args.txt`) whose options cannot be seen.
     ArgumentFile,
     /// A path argument outside the workspace: absolute, from `~`, or through `..`.
@@ -30,6 +31,11 @@ enum Form {
     /// A long or short option whose value (attached or the next word) passes a check
     /// (`--workspace=../other`, `-w ../other`, `--location=global`).
     Valued(Box<Form>, Value),
+    /// An operand besides the one the rule names (`make test deploy`, `mvn test deploy`):
+    /// a word that is not an option, an assignment or a number, nor the value of one of these
+    /// options (`-pl core`). Applies only when the rule itself names an operand (`make
+    /// test`), so that a rule of the program alone (`make`) still covers every target.
+    Operand(Vec<String>),
 }
 
 /// What an option's value must be for the row to apply.
@@ -112,6 +118,10 @@ pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<
         .collect();
     candidates.sort_unstable();
     candidates.dedup();
+    // Whether the rule names an operand after the program (`make test`, not `make -k`).
+    let rule_names_operand = words
+        .get(1..covered)
+        .is_some_and(|rule| rule.iter().any(|w| !w.text.starts_with('-')));
     let rows: Vec<&Row> = candidates
         .into_iter()
         .map(|at| &table[at])
@@ -119,6 +129,7 @@ pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<
             row.subcommand
                 .as_ref()
                 .is_none_or(|sub| keys.iter().any(|k| k == sub))
+                && (rule_names_operand || !matches!(row.form, Form::Operand(_)))
         })
         .collect();
     if rows.is_empty() {
@@ -131,7 +142,16 @@ pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<
         .find_map(|(at, word)| {
             let text = word.known()?;
             let next = words.get(at + 1).and_then(Word::known);
-            let row = rows.iter().find(|row| row.form.matches(text, next))?;
+            let previous = at.checked_sub(1).and_then(|before| words[before].known());
+            let row = rows.iter().find(|row| match &row.form {
+                Form::Operand(values) => is_operand(values, previous, text),
+                Form::Assignment(values) => {
+                    !text.starts_with('-')
+                        && text.contains('=')
+                        && !previous.is_some_and(|option| values.iter().any(|v| v == option))
+                }
+                form => form.matches(text, next),
+            })?;
             let program = keys
                 .iter()
                 .find(|k| row.names(k))
@@ -175,6 +195,25 @@ fn index() -> &'static Index {
     })
 }
 
+/// A long option's name as compared: lowercase, without `-` and `_` (`--rootDir`,
+/// `--root-dir` and `--root_dir` are one option to jest; tsc ignores case).
+fn long_name(name: &str) -> String {
+    name.chars()
+        .filter(|c| !matches!(c, '-' | '_'))
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// Whether `word` is an operand: not an option, an assignment or a number (`make -j 4`),
+/// nor the value of an option in `values` (`-pl core`, `--tests Foo`).
+fn is_operand(values: &[String], previous: Option<&str>, word: &str) -> bool {
+    let value_of_option = previous.is_some_and(|option| values.iter().any(|value| value == option));
+    !word.starts_with('-')
+        && !word.contains('=')
+        && !word.chars().all(|c| c.is_ascii_digit())
+        && !value_of_option
+}
+
 impl Row {
     fn names(&self, key: &str) -> bool {
         self.programs.iter().any(|p| match p.strip_suffix('*') {
@@ -189,8 +228,8 @@ impl Form {
     fn matches(&self, word: &str, next: Option<&str>) -> bool {
         let long_body = || {
             let body = word.strip_prefix("--")?;
-            let body = body.split_once('=').map_or(body, |(b, _)| b);
-            (!body.is_empty()).then(|| body.replace('_', "-"))
+            let body = long_name(body.split_once('=').map_or(body, |(b, _)| b));
+            (!body.is_empty()).then_some(body)
         };
         match self {
             Form::Long(name) => long_body().is_some_and(|body| name.starts_with(&body)),
@@ -212,9 +251,10 @@ impl Form {
                 let body = body.split_once('=').map_or(body, |(b, _)| b);
                 body.strip_prefix("test.").unwrap_or(body) == name
             }
-            Form::Assignment => !word.starts_with('-') && word.contains('='),
+            Form::Assignment(_) => !word.starts_with('-') && word.contains('='),
             Form::ArgumentFile => word.starts_with('@') && word.len() > 1,
             Form::OutsidePath => !word.starts_with('-') && is_outside(word),
+            Form::Operand(values) => is_operand(values, None, word),
             Form::Valued(option, value) => {
                 if !option.matches(word, None) {
                     return false;
@@ -252,6 +292,8 @@ fn table() -> &'static [Row] {
 
 fn parse_table(text: &str) -> Result<Vec<Row>, String> {
     let mut single_dash: Vec<String> = Vec::new();
+    // `option-values PROGRAMS OPTION…`: options whose next word is their value, not an operand.
+    let mut option_values: Vec<(String, Vec<String>)> = Vec::new();
     let mut rows = Vec::new();
     for (number, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -267,6 +309,13 @@ fn parse_table(text: &str) -> Result<Vec<Row>, String> {
         };
         if programs == "single-dash" {
             single_dash.extend(line.split_whitespace().skip(1).map(str::to_owned));
+            continue;
+        }
+        if programs == "option-values" {
+            let values: Vec<String> = line.split_whitespace().skip(2).map(str::to_owned).collect();
+            for program in option.split(',') {
+                option_values.push((program.to_owned(), values.clone()));
+            }
             continue;
         }
         let effect = fields.collect::<Vec<_>>().join(" ");
@@ -300,16 +349,25 @@ fn parse_table(text: &str) -> Result<Vec<Row>, String> {
             }
             _ => (option, None),
         };
-        let form = if option == "VAR=" {
-            Form::Assignment
+        let values = || {
+            option_values
+                .iter()
+                .filter(|(program, _)| programs.contains(program))
+                .flat_map(|(_, values)| values.iter().cloned())
+                .collect()
+        };
+        let form = if option == "OPERAND" {
+            Form::Operand(values())
+        } else if option == "VAR=" {
+            Form::Assignment(values())
         } else if option == "@FILE" {
             Form::ArgumentFile
         } else if option == "PATH" {
             Form::OutsidePath
         } else if let Some(stem) = option.strip_prefix("--").and_then(|o| o.strip_suffix('*')) {
-            Form::LongFamily(stem.to_owned())
+            Form::LongFamily(long_name(stem))
         } else if let Some(long) = option.strip_prefix("--") {
-            Form::Long(long.to_owned())
+            Form::Long(long_name(long))
         } else if let Some(short) = option.strip_prefix('-') {
             let mut letters = short.chars();
             match (letters.next(), letters.next()) {
@@ -520,6 +578,53 @@ mod tests {
             ("npm run build --location global", 3, Some("npm --location")),
             ("npm run build --location=project", 3, None),
             ("pnpm run build --filter=../other", 3, Some("pnpm --filter")),
+            // Another target, phase or task than the rule names (only when it names one).
+            ("make test deploy", 2, Some("make OPERAND")),
+            ("make test -j 4 -k", 2, None),
+            ("make test install", 1, None),
+            ("make -k install", 2, None),
+            ("mvn test -pl core -P fast -T 4", 2, None),
+            ("mvn test deploy", 2, Some("mvn OPERAND")),
+            ("mvn test org.x:evil:1.0:run", 2, Some("mvn OPERAND")),
+            ("mvn test -DskipTests", 2, Some("mvn -D")),
+            ("mvn test -fae", 2, None),
+            ("mvn test -f /tmp/pom.xml", 2, Some("mvn -f")),
+            ("./gradlew test --tests com.x.FooTest -x lint", 2, None),
+            ("./gradlew test publish", 2, Some("gradlew OPERAND")),
+            (
+                "./gradlew test --init-script=/tmp/x.gradle",
+                2,
+                Some("gradlew --init-script"),
+            ),
+            // Long options without regard to case, `-` and `_`.
+            ("npx jest --root-dir=/tmp", 2, Some("jest --rootDir")),
+            ("npx jest --rootdir /tmp", 2, Some("jest --rootDir")),
+            (
+                "npx jest --setup-files-after-env=x.js",
+                2,
+                Some("jest --setupFiles*"),
+            ),
+            ("npx jest --coverage", 2, None),
+            ("npx tsc --noEmit -p tsconfig.json", 2, None),
+            ("npx tsc --OUTDIR /tmp/x", 2, Some("tsc PATH")),
+            ("npx eslint --fix .", 2, Some("eslint --fix")),
+            ("npx eslint -f json src", 2, None),
+            ("dotnet test /p:PostBuildEvent=x", 2, Some("dotnet VAR=")),
+            ("dotnet test /p:Foo", 2, Some("dotnet PATH")),
+            (
+                "dotnet test -- RunConfiguration.TestAdaptersPaths=/tmp",
+                2,
+                Some("dotnet VAR="),
+            ),
+            ("dotnet test --filter Category=Unit", 2, None),
+            ("go test -compiler gccgo ./...", 2, Some("go -compiler")),
+            (
+                "python3 -m pytest --pyargs pkg",
+                3,
+                Some("python3 --pyargs"),
+            ),
+            ("python3 -m pytest /tmp/test_x.py", 3, Some("pytest PATH")),
+            ("python3 -m pytest -x tests/ -k slow", 3, None),
         ];
         for (command, covered, want) in cases {
             let got = uncovered(OsFamily::Unix, &words(command), *covered).map(|u| u.entry);

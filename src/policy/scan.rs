@@ -224,7 +224,12 @@ impl<'r> Scan<'r> {
                 if self.done() {
                     return None;
                 }
-                let Some(text) = word.known() else { continue };
+                // A pattern's text is what dash passes (`zap\ {a,b}` is one word there) and
+                // what each of bash's brace expansions starts with: search it too.
+                let text = match word.kind {
+                    WordKind::Literal | WordKind::Pattern => word.text.as_str(),
+                    WordKind::Expansion => continue,
+                };
                 if is_plain(text) || is_data(at) {
                     continue;
                 }
@@ -624,6 +629,22 @@ mod tests {
         for (command, want) in cases {
             assert_eq!(posix(command), want, "input: {command:?}");
         }
+    }
+
+    /// A pattern argument is a command string both ways: dash passes `rm\ -rf\ {a,b}` as one
+    /// word, and each of bash's brace expansions starts with the same words.
+    #[test]
+    fn pattern_arguments_are_searched_as_code() {
+        for command in [
+            "hf rm\\ -rf\\ {a,b}",
+            "hf rm\\ -rf\\ x*",
+            "w hf rm\\ -rf\\ {a,b}",
+            "hf x\\;rm\\ -rf\\ {a,b}",
+        ] {
+            assert_eq!(posix(command).deny, Some(0), "input: {command:?}");
+        }
+        assert_eq!(posix("hf 'rm -rf' {a,b}").deny, Some(0));
+        assert_eq!(posix("ls {a,b}").deny, None);
     }
 
     #[test]

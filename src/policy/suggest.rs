@@ -6,11 +6,13 @@
 //! that runs other programs or code given to it (wrappers, shells, interpreters, `find`,
 //! `xargs` …) or is protected, because the rule would then allow anything. For tools whose
 //! second word is a subcommand (`git status`) the prefix keeps it; subcommands that run a
-//! given command (`npm exec`, `uv run`, `docker exec` …) are never offered. This is best
-//! effort: a person still sees the prefix before accepting it.
+//! given command (`npm exec`, `uv run`, `docker exec` …) are never offered, except the test
+//! runners' exact forms (`uv run pytest`, `python3 -m pytest`, `npx jest`: `runners`). This
+//! is best effort: a person still sees the prefix before accepting it.
 
 use super::OsFamily;
 use super::programs::{is_protected, runs_other_programs};
+use super::runners::runner_prefix;
 use super::simple::single_words;
 use super::word::{Word, WordKind, program_key};
 
@@ -49,6 +51,9 @@ const MULTI_WORD_TOOLS: &[(&str, &[&str], &[&str])] = &[
     ("gem", &["exec"], &[]),
     ("bundle", &["exec"], &[]),
     ("composer", &["exec"], &["run-script"]),
+    // The target, never all of make: `make test` (a rule `make` would run any recipe).
+    ("make", &[], &[]),
+    ("gmake", &[], &[]),
 ];
 
 /// Programs that run code or commands given to them besides the wrappers and shells of
@@ -130,7 +135,7 @@ const CODE_RUNNERS: &[&str] = &[
 
 /// The programs offered as a one-word rule (`touch F` → `touch`): known to do their own job
 /// with their arguments and to have no option that runs a program, a command or code given
-/// on the line (or, for `make`, an entry for each such option in `assets/allow-options.txt`).
+/// on the line.
 /// Any other program gets no "always allow" (the person can still allow it once, or write a
 /// rule): programs that run what they are given have no end — wrappers (`setarch`, `rr`,
 /// `direnv`, `nix-shell`), interpreters (`guile3.0`), multiplexers (`zellij`), database
@@ -138,7 +143,8 @@ const CODE_RUNNERS: &[&str] = &[
 /// linker=`, `cmake -E`, `just --command`, `tox -x`, `eslint`'s and `mocha`'s JavaScript
 /// configuration, `mypy --python-executable`, `install --strip-program`) — so only an
 /// allowlist holds (`ninja` is not on it: its `-f`, `-C` and `-t` have no table rows).
-/// `make` runs the project's own recipes, as `cargo test` runs its tests.
+/// `make` is offered with its target (`make test`), never alone, with an entry in
+/// `assets/allow-options.txt` for each option that runs code and for another target.
 const ONE_WORD_PROGRAMS: &[&str] = &[
     // files and directories
     "touch",
@@ -150,9 +156,6 @@ const ONE_WORD_PROGRAMS: &[&str] = &[
     "tee",
     "truncate",
     "mktemp",
-    // the project's own build recipes
-    "make",
-    "gmake",
     // formatters and checkers without plugins or programs of their own choosing
     "tsc",
     "ruff",
@@ -169,7 +172,7 @@ const ONE_WORD_PROGRAMS: &[&str] = &[
 ];
 
 /// Whether a program key is in [`CODE_RUNNERS`].
-fn runs_code(key: &str) -> bool {
+pub(super) fn runs_code(key: &str) -> bool {
     CODE_RUNNERS
         .iter()
         .any(|entry| match entry.strip_suffix('*') {
@@ -178,9 +181,11 @@ fn runs_code(key: &str) -> bool {
         })
 }
 
-/// The prefix to offer for "Always allow", or `None` when no rule would be safe: program plus
-/// subcommand for known multi-word tools (`git status -s` → `git status`), the program alone
-/// for [`ONE_WORD_PROGRAMS`] (`touch F` → `touch`), otherwise none.
+/// The prefix to offer for "Always allow", or `None` when no rule would be safe: a test
+/// runner's form or a project script's path (`runners`: `python3 -m pytest`,
+/// `./run_tests.sh`), program plus subcommand for known multi-word tools (`git status -s` →
+/// `git status`, `make test`), the program alone for [`ONE_WORD_PROGRAMS`] (`touch F` →
+/// `touch`), otherwise none.
 #[must_use]
 pub fn suggest_prefix(os: OsFamily, command: &str) -> Option<String> {
     prefix_for(os, &single_words(os, command)?)
@@ -190,6 +195,9 @@ pub fn suggest_prefix(os: OsFamily, command: &str) -> Option<String> {
 pub(super) fn prefix_for(os: OsFamily, words: &[Word]) -> Option<String> {
     if words.iter().any(|w| w.kind == WordKind::Expansion) {
         return None;
+    }
+    if let Some(prefix) = runner_prefix(os, words) {
+        return is_valid_allow_prefix(&prefix).then_some(prefix);
     }
     let program = plain(words, 0, true)?;
     let key = program_key(program, os);
@@ -212,6 +220,95 @@ pub(super) fn prefix_for(os: OsFamily, words: &[Word]) -> Option<String> {
         None => return None,
     };
     is_valid_allow_prefix(&prefix).then_some(prefix)
+}
+
+/// Programs that fetch and run a package named on the command line.
+const PACKAGE_RUNNERS: &[&str] = &["npx", "bunx", "uvx", "pipx", "pnpx"];
+
+/// Why `rule` may not be written as an allow rule (`agent rules add`, and the prefix the
+/// prompt offers for `3`/`a`), or `None` when it may: it must be plain words
+/// ([`is_valid_allow_prefix`]), and name more than a program that runs what it is given —
+/// a wrapper (`env`, `sudo`, `xargs` …) never, a protected program never, a shell,
+/// interpreter or `make` only with an operand (`bash ./run_tests.sh`, `python3 -m pytest`,
+/// `make test`), a subcommand that runs a given command (`uv run`, `npm exec`) only with the
+/// command (`uv run pytest`).
+#[must_use]
+pub fn allow_rule_problem(os: OsFamily, rule: &str) -> Option<String> {
+    if !is_valid_allow_prefix(rule) {
+        return Some(
+            "a rule is plain words separated by single spaces (letters, digits and `_ - . / : \
+             @ + , =`; no quotes, globs, `$`, `;`, `|`, `&` or `>`), the first neither an \
+             option nor an assignment"
+                .to_owned(),
+        );
+    }
+    let words: Vec<&str> = rule.split(' ').collect();
+    let program = words[0];
+    let key = program_key(program, os);
+    let operand = words[1..].iter().any(|w| !w.starts_with('-'));
+    if is_protected(&key) {
+        return Some(format!(
+            "`{program}` is a protected program: it asks every time (allow it once at the prompt)"
+        ));
+    }
+    // A runner's form, or more (`npx jest`, `uv run pytest -x`): what the prompt offers.
+    let literal: Vec<Word> = words.iter().map(|w| Word::literal(*w)).collect();
+    if runner_prefix(os, &literal).is_some() {
+        return None;
+    }
+    let example = if key.starts_with("python") {
+        "`python3 -m pytest`".to_owned()
+    } else if key == "npx" {
+        "`npx jest`".to_owned()
+    } else if PACKAGE_RUNNERS.contains(&key.as_ref()) {
+        format!("`{program} PACKAGE`")
+    } else if key == "make" || key == "gmake" {
+        format!("`{program} test`")
+    } else if runs_other_programs(&key) {
+        format!("`{program} ./run_tests.sh`")
+    } else {
+        format!("`{program} scripts/test.js`")
+    };
+    // A package runner with the package named (`npx cowsay`) runs that package.
+    if PACKAGE_RUNNERS.contains(&key.as_ref()) {
+        return (!operand).then(|| {
+            format!(
+                "`{rule}` runs any package it is given, so the rule would allow anything: allow \
+                 the package you use, e.g. {example}"
+            )
+        });
+    }
+    if super::programs::is_wrapper(&key) || super::programs::JOINERS.contains(&key.as_ref()) {
+        return Some(format!(
+            "`{program}` runs the command given after it, so the rule would allow anything: \
+             allow that command itself"
+        ));
+    }
+    if !operand && (runs_other_programs(&key) || runs_code(&key) || key == "make" || key == "gmake")
+    {
+        let what = if key == "make" || key == "gmake" {
+            "runs any target (and `SHELL=…` any program)"
+        } else if runs_other_programs(&key) {
+            "runs any command it is given"
+        } else {
+            "runs code or commands given on the command line"
+        };
+        return Some(format!(
+            "`{rule}` {what}, so the rule would allow anything: allow the form you use, e.g. \
+             {example}"
+        ));
+    }
+    if let (Some((_, runners, _)), [_, sub]) = (
+        MULTI_WORD_TOOLS.iter().find(|(tool, _, _)| *tool == key),
+        words.as_slice(),
+    ) && runners.contains(sub)
+    {
+        return Some(format!(
+            "`{rule}` runs the command given after it, so the rule would allow anything: \
+             allow the command too, e.g. `{rule} pytest`"
+        ));
+    }
+    None
 }
 
 /// Word `at` when it is a plain name: letters, digits and `._+-:`, not starting with `-` (an
@@ -262,7 +359,17 @@ mod tests {
             (OsFamily::Unix, "git status -s", Some("git status")),
             (OsFamily::Unix, "cargo test --all", Some("cargo test")),
             (OsFamily::Unix, "touch F", Some("touch")),
-            (OsFamily::Unix, "make test", Some("make")),
+            (OsFamily::Unix, "make test", Some("make test")),
+            (OsFamily::Unix, "make -j4 test", None),
+            (OsFamily::Unix, "make", None),
+            (OsFamily::Unix, "make SHELL=/bin/sh test", None),
+            (
+                OsFamily::Unix,
+                "python3 -m pytest -x tests/",
+                Some("python3 -m pytest"),
+            ),
+            (OsFamily::Unix, "uv run pytest", Some("uv run pytest")),
+            (OsFamily::Unix, "./run_tests.sh", Some("./run_tests.sh")),
             (
                 OsFamily::Unix,
                 "npm run build -- --watch",
@@ -273,7 +380,7 @@ mod tests {
             (OsFamily::Unix, "git", None),
             (OsFamily::Unix, "git -C x status", None),
             (OsFamily::Unix, "npm exec foo", None),
-            (OsFamily::Unix, "uv run pytest", None),
+            (OsFamily::Unix, "uv run python x.py", None),
             (OsFamily::Unix, "docker exec -it x sh", None),
             (OsFamily::Unix, "npm run", None),
             (OsFamily::Unix, "rm -rf x", None),
@@ -296,7 +403,7 @@ mod tests {
             (OsFamily::Unix, "psql -c x", None),
             (OsFamily::Unix, "find . -name x", None),
             (OsFamily::Unix, "/usr/bin/touch x", None),
-            (OsFamily::Unix, "./script.sh", None),
+            (OsFamily::Unix, "../script.sh", None),
             (OsFamily::Unix, "FOO=1 touch x", None),
             (OsFamily::Unix, "touch x > y", None),
             (OsFamily::Unix, "touch x; ls", None),
@@ -334,6 +441,93 @@ mod tests {
                 suggest_prefix(*os, command).as_deref(),
                 *want,
                 "input: {command:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn allow_rules_that_would_allow_anything_are_refused() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("python", Some("`python3 -m pytest`")),
+            ("python3", Some("`python3 -m pytest`")),
+            ("python3 -c", Some("runs code")),
+            ("bash", Some("`bash ./run_tests.sh`")),
+            ("sh", Some("runs any command")),
+            ("bash -c", Some("runs any command")),
+            ("make", Some("`make test`")),
+            ("make -k", Some("runs any target")),
+            ("npx", Some("`npx jest`")),
+            ("node", Some("runs code")),
+            ("env", Some("runs the command given after it")),
+            ("sudo apt", Some("protected program")),
+            ("xargs ls", Some("runs the command given after it")),
+            ("timeout 10", Some("runs the command given after it")),
+            ("eval", Some("runs the command given after it")),
+            ("rm -rf build", Some("protected program")),
+            ("uv run", Some("`uv run pytest`")),
+            ("npm exec", Some("`npm exec pytest`")),
+            ("npx jest --ci", None),
+            ("npx cowsay", None),
+            ("npx -y", Some("runs any package")),
+            ("uvx", Some("runs any package")),
+            ("uv run pytest -x", None),
+            ("git status; rm", Some("plain words")),
+            ("", Some("plain words")),
+            ("python3 -m pytest", None),
+            ("python3 manage.py test", None),
+            ("bash ./run_tests.sh", None),
+            ("make test", None),
+            ("npx jest", None),
+            ("uv run pytest", None),
+            ("./run_tests.sh", None),
+            ("cargo test", None),
+            ("git", None),
+            ("touch", None),
+        ];
+        for (rule, want) in cases {
+            let got = allow_rule_problem(OsFamily::Unix, rule);
+            match want {
+                None => assert_eq!(got, None, "input: {rule:?}"),
+                Some(part) => assert!(
+                    got.as_deref().is_some_and(|why| why.contains(part)),
+                    "input: {rule:?}: {got:?}"
+                ),
+            }
+        }
+    }
+
+    /// Every prefix the prompt offers is one `agent rules add` accepts.
+    #[test]
+    fn every_offered_prefix_is_an_acceptable_rule() {
+        let commands = [
+            "git status -s",
+            "cargo test --all",
+            "touch F",
+            "make test",
+            "npm run build",
+            "python3 -m pytest -x",
+            ".venv/bin/python -m pytest",
+            "uv run pytest",
+            "poetry run pytest",
+            "npx jest",
+            "npx playwright test",
+            "./run_tests.sh",
+            "scripts/ci/test.sh -v",
+            "./gradlew test",
+            "mvn test",
+            "go test ./...",
+            "dotnet test",
+            "bun test",
+            "pytest -x",
+            "ruff check .",
+        ];
+        for command in commands {
+            let prefix = suggest_prefix(OsFamily::Unix, command)
+                .unwrap_or_else(|| panic!("no prefix for {command:?}"));
+            assert_eq!(
+                allow_rule_problem(OsFamily::Unix, &prefix),
+                None,
+                "{command:?} → {prefix:?}"
             );
         }
     }

@@ -12,7 +12,8 @@
 //!    commands) the workspace's secret files covered by `/dev/null`. Where no namespace can
 //!    be made, the parent finds out first (`mounts_possible`), says so and asks for none of
 //!    this; a helper asked for it and failing refuses to run;
-//! 2. the command's own `/proc` (see [`private_proc`]): no other process's environment;
+//! 2. the command's own `/proc` (see [`private_proc`]): no other process's environment; and,
+//!    for inspection commands, limits on CPU time and memory (`limits.rs`);
 //! 3. Landlock: read and execute everywhere (or, for inspection commands, only beneath the
 //!    readable paths: the workspace and the system's directories), write only beneath the writable
 //!    directories and to the usual devices; with the network off, no TCP bind or
@@ -114,10 +115,11 @@ pub(super) fn command_tmp(args: &HelperArgs) -> Option<PathBuf> {
     args.tmp.as_ref().map(|_| PathBuf::from(TMP))
 }
 
-/// The stage's part (steps 2 to 4), just before it becomes the command: its own `/proc`,
-/// Landlock and seccomp.
+/// The stage's part (steps 2 to 4), just before it becomes the command: its own `/proc`, its
+/// CPU time and memory limits (`limits.rs`), Landlock and seccomp.
 pub(super) fn restrict(args: &HelperArgs) -> Result<(), String> {
     private_proc();
+    args.limits.apply()?;
     drop_capabilities().map_err(|error| format!("cannot drop capabilities: {error}"))?;
     let mut writable = args.writable.clone();
     writable.extend(command_tmp(args));

@@ -18,6 +18,7 @@
 
 mod beneath;
 mod in_progress;
+mod limits;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "macos")]
@@ -28,6 +29,7 @@ mod supervise;
 mod surfaces;
 mod tree;
 
+pub use limits::{DEFAULT_INSPECT_CPU_SECS, DEFAULT_INSPECT_MEMORY_MB, ResourceLimits};
 pub use run::Run;
 
 use std::ffi::OsString;
@@ -145,6 +147,9 @@ pub struct Policy {
     /// and workspace is kept between processes (the mount probe's answer, the workspace's
     /// tree), set through [`Policy::keep_in`]; `None`: nothing is kept.
     pub cache: Option<PathBuf>,
+    /// CPU time and memory of the command's processes (Linux), set through
+    /// [`Policy::limited`]; by default none beyond the agent's own.
+    pub limits: ResourceLimits,
 }
 
 impl Policy {
@@ -191,6 +196,7 @@ impl Policy {
             readable: None,
             hide_secrets: false,
             cache: None,
+            limits: ResourceLimits::default(),
         }
     }
 
@@ -211,7 +217,15 @@ impl Policy {
             readable: Some(inspection_reads(&self.workspace)),
             hide_secrets: true,
             cache: self.cache.clone(),
+            limits: self.limits,
         }
+    }
+
+    /// This policy with `limits` on its commands' CPU time and memory.
+    #[must_use]
+    pub fn limited(mut self, limits: ResourceLimits) -> Policy {
+        self.limits = limits;
+        self
     }
 
     /// Keeps what the sandbox learns in `cache`, unless commands may write there (a
@@ -351,6 +365,7 @@ impl Sandbox {
                 readable: None,
                 hide_secrets: false,
                 cache: None,
+                limits: ResourceLimits::default(),
             },
             required: false,
             state: State::Off,
@@ -602,6 +617,8 @@ struct HelperArgs {
     /// Reads only beneath `readable` (and the devices).
     restrict_reads: bool,
     readable: Vec<PathBuf>,
+    /// CPU time and memory, set by the stage.
+    limits: ResourceLimits,
     argv: Vec<OsString>,
 }
 
@@ -621,6 +638,9 @@ fn parse_helper_args(args: impl IntoIterator<Item = OsString>) -> Result<HelperA
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let flag = arg.to_str().unwrap_or_default();
+        if parsed.limits.parse_arg(flag, || args.next())? {
+            continue;
+        }
         let mut value = || -> Result<PathBuf, String> {
             args.next()
                 .map(PathBuf::from)

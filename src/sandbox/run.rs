@@ -137,6 +137,7 @@ impl Run {
         if policy.readable.is_some() {
             args.push("--restrict-reads".into());
         }
+        args.extend(policy.limits.helper_args());
         args
     }
 }

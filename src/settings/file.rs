@@ -34,6 +34,8 @@ pub(crate) enum Value {
     TimeoutSecs(u64),
     MaxOutputChars(usize),
     MaxTurns(u32),
+    InspectCpuSecs(u64),
+    InspectMemoryMb(u64),
     Shell(String),
     SandboxMode(SandboxMode),
     Network(bool),
@@ -88,6 +90,8 @@ enum Kind {
     TimeoutSecs,
     MaxOutputChars,
     MaxTurns,
+    InspectCpuSecs,
+    InspectMemoryMb,
     Shell,
     SandboxMode,
     Network,
@@ -199,6 +203,18 @@ const SCHEMA: &[(&str, &str, Kind, &str)] = &[
         "limits.max_output_chars",
     ),
     ("limits", "max_turns", Kind::MaxTurns, "limits.max_turns"),
+    (
+        "limits",
+        "inspect_cpu_secs",
+        Kind::InspectCpuSecs,
+        "limits.inspect_cpu_secs",
+    ),
+    (
+        "limits",
+        "inspect_memory_mb",
+        Kind::InspectMemoryMb,
+        "limits.inspect_memory_mb",
+    ),
     ("exec", "shell", Kind::Shell, "exec.shell"),
     ("sandbox", "mode", Kind::SandboxMode, "sandbox.mode"),
     ("sandbox", "network", Kind::Network, "sandbox.network"),
@@ -640,11 +656,21 @@ impl Reader<'_> {
                     Value::Deny(rules)
                 }
             }
-            Kind::TimeoutSecs | Kind::MaxOutputChars | Kind::MaxTurns => {
+            Kind::TimeoutSecs
+            | Kind::MaxOutputChars
+            | Kind::MaxTurns
+            | Kind::InspectCpuSecs
+            | Kind::InspectMemoryMb => {
                 let number = item.as_integer().ok_or_else(|| wrong("an integer"))?;
                 let positive = |n: i64| u64::try_from(n).ok().filter(|n| *n > 0);
                 match kind {
                     Kind::TimeoutSecs => Value::TimeoutSecs(
+                        positive(number).ok_or_else(|| wrong("a positive integer"))?,
+                    ),
+                    Kind::InspectCpuSecs => Value::InspectCpuSecs(
+                        positive(number).ok_or_else(|| wrong("a positive integer"))?,
+                    ),
+                    Kind::InspectMemoryMb => Value::InspectMemoryMb(
                         positive(number).ok_or_else(|| wrong("a positive integer"))?,
                     ),
                     Kind::MaxTurns => Value::MaxTurns(

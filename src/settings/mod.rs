@@ -202,6 +202,8 @@ pub struct Overrides {
     pub sandbox_required: Option<bool>,
     /// `--fail-on-deny`.
     pub fail_on_deny: Option<bool>,
+    /// `--allow-edits`: the file tools' edits inside the workspace need no yes.
+    pub edits: Option<crate::policy::files::Edits>,
 }
 
 /// What an interactive session knows of the model besides how to reach it.
@@ -261,6 +263,10 @@ pub struct Settings {
     pub max_output_chars: Sourced<usize>,
     /// Model turns per run.
     pub max_turns: Sourced<u32>,
+    /// CPU seconds per process of a command the read-only list allowed (sandboxed, Linux).
+    pub inspect_cpu_secs: Sourced<u64>,
+    /// Memory in MiB per process of a command the read-only list allowed (sandboxed, Linux).
+    pub inspect_memory_mb: Sourced<u64>,
     /// Shell program.
     pub shell: Sourced<String>,
     /// How much commands may write (`[sandbox] mode`).
@@ -331,6 +337,15 @@ impl Settings {
             timeout: self.timeout.value,
             max_output_chars: self.max_output_chars.value,
         }
+    }
+
+    /// The CPU time and memory of a command the read-only list allowed.
+    #[must_use]
+    pub fn inspect_limits(&self) -> crate::sandbox::ResourceLimits {
+        crate::sandbox::ResourceLimits::inspection(
+            self.inspect_cpu_secs.value,
+            self.inspect_memory_mb.value,
+        )
     }
 }
 
@@ -430,6 +445,8 @@ impl Draft {
             Value::TimeoutSecs(secs) => s.timeout = sourced(Duration::from_secs(*secs), origin),
             Value::MaxOutputChars(n) => s.max_output_chars = sourced(*n, origin),
             Value::MaxTurns(n) => s.max_turns = sourced(*n, origin),
+            Value::InspectCpuSecs(secs) => s.inspect_cpu_secs = sourced(*secs, origin),
+            Value::InspectMemoryMb(mb) => s.inspect_memory_mb = sourced(*mb, origin),
             Value::Shell(shell) => s.shell = sourced(shell.clone(), origin),
             Value::SandboxMode(mode) => s.sandbox_mode = sourced(*mode, origin),
             Value::Network(network) => s.network = sourced(*network, origin),
@@ -505,6 +522,8 @@ impl Draft {
                 timeout: sourced(crate::exec::DEFAULT_TIMEOUT, default("")),
                 max_output_chars: sourced(crate::exec::DEFAULT_MAX_OUTPUT_CHARS, default("")),
                 max_turns: sourced(DEFAULT_MAX_TURNS, default("")),
+                inspect_cpu_secs: sourced(crate::sandbox::DEFAULT_INSPECT_CPU_SECS, default("")),
+                inspect_memory_mb: sourced(crate::sandbox::DEFAULT_INSPECT_MEMORY_MB, default("")),
                 shell: sourced(crate::exec::default_shell().to_owned(), default("")),
                 sandbox_mode: sourced(SandboxMode::default(), default("")),
                 network: sourced(false, default("")),
@@ -655,6 +674,9 @@ fn apply_flags(draft: &mut Draft, overrides: &Overrides) {
     ));
     if let Some(on) = overrides.fail_on_deny {
         s.fail_on_deny = sourced(on, Origin::Flag("--fail-on-deny"));
+    }
+    if let Some(edits) = overrides.edits {
+        s.files.edits = sourced(edits, Origin::Flag("--allow-edits"));
     }
     if let Some(timeout) = overrides.timeout {
         s.timeout = sourced(timeout, Origin::Flag("--timeout"));

@@ -29,6 +29,8 @@ impl Draft {
             Value::TimeoutSecs(secs) => Duration::from_secs(*secs) <= s.timeout.value,
             Value::MaxOutputChars(n) => *n <= s.max_output_chars.value,
             Value::MaxTurns(n) => *n <= s.max_turns.value,
+            Value::InspectCpuSecs(secs) => *secs <= s.inspect_cpu_secs.value,
+            Value::InspectMemoryMb(mb) => *mb <= s.inspect_memory_mb.value,
             Value::SandboxMode(mode) => mode.strictness() >= s.sandbox_mode.value.strictness(),
             Value::Network(network) => !network || s.network.value,
             Value::SandboxRequired(required) => *required || !s.sandbox_required.value,
@@ -44,9 +46,11 @@ impl Draft {
                 Value::Allow(_) => "a project file cannot add allow rules",
                 Value::Mode(_) => "a project file can only make the mode stricter",
                 Value::ReadOnly(_) => "a project file can only choose the strict read-only list",
-                Value::TimeoutSecs(_) | Value::MaxOutputChars(_) | Value::MaxTurns(_) => {
-                    "a project file can only lower limits"
-                }
+                Value::TimeoutSecs(_)
+                | Value::MaxOutputChars(_)
+                | Value::MaxTurns(_)
+                | Value::InspectCpuSecs(_)
+                | Value::InspectMemoryMb(_) => "a project file can only lower limits",
                 Value::SandboxMode(_) => "a project file can only make the sandbox stricter",
                 Value::Network(_) => "a project file can only turn the network off",
                 Value::SandboxRequired(_) => "a project file can only require the sandbox",

@@ -171,6 +171,16 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
             &settings.max_turns.origin,
         ),
         row(
+            "limits.inspect_cpu_secs",
+            json!(settings.inspect_cpu_secs.value),
+            &settings.inspect_cpu_secs.origin,
+        ),
+        row(
+            "limits.inspect_memory_mb",
+            json!(settings.inspect_memory_mb.value),
+            &settings.inspect_memory_mb.origin,
+        ),
+        row(
             "exec.shell",
             json!(settings.shell.value),
             &settings.shell.origin,

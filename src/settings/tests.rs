@@ -163,6 +163,33 @@ fn a_project_file_can_only_tighten() {
     }
 }
 
+/// The CPU time and memory of a look: defaults, the user's values, and a project that may
+/// lower them but never raise them.
+#[test]
+fn inspect_limits_default_and_a_project_can_only_lower_them() {
+    let fixture = Fixture::new();
+    let loaded = fixture.load(&Overrides::default()).unwrap();
+    assert_eq!(
+        loaded.inspect_limits(),
+        crate::sandbox::ResourceLimits::inspection(10, 2048)
+    );
+    fixture.user("[limits]\ninspect_cpu_secs = 5\ninspect_memory_mb = 512\n");
+    fixture.project("[limits]\ninspect_cpu_secs = 60\ninspect_memory_mb = 256\n");
+    let loaded = fixture.load(&Overrides::default()).unwrap();
+    assert_eq!(
+        loaded.inspect_limits(),
+        crate::sandbox::ResourceLimits::inspection(5, 256)
+    );
+    let warnings = loaded.warnings.join("\n");
+    assert!(
+        warnings.contains("`limits.inspect_cpu_secs` is ignored"),
+        "{warnings}"
+    );
+    fixture.user("[limits]\ninspect_cpu_secs = 0\n");
+    let error = fixture.load(&Overrides::default()).unwrap_err().to_string();
+    assert!(error.contains("a positive integer"), "{error}");
+}
+
 #[test]
 fn the_read_only_list_is_inspect_unless_strict_is_chosen() {
     let fixture = Fixture::new();

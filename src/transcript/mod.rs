@@ -18,6 +18,7 @@ pub use history::{RunSummary, find, list, read_events, render_show};
 pub use resume::{Rebuilt, latest_in, rebuild, summary_message};
 
 use crate::event::Event;
+use crate::exec::Secrets;
 
 /// An open transcript.
 #[derive(Debug)]
@@ -25,29 +26,8 @@ pub struct Transcript {
     file: File,
     path: PathBuf,
     id: String,
-    redact: Vec<String>,
+    redact: Secrets,
     failed: bool,
-}
-
-/// Shortest secret worth redacting: shorter strings would mangle ordinary text.
-const MIN_REDACTED_CHARS: usize = 8;
-
-/// `secret` when it is long enough to redact without mangling ordinary text.
-#[must_use]
-pub fn redactable(secret: &str) -> Option<String> {
-    (secret.chars().count() >= MIN_REDACTED_CHARS).then(|| secret.to_owned())
-}
-
-/// `line` with every secret replaced by `[REDACTED]`: for the transcript and for `--json`
-/// on stdout alike (a command may print the key, e.g. from `/proc/…/environ`).
-#[must_use]
-pub fn redacted(mut line: String, secrets: &[String]) -> String {
-    for secret in secrets {
-        if line.contains(secret.as_str()) {
-            line = line.replace(secret.as_str(), "[REDACTED]");
-        }
-    }
-    line
 }
 
 impl Transcript {
@@ -72,7 +52,7 @@ impl Transcript {
             file,
             path,
             id,
-            redact: Vec::new(),
+            redact: Secrets::default(),
             failed: false,
         })
     }
@@ -96,7 +76,7 @@ impl Transcript {
             file,
             path: path.to_owned(),
             id,
-            redact: Vec::new(),
+            redact: Secrets::default(),
             failed: false,
         })
     }
@@ -115,9 +95,7 @@ impl Transcript {
 
     /// Never writes `secret` (an API key) into the file.
     pub fn redact(&mut self, secret: &str) {
-        if let Some(secret) = redactable(secret) {
-            self.redact.push(secret);
-        }
+        self.redact.add(secret);
     }
 
     /// Appends one event and flushes it.
@@ -128,10 +106,9 @@ impl Transcript {
         if self.failed {
             return Ok(());
         }
-        let mut line = redacted(
-            serde_json::to_string(event).map_err(std::io::Error::other)?,
-            &self.redact,
-        );
+        let mut line = self
+            .redact
+            .redact(serde_json::to_string(event).map_err(std::io::Error::other)?);
         line.push('\n');
         let written = self
             .file

@@ -180,9 +180,14 @@ impl Plain {
                 note,
                 usage,
                 changes,
+                denials,
                 ..
             } => {
                 self.text.clear();
+                // Even with -q, like a denial: it is how a CI job learns what to allow.
+                if let Some(line) = super::summary::allow_next_time(denials) {
+                    let _ = writeln!(std::io::stderr().lock(), "{line}");
+                }
                 done_lines(note.as_deref(), changes.as_ref(), usage.as_ref())
             }
             _ => return,

@@ -26,6 +26,23 @@ pub fn one_line(command: &str) -> String {
     }
 }
 
+/// The flags that would have allowed what was denied for want of a terminal, once each:
+/// `agent: denied for want of a terminal; to allow next time, run with: --allow 'npx jest'
+/// --allow-edits`. `None` when no denial has one.
+#[must_use]
+pub fn allow_next_time(denials: &[crate::event::Denial]) -> Option<String> {
+    let mut flags: Vec<&str> = Vec::new();
+    for flag in denials.iter().filter_map(|denial| denial.allow.as_deref()) {
+        if !flags.contains(&flag) {
+            flags.push(flag);
+        }
+    }
+    (!flags.is_empty()).then(|| {
+        let flags = super::sanitize::escape_command(&flags.join(" ")).replace('\n', "⏎");
+        format!("agent: denied for want of a terminal; to allow next time, run with: {flags}")
+    })
+}
+
 /// `path` for a person: under the home directory it starts with `~` (`~/.config/agent/…`),
 /// hidden characters escaped. Only for showing: what is written keeps the full path.
 #[must_use]

@@ -250,8 +250,14 @@ impl Tui {
                 note,
                 usage,
                 changes,
+                denials,
                 ..
-            } => self.done(note.as_deref(), changes.as_ref(), *usage),
+            } => {
+                self.done(note.as_deref(), changes.as_ref(), *usage);
+                if let Some(line) = super::summary::allow_next_time(denials) {
+                    self.line(&line);
+                }
+            }
             Event::Compacted {
                 reason, replaced, ..
             } => {

@@ -63,7 +63,7 @@ impl Dirs {
 }
 
 /// Whether the sandbox works on this machine; tests skip (saying so) where it does not.
-fn available() -> bool {
+pub(super) fn available() -> bool {
     let dirs = Dirs::new();
     let output = dirs
         .agent()
@@ -1379,9 +1379,6 @@ fn what_the_read_only_list_allows_runs_read_only() {
     std::fs::write(home.join("secret"), "home-secret\n").unwrap();
     std::fs::write(work.join(".env"), "API_KEY=workspace-secret\n").unwrap();
     std::fs::write(work.join("notes.txt"), "workspace-notes\n").unwrap();
-    // Inside the workspace: an inspection command cannot even see programs elsewhere.
-    let bin = work.join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
     let script = format!(
         "#!/bin/sh\ncat {home}/secret; cat .env; cat notes.txt; touch written && echo wrote; \
          git status --short >/dev/null 2>&1 && echo git-ok; \
@@ -1389,16 +1386,8 @@ fn what_the_read_only_list_allows_runs_read_only() {
         home = quoted(&home),
         pid = std::process::id()
     );
-    let stand_in = bin.join("ls");
-    std::fs::write(&stand_in, script).unwrap();
-    let mut permissions = std::fs::metadata(&stand_in).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-    std::fs::set_permissions(&stand_in, permissions).unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    // Inside the workspace: an inspection command cannot even see programs elsewhere.
+    let path = super::harness::first_on_path(&work.join("bin"), "ls", &script);
     let run = |switch: Option<&str>, flags: &[&str]| {
         let server = FakeModel::openai_turns([turn_tool_call("ls", "list"), turn_text("done")]);
         dirs.agent_with(switch)

@@ -203,3 +203,117 @@ fn unknown_keys_warn() {
             "unknown key `alow` in [permissions.commands] is ignored (did you mean `allow`?)",
         ));
 }
+
+/// The release sections of a changelog, newest first: `## [Unreleased]` (no
+/// date) and `## [X.Y.Z] - YYYY-MM-DD`; an error names a heading of another shape.
+fn releases(changelog: &str) -> Result<Vec<(String, Option<String>)>, String> {
+    let shape =
+        regex::Regex::new(r"^## \[(Unreleased|\d+\.\d+\.\d+)\](?: - (\d{4}-[01]\d-[0-3]\d))?$")
+            .unwrap();
+    changelog
+        .lines()
+        .filter(|line| line.starts_with("## "))
+        .map(|line| {
+            let found = shape
+                .captures(line)
+                .ok_or_else(|| format!("a heading of another shape: {line}"))?;
+            let (name, date) = (
+                found[1].to_owned(),
+                found.get(2).map(|d| d.as_str().to_owned()),
+            );
+            if (name == "Unreleased") == date.is_some() {
+                return Err(format!("only [Unreleased] goes without a date: {line}"));
+            }
+            Ok((name, date))
+        })
+        .collect()
+}
+
+/// Why `changelog` does not describe `version` as its latest release, if it does not.
+fn unreleased_version(changelog: &str, version: &str) -> Option<String> {
+    let releases = match releases(changelog) {
+        Ok(releases) => releases,
+        Err(error) => return Some(error),
+    };
+    let names: Vec<&str> = releases.iter().map(|(name, _)| name.as_str()).collect();
+    if names.first() != Some(&"Unreleased") {
+        return Some(format!("the first section is not [Unreleased]: {names:?}"));
+    }
+    let numbers: Vec<Vec<u64>> = names[1..]
+        .iter()
+        .map(|name| name.split('.').map(|n| n.parse().unwrap_or(0)).collect())
+        .collect();
+    let dates: Vec<&Option<String>> = releases[1..].iter().map(|(_, date)| date).collect();
+    if numbers.windows(2).any(|pair| pair[0] <= pair[1]) || dates.windows(2).any(|d| d[0] < d[1]) {
+        return Some(format!("the releases are not newest first: {names:?}"));
+    }
+    match names.get(1) {
+        Some(&latest) if latest == version => None,
+        latest => Some(format!(
+            "Cargo.toml says {version}, the CHANGELOG's latest release is {latest:?}: add a section `## [{version}] - YYYY-MM-DD` below [Unreleased], or set the version"
+        )),
+    }
+}
+
+#[test]
+fn the_version_is_the_changelogs_latest_release() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let changelog = std::fs::read_to_string(root.join("CHANGELOG.md")).unwrap();
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(unreleased_version(&changelog, version), None);
+    // The check itself: every way the two can part is found.
+    let good = "# Changelog\n\n## [Unreleased]\n\n## [0.3.0] - 2026-12-04\n\n### Added\n- a\n\n## [0.2.0] - 2026-12-03\n";
+    assert_eq!(unreleased_version(good, "0.3.0"), None);
+    for (changelog, version) in [
+        (good, "0.4.0"),
+        (good, "0.2.0"),
+        (&good.replace("## [Unreleased]\n\n", "")[..], "0.3.0"),
+        (&good.replace(" - 2026-12-04", "")[..], "0.3.0"),
+        (
+            &good.replace("[0.3.0] - 2026-12-04", "0.3.0 - 2026-12-04")[..],
+            "0.3.0",
+        ),
+        (&good.replace("2026-12-04", "04.12.2026")[..], "0.3.0"),
+        (
+            &good.replace("[Unreleased]", "[Unreleased] - 2026-12-05")[..],
+            "0.3.0",
+        ),
+        (&good.replace("2026-12-03", "2026-12-05")[..], "0.3.0"),
+        (&good.replace("[0.2.0]", "[0.4.0]")[..], "0.3.0"),
+    ] {
+        assert!(
+            unreleased_version(changelog, version).is_some(),
+            "{version} passed against:\n{changelog}"
+        );
+    }
+}
+
+#[test]
+fn the_version_names_the_commit_it_was_built_from() {
+    let sandbox = Sandbox::new();
+    let output = sandbox.agent().arg("--version").output().unwrap();
+    let printed = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned());
+    let version = env!("CARGO_PKG_VERSION");
+    match head {
+        // Built from a clone: the commit is the one checked out now (the build
+        // script runs again when HEAD or its branch moves).
+        Some(head) => {
+            let commit = printed
+                .strip_prefix(&format!("agent {version} ("))
+                .and_then(|rest| rest.strip_suffix(')'))
+                .unwrap_or_else(|| panic!("no commit in `{printed}`"));
+            assert!(
+                commit.len() >= 7 && head.starts_with(commit),
+                "`{printed}` is not HEAD {head}"
+            );
+        }
+        None => assert_eq!(printed, format!("agent {version}")),
+    }
+}

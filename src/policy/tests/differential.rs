@@ -432,6 +432,7 @@ const FOUND: &[&str] = &[
     "cat x &>/dev/null zap",
     "a &>/dev/null a",
     "ls &>/dev/null w zap",
+    "hf zap\\ {a,b}",
 ];
 
 #[test]

@@ -419,8 +419,12 @@ headers = {{ "HTTP-Referer" = "https://example.com/agent", "X-Title" = "from set
             assert_eq!(request.header("x-title"), Some("from the flag"));
             assert_eq!(request.header("x-gateway-key"), Some(GATEWAY_KEY));
         }
-        // The command printed the secret: the model got it, nothing recorded or shown did.
-        assert!(server.request(1).tool_results()[0].1.contains(GATEWAY_KEY));
+        // The command printed the secret: nothing sent, recorded or shown holds it.
+        let sent = &server.request(1).tool_results()[0].1;
+        assert!(
+            !sent.contains(GATEWAY_KEY) && sent.contains("[REDACTED]"),
+            "{sent}"
+        );
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert!(
             !stdout.contains(GATEWAY_KEY) && stdout.contains("[REDACTED]"),
