@@ -34,6 +34,9 @@ pub(super) const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 const MAX_BODY_START_CHARS: usize = 200;
 /// Bytes read from an unexpected body at most, to find its start.
 const MAX_BODY_START_BYTES: usize = 8 * 1024;
+/// Longest wait for an information GET (`/props`, `/v1/models`) — a server answers them at
+/// once; one that does not must not hold up the run, which needs neither.
+const INFO_TIMEOUT: Duration = Duration::from_secs(5);
 /// Most of an information body read (`/props` holds the whole chat template): plenty for
 /// what is in it, bounded against an endless one.
 const MAX_INFO_BODY_BYTES: usize = 1024 * 1024;
@@ -288,15 +291,13 @@ impl Transport {
         for (name, value) in &self.headers {
             headers.insert(name.clone(), value.clone());
         }
+        let patience = self.idle_timeout.min(INFO_TIMEOUT);
         let send = self.client.get(url).headers(headers).send();
-        let response = tokio::time::timeout(self.idle_timeout, send)
-            .await
-            .ok()?
-            .ok()?;
+        let response = tokio::time::timeout(patience, send).await.ok()?.ok()?;
         if !response.status().is_success() {
             return None;
         }
-        let bytes = read_at_most(response, self.idle_timeout, MAX_INFO_BODY_BYTES).await;
+        let bytes = read_at_most(response, patience, MAX_INFO_BODY_BYTES).await;
         serde_json::from_slice(&bytes).ok()
     }
 
