@@ -339,6 +339,9 @@ impl Tui {
             | Event::Continue { .. }
             | Event::Decision { .. }
             | Event::Error { .. }
+            // Said on stderr by the model's notice as they happen.
+            | Event::Retry { .. }
+            | Event::Warning { .. }
             | Event::ReasoningDelta { .. } => {}
         }
     }
