@@ -171,7 +171,10 @@ impl Tui {
             | Event::OutputDelta { .. }
             | Event::Done { .. }
             | Event::Error { .. } => self.working.stop(),
-            Event::Compacted { .. } | Event::ReasoningDelta { .. } => {}
+            Event::Compacted { .. }
+            | Event::ReasoningDelta { .. }
+            | Event::Retry { .. }
+            | Event::Warning { .. } => {}
         }
         if let Event::TurnEnd {
             usage: Some(usage), ..
