@@ -87,6 +87,7 @@ mod data;
 mod decide;
 pub mod files;
 mod git;
+mod git_listings;
 mod inspect;
 mod lex;
 mod options;
