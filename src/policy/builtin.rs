@@ -5,7 +5,7 @@
 use std::sync::OnceLock;
 
 use super::word::{Word, WordKind};
-use super::{Context, OsFamily, ReadOnly, builtins_pure, inspect};
+use super::{Context, OsFamily, ReadOnly, builtins_pure, inspect, listings};
 
 const UNIX_LIST: &str = include_str!("../../assets/builtin-unix.txt");
 const WINDOWS_LIST: &str = include_str!("../../assets/builtin-windows.txt");
@@ -117,7 +117,8 @@ pub(super) fn check(context: &Context, words: &[Word]) -> Result<String, String>
     }
     if context.read_only == ReadOnly::Inspect
         && context.os == OsFamily::Unix
-        && let Some(verdict) = builtins_pure::check(context, words)
+        && let Some(verdict) =
+            builtins_pure::check(context, words).or_else(|| listings::check(words))
     {
         return verdict;
     }

@@ -66,11 +66,13 @@ pub(super) fn test_command(context: &Context, text: &str) -> Result<String, Stri
             .strip_suffix("]]")
             .filter(|inner| inner.starts_with([' ', '\t']) && inner.ends_with([' ', '\t']))
             .ok_or_else(unreadable)?;
-        let words = split::split(inner).ok_or_else(unreadable)?;
+        // Split after a plain program word: a leading `!` is no reserved word here.
+        let words = split::split(&format!("test{inner}")).ok_or_else(unreadable)?;
+        let words = words.get(1..).unwrap_or_default();
         if words.first().is_some_and(|w| w.text.starts_with('-')) && words.len() == 1 {
             return Err(unreadable());
         }
-        return expression(context, "[[", &words).map(|()| "[[".to_owned());
+        return expression(context, "[[", words).map(|()| "[[".to_owned());
     }
     let words = split::split(trimmed).ok_or_else(unreadable)?;
     match words.split_first() {

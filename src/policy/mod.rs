@@ -90,6 +90,7 @@ mod git;
 mod git_listings;
 mod inspect;
 mod lex;
+mod listings;
 mod options;
 mod parse;
 mod programs;
