@@ -24,8 +24,8 @@ const MAX_SLEEP_SECONDS: f64 = 600.0;
 
 /// File tests: the operand names a file, which is looked at, not printed.
 const FILE_TESTS: &[&str] = &[
-    "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-u", "-w", "-x",
-    "-G", "-L", "-N", "-O", "-S",
+    "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-u", "-w", "-x", "-G",
+    "-L", "-N", "-O", "-S",
 ];
 
 /// String tests: the operand is text.

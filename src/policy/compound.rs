@@ -24,9 +24,7 @@ enum State {
 /// The parts' texts without the `if` keywords, one per part (`None` for a `fi`, which is no
 /// command), or `Ok(None)` when no part starts with a keyword, or why the structure is not
 /// read.
-pub(super) fn without_keywords(
-    parts: &[Part<'_>],
-) -> Result<Option<Vec<Option<String>>>, String> {
+pub(super) fn without_keywords(parts: &[Part<'_>]) -> Result<Option<Vec<Option<String>>>, String> {
     let keyword_of = |redirected: bool, text: &str| {
         if redirected {
             return None;
@@ -36,7 +34,10 @@ pub(super) fn without_keywords(
             .into_iter()
             .find(|k| trimmed == *k || trimmed.strip_prefix(k).is_some_and(starts_blank))
     };
-    if !parts.iter().any(|&(_, r, text)| keyword_of(r, text).is_some()) {
+    if !parts
+        .iter()
+        .any(|&(_, r, text)| keyword_of(r, text).is_some())
+    {
         return Ok(None);
     }
     let unread = |what: &str| Err(format!("contains {what} (only a plain `if` is read)"));
@@ -53,8 +54,7 @@ pub(super) fn without_keywords(
         };
         let rest = text.trim_start_matches([' ', '\t'])[keyword.len()..].trim_matches([' ', '\t']);
         if keyword == "fi" {
-            if !rest.is_empty() || !after_semicolon || !matches!(state, State::Body | State::Else)
-            {
+            if !rest.is_empty() || !after_semicolon || !matches!(state, State::Body | State::Else) {
                 return unread("a misplaced `fi`");
             }
             state = State::Outside;
@@ -129,7 +129,10 @@ mod tests {
         let cases: &[(&str, &[&str])] = &[
             ("if a; then b; fi", &["a", "b"]),
             ("if a; then b; else c; fi", &["a", "b", "c"]),
-            ("if a; then b; elif c; then d; else e; fi", &["a", "b", "c", "d", "e"]),
+            (
+                "if a; then b; elif c; then d; else e; fi",
+                &["a", "b", "c", "d", "e"],
+            ),
             ("if ! a; then b; fi", &["a", "b"]),
             ("if a && b; then c && d; fi; e", &["a", "b", "c", "d", "e"]),
             ("x && if a; then b; fi", &["x", "a", "b"]),

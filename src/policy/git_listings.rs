@@ -154,7 +154,12 @@ const STASH_SHOW_EXTRA: &[Spec] = &[
     ("--only-untracked", false),
 ];
 
-const WORKTREE_LIST: &[Spec] = &[("--porcelain", false), ("-v", false), ("--verbose", false), ("-z", false)];
+const WORKTREE_LIST: &[Spec] = &[
+    ("--porcelain", false),
+    ("-v", false),
+    ("--verbose", false),
+    ("-z", false),
+];
 
 const CONFIG: &[Spec] = &[
     ("--get", false),
@@ -242,10 +247,12 @@ pub(super) fn check(
             if words.is_empty() {
                 Ok("git remote")
             } else {
-                Err("`git remote` is on the read-only list only without arguments (`-v`, \
+                Err(
+                    "`git remote` is on the read-only list only without arguments (`-v`, \
                      `get-url` and `show` print URLs, which may embed a credential; `show` \
                      also contacts the remote)"
-                    .to_owned())
+                        .to_owned(),
+                )
             }
         }
         "config" => config(&words),
@@ -264,7 +271,12 @@ fn options<'w>(
     words: &[&'w str],
     lists: &[&'static [Spec]],
 ) -> Result<Vec<&'w str>, String> {
-    let find = |name: &str| lists.iter().flat_map(|l| l.iter()).find(|(n, _)| *n == name);
+    let find = |name: &str| {
+        lists
+            .iter()
+            .flat_map(|l| l.iter())
+            .find(|(n, _)| *n == name)
+    };
     let mut operands = Vec::new();
     let mut i = 0;
     while let Some(&word) = words.get(i) {
@@ -316,7 +328,7 @@ fn short_letters(word: &str, find: &dyn Fn(&str) -> Option<&'static Spec>) -> bo
         .chars()
         .all(|c| find(&format!("-{c}")).is_some_and(|(_, value)| !*value))
         || find(&word[..2]).is_some_and(|(_, value)| *value)
-        && word[2..].bytes().all(|b| b.is_ascii_digit())
+            && word[2..].bytes().all(|b| b.is_ascii_digit())
 }
 
 fn no_operands(sub: &str, words: &[&str], lists: &[&'static [Spec]]) -> Result<(), String> {
@@ -364,9 +376,11 @@ fn stash(words: &[&str]) -> Result<&'static str, String> {
                 .iter()
                 .any(|w| STASH_SUMMARIES.iter().any(|(name, _)| name == w))
             {
-                return Err("`git stash show` asks without `--stat`, `--name-only` or another \
+                return Err(
+                    "`git stash show` asks without `--stat`, `--name-only` or another \
                             summary (it may print the patch, which is content)"
-                    .to_owned());
+                        .to_owned(),
+                );
             }
             if operands.len() > 1 {
                 return Err("`git stash show` takes one stash".to_owned());
@@ -386,9 +400,11 @@ fn config(words: &[&str]) -> Result<&'static str, String> {
     };
     let operands = options("config", rest, &[CONFIG])?;
     let [key] = operands.as_slice() else {
-        return Err("`git config` is on the read-only list only to read one key (`--list` and \
+        return Err(
+            "`git config` is on the read-only list only to read one key (`--list` and \
                     `--get-regexp` print values that may be credentials)"
-            .to_owned());
+                .to_owned(),
+        );
     };
     let lower = key.to_ascii_lowercase();
     if let Some(word) = SENSITIVE_KEY_WORDS.iter().find(|w| lower.contains(*w)) {
@@ -397,7 +413,9 @@ fn config(words: &[&str]) -> Result<&'static str, String> {
         ));
     }
     if !key.contains('.') {
-        return Err(format!("`git config {key}` asks (not a `section.name` key)"));
+        return Err(format!(
+            "`git config {key}` asks (not a `section.name` key)"
+        ));
     }
     Ok("git config")
 }

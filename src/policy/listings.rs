@@ -145,10 +145,7 @@ fn known_tool(name: &str) -> bool {
 /// `pip`, `pip3`, `pip3.12`.
 fn is_pip(name: &str) -> bool {
     name.strip_prefix("pip").is_some_and(|version| {
-        version
-            .bytes()
-            .all(|b| b.is_ascii_digit() || b == b'.')
-            && !version.starts_with('.')
+        version.bytes().all(|b| b.is_ascii_digit() || b == b'.') && !version.starts_with('.')
     })
 }
 
@@ -159,8 +156,7 @@ fn version_query(name: &str, args: &[Word]) -> Option<Result<String, String>> {
             || version.starts_with('3') && version.bytes().all(|b| b.is_ascii_digit() || b == b'.')
     });
     let forms: &[&str] = match name {
-        "node" => &["--version", "-v"],
-        "perl" => &["--version", "-v"],
+        "node" | "perl" => &["--version", "-v"],
         "ruby" | "npm" => &["--version"],
         _ if python => &["--version", "-V", "-VV"],
         _ => return None,
@@ -178,13 +174,20 @@ fn version_query(name: &str, args: &[Word]) -> Option<Result<String, String>> {
 /// Walks the options against the tables; operands (package names) may be any plain word that
 /// is not an option.
 fn options(entry: &str, words: &[&str], tables: &[&[(&str, bool)]]) -> Result<(), String> {
-    let find = |name: &str| tables.iter().flat_map(|t| t.iter()).find(|(n, _)| *n == name);
+    let find = |name: &str| {
+        tables
+            .iter()
+            .flat_map(|t| t.iter())
+            .find(|(n, _)| *n == name)
+    };
     let mut i = 0;
     while let Some(&word) = words.get(i) {
         i += 1;
         if !word.starts_with('-') {
             if word.starts_with(['/', '~', '.']) || word.contains("..") {
-                return Err(format!("`{entry}` with `{word}` asks (a package name is expected)"));
+                return Err(format!(
+                    "`{entry}` with `{word}` asks (a package name is expected)"
+                ));
             }
             continue;
         }

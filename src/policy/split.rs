@@ -222,8 +222,14 @@ mod tests {
             ("\\if x", &[("if", L), ("x", L)]),
             ("a\\=b", &[("a=b", L)]),
             ("rg 'a|b;c&d<e>f$g`h'", &[("rg", L), ("a|b;c&d<e>f$g`h", L)]),
-            ("rg \"a|b;c&d<e>f#(g){h}\"", &[("rg", L), ("a|b;c&d<e>f#(g){h}", L)]),
-            ("grep \"a\\|b\" \"*.pem\" \"[x]?\"", &[("grep", L), ("a\\|b", L), ("*.pem", L), ("[x]?", L)]),
+            (
+                "rg \"a|b;c&d<e>f#(g){h}\"",
+                &[("rg", L), ("a|b;c&d<e>f#(g){h}", L)],
+            ),
+            (
+                "grep \"a\\|b\" \"*.pem\" \"[x]?\"",
+                &[("grep", L), ("a\\|b", L), ("*.pem", L), ("[x]?", L)],
+            ),
         ];
         for (input, want) in cases {
             let want: Vec<(String, WordKind)> =

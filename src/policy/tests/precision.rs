@@ -7,8 +7,8 @@ use pretty_assertions::assert_eq;
 
 /// Operator, comment and glob characters that are text inside double quotes.
 const QUOTED_TEXT: &[&str] = &[
-    "|", "||", "&", "&&", ";", "<", ">", "<<", ">>", "(", ")", "{", "}", "#", "*", "?", "[",
-    "]", "!", "<<<<<<", "a\\|b", "(a|b)", "2>&1", "a;b&c",
+    "|", "||", "&", "&&", ";", "<", ">", "<<", ">>", "(", ")", "{", "}", "#", "*", "?", "[", "]",
+    "!", "<<<<<<", "a\\|b", "(a|b)", "2>&1", "a;b&c",
 ];
 
 #[test]
@@ -159,7 +159,10 @@ fn if_statements_and_lists_of_tests_compose() {
         &[
             ("if [ -f package.json ]; then cat package.json; fi", Allow),
             ("if test -f x; then cat x; else echo none; fi", Allow),
-            ("if [[ -d src ]]; then ls src; elif [ -d lib ]; then ls lib; fi", Allow),
+            (
+                "if [[ -d src ]]; then ls src; elif [ -d lib ]; then ls lib; fi",
+                Allow,
+            ),
             ("if ! test -f x; then echo missing; fi", Allow),
             ("if [ -f x ]; then cat x | head -5; fi 2>/dev/null", Allow),
             ("test -f x && cat x || echo none", Allow),
@@ -207,7 +210,10 @@ fn git_plumbing_and_listings() {
             ("git ls-tree -r --name-only HEAD", Allow),
             ("git ls-tree HEAD src", Allow),
             ("git for-each-ref --sort=-committerdate refs/heads/", Allow),
-            ("git for-each-ref --format='%(refname:short)' refs/tags", Allow),
+            (
+                "git for-each-ref --format='%(refname:short)' refs/tags",
+                Allow,
+            ),
             ("git show-ref --tags", Allow),
             ("git name-rev HEAD", Allow),
             ("git reflog", Allow),
