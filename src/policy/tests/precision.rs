@@ -64,18 +64,23 @@ fn double_quoted_operators_are_text_only_on_the_inspect_list() {
     assert_eq!(decision.verdict, Ask, "{decision:?}");
 }
 
+/// Each command is denied under the deny rule `rm -rf`, with the inspect list.
+fn assert_denied(commands: &[&str]) {
+    let rules = Rules::new(Vec::new(), vec![rule("rm -rf", Source::User)]);
+    for command in commands {
+        let decision = decide_inspect(&rules, OsFamily::Unix, command);
+        assert_eq!(decision.verdict, Deny, "{command:?}: {decision:?}");
+    }
+}
+
 #[test]
 fn double_quoted_operators_never_hide_a_deny() {
-    let rules = Rules::new(Vec::new(), vec![rule("rm -rf", Source::User)]);
-    for command in [
+    assert_denied(&[
         "grep \"a\" x; rm -rf /",
         "grep \"a|\" x | rm -rf /",
         "sh -c \"grep a | rm -rf /\"",
         "grep \"$(rm -rf /)\" x",
-    ] {
-        let decision = decide_inspect(&rules, OsFamily::Unix, command);
-        assert_eq!(decision.verdict, Deny, "{command:?}: {decision:?}");
-    }
+    ]);
 }
 
 #[test]
@@ -186,15 +191,11 @@ fn if_statements_and_lists_of_tests_compose() {
 
 #[test]
 fn if_statements_never_hide_a_deny() {
-    let rules = Rules::new(Vec::new(), vec![rule("rm -rf", Source::User)]);
-    for command in [
+    assert_denied(&[
         "if [ -f x ]; then rm -rf x; fi",
         "if rm -rf x; then :; fi",
         "if [ -f x ]; then cat x; else rm -rf /; fi",
-    ] {
-        let decision = decide_inspect(&rules, OsFamily::Unix, command);
-        assert_eq!(decision.verdict, Deny, "{command:?}: {decision:?}");
-    }
+    ]);
 }
 
 #[test]
