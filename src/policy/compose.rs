@@ -9,8 +9,8 @@
 //! Anything else asks: expansions and backticks, `(`/`)` (subshells, functions), `&`
 //! (background), `|&`, here-documents and here-strings, `>>`, `>|`, `<>`, redirections to or
 //! from anything else, a redirection glued to a word (`ls>x`), newlines, more than
-//! [`MAX_PARTS`] parts. Operators inside quotes stay in their part, whose own decision asks
-//! (rule 3 still holds within a part). `cd DIR` inside the workspace changes the directory
+//! [`MAX_PARTS`] parts. Operators inside quotes stay in their part, where they are text
+//! (`rg "a|b" src | head`; a `$` or backtick inside `"…"` still asks there). `cd DIR` inside the workspace changes the directory
 //! the later parts are judged in (both the old and the new one: `cd` may fail). An
 //! `if … then … fi` is read as its parts (`compound`).
 
