@@ -122,6 +122,14 @@ pub async fn run<M: Model, A: Approve>(
     .await
 }
 
+/// The estimated tokens of what every request carries before the conversation: the system
+/// prompt and the tool definitions (`agent config show` prints it; a server's context must
+/// hold it with room to spare).
+#[must_use]
+pub fn fixed_prompt_tokens(config: &Config) -> u64 {
+    crate::model::overflow::fixed_prompt_tokens(&system_prompt(config), &offered_tools(config))
+}
+
 /// The tools offered to the model: none in mode `off`, else `shell` and the file tools.
 fn offered_tools(config: &Config) -> Vec<crate::model::ToolSpec> {
     if config.mode == Mode::Off {

@@ -54,7 +54,14 @@ pub(crate) fn run(global: &GlobalArgs, command: &ConfigCommand) -> Result<ExitCo
                 State::Unavailable(why) => Err(why.as_str()),
                 State::Off => Err("mode off"),
             };
-            super::print_stdout(&settings::render(&settings, state, global.json))?;
+            let config = super::run::agent_config(
+                &settings,
+                &workspace,
+                &crate::cli::RunArgs::default(),
+                sandbox.clone(),
+            )?;
+            let prompt = crate::agent::fixed_prompt_tokens(&config);
+            super::print_stdout(&settings::render(&settings, state, prompt, global.json))?;
         }
     }
     Ok(Status::Success.into())

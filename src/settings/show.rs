@@ -239,7 +239,12 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
 /// the sandbox applies on this machine: `Ok(what enforces it)` or `Err(why not)`; it is
 /// shown as `sandbox.active`.
 #[must_use]
-pub fn render(settings: &Settings, sandbox: Result<&str, &str>, as_json: bool) -> String {
+pub fn render(
+    settings: &Settings,
+    sandbox: Result<&str, &str>,
+    prompt_tokens: u64,
+    as_json: bool,
+) -> String {
     let mut rows = rows(settings);
     let at = rows
         .iter()
@@ -250,6 +255,12 @@ pub fn render(settings: &Settings, sandbox: Result<&str, &str>, as_json: bool) -
         Err(why) => (false, why.to_owned()),
     };
     rows.insert(at, ("sandbox.active".to_owned(), json!(active), why));
+    // What every request carries before the conversation: a server's context must hold it.
+    rows.push((
+        "model.prompt_tokens".to_owned(),
+        json!(prompt_tokens),
+        "estimate: the system prompt and tool definitions, about 4 bytes a token".to_owned(),
+    ));
     if as_json {
         let mut object = serde_json::Map::new();
         object.insert(

@@ -71,3 +71,44 @@ fn anthropic_api_key_is_read_from_the_environment_and_picks_the_provider() {
     assert_eq!(show["model.api_key"]["source"], "env ANTHROPIC_API_KEY");
     assert_ne!(show["model.api_key"]["value"], "<not set>");
 }
+
+/// The fixed prompt's size is shown, so a person can size a local server's context: it
+/// grows with the project's instructions and is far smaller with no tools (mode `off`).
+#[test]
+fn config_show_estimates_the_fixed_prompt() {
+    let tokens = |show: &serde_json::Value| show["model.prompt_tokens"]["value"].as_u64().unwrap();
+    let plain = shown("", &[], &[]);
+    let with_tools = tokens(&plain);
+    assert!(with_tools > 500, "{plain}");
+    assert!(
+        plain["model.prompt_tokens"]["source"]
+            .as_str()
+            .unwrap()
+            .contains("estimate"),
+        "{plain}"
+    );
+    let off = tokens(&shown("[permissions]\nmode = \"off\"\n", &[], &[]));
+    assert!(off * 4 < with_tools, "off {off}, with tools {with_tools}");
+
+    let sandbox = Sandbox::new();
+    std::fs::write(
+        sandbox.work().join("AGENTS.md"),
+        "Always run the tests. ".repeat(200),
+    )
+    .unwrap();
+    let output = sandbox
+        .agent()
+        .args(["config", "show", "--json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let with_instructions = tokens(&json(&output));
+    assert!(
+        with_instructions >= with_tools + 900,
+        "{with_instructions} vs {with_tools}"
+    );
+
+    let text = sandbox.agent().args(["config", "show"]).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("model.prompt_tokens = "), "{text}");
+}
