@@ -241,6 +241,10 @@ pub enum Event {
         /// Provider reasoning that must be sent back with the reply (`Reasoning::replay`).
         #[serde(skip_serializing_if = "Vec::is_empty")]
         replay: Vec<serde_json::Value>,
+        /// Tool calls the output limit cut off inside their arguments: dropped (not in
+        /// `tool_calls`, never run or sent back); a continued run tells the model.
+        #[serde(skip_serializing_if = "is_zero")]
+        cut_calls: u32,
     },
     /// The run ended.
     Done {
@@ -280,6 +284,26 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         summary: Option<String>,
     },
+    /// A model request failed before anything of it was shown and is tried again.
+    Retry {
+        /// The try about to be made (2 for the first retry).
+        attempt: u32,
+        /// Tries in all.
+        tries: u32,
+        /// The wait before it, in milliseconds.
+        delay_ms: u64,
+        /// The kind of failure, as in `error` (`connect`, `http`, `stream`, …).
+        code: String,
+        /// What failed, in one line.
+        reason: String,
+    },
+    /// Something about the model server the person should know; the run goes on.
+    Warning {
+        /// What kind (`tools_dropped`, …).
+        code: String,
+        /// One line: what happened and what to do.
+        message: String,
+    },
     /// Something failed; the run ends after this.
     Error {
         /// The kind of failure (`connect`, `auth`, `stream`, … or `usage`).
@@ -287,6 +311,15 @@ pub enum Event {
         /// One line: what happened and what to do.
         message: String,
     },
+}
+
+/// Serde's test for a count left out when zero.
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde passes a reference"
+)]
+fn is_zero(count: &u32) -> bool {
+    *count == 0
 }
 
 #[cfg(test)]

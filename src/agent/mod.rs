@@ -12,6 +12,7 @@ mod budget;
 mod file_call;
 mod instructions;
 mod model_text;
+mod reply;
 mod rerun;
 mod tool;
 
@@ -25,11 +26,12 @@ pub use instructions::{Instructions, MAX_INSTRUCTION_BYTES};
 pub use tool::{SHELL, ShellCall, shell_tool};
 
 use model_text::ModelText;
+use reply::{cut_note, drop_cut_calls, keep_cut_reply, push_prompt, sent_message};
 use rerun::Rerun;
 
 use crate::approve::Approve;
 use crate::exec::{self, ErrorCode, ExecRequest};
-use crate::model::{Message, Model, ModelError, Request, StopReason, ToolCall};
+use crate::model::{Delta, Message, Model, ModelError, Request, StopReason, ToolCall};
 use crate::policy::{Mode, OsFamily, ReadOnly, Rule, Rules, Source, Verdict};
 
 /// The same call this many times in a row is refused with `ELOOP`.
@@ -170,56 +172,62 @@ pub async fn run_after<M: Model, A: Approve>(
     let system = system_prompt(config);
     let tools = offered_tools(config);
     let messages = conversation;
-    messages.push(Message::User(prompt.to_owned()));
+    // A conversation continued from a transcript or a session is one every server reads.
+    crate::model::repair::repair(messages);
+    let prompt_undo = push_prompt(messages, prompt);
+    let first_turn = stats.turns;
     while stats.turns < config.max_turns {
         if let Some(note) = clock.spent(stats) {
             emit(done(Outcome::Budget, stats, None, Some(&note)));
             return Ok(Outcome::Budget);
         }
-        stats.turns += 1;
         let request = Request {
             system: &system,
             messages,
             tools: &tools,
         };
-        let mut deltas = ModelText::new(&config.secrets);
-        let completed = clock
-            .within(model.complete(&request, &mut |delta| deltas.push(delta, emit)))
-            .await;
-        deltas.finish(emit);
-        let Some(completed) = completed else {
+        let Some(completed) = ask(model, &request, config, &clock, emit).await else {
             let note = clock.time_note();
             emit(done(Outcome::Budget, stats, None, Some(&note)));
             return Ok(Outcome::Budget);
         };
-        let reply = match completed {
+        let mut reply = match completed {
             Ok(reply) => reply,
             Err(error) => {
-                emit(Event::Error {
-                    code: error.code().to_owned(),
-                    message: error.to_string(),
-                });
-                emit(done(Outcome::Error, stats, None, None));
-                return Err(error);
+                // Nothing of this invocation was answered: its prompt is not left behind for
+                // the next message or `--continue` to repeat (the transcript has the attempt).
+                if stats.turns == first_turn {
+                    prompt_undo.undo(messages);
+                }
+                return Err(failed(error, stats, emit));
             }
         };
-        end_turn(&reply, stats, emit);
-        if let Some(ended) = cut_or_filtered(&reply, stats, emit) {
+        stats.turns += 1;
+        let cut = drop_cut_calls(&mut reply);
+        end_turn(&reply, cut, stats, emit);
+        if let Some(ended) = cut_or_filtered(&reply, (cut, model.output_limit()), stats, emit) {
+            if reply.stop == StopReason::MaxTokens {
+                keep_cut_reply(&reply, cut, messages);
+            }
             return ended;
         }
         let calls = reply.tool_calls.clone();
-        messages.push(reply.to_message());
+        messages.push(sent_message(&reply));
         if calls.is_empty() {
             emit(done(Outcome::Answered, stats, Some(reply.text), None));
             return Ok(Outcome::Answered);
         }
-        for call in &calls {
+        for (at, call) in calls.iter().enumerate() {
             // Between calls, never during one (but `--max-time` ends a command like a timeout).
             if let Some(note) = clock.spent(stats) {
                 emit(done(Outcome::Budget, stats, None, Some(&note)));
                 return Ok(Outcome::Budget);
             }
             state.time_left = clock.time_left();
+            if let Some(error) = reply::not_handled(at, &calls) {
+                messages.push(refused(call, error, emit));
+                continue;
+            }
             let Some(content) = state.handle(call, approver, stats, emit).await else {
                 emit(done(
                     Outcome::Interrupted,
@@ -243,16 +251,74 @@ pub async fn run_after<M: Model, A: Approve>(
     Ok(Outcome::MaxTurns)
 }
 
-/// Counts a finished turn's tokens and records the turn (with what a continued run needs).
-fn end_turn(reply: &crate::model::Reply, stats: &mut Stats, emit: &mut (dyn FnMut(Event) + Send)) {
+/// One request to the model, its text and reasoning streamed as (redacted) events; `None`
+/// when `--max-time` ran out first.
+async fn ask<M: Model>(
+    model: &mut M,
+    request: &Request<'_>,
+    config: &Config,
+    clock: &budget::Clock,
+    emit: &mut (dyn FnMut(Event) + Send),
+) -> Option<Result<crate::model::Reply, ModelError>> {
+    let mut deltas = ModelText::new(&config.secrets);
+    let completed = clock
+        .within(model.complete(request, &mut |delta| deltas.push(delta, emit)))
+        .await;
+    deltas.finish(emit);
+    completed
+}
+
+/// Reports a provider's `error` (an `error` event, then `done`) and returns it.
+fn failed(error: ModelError, stats: &Stats, emit: &mut (dyn FnMut(Event) + Send)) -> ModelError {
+    emit(Event::Error {
+        code: error.code().to_owned(),
+        message: error.to_string(),
+    });
+    emit(done(Outcome::Error, stats, None, None));
+    error
+}
+
+/// The event for news about a request on its way (a retry, a warning about the server);
+/// `None` for the reply's own text and reasoning.
+fn news_event(delta: Delta<'_>) -> Option<Event> {
+    match delta {
+        Delta::Text(_) | Delta::Reasoning(_) => None,
+        Delta::Retry {
+            attempt,
+            tries,
+            delay,
+            error,
+        } => Some(Event::Retry {
+            attempt,
+            tries,
+            delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            code: error.code().to_owned(),
+            reason: error.to_string(),
+        }),
+        Delta::Warning { code, message } => Some(Event::Warning {
+            code: code.to_owned(),
+            message: message.to_owned(),
+        }),
+    }
+}
+
+/// Counts a finished turn's tokens and records the turn (with what a continued run needs:
+/// the calls as they may be sent back, and how many were cut off).
+fn end_turn(
+    reply: &crate::model::Reply,
+    cut: usize,
+    stats: &mut Stats,
+    emit: &mut (dyn FnMut(Event) + Send),
+) {
     if let Some(usage) = reply.usage {
         *stats.usage.get_or_insert_default() += usage;
     }
     emit(Event::TurnEnd {
         turn: stats.turns,
         usage: reply.usage,
-        tool_calls: reply.tool_calls.clone(),
+        tool_calls: crate::model::repair::sendable_calls(&reply.tool_calls).0,
         replay: reply.reasoning.replay.clone(),
+        cut_calls: u32::try_from(cut).unwrap_or(u32::MAX),
     });
 }
 
@@ -261,24 +327,18 @@ fn end_turn(reply: &crate::model::Reply, stats: &mut Stats, emit: &mut (dyn FnMu
 /// a content filter (an error). `None`: the reply is whole.
 fn cut_or_filtered(
     reply: &crate::model::Reply,
+    (cut, limit): (usize, Option<u32>),
     stats: &Stats,
     emit: &mut (dyn FnMut(Event) + Send),
 ) -> Option<Result<Outcome, ModelError>> {
     match reply.stop {
         StopReason::MaxTokens => {
-            let note = if reply.tool_calls.is_empty() {
-                "the answer was cut at the model's output limit: raise `max_output_tokens` in \
-                 [model] (or --max-output-tokens) to get it whole"
-            } else {
-                "the reply was cut at the model's output limit in the middle of a tool call, \
-                 which was not run: raise `max_output_tokens` in [model] (or \
-                 --max-output-tokens)"
-            };
+            let note = cut_note(reply.tool_calls.len(), cut, limit, reply.usage);
             emit(done(
                 Outcome::Truncated,
                 stats,
                 Some(reply.text.clone()),
-                Some(note),
+                Some(&note),
             ));
             Some(Ok(Outcome::Truncated))
         }
@@ -399,6 +459,8 @@ impl Loop<'_> {
         // Only the list's own allow: a command that mode allow-all let through is not on the
         // list (its source is builtin too, with no rule) and keeps the workspace-write sandbox.
         let inspection = decision.source == Source::Builtin && by == DecidedBy::Policy;
+        // Counted before the runner's request is built: its refusal (`ECWD`) counts too.
+        stats.commands_run += 1;
         let request = match self.exec_request(&decided.command, &shell, by, inspection) {
             Ok(request) => request,
             Err(error) => return fail(error, command, emit),
@@ -407,7 +469,6 @@ impl Loop<'_> {
             self.config.snapshots.before_change(stats.turns);
         }
         let mut result = run_streaming(&request, &id, emit).await;
-        stats.commands_run += 1;
         let mark = |content: String| match &decided.edited_from {
             Some(from) => approval::mark_edited(&content, from, &decided.command),
             None => content,
@@ -553,6 +614,23 @@ fn call_event(call: &ToolCall, parsed: &Result<ShellCall, ToolError>) -> Event {
             working_directory: None,
             arguments: Some(call.arguments.clone()),
         },
+    }
+}
+
+/// Answers a call that is not handled at all with `error` (its events, and the result for
+/// the model).
+fn refused(call: &ToolCall, error: ToolError, emit: &mut (dyn FnMut(Event) + Send)) -> Message {
+    emit(call_event(call, &tool::parse(call)));
+    let content = tool::error_content(&error);
+    emit(Event::ToolResult {
+        id: call.id.clone(),
+        command: None,
+        result: None,
+        error: Some(error),
+    });
+    Message::ToolResult {
+        call_id: call.id.clone(),
+        content,
     }
 }
 

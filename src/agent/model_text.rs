@@ -26,6 +26,14 @@ impl ModelText {
         let (reasoning, text) = match delta {
             Delta::Text(text) => (false, text),
             Delta::Reasoning(text) => (true, text),
+            Delta::Retry { .. } | Delta::Warning { .. } => {
+                // News about the request: what was held back goes out first.
+                self.finish(emit);
+                if let Some(event) = super::news_event(delta) {
+                    emit(event);
+                }
+                return;
+            }
         };
         self.end(!reasoning, emit);
         let mut out = String::new();

@@ -222,12 +222,45 @@ fn finish_screen(tui: Option<&Arc<Mutex<Tui>>>) {
 
 /// The model the settings name, saying each retry on stderr unless `quiet`.
 pub(super) fn model_for(settings: &Settings, quiet: bool) -> Result<AnyModel> {
-    let model = AnyModel::new(&provider_config(settings), cfg!(windows))?;
+    let mut config = provider_config(settings);
+    if let Some(name) = served_model(settings, &config)? {
+        config.model = name;
+    }
+    let model = AnyModel::new(&config, cfg!(windows))?;
     Ok(if quiet {
         model
     } else {
         model.with_retry_notice(retry_notice)
     })
+}
+
+/// With no model named anywhere, an OpenAI-compatible server that is not OpenAI's own is
+/// asked which it serves (`GET /models`): its only model is used rather than OpenAI's default
+/// name; several are listed in a usage error. `None`: keep the name (the server did not say).
+fn served_model(settings: &Settings, config: &ProviderConfig) -> Result<Option<String>> {
+    let unnamed = matches!(settings.model.origin, Origin::Default(_));
+    let own = config.base_url.trim_end_matches('/') == config.provider.default_base_url();
+    if !unnamed || own || config.provider != ProviderKind::OpenAi {
+        return Ok(None);
+    }
+    // Its own client and runtime, both gone before the run's begin.
+    let probe = crate::model::openai::OpenAi::new(config)?;
+    let served = super::runtime()?.block_on(probe.served_models());
+    match served.as_deref() {
+        Some([only]) => Ok(Some(only.clone())),
+        Some(several @ [_, _, ..]) => Err(Error::Usage(format!(
+            "the model server at {} serves {} models ({}) and none is named: choose one with \
+             --model (or `model` in [model])",
+            config.base_url,
+            several.len(),
+            several
+                .iter()
+                .map(|name| format!("`{}`", crate::ui::sanitize::escape_prose(name)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+        _ => Ok(None),
+    }
 }
 
 /// The provider the settings name.
@@ -239,6 +272,7 @@ pub(super) fn provider_config(settings: &Settings) -> ProviderConfig {
         api_key: settings.api_key.clone(),
         api_key_env: settings.api_key_env.value.clone(),
         max_output_tokens: settings.max_output_tokens.as_ref().map(|n| n.value),
+        idle_timeout: settings.idle_timeout.as_ref().map(|idle| idle.value),
         api_key_header: settings.api_key_header.as_ref().map(|h| h.value.clone()),
         headers: settings.headers.iter().map(|h| h.value.clone()).collect(),
     }

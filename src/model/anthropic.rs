@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::sse::{Decoder, Event, Said, reported, snippet};
-use super::transport::{Post, Transport, extra_headers, key_header};
+use super::transport::{Post, Transport, key_header};
 use super::{
     Delta, Message, Model, ModelError, ProviderConfig, ProviderKind, Reasoning, Reply, Request,
     StopReason, ToolCall, Usage,
@@ -61,14 +61,7 @@ impl Anthropic {
                 key_env: config.api_key_env.clone(),
             });
         }
-        let mut transport = Transport::new(&config.base_url, &config.model, &config.api_key_env)?;
-        transport.key_sent = api_key.is_some();
-        transport.headers = extra_headers(config)?;
-        transport.key_header = config
-            .api_key_header
-            .as_deref()
-            .unwrap_or("x-api-key")
-            .to_ascii_lowercase();
+        let transport = Transport::for_config(config, api_key.is_some(), "x-api-key")?;
         Ok(Self {
             transport,
             api_key,
@@ -106,6 +99,10 @@ impl Anthropic {
 impl Model for Anthropic {
     fn describe(&self) -> String {
         format!("{}/{}", ProviderKind::Anthropic, self.transport.model)
+    }
+
+    fn output_limit(&self) -> Option<u32> {
+        Some(self.max_output_tokens)
     }
 
     async fn complete(

@@ -9,8 +9,11 @@
 pub mod anthropic;
 pub mod demo;
 mod embedded;
+mod llama_cpp;
 pub mod openai;
+pub mod overflow;
 mod provider;
+pub mod repair;
 mod sse;
 mod transport;
 mod usage;
@@ -62,13 +65,32 @@ pub struct Reasoning {
     pub replay: Vec<serde_json::Value>,
 }
 
-/// One piece of a reply as it streams.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One piece of a reply as it streams, or news about the request on its way.
+#[derive(Debug, Clone, Copy)]
 pub enum Delta<'a> {
     /// Answer text.
     Text(&'a str),
     /// Reasoning text (thinking), shown apart from the answer.
     Reasoning(&'a str),
+    /// The request failed before anything of it was shown and is tried again after `delay`.
+    Retry {
+        /// The try about to be made (2 for the first retry).
+        attempt: u32,
+        /// Tries in all.
+        tries: u32,
+        /// The wait before it.
+        delay: Duration,
+        /// Why the last try failed.
+        error: &'a ModelError,
+    },
+    /// Something about the server the person should know (it leaves the tools out, …): a
+    /// stable `code` and one line saying what to do.
+    Warning {
+        /// `tools_dropped`, …
+        code: &'a str,
+        /// What happened and what to do.
+        message: &'a str,
+    },
 }
 
 /// One entry of the conversation sent to the model.
@@ -152,6 +174,11 @@ impl Reply {
 pub trait Model {
     /// Human-readable "provider/model" for the screen and transcripts.
     fn describe(&self) -> String;
+
+    /// The output limit each request asks for (`max_tokens`), when one is sent.
+    fn output_limit(&self) -> Option<u32> {
+        None
+    }
 
     /// One turn: stream text and reasoning to `on_delta` as they arrive, return the complete
     /// reply. Nothing is sent to `on_delta` twice: a retry happens only before anything was.
@@ -303,6 +330,21 @@ pub enum ModelError {
         /// The server's error message, truncated.
         message: String,
     },
+    /// A server error whose words say the request itself could not be read (`llama.cpp`'s
+    /// 500 "Failed to parse tool call arguments as JSON"): the same request fails again.
+    #[error(
+        "the model server at {server} could not read the request (HTTP {status}: {message}): \
+         trying it again cannot help; if this run was continued, start a new one, else this may \
+         be a bug in agent, please report it with this message"
+    )]
+    Unreadable {
+        /// Base URL of the server.
+        server: String,
+        /// The status it came with (5xx).
+        status: u16,
+        /// The server's error message, truncated.
+        message: String,
+    },
     /// The conversation no longer fits the model's context window (400/413 saying so).
     #[error(
         "the conversation is too long for the model: {message}: start a new run with a \
@@ -312,6 +354,29 @@ pub enum ModelError {
     ContextTooLong {
         /// The server's error message, truncated.
         message: String,
+        /// The server's context in tokens, when it said (`llama.cpp`'s `n_ctx`).
+        context: Option<u64>,
+        /// The prompt's tokens as the server counted them, when it said.
+        prompt: Option<u64>,
+    },
+    /// The server's context cannot hold even the agent's prompt: the overflow came before any
+    /// reply of the model (or the server's `n_ctx` is below the fixed prompt).
+    #[error(
+        "the server's context ({}) is smaller than the agent's prompt ({}{prompt} tokens: system \
+         prompt, tool definitions and the task) (the server says: {message}): restart the server \
+         with a larger context (llama-server `-c`, Ollama `num_ctx`, vLLM `--max-model-len`)",
+        context.map_or_else(|| "its size unsaid".to_owned(), |n| format!("{n} tokens")),
+        if *counted { "" } else { "about " }
+    )]
+    ContextTooSmall {
+        /// The server's error message, truncated.
+        message: String,
+        /// The server's context in tokens, when it said.
+        context: Option<u64>,
+        /// The prompt's tokens: as the server counted them, or estimated.
+        prompt: u64,
+        /// Whether `prompt` is the server's count (not an estimate).
+        counted: bool,
     },
     /// The server reported an error inside its (200) reply stream.
     #[error("the model server reported an error mid-reply: {message}: {}", if *transient {
@@ -431,6 +496,8 @@ impl ModelError {
             | Self::NotFound { .. }
             | Self::BadUrl { .. }
             | Self::ContextTooLong { .. }
+            | Self::ContextTooSmall { .. }
+            | Self::Unreadable { .. }
             | Self::NotAStream { .. }
             | Self::ContentFilter
             | Self::Internal { .. } => false,
@@ -454,6 +521,8 @@ impl ModelError {
             Self::Connect { .. } => "connect",
             Self::Stream { .. } => "stream",
             Self::ContextTooLong { .. } => "context_too_long",
+            Self::ContextTooSmall { .. } => "context_too_small",
+            Self::Unreadable { .. } => "unreadable_request",
             Self::Reported { .. } => "server_error",
             Self::NotAStream { .. } => "not_a_stream",
             Self::ContentFilter => "content_filter",
@@ -566,16 +635,25 @@ impl Model for AnyModel {
         }
     }
 
+    fn output_limit(&self) -> Option<u32> {
+        match self {
+            Self::OpenAi(m) => m.output_limit(),
+            Self::Anthropic(m) => m.output_limit(),
+            Self::Demo(m) => m.output_limit(),
+        }
+    }
+
     async fn complete(
         &mut self,
         request: &Request<'_>,
         on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
     ) -> Result<Reply, ModelError> {
-        match self {
+        let result = match self {
             Self::OpenAi(m) => m.complete(request, on_delta).await,
             Self::Anthropic(m) => m.complete(request, on_delta).await,
             Self::Demo(m) => m.complete(request, on_delta).await,
-        }
+        };
+        result.map_err(|error| overflow::explain(error, request))
     }
 }
 

@@ -15,8 +15,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::embedded::{Embedded, Piece, parse_call};
+use super::llama_cpp;
 use super::sse::{Decoder, Event, Said, error_message, is_error_object, reported, snippet};
-use super::transport::{Post, Transport, extra_headers, key_header};
+use super::transport::{Post, Transport, key_header};
 use super::{
     Delta, Message, Model, ModelError, ProviderConfig, ProviderKind, Reasoning, Reply, Request,
     StopReason, ToolCall, Usage,
@@ -28,6 +29,9 @@ pub struct OpenAi {
     provider: ProviderKind,
     api_key: Option<String>,
     max_output_tokens: Option<u32>,
+    /// The limit is agent's default for a server that is no known cloud API (not the
+    /// person's): dropped for the rest of the run when the server refuses it.
+    default_limit: bool,
     /// Whether to send `stream_options: {"include_usage": true}`: true until the server
     /// refuses it (Mistral answers 422, older Groq and some gateways 400).
     stream_usage: bool,
@@ -52,6 +56,8 @@ struct Told {
     no_stream: bool,
     /// The limit field was switched (once a run).
     limit_field: bool,
+    /// A `llama.cpp` server was asked whether it keeps the tools (once a run).
+    tools_checked: bool,
 }
 
 impl fmt::Debug for OpenAi {
@@ -82,20 +88,16 @@ impl OpenAi {
                 key_env: config.api_key_env.clone(),
             });
         }
-        let mut transport = Transport::new(&config.base_url, &config.model, &config.api_key_env)?;
-        transport.key_sent = api_key.is_some();
-        transport.headers = extra_headers(config)?;
-        transport.key_header = config
-            .api_key_header
-            .as_deref()
-            .unwrap_or("authorization")
-            .to_ascii_lowercase();
+        let transport = Transport::for_config(config, api_key.is_some(), "authorization")?;
         Ok(Self {
             transport,
             key_header: config.api_key_header.clone(),
             provider: config.provider,
             api_key,
-            max_output_tokens: config.max_output_tokens,
+            max_output_tokens: config
+                .max_output_tokens
+                .or_else(|| local_server(&config.base_url).then_some(LOCAL_OUTPUT_TOKENS)),
+            default_limit: config.max_output_tokens.is_none(),
             stream_usage: true,
             limit_field: limit_field(&config.base_url),
             stream: true,
@@ -104,7 +106,8 @@ impl OpenAi {
         })
     }
 
-    fn post(&self, request: &Request<'_>) -> Result<Post, ModelError> {
+    /// The key's header, when there is a key.
+    fn key_headers(&self) -> Result<HeaderMap, ModelError> {
         let mut headers = HeaderMap::new();
         if let Some(key) = &self.api_key {
             let (name, value) = match &self.key_header {
@@ -118,6 +121,27 @@ impl OpenAi {
             };
             headers.insert(name, value);
         }
+        Ok(headers)
+    }
+
+    /// The ids of the models the server serves (`GET /models`), when it says.
+    pub async fn served_models(&self) -> Option<Vec<String>> {
+        let url = format!("{}/models", self.transport.server);
+        let list = self
+            .transport
+            .get_json(&url, self.key_headers().ok()?)
+            .await?;
+        let data = list.get("data").and_then(Value::as_array)?;
+        Some(
+            data.iter()
+                .filter_map(|model| model.get("id").and_then(Value::as_str))
+                .map(str::to_owned)
+                .collect(),
+        )
+    }
+
+    fn post(&self, request: &Request<'_>) -> Result<Post, ModelError> {
+        let headers = self.key_headers()?;
         let mut body = body(&self.transport.model, request);
         if let Some(limit) = self.max_output_tokens {
             body[self.limit_field] = json!(limit);
@@ -136,15 +160,48 @@ impl OpenAi {
     }
 }
 
+/// Output limit per reply for a server that is no known cloud API, unless `max_output_tokens`
+/// says otherwise — long enough for any answer or file a coding turn writes, short enough
+/// that a small local model cannot ramble for minutes unasked.
+const LOCAL_OUTPUT_TOKENS: u32 = 8192;
+
+/// Whether `server` is no known cloud API (a local or self-hosted server: llama.cpp, vLLM,
+/// LM Studio, Ollama …), whose own output limit may be none at all.
+fn local_server(server: &str) -> bool {
+    const CLOUDS: [&str; 12] = [
+        "api.openai.com",
+        "openai.azure.com",
+        "openrouter.ai",
+        "api.deepseek.com",
+        "generativelanguage.googleapis.com",
+        "api.mistral.ai",
+        "api.groq.com",
+        "api.together.xyz",
+        "api.fireworks.ai",
+        "api.x.ai",
+        "api.perplexity.ai",
+        "api.cerebras.ai",
+    ];
+    let host = host(server);
+    !CLOUDS
+        .iter()
+        .any(|cloud| host == *cloud || host.ends_with(&format!(".{cloud}")))
+}
+
+/// The host of a server's URL, in lower case (empty when it has none).
+fn host(server: &str) -> String {
+    reqwest::Url::parse(server)
+        .ok()
+        .and_then(|url| url.host_str().map(str::to_ascii_lowercase))
+        .unwrap_or_default()
+}
+
 /// The field that limits the reply: OpenAI (and Azure OpenAI) deprecated `max_tokens` for
 /// `max_completion_tokens`, which their reasoning models require; every compatible server
 /// (Ollama, vLLM, `llama.cpp`, LM Studio, Gemini, DeepSeek, Mistral, OpenRouter) reads
 /// `max_tokens`, and not all of them the newer name.
 fn limit_field(server: &str) -> &'static str {
-    let host = reqwest::Url::parse(server)
-        .ok()
-        .and_then(|url| url.host_str().map(str::to_ascii_lowercase))
-        .unwrap_or_default();
+    let host = host(server);
     if host == "api.openai.com" || host.ends_with(".openai.azure.com") {
         "max_completion_tokens"
     } else {
@@ -155,6 +212,10 @@ fn limit_field(server: &str) -> &'static str {
 impl Model for OpenAi {
     fn describe(&self) -> String {
         format!("{}/{}", self.provider, self.transport.model)
+    }
+
+    fn output_limit(&self) -> Option<u32> {
+        self.max_output_tokens
     }
 
     async fn complete(
@@ -180,13 +241,18 @@ impl Model for OpenAi {
             }
         };
         self.text_calls += decoder.text_calls;
+        if decoder.llama_cpp && !self.told.tools_checked && !request.tools.is_empty() {
+            self.told.tools_checked = true;
+            let prompt_tokens = decoder.usage.map(|usage| usage.input);
+            self.check_tools(request, prompt_tokens, on_delta).await;
+        }
         if decoder.text_calls > 0 && !self.told.text_calls {
             self.told.text_calls = true;
             self.notice(
                 "the server sends tool calls as text (`<tool_call>…</tool_call>` in the answer): \
                  they are read from there and decided like any other call; a server-side tool \
-                 parser (vLLM `--tool-call-parser hermes`, the model's Ollama template) does it \
-                 better",
+                 parser (llama.cpp: `--jinja` with a tool-capable `--chat-template-file`; vLLM: \
+                 `--tool-call-parser hermes`; Ollama: the model's template) does it better",
             );
         }
         Ok(decoder.into_reply())
@@ -201,6 +267,13 @@ impl OpenAi {
     /// server does without (`stream_options`, the limit field's name, streaming with tools);
     /// `false` when it is none of those.
     fn fall_back(&mut self, error: &ModelError) -> bool {
+        // vLLM refuses a request whose prompt plus `max_tokens` exceeds its context: agent's
+        // default limit goes, the server's own applies.
+        if self.default_limit && self.max_output_tokens.is_some() && counts_the_limit(error) {
+            self.default_limit = false;
+            self.max_output_tokens = None;
+            return true;
+        }
         if self.stream_usage && self.stream && refuses_stream_options(error) {
             self.stream_usage = false;
             return true;
@@ -228,11 +301,47 @@ impl OpenAi {
         false
     }
 
+    /// Once a run, on a `llama.cpp` server: warns when it leaves the tools out of the prompt
+    /// (its `/props`, or else the prompt tokens it counted, say so).
+    async fn check_tools(
+        &self,
+        request: &Request<'_>,
+        prompt_tokens: Option<u64>,
+        on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
+    ) {
+        let url = llama_cpp::props_url(&self.transport.server);
+        let props = match self.key_headers() {
+            Ok(headers) => self.transport.get_json(&url, headers).await,
+            Err(_) => None,
+        };
+        if let Some(message) =
+            llama_cpp::dropped_tools(props.as_ref(), prompt_tokens, request.tools)
+        {
+            self.notice(&format!("warning: {message}"));
+            on_delta(Delta::Warning {
+                code: "tools_dropped",
+                message: &message,
+            });
+        }
+    }
+
     fn notice(&self, message: &str) {
         if let Some(notice) = self.transport.notice {
             notice(message);
         }
     }
+}
+
+/// A context overflow that counts the output limit in (vLLM: "you requested 8292 tokens (100
+/// in the messages, 8192 in the completion)", "'max_tokens' … is too large").
+fn counts_the_limit(error: &ModelError) -> bool {
+    let ModelError::ContextTooLong { message, .. } = error else {
+        return false;
+    };
+    let lower = message.to_ascii_lowercase();
+    ["in the completion", "max_tokens", "max_completion_tokens"]
+        .iter()
+        .any(|sign| lower.contains(sign))
 }
 
 /// A 400/422 that names `stream_options` (Mistral's `extra_forbidden`, Groq's "property
@@ -305,10 +414,17 @@ pub(super) fn body(model: &str, request: &Request<'_>) -> Value {
                 let calls: Vec<Value> = tool_calls
                     .iter()
                     .map(|call| {
+                        // Arguments that are not JSON are never sent back: servers that read
+                        // them (llama.cpp) refuse the whole request, every time.
+                        let arguments = if super::repair::arguments_parse(&call.arguments) {
+                            call.arguments.as_str()
+                        } else {
+                            super::repair::EMPTY_ARGUMENTS
+                        };
                         let mut sent = json!({
                             "id": call.id,
                             "type": "function",
-                            "function": {"name": call.name, "arguments": call.arguments},
+                            "function": {"name": call.name, "arguments": arguments},
                         });
                         if let Some(extra) = &call.extra {
                             sent["extra_content"] = extra.clone();
@@ -468,6 +584,8 @@ pub(super) struct ChunkDecoder {
     text_calls: usize,
     /// Calls read from the text in earlier turns of the run.
     text_calls_before: usize,
+    /// The server showed itself as `llama.cpp` (its `Server` header, `timings` in a chunk).
+    llama_cpp: bool,
 }
 
 impl Decoder for ChunkDecoder {
@@ -491,6 +609,7 @@ impl Decoder for ChunkDecoder {
         if is_error_object(&value) {
             return Err(reported(error_message(data), &value));
         }
+        self.llama_cpp |= value.get("timings").is_some();
         let chunk: Chunk = serde_json::from_value(value).map_err(|e| ModelError::Stream {
             message: format!("malformed chunk from the server ({e}): {}", snippet(data)),
         })?;
@@ -554,6 +673,10 @@ impl Decoder for ChunkDecoder {
     fn may_end(&self) -> bool {
         // Some compatible servers close after `finish_reason` without `[DONE]`.
         self.finish.is_some()
+    }
+
+    fn on_server(&mut self, server: &str) {
+        self.llama_cpp |= llama_cpp::is_server_header(server);
     }
 
     fn finish(&mut self, on_delta: &mut dyn FnMut(Delta<'_>)) {

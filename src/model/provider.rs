@@ -108,6 +108,9 @@ pub struct ProviderConfig {
     /// Longest reply per turn in tokens (`max_output_tokens`); `None`: the provider's default
     /// (Anthropic needs one and gets 8192; the OpenAI wire sends none).
     pub max_output_tokens: Option<u32>,
+    /// Longest silence of the server before the request is given up (`idle_timeout_secs`);
+    /// `None`: 120 s.
+    pub idle_timeout: Option<std::time::Duration>,
     /// The header the key goes in, instead of the provider's (`Authorization: Bearer …`,
     /// `x-api-key`): `api-key` for Azure's classic endpoints; the key is sent bare then.
     pub api_key_header: Option<String>,
@@ -127,6 +130,7 @@ impl ProviderConfig {
             api_key: None,
             api_key_env: provider.default_key_env().to_owned(),
             max_output_tokens: None,
+            idle_timeout: None,
             api_key_header: None,
             headers: Vec::new(),
         }
@@ -143,6 +147,7 @@ impl fmt::Debug for ProviderConfig {
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("api_key_env", &self.api_key_env)
             .field("max_output_tokens", &self.max_output_tokens)
+            .field("idle_timeout", &self.idle_timeout)
             .field("api_key_header", &self.api_key_header)
             .field(
                 "headers",

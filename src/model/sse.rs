@@ -10,6 +10,10 @@ use serde_json::Value;
 
 use super::{Delta, ModelError, Reply, retryable_status};
 
+/// Which timeout fired when a server goes silent, and where it is set.
+pub(super) const IDLE_TIMEOUT_NAMED: &str =
+    "the idle timeout: raise `idle_timeout_secs` in [model] for a slower server";
+
 /// Longest server error message kept in an error — enough for the sentence that explains it,
 /// short enough for one line on the terminal.
 const MAX_ERROR_MESSAGE_CHARS: usize = 300;
@@ -40,6 +44,11 @@ pub(super) trait Decoder {
 
     /// Whether the stream may end here without its final event (a complete reply anyway).
     fn may_end(&self) -> bool;
+
+    /// The response's `Server` header, before any event. Ignored by default.
+    fn on_server(&mut self, server: &str) {
+        let _ = server;
+    }
 
     /// The reply is complete: passes on what was held back to be sure what it was (text that
     /// looked like the start of a tag). Nothing by default.
@@ -96,7 +105,11 @@ pub(super) fn is_context_too_long(lower: &str) -> bool {
 /// `raw` what it sent, read for a context-length complaint and for whether it is passing.
 pub(super) fn reported(message: String, raw: &Value) -> ModelError {
     if is_context_too_long(&raw.to_string().to_ascii_lowercase()) {
-        return ModelError::ContextTooLong { message };
+        return ModelError::ContextTooLong {
+            message,
+            context: None,
+            prompt: None,
+        };
     }
     ModelError::Reported {
         message,
@@ -161,7 +174,10 @@ where
     loop {
         let Ok(next) = tokio::time::timeout(idle, bytes.next()).await else {
             return Err(ModelError::Stream {
-                message: format!("the server sent nothing for {} s", idle.as_secs_f32()),
+                message: format!(
+                    "the server sent nothing for {} s mid-reply ({IDLE_TIMEOUT_NAMED})",
+                    idle.as_secs_f32()
+                ),
             });
         };
         let ended = match next {

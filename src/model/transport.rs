@@ -9,13 +9,13 @@ use std::sync::Once;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use reqwest::header::{CONTENT_TYPE, HeaderMap, LOCATION, RETRY_AFTER};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, LOCATION, RETRY_AFTER, SERVER};
 
 use serde_json::Value;
 
 use super::sse::{
-    Decoder, error_message, innermost_message, is_context_too_long, is_error_object, read_events,
-    reported,
+    Decoder, IDLE_TIMEOUT_NAMED, error_message, innermost_message, is_context_too_long,
+    is_error_object, read_events, reported,
 };
 use super::{Delta, ModelError, RetryPolicy};
 
@@ -34,6 +34,12 @@ pub(super) const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 const MAX_BODY_START_CHARS: usize = 200;
 /// Bytes read from an unexpected body at most, to find its start.
 const MAX_BODY_START_BYTES: usize = 8 * 1024;
+/// Longest wait for an information GET (`/props`, `/v1/models`) — a server answers them at
+/// once; one that does not must not hold up the run, which needs neither.
+const INFO_TIMEOUT: Duration = Duration::from_secs(5);
+/// Most of an information body read (`/props` holds the whole chat template): plenty for
+/// what is in it, bounded against an endless one.
+const MAX_INFO_BODY_BYTES: usize = 1024 * 1024;
 /// Most of an error response's body read: the message is at its start, and a server must not
 /// make the agent hold an endless body.
 const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
@@ -50,7 +56,7 @@ pub(super) struct Post {
 
 /// The headers of `config` to send with every request (secret ones marked sensitive, so
 /// they are never shown by the HTTP layer either).
-pub(super) fn extra_headers(config: &super::ProviderConfig) -> Result<HeaderMap, ModelError> {
+fn extra_headers(config: &super::ProviderConfig) -> Result<HeaderMap, ModelError> {
     let mut headers = HeaderMap::new();
     for (name, value) in &config.headers {
         let bad = || ModelError::BadUrl {
@@ -135,6 +141,27 @@ impl Transport {
         })
     }
 
+    /// The transport `config` describes: its server, key variable, extra headers and idle
+    /// timeout; the key (when `key_sent`) goes in `api_key_header`, else in `key_header`.
+    pub(super) fn for_config(
+        config: &super::ProviderConfig,
+        key_sent: bool,
+        key_header: &str,
+    ) -> Result<Self, ModelError> {
+        let mut transport = Self::new(&config.base_url, &config.model, &config.api_key_env)?;
+        transport.key_sent = key_sent;
+        transport.headers = extra_headers(config)?;
+        transport.key_header = config
+            .api_key_header
+            .as_deref()
+            .unwrap_or(key_header)
+            .to_ascii_lowercase();
+        if let Some(idle) = config.idle_timeout {
+            transport.idle_timeout = idle;
+        }
+        Ok(transport)
+    }
+
     /// Sends `post` and decodes the stream into a decoder made by `fresh` (one per try),
     /// retrying while nothing reached `on_delta`; the decoder comes back finished.
     pub(super) async fn complete<D: Decoder, F: Fn() -> D + Sync>(
@@ -162,6 +189,12 @@ impl Transport {
                 return Err(error);
             }
             let delay = self.retry.delay(failed, error.retry_after());
+            on_delta(Delta::Retry {
+                attempt: failed + 1,
+                tries: self.retry.tries,
+                delay,
+                error: &error,
+            });
             if let Some(notice) = self.notice {
                 notice(&format!(
                     "{error}; trying again in {:.1} s (try {} of {})",
@@ -208,6 +241,9 @@ impl Transport {
             let body = self.body_text(response).await;
             return Err(self.status_error(status.as_u16(), retry_after, &body, &post.url));
         }
+        if let Some(server) = response.headers().get(SERVER).and_then(|v| v.to_str().ok()) {
+            decoder.on_server(server);
+        }
         let content_type = response
             .headers()
             .get(CONTENT_TYPE)
@@ -249,6 +285,22 @@ impl Transport {
         })
     }
 
+    /// A GET of `url` answered 200 with JSON (a server's `/props`, `/v1/models`): the value,
+    /// or `None` for any failure — what is asked this way is a help, never needed.
+    pub(super) async fn get_json(&self, url: &str, mut headers: HeaderMap) -> Option<Value> {
+        for (name, value) in &self.headers {
+            headers.insert(name.clone(), value.clone());
+        }
+        let patience = self.idle_timeout.min(INFO_TIMEOUT);
+        let send = self.client.get(url).headers(headers).send();
+        let response = tokio::time::timeout(patience, send).await.ok()?.ok()?;
+        if !response.status().is_success() {
+            return None;
+        }
+        let bytes = read_at_most(response, patience, MAX_INFO_BODY_BYTES).await;
+        serde_json::from_slice(&bytes).ok()
+    }
+
     /// The body of an error response (its first 64 KiB: the message is at the start), or
     /// what came of it before the idle timeout.
     async fn body_text(&self, response: reqwest::Response) -> String {
@@ -259,7 +311,7 @@ impl Transport {
     fn silence(&self, when: &str) -> ModelError {
         ModelError::Stream {
             message: format!(
-                "{} sent nothing for {} s {when}",
+                "{} sent nothing for {} s {when} ({IDLE_TIMEOUT_NAMED})",
                 self.server,
                 self.idle_timeout.as_secs_f32()
             ),
@@ -356,6 +408,14 @@ impl Transport {
                 hint: hint.to_owned(),
             };
         }
+        if status >= 500 && names_a_malformed_request(&lower) {
+            return ModelError::Unreadable {
+                server,
+                status,
+                message,
+            };
+        }
+        let (context, prompt) = super::overflow::numbers(body);
         match status {
             401 | 403 => ModelError::Auth {
                 wants_header: self.wanted_key_header(&lower),
@@ -367,9 +427,13 @@ impl Transport {
             },
             413 => ModelError::ContextTooLong {
                 message: format!("HTTP 413: {message}"),
+                context,
+                prompt,
             },
             400 | 422 if is_context_too_long(&lower) => ModelError::ContextTooLong {
                 message: format!("HTTP {status}: {message}"),
+                context,
+                prompt,
             },
             404 if lower.contains("model") => ModelError::ModelNotFound {
                 model: self.model.clone(),
@@ -453,6 +517,21 @@ fn setup_hint(lower: &str) -> Option<&'static str> {
         .iter()
         .find(|(sign, _)| lower.contains(sign))
         .map(|(_, hint)| *hint)
+}
+
+/// Whether a server error's words (in lower case) say the request could not be read: its JSON,
+/// or a call's arguments in it (`llama.cpp`: "Failed to parse tool call arguments as JSON …
+/// unexpected end of input"). Such a request fails the same way every time.
+fn names_a_malformed_request(lower: &str) -> bool {
+    const SIGNS: [&str; 6] = [
+        "failed to parse",
+        "parse error",
+        "unexpected end of input",
+        "unexpected token",
+        "invalid json",
+        "invalid request",
+    ];
+    SIGNS.iter().any(|sign| lower.contains(sign))
 }
 
 /// Whether two URLs share scheme, host and port (a redirect between them keeps the key home).

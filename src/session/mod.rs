@@ -459,7 +459,7 @@ impl Session {
             match self.turn(message).await {
                 TurnEnd::Stopped(stopped) => return Err(stopped),
                 TurnEnd::Interrupted | TurnEnd::Finished(Ok(_)) => return Ok(()),
-                TurnEnd::Finished(Err(ModelError::ContextTooLong { message: said }))
+                TurnEnd::Finished(Err(ModelError::ContextTooLong { message: said, .. }))
                     if !retried =>
                 {
                     retried = true;

@@ -24,6 +24,7 @@ pub(crate) enum Value {
     Headers(Vec<(String, String)>),
     MaxOutputTokens(u32),
     ContextWindow(u64),
+    IdleTimeoutSecs(u64),
     PriceIn(f64),
     PriceOut(f64),
     Mode(Mode),
@@ -79,6 +80,7 @@ enum Kind {
     Headers,
     MaxOutputTokens,
     ContextWindow,
+    IdleTimeoutSecs,
     PriceIn,
     PriceOut,
     Mode,
@@ -142,6 +144,12 @@ const SCHEMA: &[(&str, &str, Kind, &str)] = &[
         "context_window",
         Kind::ContextWindow,
         "model.context_window",
+    ),
+    (
+        "model",
+        "idle_timeout_secs",
+        Kind::IdleTimeoutSecs,
+        "model.idle_timeout_secs",
     ),
     ("model", "price_in", Kind::PriceIn, "model.price_in"),
     ("model", "price_out", Kind::PriceOut, "model.price_out"),
@@ -257,7 +265,8 @@ const TABLES: &[&str] = &[
     "snapshots",
 ];
 
-/// `max_output_tokens`, `context_window`, `price_in` or `price_out`; what it must be when it
+/// `max_output_tokens`, `context_window`, `idle_timeout_secs`, `price_in` or `price_out`; what
+/// it must be when it
 /// is not.
 fn model_fact(item: &Item, kind: Kind) -> Result<Value, &'static str> {
     #[expect(clippy::cast_precision_loss, reason = "prices are small numbers")]
@@ -267,22 +276,27 @@ fn model_fact(item: &Item, kind: Kind) -> Result<Value, &'static str> {
         .filter(|p| p.is_finite() && *p >= 0.0);
     let price = "a number (dollars per million tokens)";
     match kind {
-        Kind::MaxOutputTokens => item
-            .as_integer()
+        Kind::MaxOutputTokens => positive(item)
             .and_then(|n| u32::try_from(n).ok())
-            .filter(|n| *n > 0)
             .map(Value::MaxOutputTokens)
             .ok_or("a positive integer"),
-        Kind::ContextWindow => item
-            .as_integer()
-            .and_then(|n| u64::try_from(n).ok())
-            .filter(|n| *n > 0)
+        Kind::ContextWindow => positive(item)
             .map(Value::ContextWindow)
             .ok_or("a positive integer (tokens)"),
+        Kind::IdleTimeoutSecs => positive(item)
+            .map(Value::IdleTimeoutSecs)
+            .ok_or("a positive integer (seconds)"),
         Kind::PriceIn => number.map(Value::PriceIn).ok_or(price),
         Kind::PriceOut => number.map(Value::PriceOut).ok_or(price),
         _ => Err("a known key"),
     }
+}
+
+/// An integer above zero.
+fn positive(item: &Item) -> Option<u64> {
+    item.as_integer()
+        .and_then(|n| u64::try_from(n).ok())
+        .filter(|n| *n > 0)
 }
 
 /// A `[snapshots]` value: `enabled` a boolean, the bounds positive integers.
@@ -593,9 +607,11 @@ impl Reader<'_> {
             Kind::ApiKeyEnv => Value::ApiKeyEnv(text(item).ok_or_else(|| wrong("a string"))?),
             Kind::ApiKeyHeader => self.api_key_header(item, name, line)?,
             Kind::Headers => self.headers(item, name, line)?,
-            Kind::MaxOutputTokens | Kind::ContextWindow | Kind::PriceIn | Kind::PriceOut => {
-                model_fact(item, kind).map_err(wrong)?
-            }
+            Kind::MaxOutputTokens
+            | Kind::ContextWindow
+            | Kind::IdleTimeoutSecs
+            | Kind::PriceIn
+            | Kind::PriceOut => model_fact(item, kind).map_err(wrong)?,
             Kind::Shell => Value::Shell(text(item).ok_or_else(|| wrong("a string"))?),
             Kind::SandboxMode => {
                 let value = text(item).ok_or_else(|| wrong("a string"))?;

@@ -238,6 +238,9 @@ pub struct Settings {
     pub headers: Vec<Sourced<(String, String)>>,
     /// Longest model reply per turn in tokens; `None`: the provider's default.
     pub max_output_tokens: Option<Sourced<u32>>,
+    /// Longest silence of the model server before it is given up on (`[model]
+    /// idle_timeout_secs`); `None`: the transport's default.
+    pub idle_timeout: Option<Sourced<Duration>>,
     /// The model's context window and prices, for an interactive session.
     pub facts: ModelFacts,
     /// Permission mode.
@@ -411,6 +414,9 @@ impl Draft {
             }
             Value::MaxOutputTokens(n) => s.max_output_tokens = Some(sourced(*n, origin)),
             Value::ContextWindow(n) => s.facts.context_window = Some(sourced(*n, origin)),
+            Value::IdleTimeoutSecs(n) => {
+                s.idle_timeout = Some(sourced(Duration::from_secs(*n), origin));
+            }
             Value::PriceIn(p) => s.facts.price_in = Some(sourced(*p, origin)),
             Value::PriceOut(p) => s.facts.price_out = Some(sourced(*p, origin)),
             Value::Mode(mode) => s.mode = sourced(*mode, origin),
@@ -504,6 +510,7 @@ impl Draft {
                 api_key_header: None,
                 headers: Vec::new(),
                 max_output_tokens: None,
+                idle_timeout: None,
                 facts: ModelFacts::default(),
                 mode: sourced(Mode::Ask, default("")),
                 read_only: sourced(ReadOnly::default(), default("")),

@@ -74,6 +74,13 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
     // Before `permissions.mode`: the key's header, then the extra headers, secret values
     // never shown.
     let mut model_rows = Vec::new();
+    if let Some(idle) = &settings.idle_timeout {
+        model_rows.push(row(
+            "model.idle_timeout_secs",
+            json!(idle.value.as_secs()),
+            &idle.origin,
+        ));
+    }
     if let Some(window) = &settings.facts.context_window {
         model_rows.push(row(
             "model.context_window",

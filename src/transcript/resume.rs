@@ -24,21 +24,7 @@ pub struct Rebuilt {
     pub note: Option<String>,
 }
 
-/// The result content for a call whose result was never recorded (the run stopped first).
-fn not_run() -> String {
-    json!({"error": {"message": "this call was not run: the run stopped before it (interrupted, \
-        a budget, or a damaged transcript); run it again if it is still needed"}})
-    .to_string()
-}
-
-/// The message that stands for the earlier conversation once a session compacted it: the
-/// model's own summary, said to be one.
-#[must_use]
-pub fn summary_message(summary: &str) -> Message {
-    Message::User(format!(
-        "[The earlier part of this conversation was replaced by this summary, which you wrote:]\n\n{summary}"
-    ))
-}
+pub use crate::model::repair::summary_message;
 
 /// The wire format a `provider/model` string speaks: reasoning and call data recorded on one
 /// wire mean nothing on another.
@@ -89,6 +75,38 @@ struct Pending {
     results: HashMap<String, String>,
     /// Recorded before `turn_end` carried the calls: they are rebuilt from `tool_call` events.
     older: bool,
+    /// Calls the output limit cut off (dropped from `calls`): the model is told.
+    cut: usize,
+}
+
+impl Pending {
+    /// The turn a `turn_end` event records, its text `text`; reasoning and call data kept
+    /// only when it ran on the `same_wire`.
+    fn from_turn_end(event: &Value, text: String, same_wire: bool) -> Self {
+        let recorded = event
+            .get("tool_calls")
+            .and_then(|calls| serde_json::from_value::<Vec<ToolCall>>(calls.clone()).ok());
+        let older = recorded.is_none();
+        let mut calls = recorded.unwrap_or_default();
+        let mut replay: Vec<Value> = event["replay"].as_array().cloned().unwrap_or_default();
+        if !same_wire {
+            replay.clear();
+            for call in &mut calls {
+                call.extra = None;
+            }
+        }
+        Self {
+            text,
+            calls,
+            replay,
+            results: HashMap::new(),
+            older,
+            cut: event["cut_calls"]
+                .as_u64()
+                .and_then(|cut| usize::try_from(cut).ok())
+                .unwrap_or(0),
+        }
+    }
 }
 
 /// The arguments of an older transcript's `tool_call` event, as the model most likely sent
@@ -130,6 +148,8 @@ pub fn rebuild(text: &str, model: &str) -> Rebuilt {
     let mut same_wire = true;
     let mut older = false;
     let mut other_wire = false;
+    // Where this part's prompt is, while none of its turns has finished.
+    let mut unanswered: Option<usize> = None;
     for (number, line) in text.split_inclusive('\n').enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -153,33 +173,19 @@ pub fn rebuild(text: &str, model: &str) -> Rebuilt {
                 text_buf.clear();
                 same_wire = wire(event["model"].as_str().unwrap_or_default()) == wire(model);
                 other_wire |= !same_wire;
+                unanswered = None;
                 if let Some(prompt) = event["prompt"].as_str() {
+                    unanswered = Some(rebuilt.messages.len());
                     rebuilt.messages.push(Message::User(prompt.to_owned()));
                 }
             }
             "text_delta" => text_buf.push_str(event["text"].as_str().unwrap_or_default()),
             "turn_end" => {
                 finish(&mut pending, &mut rebuilt);
-                let recorded = event
-                    .get("tool_calls")
-                    .and_then(|calls| serde_json::from_value::<Vec<ToolCall>>(calls.clone()).ok());
-                older |= recorded.is_none();
-                let mut calls = recorded.clone().unwrap_or_default();
-                let mut replay: Vec<Value> =
-                    event["replay"].as_array().cloned().unwrap_or_default();
-                if !same_wire {
-                    replay.clear();
-                    for call in &mut calls {
-                        call.extra = None;
-                    }
-                }
-                pending = Some(Pending {
-                    text: std::mem::take(&mut text_buf),
-                    calls,
-                    replay,
-                    results: HashMap::new(),
-                    older: recorded.is_none(),
-                });
+                unanswered = None;
+                let turn = Pending::from_turn_end(&event, std::mem::take(&mut text_buf), same_wire);
+                older |= turn.older;
+                pending = Some(turn);
             }
             "tool_call" => {
                 if let Some(turn) = pending.as_mut().filter(|turn| turn.older) {
@@ -196,12 +202,19 @@ pub fn rebuild(text: &str, model: &str) -> Rebuilt {
                 text_buf.clear();
                 if kind == "compacted" {
                     rebuilt.messages = compacted(&event);
+                    unanswered = None;
+                }
+                // A part that failed before any of its turns finished leaves no prompt behind
+                // for the next one to repeat.
+                if let Some(at) = unanswered.take().filter(|_| event["outcome"] == "error") {
+                    rebuilt.messages.truncate(at);
                 }
             }
             _ => {}
         }
     }
     finish(&mut pending, &mut rebuilt);
+    notes.extend(crate::model::repair::repair(&mut rebuilt.messages));
     if older {
         notes.push(
             "part of it was recorded by an older agent: its tool calls are rebuilt from their \
@@ -239,11 +252,19 @@ fn finish(pending: &mut Option<Pending>, rebuilt: &mut Rebuilt) {
         },
     });
     for call in turn.calls {
-        let content = turn.results.remove(&call.id).unwrap_or_else(not_run);
+        let content = turn
+            .results
+            .remove(&call.id)
+            .unwrap_or_else(crate::model::repair::not_run_result);
         rebuilt.messages.push(Message::ToolResult {
             call_id: call.id,
             content,
         });
+    }
+    if turn.cut > 0 {
+        rebuilt
+            .messages
+            .push(crate::model::repair::cut_calls_note(turn.cut));
     }
     rebuilt.turns += 1;
 }

@@ -171,7 +171,10 @@ impl Tui {
             | Event::OutputDelta { .. }
             | Event::Done { .. }
             | Event::Error { .. } => self.working.stop(),
-            Event::Compacted { .. } | Event::ReasoningDelta { .. } => {}
+            Event::Compacted { .. }
+            | Event::ReasoningDelta { .. }
+            | Event::Retry { .. }
+            | Event::Warning { .. } => {}
         }
         if let Event::TurnEnd {
             usage: Some(usage), ..
@@ -339,6 +342,9 @@ impl Tui {
             | Event::Continue { .. }
             | Event::Decision { .. }
             | Event::Error { .. }
+            // Said on stderr by the model's notice as they happen.
+            | Event::Retry { .. }
+            | Event::Warning { .. }
             | Event::ReasoningDelta { .. } => {}
         }
     }

@@ -55,6 +55,8 @@ pub struct FakeModel {
 struct Shared {
     replies: Mutex<VecDeque<Reply>>,
     requests: Mutex<Vec<RecordedRequest>>,
+    /// Replies for a path, given to every request there (`GET /props`), the queue untouched.
+    routes: Mutex<Vec<(String, Reply)>>,
 }
 
 impl FakeModel {
@@ -63,6 +65,7 @@ impl FakeModel {
         let shared = Arc::new(Shared {
             replies: Mutex::new(replies.into_iter().collect()),
             requests: Mutex::default(),
+            routes: Mutex::default(),
         });
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         listener
@@ -109,6 +112,14 @@ impl FakeModel {
         lock(&self.shared.replies).push_back(reply);
     }
 
+    /// Answers every request for `path` (`/props`, `/v1/models`) with `reply`, leaving the
+    /// queue alone. A GET of a path without a route is answered 404, also leaving it alone.
+    #[must_use]
+    pub fn route(self, path: &str, reply: Reply) -> Self {
+        lock(&self.shared.routes).push((path.to_owned(), reply));
+        self
+    }
+
     /// `http://127.0.0.1:PORT` (the Anthropic base URL).
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
@@ -119,9 +130,23 @@ impl FakeModel {
         format!("{}/v1", self.url())
     }
 
-    /// Every request so far, in arrival order.
+    /// Every request for a model turn so far (GETs of `/props`, `/v1/models` left out), in
+    /// arrival order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        lock(&self.shared.requests).clone()
+        lock(&self.shared.requests)
+            .iter()
+            .filter(|request| request.method != "GET")
+            .cloned()
+            .collect()
+    }
+
+    /// The paths of the GET requests so far (`/props`, `/v1/models`), in arrival order.
+    pub fn gets(&self) -> Vec<String> {
+        lock(&self.shared.requests)
+            .iter()
+            .filter(|request| request.method == "GET")
+            .map(|request| request.path.clone())
+            .collect()
     }
 
     /// Request number `index` (0-based); panics saying how many there were.
@@ -458,8 +483,17 @@ async fn answer(mut stream: TcpStream, shared: Arc<Shared>) {
     let Some(request) = read_request(&mut stream).await else {
         return;
     };
+    let routed = lock(&shared.routes)
+        .iter()
+        .find(|(path, _)| *path == request.path)
+        .map(|(_, reply)| reply.clone());
+    let get = request.method == "GET";
     lock(&shared.requests).push(request);
-    let reply = lock(&shared.replies).pop_front();
+    let reply = match routed {
+        Some(reply) => Some(reply),
+        None if get => Some(Reply::error(404, "fake server: no route for this GET")),
+        None => lock(&shared.replies).pop_front(),
+    };
     let reply = reply.unwrap_or_else(|| Reply::status(500, NO_REPLY_LEFT));
     let _ = write_reply(&mut stream, &reply).await;
 }

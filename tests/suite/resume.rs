@@ -288,7 +288,12 @@ fn a_cut_transcript_resumes_after_its_last_complete_turn_and_says_so() {
         .iter()
         .map(|m| m["role"].as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(roles, ["system", "user", "user"]);
+    // The prompt with no answer left and the new one go as one message: turns alternate.
+    assert_eq!(roles, ["system", "user"]);
+    assert_eq!(
+        server.request(0).messages()[1]["content"],
+        "make a file\n\nonce more"
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@
 mod anthropic;
 mod errors;
 mod fake_server;
+mod llama_cpp;
 mod openai;
 mod quirks;
 mod runs;
@@ -30,6 +31,7 @@ pub fn config(provider: ProviderKind, base_url: &str) -> ProviderConfig {
         api_key: Some("sk-test-key".into()),
         api_key_env: provider.default_key_env().into(),
         max_output_tokens: None,
+        idle_timeout: None,
         api_key_header: None,
         headers: Vec::new(),
     }
@@ -76,6 +78,7 @@ pub async fn turn_with_reasoning(
         .complete(&request, &mut |delta| match delta {
             Delta::Text(text) => pieces.push(text.to_owned()),
             Delta::Reasoning(text) => reasoning.push(text.to_owned()),
+            Delta::Retry { .. } | Delta::Warning { .. } => {}
         })
         .await;
     (result, pieces, reasoning)

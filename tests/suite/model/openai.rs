@@ -174,6 +174,7 @@ async fn sends_the_whole_conversation_in_chat_completions_shape() {
             "model": "test-model",
             "stream": true,
             "stream_options": {"include_usage": true},
+            "max_tokens": 8192,
             "messages": [
                 {"role": "system", "content": "You are a test."},
                 {"role": "user", "content": "list the files"},
@@ -185,7 +186,7 @@ async fn sends_the_whole_conversation_in_chat_completions_shape() {
                  "content": "{\"exit_code\":0,\"stdout\":\"a\\nb\\n\"}"},
                 {"role": "assistant", "content": null, "tool_calls": [
                     {"id": "call_2", "type": "function",
-                     "function": {"name": "shell", "arguments": "not json"}},
+                     "function": {"name": "shell", "arguments": "{}"}},
                 ]},
                 {"role": "tool", "tool_call_id": "call_2",
                  "content": "{\"error\":{\"code\":\"EDENIED\",\"message\":\"no\"}}"},

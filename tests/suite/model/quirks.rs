@@ -389,11 +389,13 @@ async fn stop_reasons_are_read_on_both_wires() {
 }
 
 #[tokio::test]
-async fn max_output_tokens_is_sent_only_when_set_and_anthropic_keeps_its_default() {
+async fn max_output_tokens_is_sent_as_set_a_local_server_gets_a_default_and_anthropic_its_own() {
     let server = FakeModel::openai_turns([fake::turn_text("a"), fake::turn_text("b")]);
     turn(&mut openai(&server), &ask("x")).await.0.unwrap();
+    // A server that is no known cloud API: agent's default, so a small model cannot ramble.
     let body = server.request(0).body;
-    assert!(body.get("max_tokens").is_none() && body.get("max_completion_tokens").is_none());
+    assert_eq!(body["max_tokens"], json!(8192));
+    assert!(body.get("max_completion_tokens").is_none());
     let mut settings = config(ProviderKind::OpenAi, &server.openai_url());
     settings.max_output_tokens = Some(1234);
     turn(&mut OpenAi::new(&settings).unwrap(), &ask("x"))
@@ -692,6 +694,13 @@ data: [DONE]
             1,
             "{stderr}"
         );
+        // Each server's own fix is named, llama.cpp's too.
+        for fix in [
+            "llama.cpp: `--jinja` with a tool-capable `--chat-template-file`",
+            "vLLM: `--tool-call-parser hermes`",
+        ] {
+            assert!(stderr.contains(fix), "{stderr}");
+        }
     }
 
     /// A call written as text gets the same policy as any other: no terminal, not allowed,
