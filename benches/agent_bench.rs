@@ -4,7 +4,8 @@
 //! Measures `agent exec true` against a bare `sh -c true` and with the sandbox on vs
 //! off, `agent --version`
 //! start-up, one gigabyte of output through the output cap, and the policy's
-//! decision rate through `agent check --stdin`, the `search` tool over 10,000 files / 100 MB
+//! decision rate through `agent check --stdin` (and, for `benches/agent-commands.txt`, the
+//! share of distinct commands that ask, per class), the `search` tool over 10,000 files / 100 MB
 //! against `rg` (or `grep -rn` where rg is not installed) on the same tree, and `read_file`
 //! of a 100 MB file (peak memory). Peak RSS comes from GNU
 //! `/usr/bin/time -f %M` when it is installed.
@@ -564,6 +565,83 @@ fn check_throughput() {
     let agent_commands = include_str!("agent-commands.txt");
     let lines: Vec<&str> = agent_commands.lines().filter(|l| !l.is_empty()).collect();
     check_rate("agent check --stdin, benches/agent-commands.txt", &lines);
+    asks_per_class(&lines);
+}
+
+/// The class of an agent command, by construct and first word, for the share that asks.
+fn command_class(command: &str) -> &'static str {
+    let first = command.split_whitespace().next().unwrap_or("");
+    let second = command.split_whitespace().nth(1).unwrap_or("");
+    let quoted_operator = command.split('"').skip(1).step_by(2).any(|inside| {
+        inside.contains([
+            '|', '&', ';', '<', '>', '(', ')', '{', '}', '#', '*', '?', '[',
+        ])
+    });
+    if command.starts_with("if ") {
+        "if … fi"
+    } else if matches!(first, "test" | "[" | "[[") {
+        "test / [ / [["
+    } else if matches!(first, "sleep" | ":" | "true") {
+        "sleep / : / true"
+    } else if quoted_operator {
+        "operators inside \"…\""
+    } else if first == "git" {
+        "git"
+    } else if second == "--version" || second == "-V" || second == "-v" || command == "go version" {
+        "version queries"
+    } else if matches!(
+        first,
+        "npm" | "pnpm" | "yarn" | "pip" | "pip3" | "cargo" | "go" | "python3"
+    ) && matches!(
+        second,
+        "ls" | "list" | "freeze" | "show" | "tree" | "metadata" | "-m"
+    ) {
+        "package listings"
+    } else if command.contains(['|', ';', '&']) {
+        "other compositions"
+    } else {
+        "other"
+    }
+}
+
+/// Decides each distinct line of `corpus` once and prints, per class, how many ask.
+fn asks_per_class(corpus: &[&str]) {
+    let mut unique: Vec<&str> = corpus.to_vec();
+    unique.sort_unstable();
+    unique.dedup();
+    let mut input = unique.join("\n");
+    input.push('\n');
+    let mut child = Command::new(AGENT)
+        .args(["check", "--stdin", "--deny", "rm -rf"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let output = child.wait_with_output().expect("wait");
+    let _ = writer.join();
+    let verdicts = String::from_utf8_lossy(&output.stdout);
+    let mut classes: Vec<(&str, usize, usize)> = Vec::new();
+    for (command, verdict) in unique.iter().zip(verdicts.lines()) {
+        let class = command_class(command);
+        let asks = usize::from(verdict.starts_with("ask"));
+        match classes.iter_mut().find(|(name, _, _)| *name == class) {
+            Some(entry) => {
+                entry.1 += 1;
+                entry.2 += asks;
+            }
+            None => classes.push((class, 1, asks)),
+        }
+    }
+    println!("benches/agent-commands.txt, distinct commands that ask, per class:");
+    for (class, total, asks) in classes {
+        println!(
+            "  {class}: {asks} of {total} ask ({:.0}%)",
+            asks as f64 * 100.0 / total as f64
+        );
+    }
 }
 
 /// Feeds 100,000 lines cycling through `corpus` to `agent check --stdin` and prints the rate.

@@ -5,7 +5,7 @@
 use std::sync::OnceLock;
 
 use super::word::{Word, WordKind};
-use super::{Context, OsFamily, ReadOnly, inspect, windows_path};
+use super::{Context, OsFamily, ReadOnly, builtins_pure, inspect, listings, windows_path};
 
 const UNIX_LIST: &str = include_str!("../../assets/builtin-unix.txt");
 const WINDOWS_LIST: &str = include_str!("../../assets/builtin-windows.txt");
@@ -112,6 +112,13 @@ pub(super) fn check(context: &Context, words: &[Word]) -> Result<String, String>
     let os = context.os;
     if context.read_only == ReadOnly::Inspect
         && let Some(verdict) = inspect::check(context, words)
+    {
+        return verdict;
+    }
+    if context.read_only == ReadOnly::Inspect
+        && context.os == OsFamily::Unix
+        && let Some(verdict) =
+            builtins_pure::check(context, words).or_else(|| listings::check(words))
     {
         return verdict;
     }

@@ -9,15 +9,16 @@
 //! Anything else asks: expansions and backticks, `(`/`)` (subshells, functions), `&`
 //! (background), `|&`, here-documents and here-strings, `>>`, `>|`, `<>`, redirections to or
 //! from anything else, a redirection glued to a word (`ls>x`), newlines, more than
-//! [`MAX_PARTS`] parts. Operators inside quotes stay in their part, whose own decision asks
-//! (rule 3 still holds within a part). `cd DIR` inside the workspace changes the directory
-//! the later parts are judged in (both the old and the new one: `cd` may fail).
+//! [`MAX_PARTS`] parts. Operators inside quotes stay in their part, where they are text
+//! (`rg "a|b" src | head`; a `$` or backtick inside `"…"` still asks there). `cd DIR` inside the workspace changes the directory
+//! the later parts are judged in (both the old and the new one: `cd` may fail). An
+//! `if … then … fi` is read as its parts (`compound`).
 
 use std::path::PathBuf;
 
 use super::decide::decide_as_written;
 use super::word::Word;
-use super::{Context, Decision, Rules, Source, Verdict, inspect, split};
+use super::{Context, Decision, Rules, Source, Verdict, compound, inspect, split};
 
 /// Most parts in one composed command: real pipelines have a handful; hundreds are built to
 /// be slow or to hide something.
@@ -57,6 +58,8 @@ struct Split {
     parts: Vec<(Option<Joint>, String)>,
     /// `<` sources, to be checked against the workspace.
     inputs: Vec<String>,
+    /// The parts that start with a redirection (by index).
+    redirected_first: Vec<usize>,
 }
 
 /// Decides a composed command, or `None` when it is not one this module reads (the caller
@@ -67,7 +70,7 @@ pub(super) fn decide(
     command: &str,
     destructive: bool,
 ) -> Option<Decision> {
-    let split = match split_parts(command) {
+    let split = match split_parts(command).and_then(|split| split.map(without_if).transpose()) {
         Ok(split) => split?,
         Err(reason) => {
             return Some(Decision::new(
@@ -161,6 +164,29 @@ pub(super) fn decide(
     };
     decision.parts = parts;
     Some(decision)
+}
+
+/// The parts of an `if … fi` without its keywords (`compound`).
+fn without_if(mut split: Split) -> Result<Split, String> {
+    let parts: Vec<compound::Part<'_>> = split
+        .parts
+        .iter()
+        .enumerate()
+        .map(|(i, (joint, text))| {
+            let redirected = split.redirected_first.contains(&i);
+            (*joint == Some(Joint::Then), redirected, text.as_str())
+        })
+        .collect();
+    if let Some(texts) = compound::without_keywords(&parts)? {
+        split.parts = split
+            .parts
+            .into_iter()
+            .zip(texts)
+            .filter_map(|((joint, _), text)| Some((joint, text?)))
+            .collect();
+        split.redirected_first.clear();
+    }
+    Ok(split)
 }
 
 /// The strictest decision of a part over every directory it may run in.
@@ -293,6 +319,9 @@ fn split_parts(command: &str) -> Result<Option<Split>, String> {
                     for _ in 0..fd.chars().count() {
                         current.pop();
                     }
+                }
+                if current.trim_matches([' ', '\t']).is_empty() {
+                    split.redirected_first.push(split.parts.len());
                 }
                 let (consumed, input) = redirection(&chars[i..], fd.as_deref())?;
                 if let Some(input) = input {

@@ -10,8 +10,8 @@ use super::scan::{Findings, Scan};
 use super::simple::{MAX_COMMAND_BYTES, control_character, posix_metacharacter};
 use super::word::{Word, WordKind};
 use super::{
-    Context, Decision, OsFamily, ReadOnly, Rules, Source, Verdict, builtin, cmd, compose, options,
-    split, suggest,
+    Context, Decision, OsFamily, ReadOnly, Rules, Source, Verdict, builtin, builtins_pure, cmd,
+    compose, options, split, suggest,
 };
 
 pub(super) fn decide_as_written(rules: &Rules, context: &Context, command: &str) -> Decision {
@@ -69,11 +69,12 @@ fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
     let metacharacter = posix_metacharacter(command);
     let control = control_character(command);
     if let Some(reason) = metacharacter.clone().or_else(|| control.clone()) {
-        // Inspect list: operator characters only inside '…' are text (the second reading
-        // found one simple command: `rg 'a|b' src`, `sed -n '$p'`); a pipeline or list of
-        // allowed parts with harmless redirections is decided part by part.
-        let single_quoted = inspect && control.is_none() && shell_words.is_some();
-        if !single_quoted {
+        // Inspect list: operator characters only inside quotes are text (the second reading
+        // found one simple command: `rg 'a|b' src`, `sed -n '$p'`, `grep "a|b" x`; a `$` or
+        // backtick inside "…" is not); a pipeline or list of allowed parts with harmless
+        // redirections is decided part by part.
+        let quoted = inspect && control.is_none() && shell_words.is_some();
+        if !quoted {
             if inspect
                 && control.is_none()
                 && let Some(decision) = compose::decide(rules, context, command, destructive)
@@ -82,6 +83,16 @@ fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
             }
             return ask(reason);
         }
+    }
+    if inspect && script.shape == Shape::Other(parse::TEST) {
+        return match builtins_pure::test_command(context, command) {
+            Ok(entry) => {
+                let reason = format!("`{entry}` is on the built-in read-only list");
+                Decision::new(Verdict::Allow, reason, Source::Builtin, destructive)
+                    .with_rule(&entry)
+            }
+            Err(reason) => Decision::new(Verdict::Ask, reason, Source::Builtin, destructive),
+        };
     }
     let simple = match script.shape {
         Shape::Simple => script.commands.first(),

@@ -26,7 +26,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use super::word::{Word, WordKind, glob_could_match};
-use super::{Context, OsFamily, git_read, options, secret_paths, windows_path};
+use super::{Context, OsFamily, git_listings, git_read, options, secret_paths, windows_path};
 use crate::workspace;
 
 const LIST: &str = include_str!("../../assets/builtin-inspect.txt");
@@ -1106,6 +1106,7 @@ fn git(context: &Context, words: &[Word]) -> Result<String, String> {
             "git cat-file"
         }
         reader if GIT_READERS.contains(&reader) => git_reader(reader, rest)?,
+        listing if git_listings::knows(listing) => git_listings::check(listing, rest, runs_gpg)?,
         other => return Err(format!("`git {other}` is not on the read-only list")),
     };
     // The git option table (what allow rules do not cover) applies too.

@@ -15,7 +15,8 @@
 //! with option allowlists and every file inside the workspace and not a secret; a pipeline or
 //! list of parts that are each allowed, with only harmless redirections, is allowed, each part
 //! decided from the start like a command of its own (`compose`), its verdict in
-//! [`Decision::parts`]; operator characters only inside `'…'` are text. A command allowed by
+//! [`Decision::parts`]; operator characters only inside quotes (`'…'`, `"…"` without `$` or
+//! backticks) are text. A command allowed by
 //! the built-in list alone has source `builtin` (a composed one only when every part is), so a
 //! caller can run it read-only. `ReadOnly::Strict` keeps exactly the 0.1 behaviour.
 //!
@@ -77,16 +78,20 @@
 //!   built-ins are left out (a cloned repository could otherwise plant one).
 
 mod builtin;
+mod builtins_pure;
 
 mod cmd;
 mod compose;
+mod compound;
 mod data;
 mod decide;
 pub mod files;
 mod git;
+mod git_listings;
 mod git_read;
 mod inspect;
 mod lex;
+mod listings;
 mod options;
 mod parse;
 mod programs;

@@ -96,17 +96,17 @@ pub(super) struct Uncovered {
 /// The first word after the first `covered` words of `words` that uses an option from the
 /// table of any program named in the command.
 pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<Uncovered> {
-    let keys: Vec<String> = words
+    let keys: Vec<std::borrow::Cow<'_, str>> = words
         .iter()
         .filter_map(Word::known)
-        .map(|w| program_key(w, os).into_owned())
+        .map(|w| program_key(w, os))
         .collect();
     let table = table();
     // The rows naming a program of the command, in table order (through the index by name).
     let (by_name, stems) = index();
     let mut candidates: Vec<usize> = keys
         .iter()
-        .filter_map(|k| by_name.get(k.as_str()))
+        .filter_map(|k| by_name.get(k.as_ref()))
         .flatten()
         .copied()
         .chain(
@@ -128,7 +128,7 @@ pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<
         .filter(|row| {
             row.subcommand
                 .as_ref()
-                .is_none_or(|sub| keys.iter().any(|k| k == sub))
+                .is_none_or(|sub| keys.iter().any(|k| k.as_ref() == sub.as_str()))
                 && (rule_names_operand || !matches!(row.form, Form::Operand(_)))
         })
         .collect();
@@ -155,7 +155,7 @@ pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<
             let program = keys
                 .iter()
                 .find(|k| row.names(k))
-                .map_or("", String::as_str);
+                .map_or("", |k| k.as_ref());
             Some(Uncovered {
                 word: text.to_owned(),
                 option: row.option.clone(),

@@ -303,6 +303,9 @@ pub(super) fn parse_tree(text: &str) -> Script {
     }
 }
 
+/// The shape of a test (`[ … ]`, `[[ … ]]`), which tree-sitter reads as no simple command.
+pub(super) const TEST: &str = "a test ('[[ … ]]')";
+
 /// The top-level shape of a parsed tree.
 fn shape(root: Node<'_>) -> Shape {
     let mut cursor = root.walk();
@@ -322,7 +325,7 @@ fn shape(root: Node<'_>) -> Shape {
         "subshell" => Shape::Other("a subshell"),
         "compound_statement" => Shape::Other("a group or an arithmetic command"),
         "negated_command" => Shape::Other("a negated command ('!')"),
-        "test_command" => Shape::Other("a test ('[[ … ]]')"),
+        "test_command" => Shape::Other(TEST),
         "redirected_statement" => Shape::Other("a redirection"),
         "variable_assignment" | "variable_assignments" => Shape::Other("a variable assignment"),
         "declaration_command" | "unset_command" => Shape::Other("a variable declaration"),

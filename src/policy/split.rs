@@ -7,7 +7,8 @@
 //! Owns only the word splitting of that subset, written from the POSIX rules ("Token
 //! Recognition", "Quote Removal"), and checked against real `sh` and `bash` by the
 //! differential test in `policy::tests`. Anything outside the subset is `None` (the caller
-//! asks): `$`, backticks, operators, newlines, control characters, parentheses, an unclosed
+//! asks): `$`, backticks, operators outside quotes (inside `'…'` and `"…"` they are text),
+//! newlines, control characters, parentheses, an unclosed
 //! quote, a trailing backslash, an assignment or a reserved word in program position, and
 //! tilde forms that expand to something other than `$HOME` (`~user`, bash's `a=~`).
 
@@ -70,8 +71,10 @@ pub(super) fn split(text: &str) -> Option<Vec<Word>> {
                             '$' | '`' | '\n' => return None,
                             _ => word.text.push('\\'),
                         },
-                        '$' | '`' => return None,
-                        c if unmodelled(c) => return None,
+                        // Operators, `#` and glob characters are text inside "…" (`rg "a|b"`,
+                        // `grep "<<<"`); expansions and newlines stay outside the subset.
+                        '$' | '`' | '\n' => return None,
+                        c if c.is_control() && c != '\t' => return None,
                         c => word.text.push(c),
                     }
                 }
@@ -219,6 +222,14 @@ mod tests {
             ("\\if x", &[("if", L), ("x", L)]),
             ("a\\=b", &[("a=b", L)]),
             ("rg 'a|b;c&d<e>f$g`h'", &[("rg", L), ("a|b;c&d<e>f$g`h", L)]),
+            (
+                "rg \"a|b;c&d<e>f#(g){h}\"",
+                &[("rg", L), ("a|b;c&d<e>f#(g){h}", L)],
+            ),
+            (
+                "grep \"a\\|b\" \"*.pem\" \"[x]?\"",
+                &[("grep", L), ("a\\|b", L), ("*.pem", L), ("[x]?", L)],
+            ),
         ];
         for (input, want) in cases {
             let want: Vec<(String, WordKind)> =
@@ -254,7 +265,8 @@ mod tests {
             "echo \"$x\"",
             "echo \"\\$\"",
             "echo 'a\nb'",
-            "echo \"a|b\"",
+            "echo \"a\nb\"",
+            "echo \"a`b`\"",
         ] {
             assert_eq!(texts(input), None, "input: {input:?}");
         }

@@ -1,5 +1,5 @@
 //! The differential test: commands generated from a grammar of tricky pieces (escapes, quotes,
-//! `#`, `]`, blanks of every kind, `\` + newline, operators) run through real `sh -c` (and
+//! `#`, `]`, blanks of every kind, `\` + newline, operators, operators inside `"…"`) run through real `sh -c` (and
 //! `bash -c`) with fake programs on `PATH` that record their argv. Whenever the policy allows
 //! a command, the words it decided must be exactly the argv the shell passed; whenever the
 //! shell really ran the denied program `zap`, the policy must not allow the command, not even
@@ -277,6 +277,10 @@ const PARTS: &[&str] = &[
     "x=1 a",
     "\\cat x",
     "sed -ni 1p x",
+    "grep \"a|b\" x",
+    "grep -E \"(a;b)&c\" x",
+    "grep \"<x\" x",
+    "cat \"x\"",
 ];
 
 /// Joints between parts: the harmless operators and redirections, and ones that must ask.
@@ -406,6 +410,22 @@ const PIECES: &[&str] = &[
     "\"",
     "\\\r",
     "-",
+    // Operators, `#` and glob characters inside "…" are text; `$`, backticks and newlines
+    // are not.
+    "\"a|b\"",
+    "\"x; zap\"",
+    "\"&& zap\"",
+    "\"<<<<\"",
+    "\"(a|b)\"",
+    "\"a\\|b\"",
+    "\"> out\"",
+    "\"{a,b}\"",
+    "\"*.x\"",
+    "\"[x]?\"",
+    "\"&\"",
+    "\"$(zap)\"",
+    "\"`zap`\"",
+    "\"a\nzap\"",
 ];
 
 /// What goes between pieces: blanks, nothing (glued), escaped blanks, line continuations.

@@ -8,6 +8,7 @@ mod deny;
 mod differential;
 mod fast;
 mod inspect;
+mod precision;
 mod properties;
 mod review;
 mod secrets;
