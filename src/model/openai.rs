@@ -58,6 +58,8 @@ struct Told {
     limit_field: bool,
     /// A `llama.cpp` server was asked whether it keeps the tools (once a run).
     tools_checked: bool,
+    /// `/props` was asked before the first reply and did not say (not asked again).
+    props_unanswered: bool,
 }
 
 impl fmt::Debug for OpenAi {
@@ -223,6 +225,25 @@ impl Model for OpenAi {
         request: &Request<'_>,
         on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
     ) -> Result<Reply, ModelError> {
+        if !self.told.tools_checked
+            && !request.tools.is_empty()
+            && local_server(&self.transport.server)
+        {
+            // Before the first reply, so the warning is the first thing said: a server whose
+            // `/props` answers tells whether its template keeps the tools. One that does not
+            // answer is judged by its first reply (below).
+            let props = self.props().await;
+            if props.as_ref().is_some_and(|props| {
+                props
+                    .pointer("/chat_template_caps/supports_tool_calls")
+                    .is_some()
+            }) {
+                self.told.tools_checked = true;
+                self.warn_dropped(props.as_ref(), None, request, on_delta);
+            } else {
+                self.told.props_unanswered = true;
+            }
+        }
         let offered: Vec<String> = request.tools.iter().map(|t| t.name.clone()).collect();
         let text_calls_before = self.text_calls;
         let fresh = || ChunkDecoder {
@@ -309,14 +330,32 @@ impl OpenAi {
         prompt_tokens: Option<u64>,
         on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
     ) {
+        let props = if self.told.props_unanswered {
+            None
+        } else {
+            self.props().await
+        };
+        self.warn_dropped(props.as_ref(), prompt_tokens, request, on_delta);
+    }
+
+    /// The server's `/props` (`llama.cpp`), if it answers with JSON.
+    async fn props(&self) -> Option<serde_json::Value> {
         let url = llama_cpp::props_url(&self.transport.server);
-        let props = match self.key_headers() {
+        match self.key_headers() {
             Ok(headers) => self.transport.get_json(&url, headers).await,
             Err(_) => None,
-        };
-        if let Some(message) =
-            llama_cpp::dropped_tools(props.as_ref(), prompt_tokens, request.tools)
-        {
+        }
+    }
+
+    /// Says so when `props` or the prompt tokens show the tools left out of the prompt.
+    fn warn_dropped(
+        &self,
+        props: Option<&serde_json::Value>,
+        prompt_tokens: Option<u64>,
+        request: &Request<'_>,
+        on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
+    ) {
+        if let Some(message) = llama_cpp::dropped_tools(props, prompt_tokens, request.tools) {
             self.notice(&format!("warning: {message}"));
             on_delta(Delta::Warning {
                 code: "tools_dropped",

@@ -308,6 +308,14 @@ fn a_llama_cpp_server_whose_template_cannot_call_tools_is_named_once() {
         "{stderr}"
     );
     assert_eq!(server.gets(), ["/v1/models", "/props"]);
+    // Said first: before the model's (invented) answer reaches the screen or the events.
+    let kinds: Vec<Value> = events(&output.stdout)
+        .into_iter()
+        .map(|e| e["type"].clone())
+        .collect();
+    let warned_at = kinds.iter().position(|k| k == "warning").unwrap();
+    let text_at = kinds.iter().position(|k| k == "text_delta").unwrap();
+    assert!(warned_at < text_at, "{kinds:?}");
 }
 
 #[test]
@@ -348,7 +356,8 @@ fn no_warning_where_the_tools_arrive_or_the_server_is_not_llama_cpp() {
     assert_eq!(output.status.code(), Some(0));
     assert!(warnings(&output).is_empty());
     assert_eq!(server.gets(), ["/v1/models", "/props"]);
-    // Another server (no `Server: llama.cpp`, no `timings`): no `/props` asked of it.
+    // Another server (no `Server: llama.cpp`, no `timings`, no `/props`): asked once, before
+    // the first reply, and nothing said.
     let other = FakeModel::new([Reply::sse([
         openai::text("Hi."),
         openai::finish("stop"),
@@ -357,7 +366,7 @@ fn no_warning_where_the_tools_arrive_or_the_server_is_not_llama_cpp() {
     ])]);
     let output = json_run(&sandbox, &other, "hi");
     assert!(warnings(&output).is_empty());
-    assert_eq!(other.gets(), ["/v1/models"]);
+    assert_eq!(other.gets(), ["/v1/models", "/props"]);
 }
 
 #[test]
@@ -604,7 +613,7 @@ fn with_no_model_named_a_custom_server_is_asked_which_it_serves() {
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(server.request(0).body["model"], "smollm2");
     assert_eq!(events(&output.stdout)[0]["model"], "openai/smollm2");
-    assert_eq!(server.gets(), ["/v1/models"]);
+    assert_eq!(server.gets(), ["/v1/models", "/props"]);
 
     // Several: none is guessed, all are named.
     let server = FakeModel::openai_turns([turn_text("Hi.")])
@@ -619,7 +628,7 @@ fn with_no_model_named_a_custom_server_is_asked_which_it_serves() {
         ));
     assert!(server.requests().is_empty());
 
-    // A model named: nothing is asked.
+    // A model named: its list is not asked for (`/props` still is, before the first reply).
     let server = FakeModel::openai_turns([turn_text("Hi.")])
         .route("/v1/models", models(&["qwen3-8b", "smollm2"]));
     sandbox
@@ -627,6 +636,6 @@ fn with_no_model_named_a_custom_server_is_asked_which_it_serves() {
         .args(["--model", "qwen3-8b", "hi"])
         .assert()
         .success();
-    assert!(server.gets().is_empty());
+    assert_eq!(server.gets(), ["/props"]);
     assert_eq!(server.request(0).body["model"], "qwen3-8b");
 }
