@@ -232,6 +232,10 @@ pub struct CheckArgs {
     /// Also deny commands containing a command starting with PREFIX (repeatable).
     #[arg(long, value_name = "PREFIX")]
     pub deny: Vec<String>,
+    /// Decide in this permission mode instead of the settings' (`auto`: as where the
+    /// sandbox is fully active and the snapshot whole, when it is so here).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub mode: Option<Mode>,
     /// Read one command per line from stdin and print one decision per line.
     #[arg(long, conflicts_with = "command")]
     pub stdin: bool,
@@ -533,7 +537,7 @@ impl ValueEnum for ProviderKind {
 
 impl ValueEnum for Mode {
     fn value_variants<'a>() -> &'a [Self] {
-        &[Mode::Ask, Mode::Deny, Mode::Off, Mode::AllowAll]
+        &[Mode::Ask, Mode::Auto, Mode::Deny, Mode::Off, Mode::AllowAll]
     }
 
     fn to_possible_value(&self) -> Option<PossibleValue> {
@@ -541,6 +545,10 @@ impl ValueEnum for Mode {
             Mode::Ask => {
                 PossibleValue::new("ask").help("Prompt for commands the policy is unsure about")
             }
+            Mode::Auto => PossibleValue::new("auto").help(
+                "Run them in the sandbox without prompting (ask where the sandbox is not fully \
+                 active; protected programs still ask)",
+            ),
             Mode::Deny => PossibleValue::new("deny").help("Deny them instead of prompting"),
             Mode::Off => PossibleValue::new("off").help("Offer the model no shell tool at all"),
             Mode::AllowAll => PossibleValue::new("allow-all")

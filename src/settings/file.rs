@@ -578,7 +578,7 @@ impl Reader<'_> {
                 let value = text(item).ok_or_else(|| wrong("a string"))?;
                 Value::Mode(
                     parse_mode(&value)
-                        .ok_or_else(|| wrong("one of \"ask\", \"deny\", \"off\", \"allow-all\""))?,
+                        .ok_or_else(|| wrong("one of \"ask\", \"auto\", \"deny\", \"off\", \"allow-all\""))?,
                 )
             }
             Kind::ReadOnly => {
@@ -737,6 +737,7 @@ fn child_of<'a>(prefix: &str, table: &'a str) -> Option<&'a str> {
 pub fn parse_mode(value: &str) -> Option<Mode> {
     match value {
         "ask" => Some(Mode::Ask),
+        "auto" => Some(Mode::Auto),
         "deny" => Some(Mode::Deny),
         "off" => Some(Mode::Off),
         "allow-all" => Some(Mode::AllowAll),
