@@ -345,8 +345,10 @@ pub struct RunArgs {
     /// written.
     #[arg(long)]
     pub allow_edits: bool,
-    /// ask: prompt for unsure commands; deny: never prompt; off: no shell tool; allow-all: run
-    /// everything not denied except destructive programs (rm, mv, dd, sudo …), which still ask.
+    /// ask: prompt for unsure commands; auto: run them in the sandbox without a prompt (ask
+    /// where it is not fully active; sudo, dd, mkfs … and rm/mv leaving the workspace still
+    /// ask); deny: never prompt; off: no shell tool; allow-all: run everything not denied
+    /// except destructive programs (rm, mv, dd, sudo …), which still ask.
     #[arg(long, value_enum, value_name = "MODE")]
     pub mode: Option<Mode>,
     /// Never prompt: every command that would need approval is denied.

@@ -65,7 +65,11 @@ mod tests {
                 true,
                 "not available (no Landlock)",
             ),
-            (sandbox(active(), Some("no mounts")), true, "not fully active"),
+            (
+                sandbox(active(), Some("no mounts")),
+                true,
+                "not fully active",
+            ),
             (full.clone(), false, "snapshots are off"),
         ];
         for (sandbox, snapshots, says) in cases {

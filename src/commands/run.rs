@@ -325,11 +325,7 @@ fn opening_event(
         cwd: config.workspace.display().to_string(),
         version: crate::VERSION.to_owned(),
         sandbox: config.sandbox.status(),
-        mode_note: agent::auto_fallback(
-            config.mode,
-            &config.sandbox,
-            config.snapshots.available(),
-        ),
+        mode_note: agent::auto_fallback(config.mode, &config.sandbox, config.snapshots.available()),
     };
     match rebuilt {
         Some(rebuilt) => Event::Continue {

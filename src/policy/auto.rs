@@ -80,9 +80,8 @@ fn allowed(decision: Decision, what: &str) -> Decision {
 /// `Ok` when `command` is one plain `rm`, `rmdir` or `mv` that only touches paths the
 /// snapshot restores; else why not, for the person.
 fn removal_in_workspace(context: &Context, command: &str) -> Result<(), String> {
-    let not_plain = || {
-        "it may touch a protected program and is not one plain `rm`, `rmdir` or `mv`".to_owned()
-    };
+    let not_plain =
+        || "it may touch a protected program and is not one plain `rm`, `rmdir` or `mv`".to_owned();
     if context.os != OsFamily::Unix || command.contains("\\\n") {
         return Err(not_plain());
     }
@@ -111,7 +110,9 @@ fn removal_in_workspace(context: &Context, command: &str) -> Result<(), String> 
             options_end = true;
         } else if !options_end && text.starts_with('-') && text != "-" {
             if !known_option(key, text) {
-                return Err(format!("`{key}` with option `{text}`, which mode `auto` does not know"));
+                return Err(format!(
+                    "`{key}` with option `{text}`, which mode `auto` does not know"
+                ));
             }
         } else {
             operand_inside(context, key, word)?;
@@ -126,7 +127,13 @@ fn known_option(program: &str, option: &str) -> bool {
     let (short, long): (&str, &[&str]) = match program {
         "rm" => (
             "rRfivdI",
-            &["--recursive", "--force", "--verbose", "--dir", "--one-file-system"],
+            &[
+                "--recursive",
+                "--force",
+                "--verbose",
+                "--dir",
+                "--one-file-system",
+            ],
         ),
         "rmdir" => ("v", &["--verbose", "--ignore-fail-on-non-empty"]),
         _ => (
@@ -155,7 +162,9 @@ fn operand_inside(context: &Context, program: &str, word: &Word) -> Result<(), S
         return Err(outside());
     }
     if word.kind == WordKind::Pattern && text.contains(['{', '}']) {
-        return Err(format!("`{program} {text}` has a brace list, which mode `auto` does not read"));
+        return Err(format!(
+            "`{program} {text}` has a brace list, which mode `auto` does not read"
+        ));
     }
     if word.kind == WordKind::Pattern && text.starts_with(['*', '?', '[']) {
         return Err(format!(

@@ -348,9 +348,9 @@ fn never_write(rules: &FileRules, path: &Path, inside: bool) -> Option<String> {
 #[must_use]
 pub fn apply_mode(decision: Decision, mode: Mode) -> Decision {
     match (mode, decision.verdict) {
-        (_, Verdict::Deny) | (Mode::Ask | Mode::Auto, _) | (Mode::Deny | Mode::AllowAll, Verdict::Allow) => {
-            decision
-        }
+        (_, Verdict::Deny)
+        | (Mode::Ask | Mode::Auto, _)
+        | (Mode::Deny | Mode::AllowAll, Verdict::Allow) => decision,
         (Mode::Deny, Verdict::Ask) => Decision {
             verdict: Verdict::Deny,
             reason: format!("{} (mode `deny` never asks)", decision.reason),

@@ -576,10 +576,9 @@ impl Reader<'_> {
             }
             Kind::Mode => {
                 let value = text(item).ok_or_else(|| wrong("a string"))?;
-                Value::Mode(
-                    parse_mode(&value)
-                        .ok_or_else(|| wrong("one of \"ask\", \"auto\", \"deny\", \"off\", \"allow-all\""))?,
-                )
+                Value::Mode(parse_mode(&value).ok_or_else(|| {
+                    wrong("one of \"ask\", \"auto\", \"deny\", \"off\", \"allow-all\"")
+                })?)
             }
             Kind::ReadOnly => {
                 let value = text(item).ok_or_else(|| wrong("a string"))?;
@@ -841,7 +840,7 @@ mod tests {
         );
         assert_eq!(
             parse_err("[permissions]\nmode = \"yolo\"\n"),
-            "settings.toml:2: `permissions.mode` must be one of \"ask\", \"deny\", \"off\", \"allow-all\": fix the settings file"
+            "settings.toml:2: `permissions.mode` must be one of \"ask\", \"auto\", \"deny\", \"off\", \"allow-all\": fix the settings file"
         );
         assert_eq!(
             parse_err("[permissions.commands]\ndeny = [1]\n"),

@@ -257,9 +257,15 @@ fn only_the_user_file_or_a_flag_chooses_mode_auto() {
     // The user file and a flag may; a project may still make it stricter.
     let fixture = Fixture::new();
     fixture.user("[permissions]\nmode = \"auto\"\n");
-    assert_eq!(fixture.load(&Overrides::default()).unwrap().mode.value, Mode::Auto);
+    assert_eq!(
+        fixture.load(&Overrides::default()).unwrap().mode.value,
+        Mode::Auto
+    );
     fixture.project("[permissions]\nmode = \"ask\"\n");
-    assert_eq!(fixture.load(&Overrides::default()).unwrap().mode.value, Mode::Ask);
+    assert_eq!(
+        fixture.load(&Overrides::default()).unwrap().mode.value,
+        Mode::Ask
+    );
     let flag = Overrides {
         mode: Some(Mode::Auto),
         ..Overrides::default()

@@ -106,7 +106,10 @@ fn in_ci_auto_runs_what_the_sandbox_contains_and_undo_takes_it_back() {
     );
     for allowed in &decisions[..3] {
         let reason = allowed["reason"].as_str().unwrap();
-        assert!(reason.starts_with("allowed by mode `auto`: runs in the sandbox"), "{reason}");
+        assert!(
+            reason.starts_with("allowed by mode `auto`: runs in the sandbox"),
+            "{reason}"
+        );
     }
     assert!(
         decisions[3]["reason"]
@@ -121,13 +124,19 @@ fn in_ci_auto_runs_what_the_sandbox_contains_and_undo_takes_it_back() {
     // The write outside ran, in the sandbox, and was refused there; no rerun was offered.
     assert!(!escape.exists(), "the sandbox let a write outside through");
     let results = of_type(&events, "tool_result");
-    assert_eq!(results[2]["result"]["sandbox_denied"], true, "{:?}", results[2]);
+    assert_eq!(
+        results[2]["result"]["sandbox_denied"], true,
+        "{:?}",
+        results[2]
+    );
     assert_eq!(results.len(), 5, "{results:?}");
 
     sandbox.agent().arg("undo").assert().success();
     assert!(!w.join("made.txt").exists(), "undo left the command's file");
     assert_eq!(
-        std::fs::read_to_string(w.join("scratch.txt")).ok().as_deref(),
+        std::fs::read_to_string(w.join("scratch.txt"))
+            .ok()
+            .as_deref(),
         Some("scratch\n"),
         "undo did not bring back what rm removed"
     );
@@ -147,12 +156,21 @@ fn check_shows_what_auto_would_do() {
             .output()
             .unwrap();
         let decision: Value = serde_json::from_slice(&output.stdout).unwrap();
-        (output.status.code(), decision["reason"].as_str().unwrap().to_owned())
+        (
+            output.status.code(),
+            decision["reason"].as_str().unwrap().to_owned(),
+        )
     };
     let (code, reason) = check("python3 -m pytest");
     assert_eq!(code, Some(0), "{reason}");
     assert!(reason.contains("mode `auto`"), "{reason}");
-    for asks in ["sudo ls", "rm -rf /", "rm -rf ../x", "mkfs.ext4 /dev/sda", "dd of=/dev/sda"] {
+    for asks in [
+        "sudo ls",
+        "rm -rf /",
+        "rm -rf ../x",
+        "mkfs.ext4 /dev/sda",
+        "dd of=/dev/sda",
+    ] {
         let (code, reason) = check(asks);
         assert_eq!(code, Some(3), "{asks}: {reason}");
     }

@@ -59,7 +59,10 @@ fn what_the_sandbox_contains_runs_and_says_auto() {
     ] {
         let (verdict, reason, asked) = auto(&[], WORKSPACE, command, false);
         assert_eq!(verdict, Verdict::Allow, "{command}: {reason}");
-        assert!(reason.starts_with("allowed by mode `auto`: runs in the sandbox"), "{reason}");
+        assert!(
+            reason.starts_with("allowed by mode `auto`: runs in the sandbox"),
+            "{reason}"
+        );
         assert!(!asked, "{command}: only a removal needs the snapshot");
     }
 }
@@ -89,8 +92,20 @@ fn allow_and_deny_are_unchanged() {
 #[test]
 fn programs_that_act_on_the_machine_or_another_user_still_ask() {
     let machine = [
-        "sudo", "su", "doas", "pkexec", "runuser", "sudoedit", "sg", "shutdown", "reboot",
-        "poweroff", "halt", "mkfs", "mkfs.ext4", "dd",
+        "sudo",
+        "su",
+        "doas",
+        "pkexec",
+        "runuser",
+        "sudoedit",
+        "sg",
+        "shutdown",
+        "reboot",
+        "poweroff",
+        "halt",
+        "mkfs",
+        "mkfs.ext4",
+        "dd",
     ];
     let shapes = [
         "{p} x",
@@ -112,7 +127,11 @@ fn programs_that_act_on_the_machine_or_another_user_still_ask() {
             assert_eq!(verdict, Verdict::Ask, "{command}: {reason}");
         }
     }
-    assert!(auto(&[], WORKSPACE, "sudo x", true).1.contains("acts on the machine"));
+    assert!(
+        auto(&[], WORKSPACE, "sudo x", true)
+            .1
+            .contains("acts on the machine")
+    );
 }
 
 #[test]
@@ -138,7 +157,10 @@ fn a_removal_inside_the_workspace_runs_only_with_a_whole_snapshot() {
         assert!(reason.contains("not whole"), "{reason}");
     }
     // From a subdirectory, `..` that stays inside is fine.
-    assert_eq!(auto(&[], "/work/project/sub", "rm ../x", true).0, Verdict::Allow);
+    assert_eq!(
+        auto(&[], "/work/project/sub", "rm ../x", true).0,
+        Verdict::Allow
+    );
 }
 
 #[test]
@@ -228,9 +250,12 @@ fn the_windows_family_never_removes_in_auto() {
         ReadOnly::Inspect,
     );
     for command in ["del x", "rd /s /q x", "move a b"] {
-        let decision = apply_auto(decide(&rules(&[]), &context, command), &context, command, || {
-            true
-        });
+        let decision = apply_auto(
+            decide(&rules(&[]), &context, command),
+            &context,
+            command,
+            || true,
+        );
         assert_eq!(decision.verdict, Verdict::Ask, "{command}");
     }
     assert_eq!(verdict("touch x"), Verdict::Allow);
