@@ -182,7 +182,7 @@ impl Loop<'_> {
     /// The decision when nobody has to be asked (policy, mode, a `2` earlier in this run, no
     /// terminal to ask), or the ask to put to the person. Mode `auto` applies only where
     /// [`super::auto_fallback`] finds nothing missing; for a removal it takes the turn's
-    /// snapshot first, to know whether it is whole.
+    /// snapshot first, to know whether it can put back what the command removes.
     fn settle<A: Approve>(
         &self,
         command: &str,
@@ -194,8 +194,8 @@ impl Loop<'_> {
         let policy = policy::decide(&self.rules, &context, command);
         let decision = if self.auto_applies() {
             let snapshots = &self.config.snapshots;
-            policy::apply_auto(policy.clone(), &context, command, || {
-                snapshots.before_change(turn)
+            policy::apply_auto(policy.clone(), &context, command, |paths| {
+                snapshots.restorable(turn, paths)
             })
         } else {
             policy::apply_mode(policy.clone(), self.config.mode)

@@ -53,7 +53,7 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
     let decide = |command: &str| {
         let decision = policy::decide(&rules, &context, command);
         if auto {
-            policy::apply_auto(decision, &context, command, || true)
+            policy::apply_auto(decision, &context, command, |_| true)
         } else {
             policy::apply_mode(decision, mode)
         }

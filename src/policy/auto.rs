@@ -8,8 +8,10 @@
 //! - every command the policy marks `destructive` (a protected program anywhere, or a part
 //!   that could not be checked), except one plain `rm`, `rmdir` or `mv` whose every operand
 //!   lies strictly inside the workspace, outside `.git` and `.agent` and not a secret file,
-//!   with options this module knows, and only when the snapshot taken before it is whole
-//!   (the caller says so through `snapshot_whole`, asked only for such a command). So
+//!   with options this module knows, and only when the snapshot taken before it can put back
+//!   everything under those paths (the caller says so through `restorable`, asked only for
+//!   such a command, with the paths relative to the workspace; a glob is given as the
+//!   directory it expands in). So
 //!   `sudo`, `su`, `doas`, `pkexec`, `runuser`, `shutdown`, `reboot`, `mkfs`, `dd` … ask,
 //!   as do `rm` inside a pipeline or list, behind a wrapper (`xargs rm`, `env rm`), with a
 //!   glob at the start of a word (it could expand to an option) or a `~`.
@@ -17,7 +19,7 @@
 //! Deny stays deny and allow stays allow (a command the read-only list allows keeps its
 //! source, so the caller still runs it in the read-only sandbox).
 
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
 use super::word::{Word, WordKind, program_key};
 use super::{Context, Decision, OsFamily, Verdict, simple, split};
@@ -30,15 +32,16 @@ const REMOVERS: &[&str] = &["rm", "rmdir", "mv"];
 const UNRESTORED_DIRS: &[&str] = &[".git", ".agent"];
 
 /// Applies mode `auto` to a decision from [`super::decide`]: ask becomes allow unless it may
-/// match a deny rule or touches a protected program (see the module). `snapshot_whole` is
-/// called only for a removal inside the workspace: whether the snapshot taken before the
-/// command (the caller takes it then) is whole.
+/// match a deny rule or touches a protected program (see the module). `restorable` is
+/// called only for a removal inside the workspace, with the paths it touches (relative to
+/// the workspace): whether the snapshot taken before the command (the caller takes it then)
+/// can put back everything under them.
 #[must_use]
 pub fn apply_auto(
     decision: Decision,
     context: &Context,
     command: &str,
-    snapshot_whole: impl FnOnce() -> bool,
+    restorable: impl FnOnce(&[PathBuf]) -> bool,
 ) -> Decision {
     if decision.verdict != Verdict::Ask {
         return decision;
@@ -53,14 +56,15 @@ pub fn apply_auto(
     if !decision.destructive {
         return allowed(decision, "runs in the sandbox");
     }
-    if let Err(why) = removal_in_workspace(context, command) {
-        return still_asks(decision, &why);
-    }
-    if !snapshot_whole() {
+    let paths = match removal_in_workspace(context, command) {
+        Ok(paths) => paths,
+        Err(why) => return still_asks(decision, &why),
+    };
+    if !restorable(&paths) {
         return still_asks(
             decision,
-            "the snapshot taken before it is not whole, so undo could not put back what it \
-             removes",
+            "the snapshot taken before it is not whole or leaves some of those files out, so \
+             undo could not put back what it removes",
         );
     }
     allowed(
@@ -77,9 +81,9 @@ fn allowed(decision: Decision, what: &str) -> Decision {
     }
 }
 
-/// `Ok` when `command` is one plain `rm`, `rmdir` or `mv` that only touches paths the
-/// snapshot restores; else why not, for the person.
-fn removal_in_workspace(context: &Context, command: &str) -> Result<(), String> {
+/// The paths (relative to the workspace) when `command` is one plain `rm`, `rmdir` or `mv`
+/// that only touches paths inside it that snapshots keep; else why not, for the person.
+fn removal_in_workspace(context: &Context, command: &str) -> Result<Vec<PathBuf>, String> {
     let not_plain =
         || "it may touch a protected program and is not one plain `rm`, `rmdir` or `mv`".to_owned();
     if context.os != OsFamily::Unix || command.contains("\\\n") {
@@ -104,6 +108,7 @@ fn removal_in_workspace(context: &Context, command: &str) -> Result<(), String> 
         });
     }
     let mut options_end = false;
+    let mut paths = Vec::new();
     for word in operands {
         let text = word.text.as_str();
         if !options_end && text == "--" {
@@ -115,10 +120,10 @@ fn removal_in_workspace(context: &Context, command: &str) -> Result<(), String> 
                 ));
             }
         } else {
-            operand_inside(context, key, word)?;
+            paths.push(operand_inside(context, key, word)?);
         }
     }
-    Ok(())
+    Ok(paths)
 }
 
 /// Options that change neither what is removed or moved nor where: `mv -t`, `-S`, `rmdir -p`
@@ -154,8 +159,9 @@ fn known_option(program: &str, option: &str) -> bool {
     }
 }
 
-/// `Ok` when the operand names a path strictly inside the workspace that snapshots restore.
-fn operand_inside(context: &Context, program: &str, word: &Word) -> Result<(), String> {
+/// The operand's path relative to the workspace (for a glob, the directory it expands in)
+/// when it lies strictly inside the workspace, outside what snapshots never restore.
+fn operand_inside(context: &Context, program: &str, word: &Word) -> Result<PathBuf, String> {
     let text = word.text.as_str();
     let outside = || format!("`{program} {text}` may reach outside the workspace");
     if word.kind == WordKind::Expansion || text.is_empty() || text.starts_with('~') {
@@ -201,7 +207,19 @@ fn operand_inside(context: &Context, program: &str, word: &Word) -> Result<(), S
             "`{program} {text}` touches a secret file (`{pattern}`), which snapshots may not keep"
         ));
     }
-    Ok(())
+    // A glob stands for what it may match: everything in the directory before its first
+    // wild component (the workspace itself for `./*.tmp`).
+    let known = relative
+        .components()
+        .take_while(|component| {
+            word.kind != WordKind::Pattern
+                || !component
+                    .as_os_str()
+                    .to_string_lossy()
+                    .contains(['*', '?', '['])
+        })
+        .collect();
+    Ok(known)
 }
 
 #[cfg(test)]

@@ -111,6 +111,34 @@ impl Recorder {
         state.whole
     }
 
+    /// Before a command in turn `turn` that removes or moves `paths` (relative to the
+    /// workspace): takes the turn's snapshot as [`Recorder::before_change`] does, and says
+    /// whether undo can put back everything under those paths: the snapshot is whole and none
+    /// of them holds, is or lies in something the run's snapshots leave out as ignored.
+    pub fn restorable(&self, turn: u32, paths: &[std::path::PathBuf]) -> bool {
+        if !self.before_change(turn) {
+            return false;
+        }
+        let Some(inner) = &self.inner else {
+            return false;
+        };
+        let state = inner.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(store) = &state.store else {
+            return false;
+        };
+        // The ignored paths are listed in the record's first snapshot.
+        let Ok(Some(record)) = store.load(&state.run) else {
+            return false;
+        };
+        let Some(first) = record.snapshots.first() else {
+            return false;
+        };
+        paths.iter().all(|path| {
+            let path = path.to_string_lossy().replace('\\', "/");
+            !first.overlaps_ignored(path.trim_end_matches('/').as_bytes())
+        })
+    }
+
     /// Whether snapshots can be taken at all (on, and a store that opened).
     #[must_use]
     pub fn available(&self) -> bool {

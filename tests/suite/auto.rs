@@ -76,10 +76,23 @@ fn in_ci_auto_runs_what_the_sandbox_contains_and_undo_takes_it_back() {
     }
     let w = sandbox.work();
     std::fs::write(w.join("scratch.txt"), "scratch\n").unwrap();
+    // An ignored file is left out of snapshots: removing it could not be undone, so it asks.
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&w)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .status()
+        .unwrap();
+    assert!(git.success());
+    std::fs::write(w.join(".gitignore"), "target/\n").unwrap();
+    std::fs::create_dir_all(w.join("target")).unwrap();
+    std::fs::write(w.join("target/out"), "built\n").unwrap();
     let escape = outside.join("f");
     let server = FakeModel::openai_turns([
         turn_tool_call("touch made.txt", "make a file"),
         turn_tool_call("rm scratch.txt", "remove scratch"),
+        turn_tool_call("rm -rf target", "remove the ignored build"),
         turn_tool_call(&format!("touch '{}'", escape.display()), "write outside"),
         turn_tool_call("sudo touch x", "as root"),
         turn_tool_call("git push origin main", "push"),
@@ -98,38 +111,36 @@ fn in_ci_auto_runs_what_the_sandbox_contains_and_undo_takes_it_back() {
         [
             ("allow", "mode"),
             ("allow", "mode"),
+            ("deny", "no_terminal"),
             ("allow", "mode"),
             ("deny", "no_terminal"),
             ("deny", "policy"),
         ],
         "{decisions:?}"
     );
-    for allowed in &decisions[..3] {
+    for allowed in [decisions[0], decisions[1], decisions[3]] {
         let reason = allowed["reason"].as_str().unwrap();
         assert!(
             reason.starts_with("allowed by mode `auto`: runs in the sandbox"),
             "{reason}"
         );
     }
-    assert!(
-        decisions[3]["reason"]
-            .as_str()
-            .unwrap()
-            .contains("mode `auto` still asks"),
-        "{:?}",
-        decisions[3]
-    );
+    for asked in [decisions[2], decisions[4]] {
+        let reason = asked["reason"].as_str().unwrap();
+        assert!(reason.contains("mode `auto` still asks"), "{reason}");
+    }
+    assert!(w.join("target/out").exists());
     assert!(w.join("made.txt").exists());
     assert!(!w.join("scratch.txt").exists());
     // The write outside ran, in the sandbox, and was refused there; no rerun was offered.
     assert!(!escape.exists(), "the sandbox let a write outside through");
     let results = of_type(&events, "tool_result");
-    assert_eq!(
-        results[2]["result"]["sandbox_denied"], true,
-        "{:?}",
-        results[2]
-    );
-    assert_eq!(results.len(), 5, "{results:?}");
+    let outside = results
+        .iter()
+        .find(|r| r["command"].as_str().unwrap().contains("outside"))
+        .unwrap();
+    assert_eq!(outside["result"]["sandbox_denied"], true, "{outside}");
+    assert_eq!(results.len(), 6, "{results:?}");
 
     sandbox.agent().arg("undo").assert().success();
     assert!(!w.join("made.txt").exists(), "undo left the command's file");

@@ -34,7 +34,7 @@ fn auto(deny: &[&str], cwd: &str, command: &str, whole: bool) -> (Verdict, Strin
         decide(&rules(deny), &context, command),
         &context,
         command,
-        || {
+        |_| {
             asked = true;
             whole
         },
@@ -72,7 +72,7 @@ fn allow_and_deny_are_unchanged() {
     // The read-only list's allow keeps its source (the caller runs it read-only).
     let context = context(WORKSPACE);
     let listed = decide(&rules(&[]), &context, "ls");
-    let applied = apply_auto(listed.clone(), &context, "ls", || unreachable!());
+    let applied = apply_auto(listed.clone(), &context, "ls", |_| unreachable!());
     assert_eq!(applied, listed);
     for (deny, command) in [
         ("git push", "git push origin main"),
@@ -254,9 +254,40 @@ fn the_windows_family_never_removes_in_auto() {
             decide(&rules(&[]), &context, command),
             &context,
             command,
-            || true,
+            |_| true,
         );
         assert_eq!(decision.verdict, Verdict::Ask, "{command}");
     }
     assert_eq!(verdict("touch x"), Verdict::Allow);
+}
+
+#[test]
+fn a_removal_hands_over_the_paths_it_touches_a_glob_as_its_directory() {
+    let paths = |cwd: &str, command: &str| {
+        let context = context(cwd);
+        let mut given = None;
+        let decision = apply_auto(
+            decide(&rules(&[]), &context, command),
+            &context,
+            command,
+            |paths| {
+                given = Some(paths.to_vec());
+                true
+            },
+        );
+        assert_eq!(decision.verdict, Verdict::Allow, "{command}");
+        given
+            .unwrap()
+            .iter()
+            .map(|path| path.display().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        paths(WORKSPACE, "rm -rf build x/y.txt"),
+        ["build", "x/y.txt"]
+    );
+    assert_eq!(paths(WORKSPACE, "mv a sub/b"), ["a", "sub/b"]);
+    assert_eq!(paths("/work/project/sub", "rm ../z ./w"), ["z", "sub/w"]);
+    assert_eq!(paths(WORKSPACE, "rm build/*.o out/a?/x"), ["build", "out"]);
+    assert_eq!(paths(WORKSPACE, "rm ./*.tmp"), [""]);
 }
