@@ -238,3 +238,30 @@ fn with_the_sandbox_off_auto_acts_as_ask_and_says_so() {
     assert_eq!(decision["by"], "no_terminal", "{decision}");
     assert!(!sandbox.work().join("made.txt").exists());
 }
+
+#[test]
+fn what_auto_lets_through_runs_with_the_network_closed_even_when_settings_open_it() {
+    let (sandbox, tmp, _) = dirs();
+    let Some(bash) = ["/bin/bash", "/usr/bin/bash"]
+        .into_iter()
+        .find(|path| std::path::Path::new(path).exists())
+    else {
+        return;
+    };
+    if !auto_applies(&sandbox, &tmp) {
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let command = format!("{bash} -c 'echo hi > /dev/tcp/127.0.0.1/{port}'");
+    let server = FakeModel::openai_turns([turn_tool_call(&command, "connect"), turn_text("done")]);
+    let (events, _) = ci_run(&sandbox, &tmp, &server, &["--network"]);
+    assert_eq!(of_type(&events, "decision")[0]["by"], "mode");
+    assert!(
+        listener.accept().is_err(),
+        "the command reached the listener"
+    );
+    let result = &of_type(&events, "tool_result")[0]["result"];
+    assert_eq!(result["sandbox_denied"], true, "{result}");
+}
