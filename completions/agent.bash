@@ -217,7 +217,7 @@ _agent() {
             return 0
             ;;
         agent__subcmd__check)
-            opts="-C -q -v -h -V --os --allow --deny --stdin --read --write --config --profile --cwd --json --quiet --verbose --color --help --version"
+            opts="-C -q -v -h -V --os --allow --deny --mode --stdin --read --write --config --profile --cwd --json --quiet --verbose --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -233,6 +233,10 @@ _agent() {
                     ;;
                 --deny)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "ask auto deny off allow-all" -- "${cur}"))
                     return 0
                     ;;
                 --read)
@@ -1312,7 +1316,7 @@ _agent() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -W "ask deny off allow-all" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "ask auto deny off allow-all" -- "${cur}"))
                     return 0
                     ;;
                 --max-turns)

@@ -58,7 +58,8 @@ complete -c agent -n "__fish_agent_using_subcommand run" -l max-output-tokens -d
 complete -c agent -n "__fish_agent_using_subcommand run" -l header -d 'Send an HTTP header with every model request, as `NAME: VALUE` (repeatable; beats `[model] headers`). Values of names with key, token or authorization in them are never shown or recorded' -r
 complete -c agent -n "__fish_agent_using_subcommand run" -l allow -d 'Also allow commands starting with PREFIX, for this run only (repeatable)' -r
 complete -c agent -n "__fish_agent_using_subcommand run" -l deny -d 'Also deny commands containing a command starting with PREFIX, for this run (repeatable)' -r
-complete -c agent -n "__fish_agent_using_subcommand run" -l mode -d 'ask: prompt for unsure commands; deny: never prompt; off: no shell tool; allow-all: run everything not denied except destructive programs (rm, mv, dd, sudo …), which still ask' -r -f -a "ask\t'Prompt for commands the policy is unsure about'
+complete -c agent -n "__fish_agent_using_subcommand run" -l mode -d 'ask: prompt for unsure commands; auto: run them in the sandbox without a prompt (ask where it is not fully active; sudo, dd, mkfs … and rm/mv leaving the workspace still ask); deny: never prompt; off: no shell tool; allow-all: run everything not denied except destructive programs (rm, mv, dd, sudo …), which still ask' -r -f -a "ask\t'Prompt for commands the policy is unsure about'
+auto\t'Run them in the sandbox without prompting (ask where the sandbox is not fully active; protected programs still ask)'
 deny\t'Deny them instead of prompting'
 off\t'Offer the model no shell tool at all'
 allow-all\t'Allow them, except destructive programs, which still ask'"
@@ -112,6 +113,11 @@ complete -c agent -n "__fish_agent_using_subcommand check" -l os -d 'Decide as o
 windows\t'cmd.exe rules and the Windows read-only list'"
 complete -c agent -n "__fish_agent_using_subcommand check" -l allow -d 'Also allow commands starting with PREFIX (repeatable)' -r
 complete -c agent -n "__fish_agent_using_subcommand check" -l deny -d 'Also deny commands containing a command starting with PREFIX (repeatable)' -r
+complete -c agent -n "__fish_agent_using_subcommand check" -l mode -d 'Decide in this permission mode instead of the settings\' (`auto`: as where the sandbox is fully active and the snapshot whole, when it is so here)' -r -f -a "ask\t'Prompt for commands the policy is unsure about'
+auto\t'Run them in the sandbox without prompting (ask where the sandbox is not fully active; protected programs still ask)'
+deny\t'Deny them instead of prompting'
+off\t'Offer the model no shell tool at all'
+allow-all\t'Allow them, except destructive programs, which still ask'"
 complete -c agent -n "__fish_agent_using_subcommand check" -l read -d 'Decide whether the file tools may read PATH (read_file, list_files, search) instead' -r -F
 complete -c agent -n "__fish_agent_using_subcommand check" -l write -d 'Decide whether the file tools may write PATH (edit_file, write_file) instead' -r -F
 complete -c agent -n "__fish_agent_using_subcommand check" -l config -d 'Read this settings file instead of the user settings file' -r -F

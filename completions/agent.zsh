@@ -55,7 +55,8 @@ demo\:"The offline demo model\: no key, no network"))' \
 '*--header=[Send an HTTP header with every model request, as \`NAME\: VALUE\` (repeatable; beats \`\[model\] headers\`). Values of names with key, token or authorization in them are never shown or recorded]:NAME: VALUE:_default' \
 '*--allow=[Also allow commands starting with PREFIX, for this run only (repeatable)]:PREFIX:_default' \
 '*--deny=[Also deny commands containing a command starting with PREFIX, for this run (repeatable)]:PREFIX:_default' \
-'--mode=[ask\: prompt for unsure commands; deny\: never prompt; off\: no shell tool; allow-all\: run everything not denied except destructive programs (rm, mv, dd, sudo …), which still ask]:MODE:((ask\:"Prompt for commands the policy is unsure about"
+'--mode=[ask\: prompt for unsure commands; auto\: run them in the sandbox without a prompt (ask where it is not fully active; sudo, dd, mkfs … and rm/mv leaving the workspace still ask); deny\: never prompt; off\: no shell tool; allow-all\: run everything not denied except destructive programs (rm, mv, dd, sudo …), which still ask]:MODE:((ask\:"Prompt for commands the policy is unsure about"
+auto\:"Run them in the sandbox without prompting (ask where the sandbox is not fully active; protected programs still ask)"
 deny\:"Deny them instead of prompting"
 off\:"Offer the model no shell tool at all"
 allow-all\:"Allow them, except destructive programs, which still ask"))' \
@@ -130,6 +131,11 @@ _arguments "${_arguments_options[@]}" : \
 windows\:"cmd.exe rules and the Windows read-only list"))' \
 '*--allow=[Also allow commands starting with PREFIX (repeatable)]:PREFIX:_default' \
 '*--deny=[Also deny commands containing a command starting with PREFIX (repeatable)]:PREFIX:_default' \
+'--mode=[Decide in this permission mode instead of the settings'\'' (\`auto\`\: as where the sandbox is fully active and the snapshot whole, when it is so here)]:MODE:((ask\:"Prompt for commands the policy is unsure about"
+auto\:"Run them in the sandbox without prompting (ask where the sandbox is not fully active; protected programs still ask)"
+deny\:"Deny them instead of prompting"
+off\:"Offer the model no shell tool at all"
+allow-all\:"Allow them, except destructive programs, which still ask"))' \
 '(--stdin --write)--read=[Decide whether the file tools may read PATH (read_file, list_files, search) instead]:PATH:_files' \
 '(--stdin)--write=[Decide whether the file tools may write PATH (edit_file, write_file) instead]:PATH:_files' \
 '--config=[Read this settings file instead of the user settings file]:FILE:_files' \

@@ -232,6 +232,10 @@ pub struct CheckArgs {
     /// Also deny commands containing a command starting with PREFIX (repeatable).
     #[arg(long, value_name = "PREFIX")]
     pub deny: Vec<String>,
+    /// Decide in this permission mode instead of the settings' (`auto`: as where the
+    /// sandbox is fully active and the snapshot whole, when it is so here).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub mode: Option<Mode>,
     /// Read one command per line from stdin and print one decision per line.
     #[arg(long, conflicts_with = "command")]
     pub stdin: bool,
@@ -341,8 +345,10 @@ pub struct RunArgs {
     /// written.
     #[arg(long)]
     pub allow_edits: bool,
-    /// ask: prompt for unsure commands; deny: never prompt; off: no shell tool; allow-all: run
-    /// everything not denied except destructive programs (rm, mv, dd, sudo …), which still ask.
+    /// ask: prompt for unsure commands; auto: run them in the sandbox without a prompt (ask
+    /// where it is not fully active; sudo, dd, mkfs … and rm/mv leaving the workspace still
+    /// ask); deny: never prompt; off: no shell tool; allow-all: run everything not denied
+    /// except destructive programs (rm, mv, dd, sudo …), which still ask.
     #[arg(long, value_enum, value_name = "MODE")]
     pub mode: Option<Mode>,
     /// Never prompt: every command that would need approval is denied.
@@ -533,7 +539,7 @@ impl ValueEnum for ProviderKind {
 
 impl ValueEnum for Mode {
     fn value_variants<'a>() -> &'a [Self] {
-        &[Mode::Ask, Mode::Deny, Mode::Off, Mode::AllowAll]
+        &[Mode::Ask, Mode::Auto, Mode::Deny, Mode::Off, Mode::AllowAll]
     }
 
     fn to_possible_value(&self) -> Option<PossibleValue> {
@@ -541,6 +547,10 @@ impl ValueEnum for Mode {
             Mode::Ask => {
                 PossibleValue::new("ask").help("Prompt for commands the policy is unsure about")
             }
+            Mode::Auto => PossibleValue::new("auto").help(
+                "Run them in the sandbox without prompting (ask where the sandbox is not fully \
+                 active; protected programs still ask)",
+            ),
             Mode::Deny => PossibleValue::new("deny").help("Deny them instead of prompting"),
             Mode::Off => PossibleValue::new("off").help("Offer the model no shell tool at all"),
             Mode::AllowAll => PossibleValue::new("allow-all")

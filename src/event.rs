@@ -89,6 +89,9 @@ pub struct Header {
     pub version: String,
     /// The command sandbox: mode, whether it is active here, network, and why not.
     pub sandbox: crate::sandbox::Status,
+    /// Why mode `auto` acts as `ask` here (the sandbox is not fully active, no snapshots).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode_note: Option<String>,
 }
 
 /// Everything that happens in a run, in order.
@@ -342,6 +345,7 @@ mod tests {
                 reason: Some("mode off".into()),
                 limitation: None,
             },
+            mode_note: None,
         }
     }
 

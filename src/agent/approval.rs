@@ -84,6 +84,7 @@ impl Loop<'_> {
         &mut self,
         shell: &ShellCall,
         approver: &mut A,
+        turn: u32,
     ) -> Option<Decided> {
         let mut command = shell.command.clone();
         let mut edited_from = None;
@@ -95,7 +96,7 @@ impl Loop<'_> {
                 edited_from: edited_from.clone(),
                 note: None,
             };
-            let decision = match self.settle(&command, shell, approver) {
+            let decision = match self.settle(&command, shell, approver, turn) {
                 Ok((decision, by)) => return Some(decided(decision, by, &command)),
                 Err(ask) => ask,
             };
@@ -179,15 +180,26 @@ impl Loop<'_> {
     }
 
     /// The decision when nobody has to be asked (policy, mode, a `2` earlier in this run, no
-    /// terminal to ask), or the ask to put to the person.
+    /// terminal to ask), or the ask to put to the person. Mode `auto` applies only where
+    /// [`super::auto_fallback`] finds nothing missing; for a removal it takes the turn's
+    /// snapshot first, to know whether it can put back what the command removes.
     fn settle<A: Approve>(
         &self,
         command: &str,
         shell: &ShellCall,
         approver: &A,
+        turn: u32,
     ) -> Result<(Decision, DecidedBy), Decision> {
-        let policy = policy::decide(&self.rules, &self.context(shell), command);
-        let decision = policy::apply_mode(policy.clone(), self.config.mode);
+        let context = self.context(shell);
+        let policy = policy::decide(&self.rules, &context, command);
+        let decision = if self.auto_applies() {
+            let snapshots = &self.config.snapshots;
+            policy::apply_auto(policy.clone(), &context, command, |paths| {
+                snapshots.restorable(turn, paths)
+            })
+        } else {
+            policy::apply_mode(policy.clone(), self.config.mode)
+        };
         let by = if decision.verdict == policy.verdict {
             DecidedBy::Policy
         } else {
@@ -215,6 +227,17 @@ impl Loop<'_> {
             return Ok((denied, DecidedBy::NoTerminal));
         }
         Err(decision)
+    }
+
+    /// Mode `auto` applies: it is the mode, and the sandbox and snapshots are all there.
+    pub(super) fn auto_applies(&self) -> bool {
+        self.config.mode == policy::Mode::Auto
+            && super::auto_fallback(
+                self.config.mode,
+                &self.config.sandbox,
+                self.config.snapshots.available(),
+            )
+            .is_none()
     }
 
     /// A rule the person just saved applies for the rest of this run too.

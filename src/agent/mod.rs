@@ -8,6 +8,8 @@
 
 mod approval;
 pub use approval::RunAllowed;
+mod auto;
+pub use auto::auto_fallback;
 mod budget;
 mod file_call;
 mod instructions;
@@ -33,6 +35,7 @@ use crate::approve::Approve;
 use crate::exec::{self, ErrorCode, ExecRequest};
 use crate::model::{Delta, Message, Model, ModelError, Request, StopReason, ToolCall};
 use crate::policy::{Mode, OsFamily, ReadOnly, Rule, Rules, Source, Verdict};
+use crate::sandbox::Policy;
 
 /// The same call this many times in a row is refused with `ELOOP`.
 const MAX_IDENTICAL_CALLS: u32 = 4;
@@ -435,7 +438,7 @@ impl Loop<'_> {
             return fail(error, command, emit);
         }
 
-        let Some(decided) = self.decide(&shell, approver).await else {
+        let Some(decided) = self.decide(&shell, approver, stats.turns).await else {
             interrupted(&id, &shell.command, stats, emit);
             return None;
         };
@@ -474,7 +477,7 @@ impl Loop<'_> {
             Err(error) => return fail(error, command, emit),
         };
         if !read_only(&decided) {
-            self.config.snapshots.before_change(stats.turns);
+            let _ = self.config.snapshots.before_change(stats.turns);
         }
         let mut result = run_streaming(&request, &id, emit).await;
         let mark = |content: String| match &decided.edited_from {
@@ -546,9 +549,16 @@ impl Loop<'_> {
         request.limits = self.config.limits;
         request.env_remove.clone_from(&self.config.env_remove);
         request.redact.clone_from(&self.config.secrets);
+        // What mode `auto` let through runs with the network closed, whatever the settings.
+        let auto = by == DecidedBy::Mode && self.auto_applies();
         request.sandbox = self.config.sandbox.active_policy().map(|policy| {
             if inspection {
                 policy.inspection().limited(self.config.inspect_limits)
+            } else if auto {
+                Policy {
+                    network: false,
+                    ..policy.clone()
+                }
             } else {
                 policy.clone()
             }

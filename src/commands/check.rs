@@ -1,6 +1,6 @@
 //! `agent check`: print policy decisions; runs nothing, ever.
 
-use std::io::{BufRead as _, BufWriter};
+use std::io::{BufRead as _, BufWriter, Write as _};
 use std::process::ExitCode;
 
 use serde::Serialize;
@@ -16,6 +16,7 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
     let overrides = Overrides {
         allow: args.allow,
         deny: args.deny,
+        mode: args.mode,
         ..super::overrides(global)
     };
     let workspace = super::workspace(global.cwd.as_deref())?;
@@ -38,11 +39,24 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
     .map_err(|error| Error::Usage(format!("{error}: fix [permissions.files] ask_read")))?;
     let context = policy::Context::new(os, &workspace, &workspace, settings.read_only.value)
         .with_secrets(secrets.into());
+    let mode = settings.mode.value;
+    let auto = mode == policy::Mode::Auto && {
+        let sandbox = super::sandbox(&settings, &workspace);
+        let fallback =
+            crate::agent::auto_fallback(mode, &sandbox, settings.snapshots.enabled.value);
+        if let (Some(note), false) = (&fallback, global.quiet) {
+            let _ = writeln!(std::io::stderr(), "agent: warning: {note}");
+        }
+        fallback.is_none()
+    };
+    // Nothing runs, so no snapshot is taken: a removal is judged as if it were whole.
     let decide = |command: &str| {
-        policy::apply_mode(
-            policy::decide(&rules, &context, command),
-            settings.mode.value,
-        )
+        let decision = policy::decide(&rules, &context, command);
+        if auto {
+            policy::apply_auto(decision, &context, command, |_| true)
+        } else {
+            policy::apply_mode(decision, mode)
+        }
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
     let mut strictest = Verdict::Allow;

@@ -156,6 +156,14 @@ pub(crate) fn sandbox_notice(sandbox: &Sandbox, quiet: bool) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
+/// Says once on stderr (unless -q) when mode `auto` acts as `ask` here, and why.
+pub(crate) fn auto_notice(config: &crate::agent::Config, snapshots: bool, quiet: bool) {
+    let note = crate::agent::auto_fallback(config.mode, &config.sandbox, snapshots);
+    if let (Some(note), false) = (note, quiet) {
+        let _ = writeln!(std::io::stderr(), "agent: warning: {note}");
+    }
+}
+
 /// Loads the settings for the workspace and prints their warnings (unless -q).
 pub(crate) fn load_settings(
     global: &GlobalArgs,

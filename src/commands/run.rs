@@ -54,6 +54,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         .as_ref()
         .map_or_else(|| "unrecorded".to_owned(), |t| t.id().to_owned());
     config.snapshots = super::snapshots::recorder(&settings, &workspace, &id, quiet);
+    super::auto_notice(&config, config.snapshots.available(), quiet);
     let color = super::use_color(global);
     let tui = (!global.json && !args.plain && live_screen_possible()).then(|| {
         Arc::new(Mutex::new(
@@ -358,6 +359,7 @@ fn opening_event(
         cwd: config.workspace.display().to_string(),
         version: crate::VERSION.to_owned(),
         sandbox: config.sandbox.status(),
+        mode_note: agent::auto_fallback(config.mode, &config.sandbox, config.snapshots.available()),
     };
     match rebuilt {
         Some(rebuilt) => Event::Continue {

@@ -56,6 +56,7 @@ pub(crate) fn open(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         None => None,
     };
     let snapshots = super::snapshots::source(&settings, &workspace, global.quiet);
+    super::auto_notice(&config, snapshots.store().is_some(), global.quiet);
     let mode_floor =
         matches!(settings.mode.origin, Origin::Project(..)).then_some(settings.mode.value);
     let options = session::Options {

@@ -343,13 +343,14 @@ fn never_write(rules: &FileRules, path: &Path, inside: bool) -> Option<String> {
 }
 
 /// Applies the permission mode to a file decision: `ask` unchanged; `deny` turns ask into
-/// deny; `allow-all` turns ask into allow unless the file holds secrets; `off` denies.
+/// deny; `allow-all` turns ask into allow unless the file holds secrets; `off` denies;
+/// `auto` is `ask` (it approves no edit outside the workspace, no git surface, no secret).
 #[must_use]
 pub fn apply_mode(decision: Decision, mode: Mode) -> Decision {
     match (mode, decision.verdict) {
-        (_, Verdict::Deny) | (Mode::Ask, _) | (Mode::Deny | Mode::AllowAll, Verdict::Allow) => {
-            decision
-        }
+        (_, Verdict::Deny)
+        | (Mode::Ask | Mode::Auto, _)
+        | (Mode::Deny | Mode::AllowAll, Verdict::Allow) => decision,
         (Mode::Deny, Verdict::Ask) => Decision {
             verdict: Verdict::Deny,
             reason: format!("{} (mode `deny` never asks)", decision.reason),
@@ -462,6 +463,7 @@ mod tests {
             let decision = decide(&rules, access, Path::new(path));
             for (mode, want) in [
                 (Mode::Ask, plain),
+                (Mode::Auto, plain),
                 (Mode::AllowAll, allow_all),
                 (Mode::Deny, deny),
                 (Mode::Off, Deny),

@@ -77,6 +77,7 @@
 //!   directory before `whoami.exe` on PATH, so programs from DESIGN.md's list that are not
 //!   built-ins are left out (a cloned repository could otherwise plant one).
 
+mod auto;
 mod builtin;
 mod builtins_pure;
 
@@ -105,6 +106,7 @@ mod suggest;
 mod windows_path;
 mod word;
 
+pub use auto::apply_auto;
 pub use compose::PartDecision;
 pub use rules::{Rule, Rules};
 pub use suggest::{allow_rule_problem, is_valid_allow_prefix, suggest_prefix};
@@ -172,6 +174,9 @@ pub enum Source {
 pub enum Mode {
     /// Ask the person where the policy is unsure.
     Ask,
+    /// What the sandbox contains runs without a prompt ([`apply_auto`]); `ask` wherever the
+    /// sandbox is not fully active. Only the user file or a flag may choose it.
+    Auto,
     /// Never prompt: every ask becomes deny.
     Deny,
     /// No shell tool at all.
@@ -181,15 +186,28 @@ pub enum Mode {
 }
 
 impl Mode {
-    /// Strictness for comparing layers (`allow-all < ask < deny < off`): a project file may
-    /// only raise it.
+    /// Strictness for comparing layers (`allow-all < auto < ask < deny < off`): a project
+    /// file may only raise it (and never choose `auto`).
     #[must_use]
     pub const fn strictness(self) -> u8 {
         match self {
             Mode::AllowAll => 0,
-            Mode::Ask => 1,
-            Mode::Deny => 2,
-            Mode::Off => 3,
+            Mode::Auto => 1,
+            Mode::Ask => 2,
+            Mode::Deny => 3,
+            Mode::Off => 4,
+        }
+    }
+
+    /// The name as written in settings and flags.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Mode::Ask => "ask",
+            Mode::Auto => "auto",
+            Mode::Deny => "deny",
+            Mode::Off => "off",
+            Mode::AllowAll => "allow-all",
         }
     }
 }
@@ -440,12 +458,13 @@ fn mentions_protected(os: OsFamily, command: &str) -> bool {
 
 /// Applies the permission mode to a decision from [`decide`]. Ask mode: unchanged. Deny
 /// mode: ask becomes deny. Off: everything is denied. Allow-all: ask becomes allow unless
-/// the command is destructive (it still asks). Deny stays deny in every mode.
+/// the command is destructive (it still asks). Deny stays deny in every mode. Auto: unchanged
+/// here, as ask; the caller applies [`apply_auto`] where the sandbox is fully active.
 #[must_use]
 pub fn apply_mode(decision: Decision, mode: Mode) -> Decision {
     match (mode, decision.verdict) {
         (_, Verdict::Deny)
-        | (Mode::Ask, Verdict::Allow | Verdict::Ask)
+        | (Mode::Ask | Mode::Auto, Verdict::Allow | Verdict::Ask)
         | (Mode::Deny | Mode::AllowAll, Verdict::Allow) => decision,
         (Mode::Deny, Verdict::Ask) => Decision {
             verdict: Verdict::Deny,

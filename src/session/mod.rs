@@ -526,6 +526,11 @@ impl Session {
             cwd: self.config.workspace.display().to_string(),
             version: crate::VERSION.to_owned(),
             sandbox: self.config.sandbox.status(),
+            mode_note: crate::agent::auto_fallback(
+                self.config.mode,
+                &self.config.sandbox,
+                self.snapshots.store().is_some(),
+            ),
         };
         if let Some(rebuilt) = self.resumed.take() {
             Event::Continue {
@@ -876,11 +881,12 @@ impl Session {
     fn switch_mode(&mut self, mode: Option<&str>) {
         let wanted = match mode {
             Some("ask") => Mode::Ask,
+            Some("auto") => Mode::Auto,
             Some("deny") => Mode::Deny,
             Some("allow-all") => Mode::AllowAll,
             _ => {
                 self.say(&format!(
-                    "mode: {} (/mode ask, /mode deny or /mode allow-all changes it)",
+                    "mode: {} (/mode ask, /mode auto, /mode deny or /mode allow-all changes it)",
                     mode_name(self.config.mode)
                 ));
                 return;
@@ -897,16 +903,15 @@ impl Session {
         }
         self.config.mode = wanted;
         self.say(&format!("agent: mode {} from now on", mode_name(wanted)));
+        let snapshots = self.snapshots.store().is_some();
+        if let Some(note) = crate::agent::auto_fallback(wanted, &self.config.sandbox, snapshots) {
+            self.say(&format!("agent: {note}"));
+        }
     }
 }
 
 fn mode_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Ask => "ask",
-        Mode::Deny => "deny",
-        Mode::Off => "off",
-        Mode::AllowAll => "allow-all",
-    }
+    mode.name()
 }
 
 /// Drives a turn's loop until it ends, the person stops it (Ctrl+C, Esc) or a signal does;

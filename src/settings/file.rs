@@ -590,10 +590,9 @@ impl Reader<'_> {
             }
             Kind::Mode => {
                 let value = text(item).ok_or_else(|| wrong("a string"))?;
-                Value::Mode(
-                    parse_mode(&value)
-                        .ok_or_else(|| wrong("one of \"ask\", \"deny\", \"off\", \"allow-all\""))?,
-                )
+                Value::Mode(parse_mode(&value).ok_or_else(|| {
+                    wrong("one of \"ask\", \"auto\", \"deny\", \"off\", \"allow-all\"")
+                })?)
             }
             Kind::ReadOnly => {
                 let value = text(item).ok_or_else(|| wrong("a string"))?;
@@ -753,6 +752,7 @@ fn child_of<'a>(prefix: &str, table: &'a str) -> Option<&'a str> {
 pub fn parse_mode(value: &str) -> Option<Mode> {
     match value {
         "ask" => Some(Mode::Ask),
+        "auto" => Some(Mode::Auto),
         "deny" => Some(Mode::Deny),
         "off" => Some(Mode::Off),
         "allow-all" => Some(Mode::AllowAll),
@@ -856,7 +856,7 @@ mod tests {
         );
         assert_eq!(
             parse_err("[permissions]\nmode = \"yolo\"\n"),
-            "settings.toml:2: `permissions.mode` must be one of \"ask\", \"deny\", \"off\", \"allow-all\": fix the settings file"
+            "settings.toml:2: `permissions.mode` must be one of \"ask\", \"auto\", \"deny\", \"off\", \"allow-all\": fix the settings file"
         );
         assert_eq!(
             parse_err("[permissions.commands]\ndeny = [1]\n"),

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::file::{Entry, Value};
 use super::{Draft, Origin};
-use crate::policy::{ReadOnly, Source};
+use crate::policy::{Mode, ReadOnly, Source};
 
 impl Draft {
     /// A project entry: only what tightens is applied; the rest is reported.
@@ -22,7 +22,10 @@ impl Draft {
         let tightens = match &entry.value {
             Value::Deny(_) | Value::FileDeny(_) | Value::AskRead(_) => true,
             Value::Edits(edits) => edits.strictness() >= s.files.edits.value.strictness(),
-            Value::Mode(mode) => mode.strictness() >= s.mode.value.strictness(),
+            // `auto` is consent the person gives: a cloned repository never chooses it.
+            Value::Mode(mode) => {
+                *mode != Mode::Auto && mode.strictness() >= s.mode.value.strictness()
+            }
             Value::ReadOnly(list) => {
                 *list == ReadOnly::Strict || s.read_only.value == ReadOnly::Inspect
             }
@@ -44,6 +47,9 @@ impl Draft {
         } else {
             let why = match &entry.value {
                 Value::Allow(_) => "a project file cannot add allow rules",
+                Value::Mode(Mode::Auto) => {
+                    "a project file cannot choose mode `auto` (only the user file or --mode can)"
+                }
                 Value::Mode(_) => "a project file can only make the mode stricter",
                 Value::ReadOnly(_) => "a project file can only choose the strict read-only list",
                 Value::TimeoutSecs(_)

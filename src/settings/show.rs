@@ -6,12 +6,7 @@ use serde_json::{Value, json};
 use super::{Origin, RuleKind, Settings};
 
 fn mode_name(mode: crate::policy::Mode) -> &'static str {
-    match mode {
-        crate::policy::Mode::Ask => "ask",
-        crate::policy::Mode::Deny => "deny",
-        crate::policy::Mode::Off => "off",
-        crate::policy::Mode::AllowAll => "allow-all",
-    }
+    mode.name()
 }
 
 /// Rows of (key, value as TOML/JSON, origin text).

@@ -237,6 +237,43 @@ fn a_project_file_may_make_the_mode_stricter() {
 }
 
 #[test]
+fn only_the_user_file_or_a_flag_chooses_mode_auto() {
+    // Whatever the user chose, a project's `auto` is ignored with a note.
+    for user in ["ask", "allow-all", "deny", "auto"] {
+        let fixture = Fixture::new();
+        fixture.user(&format!("[permissions]\nmode = \"{user}\"\n"));
+        fixture.project("[permissions]\nmode = \"auto\"\n");
+        let loaded = fixture.load(&Overrides::default()).unwrap();
+        assert_eq!(loaded.mode.value.name(), user);
+        assert!(
+            loaded
+                .warnings
+                .join("\n")
+                .contains("cannot choose mode `auto`"),
+            "{:?}",
+            loaded.warnings
+        );
+    }
+    // The user file and a flag may; a project may still make it stricter.
+    let fixture = Fixture::new();
+    fixture.user("[permissions]\nmode = \"auto\"\n");
+    assert_eq!(
+        fixture.load(&Overrides::default()).unwrap().mode.value,
+        Mode::Auto
+    );
+    fixture.project("[permissions]\nmode = \"ask\"\n");
+    assert_eq!(
+        fixture.load(&Overrides::default()).unwrap().mode.value,
+        Mode::Ask
+    );
+    let flag = Overrides {
+        mode: Some(Mode::Auto),
+        ..Overrides::default()
+    };
+    assert_eq!(Fixture::new().load(&flag).unwrap().mode.value, Mode::Auto);
+}
+
+#[test]
 fn flags_add_rules_of_their_own_source() {
     let fixture = Fixture::new();
     fixture.user("[permissions.commands]\nallow = [\"ls\"]\n");

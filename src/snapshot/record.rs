@@ -89,6 +89,19 @@ impl Snapshot {
         })
     }
 
+    /// Whether `path` (git's bytes, no trailing `/`; empty for the workspace) is, holds or lies
+    /// in something this snapshot left out as ignored.
+    pub(crate) fn overlaps_ignored(&self, path: &[u8]) -> bool {
+        self.ignored.iter().any(|p| {
+            let p = p.bytes();
+            let p = p.strip_suffix(b"/").unwrap_or(p);
+            let below = |inner: &[u8], outer: &[u8]| {
+                inner.len() > outer.len() && inner.starts_with(outer) && inner[outer.len()] == b'/'
+            };
+            path.is_empty() || p == path || below(p, path) || below(path, p)
+        })
+    }
+
     /// How many paths it left out, for notes.
     #[must_use]
     pub fn left_out(&self) -> usize {
@@ -336,6 +349,22 @@ mod tests {
             skipped: vec![StoredPath::new(b"vendor/"), StoredPath::new(b"big.bin")],
             ignored: vec![StoredPath::new(b"target/"), StoredPath::new(b"local.db")],
         };
+        // A removal of, in or around something ignored cannot be undone.
+        for path in ["target", "target/debug/x", "local.db", ""] {
+            assert!(snapshot.overlaps_ignored(path.as_bytes()), "{path}");
+        }
+        for path in ["targets", "local.db2", "src", "tar"] {
+            assert!(!snapshot.overlaps_ignored(path.as_bytes()), "{path}");
+        }
+        let around = Snapshot {
+            ignored: vec![StoredPath::new(b"build/cache/")],
+            ..snapshot.clone()
+        };
+        assert!(
+            around.overlaps_ignored(b"build"),
+            "a directory holding an ignored one"
+        );
+        assert!(!around.overlaps_ignored(b"buil"));
         assert!(snapshot.was_ignored(b"target/debug/x"));
         assert!(snapshot.was_ignored(b"target"), "the directory itself");
         assert!(snapshot.was_ignored(b"local.db"));

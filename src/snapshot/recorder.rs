@@ -25,6 +25,8 @@ struct State {
     /// Why there are no snapshots at all (git missing, no state directory).
     unavailable: Option<String>,
     last_turn: Option<u32>,
+    /// The snapshot of `last_turn` was taken whole: not partial, nothing left out.
+    whole: bool,
     taken: Vec<Snapshot>,
     failures: Vec<String>,
     /// The record had snapshots before this invocation (`run --continue`).
@@ -49,6 +51,7 @@ impl Recorder {
             run: run.to_owned(),
             unavailable: None,
             last_turn: None,
+            whole: false,
             taken: Vec::new(),
             failures: Vec::new(),
             earlier,
@@ -64,6 +67,7 @@ impl Recorder {
             run: String::new(),
             unavailable: Some(why),
             last_turn: None,
+            whole: false,
             taken: Vec::new(),
             failures: Vec::new(),
             earlier: false,
@@ -78,21 +82,73 @@ impl Recorder {
     }
 
     /// Call before changing the workspace in model turn `turn` (an approved command that is
-    /// not read-only, a file edit): the first call of a turn takes a snapshot.
-    pub fn before_change(&self, turn: u32) {
-        let Some(inner) = &self.inner else { return };
+    /// not read-only, a file edit): the first call of a turn takes a snapshot. Returns whether
+    /// the turn's snapshot is whole (taken, not partial, nothing left out): only then can
+    /// undo put back everything a command removes.
+    pub fn before_change(&self, turn: u32) -> bool {
+        let Some(inner) = &self.inner else {
+            return false;
+        };
         let mut state = inner.lock().unwrap_or_else(PoisonError::into_inner);
-        if state.last_turn == Some(turn) || matches!(state.closed, Closed::Done(_)) {
-            return;
+        if matches!(state.closed, Closed::Done(_)) {
+            return false;
+        }
+        if state.last_turn == Some(turn) {
+            return state.whole;
         }
         state.last_turn = Some(turn);
+        state.whole = false;
         let Some(store) = state.store.clone() else {
-            return;
+            return false;
         };
         match store.take(&state.run, &format!("turn {turn}"), RecordKind::Run) {
-            Ok(snapshot) => state.taken.push(snapshot),
+            Ok(snapshot) => {
+                state.whole = !snapshot.partial && snapshot.left_out() == 0;
+                state.taken.push(snapshot);
+            }
             Err(error) => state.failures.push(format!("turn {turn}: {error}")),
         }
+        state.whole
+    }
+
+    /// Before a command in turn `turn` that removes or moves `paths` (relative to the
+    /// workspace): takes the turn's snapshot as [`Recorder::before_change`] does, and says
+    /// whether undo can put back everything under those paths: the snapshot is whole and none
+    /// of them holds, is or lies in something the run's snapshots leave out as ignored.
+    pub fn restorable(&self, turn: u32, paths: &[std::path::PathBuf]) -> bool {
+        if !self.before_change(turn) {
+            return false;
+        }
+        let Some(inner) = &self.inner else {
+            return false;
+        };
+        let state = inner.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(store) = &state.store else {
+            return false;
+        };
+        // The ignored paths are listed in the record's first snapshot.
+        let Ok(Some(record)) = store.load(&state.run) else {
+            return false;
+        };
+        let Some(first) = record.snapshots.first() else {
+            return false;
+        };
+        paths.iter().all(|path| {
+            let path = path.to_string_lossy().replace('\\', "/");
+            !first.overlaps_ignored(path.trim_end_matches('/').as_bytes())
+        })
+    }
+
+    /// Whether snapshots can be taken at all (on, and a store that opened).
+    #[must_use]
+    pub fn available(&self) -> bool {
+        self.inner.as_ref().is_some_and(|inner| {
+            inner
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .store
+                .is_some()
+        })
     }
 
     /// The snapshots this recorder took, oldest first: an interactive session's one message,

@@ -2,6 +2,7 @@
 
 mod allow_options;
 mod approvals;
+mod auto;
 mod check;
 mod ci;
 mod color;
