@@ -555,8 +555,17 @@ impl Loop<'_> {
             if inspection {
                 policy.inspection().limited(self.config.inspect_limits)
             } else if auto {
+                // Only the workspace is writable (not `[sandbox] writable`'s extras, which no
+                // snapshot keeps), and git's directories are read-only as a whole.
                 Policy {
                     network: false,
+                    writable: policy
+                        .writable
+                        .iter()
+                        .filter(|dir| dir.starts_with(&policy.workspace))
+                        .cloned()
+                        .collect(),
+                    git_read_only: true,
                     ..policy.clone()
                 }
             } else {

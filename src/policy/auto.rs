@@ -53,7 +53,23 @@ pub fn apply_auto(
     if decision.rule.is_some() {
         return still_asks(decision, "it may match a deny rule");
     }
+    if names_git(command) {
+        return still_asks(
+            decision,
+            "it may run git, whose history and refs snapshots do not keep (git's directory is \
+             read-only to what `auto` runs)",
+        );
+    }
     if !decision.destructive {
+        // Every command `auto` runs needs the snapshot before it whole: what it changes must
+        // come back with `agent undo`.
+        if !restorable(&[]) {
+            return still_asks(
+                decision,
+                "the snapshot taken before it failed or is not whole, so undo could not take \
+                 it back",
+            );
+        }
         return allowed(decision, "runs in the sandbox");
     }
     let paths = match removal_in_workspace(context, command) {
@@ -71,6 +87,26 @@ pub fn apply_auto(
         decision,
         "runs in the sandbox, and the snapshot taken before it can put back what it removes",
     )
+}
+
+/// Whether the command's text holds `git` (or `git-…`) as a word anywhere, in any spelling a
+/// shell, a script or an environment variable could use (`git`, `/usr/bin/git`, `'git'`,
+/// `GIT_CONFIG_PARAMETERS`, `subprocess.run(["git", …])`): read-only git is allowed before
+/// `auto` is consulted, so what reaches here may change history, refs or the stash, which
+/// snapshots do not keep, or may be a git alias a deny rule cannot see. A spelling this misses
+/// (`$'\x67it'`) still meets git's directory read-only (`Policy::git_read_only`).
+fn names_git(command: &str) -> bool {
+    // Quoting removed first: `g\it`, `g''it` and `"git"` are `git` to a shell.
+    let unquoted: String = command
+        .chars()
+        .filter(|c| !matches!(c, '\\' | '\'' | '"'))
+        .collect();
+    unquoted
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        .any(|word| {
+            let word = word.to_ascii_lowercase();
+            word == "git" || word.starts_with("git-") || word.starts_with("git_")
+        })
 }
 
 fn allowed(decision: Decision, what: &str) -> Decision {

@@ -150,6 +150,10 @@ pub struct Policy {
     /// CPU time and memory of the command's processes (Linux), set through
     /// [`Policy::limited`]; by default none beyond the agent's own.
     pub limits: ResourceLimits,
+    /// Every git directory of the workspace is read-only as a whole (objects, refs, logs,
+    /// the stash), not only its configuration and hooks: for what mode `auto` runs without a
+    /// yes, since snapshots keep the working tree but not git's history. Needs `mounts`.
+    pub git_read_only: bool,
 }
 
 impl Policy {
@@ -197,6 +201,7 @@ impl Policy {
             hide_secrets: false,
             cache: None,
             limits: ResourceLimits::default(),
+            git_read_only: false,
         }
     }
 
@@ -218,6 +223,7 @@ impl Policy {
             hide_secrets: true,
             cache: self.cache.clone(),
             limits: self.limits,
+            git_read_only: false,
         }
     }
 
@@ -366,6 +372,7 @@ impl Sandbox {
                 hide_secrets: false,
                 cache: None,
                 limits: ResourceLimits::default(),
+                git_read_only: false,
             },
             required: false,
             state: State::Off,

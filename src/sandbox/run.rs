@@ -41,8 +41,13 @@ impl Run {
     pub fn prepare(policy: &Policy) -> std::io::Result<Run> {
         let writes = policy.mode == SandboxMode::WorkspaceWrite;
         let (guard, mounts) = if writes {
-            let (guard, mounts) =
+            let (guard, mut mounts) =
                 Guard::before(&policy.workspace, policy.mounts, policy.cache.as_deref());
+            if policy.git_read_only {
+                // After the surfaces: each git directory's read-only bind covers them all.
+                let git_dirs = std::mem::take(&mut mounts.git_dirs);
+                mounts.read_only.extend(git_dirs);
+            }
             (Some(guard), mounts)
         } else {
             (None, Mounts::default())

@@ -132,6 +132,9 @@ pub(super) struct Mounts {
     pub read_only: Vec<PathBuf>,
     /// Directories bound onto themselves so that they cannot be renamed away.
     pub pinned: Vec<PathBuf>,
+    /// The workspace's git directories (its own and nested ones), for a policy that keeps
+    /// them read-only as a whole (`Policy::git_read_only`).
+    pub git_dirs: Vec<PathBuf>,
 }
 
 /// The surfaces of one workspace before a command, and what to do after it.
@@ -194,6 +197,7 @@ impl Guard {
         let mut surface_paths: Vec<(PathBuf, bool)> = Vec::new();
         let mut held = Vec::new();
         let in_progress = in_progress_state(&workspace, &git_dirs);
+        plan.git_dirs.clone_from(&git_dirs);
         for git_dir in &git_dirs {
             plan.pinned.push(git_dir.clone());
             for name in GIT_DIR_HELD {

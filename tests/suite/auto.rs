@@ -265,3 +265,109 @@ fn what_auto_lets_through_runs_with_the_network_closed_even_when_settings_open_i
     let result = &of_type(&events, "tool_result")[0]["result"];
     assert_eq!(result["sandbox_denied"], true, "{result}");
 }
+
+/// Snapshots keep the working tree, not git's history: what `auto` runs meets git's
+/// directory read-only as a whole (a write through a link to it too), and what may run git
+/// still asks (denied here, with no terminal).
+#[test]
+fn what_auto_runs_cannot_change_git_history_and_git_itself_asks() {
+    let (sandbox, tmp, _) = dirs();
+    if !auto_applies(&sandbox, &tmp) {
+        return;
+    }
+    let w = sandbox.work();
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "first",
+        ],
+    ] {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&w)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    // A link to git's directory an earlier, approved command left: its name says nothing.
+    std::os::unix::fs::symlink(".git", w.join("g")).unwrap();
+    let head = std::fs::read(w.join(".git/HEAD")).unwrap();
+    let main = std::fs::read(w.join(".git/refs/heads/main")).unwrap();
+    let server = FakeModel::openai_turns([
+        turn_tool_call("truncate -s 0 g/HEAD", "empty HEAD"),
+        turn_tool_call("cp /dev/null g/refs/heads/main", "empty the branch"),
+        turn_tool_call("truncate -s 0 .git/HEAD", "empty HEAD"),
+        turn_tool_call("git branch -D main", "drop the branch"),
+        turn_text("done"),
+    ]);
+    let (events, _) = ci_run(&sandbox, &tmp, &server, &[]);
+    let decisions = of_type(&events, "decision");
+    let verdicts: Vec<(&str, &str)> = decisions
+        .iter()
+        .map(|d| (d["decision"].as_str().unwrap(), d["by"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("allow", "mode"),
+            ("allow", "mode"),
+            ("deny", "no_terminal"),
+            ("deny", "no_terminal"),
+        ],
+        "{decisions:?}"
+    );
+    for asked in [decisions[2], decisions[3]] {
+        let reason = asked["reason"].as_str().unwrap();
+        assert!(reason.contains("it may run git"), "{reason}");
+    }
+    let results = of_type(&events, "tool_result");
+    for at in [0, 1] {
+        assert_ne!(results[at]["result"]["exit_code"], 0, "{}", results[at]);
+    }
+    assert_eq!(std::fs::read(w.join(".git/HEAD")).unwrap(), head);
+    assert_eq!(std::fs::read(w.join(".git/refs/heads/main")).unwrap(), main);
+}
+
+/// `[sandbox] writable` opens more paths to commands a person approved; what `auto` runs
+/// without a yes gets the workspace alone, since no snapshot keeps the rest.
+#[test]
+fn what_auto_runs_writes_only_the_workspace_whatever_writable_adds() {
+    let (sandbox, tmp, outside) = dirs();
+    if !auto_applies(&sandbox, &tmp) {
+        return;
+    }
+    sandbox.settings(&format!(
+        "[sandbox]\nwritable = [{:?}]\n",
+        outside.display().to_string()
+    ));
+    std::fs::write(outside.join("cache"), "kept\n").unwrap();
+    let command = format!("truncate -s 0 '{}'", outside.join("cache").display());
+    let server =
+        FakeModel::openai_turns([turn_tool_call(&command, "empty a cache"), turn_text("done")]);
+    let (events, _) = ci_run(&sandbox, &tmp, &server, &[]);
+    let decisions = of_type(&events, "decision");
+    assert_eq!(decisions[0]["by"], "mode", "{decisions:?}");
+    let results = of_type(&events, "tool_result");
+    assert_ne!(results[0]["result"]["exit_code"], 0, "{}", results[0]);
+    assert_eq!(
+        std::fs::read_to_string(outside.join("cache")).unwrap(),
+        "kept\n"
+    );
+    // The same command approved by a rule (not by `auto`) may write there.
+    let server =
+        FakeModel::openai_turns([turn_tool_call(&command, "empty a cache"), turn_text("done")]);
+    let (events, _) = ci_run(&sandbox, &tmp, &server, &["--allow", "truncate"]);
+    let results = of_type(&events, "tool_result");
+    assert_eq!(results[0]["result"]["exit_code"], 0, "{}", results[0]);
+    assert_eq!(std::fs::read_to_string(outside.join("cache")).unwrap(), "");
+}

@@ -53,17 +53,55 @@ fn what_the_sandbox_contains_runs_and_says_auto() {
         "python3 -m pytest -x",
         "cargo build && cargo test",
         "npm run build > log.txt",
-        "git add -A",
         "make -j4",
         "echo hi | tee out.txt",
+        "digit --legit x_git",
     ] {
-        let (verdict, reason, asked) = auto(&[], WORKSPACE, command, false);
+        let (verdict, reason, asked) = auto(&[], WORKSPACE, command, true);
         assert_eq!(verdict, Verdict::Allow, "{command}: {reason}");
         assert!(
             reason.starts_with("allowed by mode `auto`: runs in the sandbox"),
             "{reason}"
         );
-        assert!(!asked, "{command}: only a removal needs the snapshot");
+        assert!(
+            asked,
+            "{command}: every command needs the snapshot before it"
+        );
+        // A snapshot that failed or is not whole: undo could not take it back, so it asks.
+        let (verdict, reason, _) = auto(&[], WORKSPACE, command, false);
+        assert_eq!(verdict, Verdict::Ask, "{command}: {reason}");
+        assert!(reason.contains("is not whole"), "{reason}");
+    }
+}
+
+/// Snapshots do not keep git's history, refs or stash (and `auto` runs commands with git's
+/// directory read-only): whatever may run git asks, in every spelling, as does an alias a
+/// deny rule cannot see through the environment or a config file.
+#[test]
+fn what_may_run_git_still_asks() {
+    for command in [
+        "git add -A",
+        "git commit -m x",
+        "git branch -D feature && git reflog expire --expire=now --all && git gc --prune=now",
+        "git clean -fdx",
+        "git stash drop",
+        "/usr/bin/git update-ref -d HEAD",
+        "'git' checkout --orphan x",
+        "g\\it gc",
+        "env GIT_DIR=x git gc",
+        "export GIT_CONFIG_PARAMETERS=\"'alias.r=reset --hard'\"; git r",
+        "HOME=. git r",
+        "XDG_CONFIG_HOME=. Git r",
+        "git-receive-pack .",
+        "python3 -c \"import subprocess; subprocess.run(['git', 'gc'])\"",
+        "make GIT=1 x",
+    ] {
+        let (verdict, reason, _) = auto(&[], WORKSPACE, command, true);
+        assert_eq!(verdict, Verdict::Ask, "{command}: {reason}");
+        assert!(
+            reason.contains("mode `auto` still asks"),
+            "{command}: {reason}"
+        );
     }
 }
 
