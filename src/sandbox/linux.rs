@@ -254,6 +254,10 @@ fn landlock(
 /// or a user's processes (`PRIO_USER`).
 const PRIO_PROCESS: u64 = 0;
 
+/// The bits of `socket(2)`'s type that name the kind (the rest are `SOCK_CLOEXEC`,
+/// `SOCK_NONBLOCK`).
+const SOCKET_TYPE_MASK: u64 = 0xf;
+
 /// `ioprio_set`'s `which` for one process (`<linux/ioprio.h>`): not `IOPRIO_WHO_PGRP` (2)
 /// or `IOPRIO_WHO_USER` (3).
 const IOPRIO_WHO_PROCESS: u64 = 1;
@@ -324,10 +328,16 @@ fn filter_syscalls(network: bool) -> Result<(), seccompiler::Error> {
         rules.insert(call, Vec::new());
     }
     if !network {
-        rules.insert(
-            libc::SYS_socket,
-            first_not(u64::from(libc::AF_UNIX.unsigned_abs()))?,
-        );
+        // Any family but `AF_UNIX`; and a Unix datagram socket, which reaches a service
+        // outside (`/dev/log`, the journal, any bound socket) by `sendto` without `connect`.
+        let mut socket = first_not(u64::from(libc::AF_UNIX.unsigned_abs()))?;
+        socket.push(SeccompRule::new(vec![SeccompCondition::new(
+            1,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::MaskedEq(SOCKET_TYPE_MASK),
+            u64::from(libc::SOCK_DGRAM.unsigned_abs()),
+        )?])?);
+        rules.insert(libc::SYS_socket, socket);
         // io_uring can create sockets without socket(2); nothing here needs it.
         rules.insert(libc::SYS_io_uring_setup, Vec::new());
         // A Unix socket outside the sandbox is a local service (tmux, D-Bus, Docker,

@@ -527,6 +527,41 @@ fn local_services_over_unix_sockets_need_the_network() {
     assert!(dirs.work().join("connected").exists(), "{result}");
 }
 
+/// A Unix datagram socket reaches a service without `connect` (`sendto` names it): with the
+/// network off no such socket is made, in any spelling of its type; `--network` allows it.
+#[cfg(unix)]
+#[test]
+fn local_services_over_unix_datagrams_need_the_network() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let path = dirs.outside.join("log.sock");
+    let listener = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    for kind in [
+        "socket.SOCK_DGRAM",
+        "socket.SOCK_DGRAM | socket.SOCK_CLOEXEC | socket.SOCK_NONBLOCK",
+    ] {
+        let script = format!(
+            "python3 -c 'import socket; s=socket.socket(socket.AF_UNIX, {kind}); \
+             s.sendto(b\"escaped\", \"{}\"); open(\"sent\",\"w\")'",
+            path.display()
+        );
+        let (result, _) = dirs.exec(&[&script]);
+        assert!(!dirs.work().join("sent").exists(), "{kind}: {result}");
+        let mut buf = [0u8; 16];
+        assert!(
+            listener.recv(&mut buf).is_err(),
+            "{kind}: a datagram got out"
+        );
+        let (result, _) = dirs.exec(&["--network", &script]);
+        assert!(dirs.work().join("sent").exists(), "{kind}: {result}");
+        assert_eq!(listener.recv(&mut buf).unwrap(), 7);
+        std::fs::remove_file(dirs.work().join("sent")).unwrap();
+    }
+}
+
 #[test]
 fn a_command_cannot_signal_the_agent() {
     if !available() {
