@@ -20,6 +20,10 @@ pub fn auto_fallback(mode: Mode, sandbox: &Sandbox, snapshots: bool) -> Option<S
         State::Active(_) if !cfg!(target_os = "linux") => {
             "mode `auto` is only tested with the Linux sandbox".to_owned()
         }
+        State::Active(how) if how.contains(crate::sandbox::NO_TRUNCATE_RULE) => format!(
+            "the sandbox cannot refuse emptying a file outside the workspace here ({how}: \
+             Landlock ABI 3, Linux 6.2, adds it)"
+        ),
         State::Active(_) => match &sandbox.limitation {
             Some(limitation) => format!("the sandbox is not fully active ({limitation})"),
             None if !snapshots => {
@@ -71,6 +75,17 @@ mod tests {
                 "not fully active",
             ),
             (full.clone(), false, "snapshots are off"),
+            (
+                sandbox(
+                    State::Active(format!(
+                        "Landlock (files, {}) + seccomp",
+                        crate::sandbox::NO_TRUNCATE_RULE
+                    )),
+                    None,
+                ),
+                true,
+                "cannot refuse emptying a file",
+            ),
         ];
         for (sandbox, snapshots, says) in cases {
             let why = auto_fallback(Mode::Auto, &sandbox, snapshots).unwrap_or_default();

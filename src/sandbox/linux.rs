@@ -84,10 +84,19 @@ pub(super) fn probe() -> Result<String, String> {
         .handle_access(AccessNet::from_all(NET_ABI))
         .and_then(Ruleset::create)
         .is_ok();
-    Ok(if tcp {
-        "Landlock (files, TCP) + seccomp".to_owned()
+    let truncate = hard(Ruleset::default())
+        .handle_access(AccessFs::Truncate)
+        .and_then(Ruleset::create)
+        .is_ok();
+    let files = if truncate {
+        "files".to_owned()
     } else {
-        "Landlock (files) + seccomp".to_owned()
+        format!("files, {}", super::NO_TRUNCATE_RULE)
+    };
+    Ok(if tcp {
+        format!("Landlock ({files}, TCP) + seccomp")
+    } else {
+        format!("Landlock ({files}) + seccomp")
     })
 }
 

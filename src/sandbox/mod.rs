@@ -68,6 +68,11 @@ pub const TEST_NO_PID_NAMESPACE_ENV: &str = "AGENT_TEST_SANDBOX_NO_PID_NAMESPACE
 /// (a private mount namespace can be made) and exits 0 if so.
 const PROBE_MOUNTS_ARG: &str = "--probe-mounts";
 
+/// Said in an active sandbox's description where Landlock cannot refuse `truncate(2)`
+/// (ABI 1 and 2, kernels before 6.2): a file outside the workspace could be emptied, so mode
+/// `auto` acts as `ask` there.
+pub const NO_TRUNCATE_RULE: &str = "no truncate rule";
+
 /// Paths inside the workspace that stay read-only in `workspace-write` mode, as named to
 /// people: a command must not plant a git hook or configuration (in `.git/hooks`, through
 /// `core.hooksPath` in `.git/config`, `commondir`, …: `surfaces.rs` has the whole list, for
