@@ -64,6 +64,14 @@ fn ci_run(
     )
 }
 
+/// Each decision's verdict and who decided.
+fn verdicts<'a>(decisions: &[&'a Value]) -> Vec<(&'a str, &'a str)> {
+    decisions
+        .iter()
+        .map(|d| (d["decision"].as_str().unwrap(), d["by"].as_str().unwrap()))
+        .collect()
+}
+
 fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["type"] == kind).collect()
 }
@@ -102,12 +110,8 @@ fn in_ci_auto_runs_what_the_sandbox_contains_and_undo_takes_it_back() {
     let start = &of_type(&events, "start")[0];
     assert_eq!(start.get("mode_note"), None, "{start}");
     let decisions = of_type(&events, "decision");
-    let verdicts: Vec<(&str, &str)> = decisions
-        .iter()
-        .map(|d| (d["decision"].as_str().unwrap(), d["by"].as_str().unwrap()))
-        .collect();
     assert_eq!(
-        verdicts,
+        verdicts(&decisions),
         [
             ("allow", "mode"),
             ("allow", "mode"),
@@ -269,6 +273,7 @@ fn what_auto_lets_through_runs_with_the_network_closed_even_when_settings_open_i
 /// Snapshots keep the working tree, not git's history: what `auto` runs meets git's
 /// directory read-only as a whole (a write through a link to it too), and what may run git
 /// still asks (denied here, with no terminal).
+#[cfg(unix)]
 #[test]
 fn what_auto_runs_cannot_change_git_history_and_git_itself_asks() {
     let (sandbox, tmp, _) = dirs();
@@ -312,12 +317,8 @@ fn what_auto_runs_cannot_change_git_history_and_git_itself_asks() {
     ]);
     let (events, _) = ci_run(&sandbox, &tmp, &server, &[]);
     let decisions = of_type(&events, "decision");
-    let verdicts: Vec<(&str, &str)> = decisions
-        .iter()
-        .map(|d| (d["decision"].as_str().unwrap(), d["by"].as_str().unwrap()))
-        .collect();
     assert_eq!(
-        verdicts,
+        verdicts(&decisions),
         [
             ("allow", "mode"),
             ("allow", "mode"),
