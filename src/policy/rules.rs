@@ -348,9 +348,13 @@ impl DenyRule {
     }
 
     fn satisfied(&self, os: OsFamily, args: &[Word]) -> bool {
-        let eq = |a: &str, b: &str| match os {
-            OsFamily::Unix => a == b,
-            OsFamily::Windows => a.eq_ignore_ascii_case(b),
+        // `./deploy.py` names the file `deploy.py` does.
+        let eq = |a: &str, b: &str| {
+            let (a, b) = (without_dot_slash(os, a), without_dot_slash(os, b));
+            match os {
+                OsFamily::Unix => a == b,
+                OsFamily::Windows => a.eq_ignore_ascii_case(b),
+            }
         };
         let known = || args.iter().filter_map(Word::known);
         let mut positional = known();
@@ -364,6 +368,9 @@ impl DenyRule {
                         match positional.next() {
                             Some(a) if eq(a, w) => break true,
                             Some(a) if is_option(os, a) => after_option = !a.contains('='),
+                            // A variable given on the line (`make DEPLOY=1 deploy`) is no
+                            // subcommand: the rule's word may still follow.
+                            Some(a) if is_assignment(a) => {}
                             Some(_) if after_option => after_option = false,
                             None | Some(_) => break false,
                         }
@@ -427,6 +434,30 @@ impl DenyRule {
 }
 
 /// Whether an argument is an option (`-x`, `--x`, cargo's `+toolchain`, a cmd.exe `/x`).
+/// `NAME=value` with a shell-style name (`make`'s, `cmake`'s and many tools' variables).
+fn is_assignment(arg: &str) -> bool {
+    arg.split_once('=').is_some_and(|(name, _)| {
+        name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+/// The word without leading `./` (`.\` on Windows too), repeated: the same file either way.
+fn without_dot_slash(os: OsFamily, word: &str) -> &str {
+    let mut word = word;
+    loop {
+        let rest = word.strip_prefix("./").or_else(|| {
+            (os == OsFamily::Windows)
+                .then(|| word.strip_prefix(".\\"))
+                .flatten()
+        });
+        match rest {
+            Some(rest) if !rest.is_empty() => word = rest.trim_start_matches('/'),
+            _ => return word,
+        }
+    }
+}
+
 fn is_option(os: OsFamily, arg: &str) -> bool {
     arg.len() > 1
         && (arg.starts_with(['-', '+']) || (os == OsFamily::Windows && arg.starts_with('/')))

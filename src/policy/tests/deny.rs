@@ -360,3 +360,49 @@ fn protected_programs_are_destructive() {
         ],
     );
 }
+
+/// A deny rule's words are found however the line spells them around: a variable given on
+/// the line before the subcommand (`make DEPLOY=1 deploy`), a file named with `./`.
+#[test]
+fn deny_rules_see_past_variables_and_dot_slash() {
+    let deny = |prefixes: &[&str]| {
+        Rules::new(
+            Vec::new(),
+            prefixes.iter().map(|p| rule(p, Source::User)).collect(),
+        )
+    };
+    let rules = deny(&["make deploy", "python3 deploy.py", "npm run release"]);
+    for command in [
+        "make deploy",
+        "make DEPLOY=1 deploy",
+        "make -k CC=x deploy",
+        "make deploy V=1",
+        "python3 deploy.py",
+        "python3 ./deploy.py",
+        "python3 .//deploy.py --now",
+        "python3 ././deploy.py",
+        "npm run ./release",
+        "npm X=1 run release",
+    ] {
+        let decision = decide(&rules, OsFamily::Unix, command);
+        assert!(decision.verdict == Deny, "{command}: {}", decision.reason);
+    }
+    for command in [
+        "make test",
+        "make DEPLOY=1 test",
+        "python3 ./other.py",
+        "python3 deploy.pyc",
+    ] {
+        let decision = decide(&rules, OsFamily::Unix, command);
+        assert!(decision.verdict != Deny, "{command}: {}", decision.reason);
+    }
+    let windows = deny(&["python deploy.py"]);
+    for command in [
+        "python .\\deploy.py",
+        "python ./deploy.py",
+        "python DEPLOY.PY",
+    ] {
+        let decision = decide(&windows, OsFamily::Windows, command);
+        assert!(decision.verdict == Deny, "{command}: {}", decision.reason);
+    }
+}
