@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use super::fake_model::{FakeModel, turn_text, turn_tool_call};
-use super::harness::{Sandbox, events};
+use super::harness::{Sandbox, events, git};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
@@ -85,14 +85,7 @@ fn in_ci_auto_runs_what_the_sandbox_contains_and_undo_takes_it_back() {
     let w = sandbox.work();
     std::fs::write(w.join("scratch.txt"), "scratch\n").unwrap();
     // An ignored file is left out of snapshots: removing it could not be undone, so it asks.
-    let git = std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&w)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .status()
-        .unwrap();
-    assert!(git.success());
+    assert!(git(&w, &["init", "-q"]).status.success());
     std::fs::write(w.join(".gitignore"), "target/\n").unwrap();
     std::fs::create_dir_all(w.join("target")).unwrap();
     std::fs::write(w.join("target/out"), "built\n").unwrap();
@@ -283,26 +276,9 @@ fn what_auto_runs_cannot_change_git_history_and_git_itself_asks() {
     let w = sandbox.work();
     for args in [
         &["init", "-q", "-b", "main"][..],
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-q",
-            "--allow-empty",
-            "-m",
-            "first",
-        ],
+        &["commit", "-q", "--allow-empty", "-m", "first"],
     ] {
-        let status = std::process::Command::new("git")
-            .args(args)
-            .current_dir(&w)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .status()
-            .unwrap();
-        assert!(status.success());
+        assert!(git(&w, args).status.success());
     }
     // A link to git's directory an earlier, approved command left: its name says nothing.
     std::os::unix::fs::symlink(".git", w.join("g")).unwrap();

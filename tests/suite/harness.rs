@@ -190,3 +190,22 @@ pub fn first_on_path(dir: &Path, name: &str, script: &str) -> String {
         std::env::var("PATH").unwrap_or_default()
     )
 }
+
+/// `git` run by the test itself (as a person would, after the agent), hermetic: no user or
+/// system configuration, a fixed identity.
+pub fn git(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new("git")
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}

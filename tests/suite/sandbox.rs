@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::fake_model::{FakeModel, turn_text, turn_tool_call};
-use super::harness::{Sandbox, json};
+use super::harness::{Sandbox, git, json};
 use assert_cmd::Command;
 use predicates::prelude::*;
 use pretty_assertions::assert_eq;
@@ -900,25 +900,6 @@ fn paths_it_cannot_protect_are_reported() {
         .assert()
         .stderr(predicate::str::contains("stay writable").not());
     assert!(!dirs.work().join(".git/hooks/x").exists());
-}
-
-/// `git` run by the test itself (as a person would, after the agent), hermetic: no user or
-/// system configuration, a fixed identity.
-fn git(dir: &Path, args: &[&str]) -> std::process::Output {
-    std::process::Command::new("git")
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 /// A workspace that is a git repository with one commit.
