@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 use super::decide::decide_as_written;
 use super::word::Word;
-use super::{Context, Decision, Rules, Source, Verdict, compound, inspect, split};
+use super::{Context, Decision, Rules, Source, Verdict, compound, path_rule, split};
 
 /// Most parts in one composed command: real pipelines have a handful; hundreds are built to
 /// be slow or to hide something.
@@ -122,7 +122,7 @@ pub(super) fn decide(
                 cwd: cwd.clone(),
                 ..context.clone()
             };
-            if let Err(reason) = inspect::path(&here, "<", &Word::literal(input.as_str()), true) {
+            if let Err(reason) = path_rule::path(&here, "<", &Word::literal(input.as_str()), true) {
                 let reason = format!("reads standard input from a file: {reason}");
                 return Some(Decision::new(
                     Verdict::Ask,

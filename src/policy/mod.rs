@@ -95,6 +95,7 @@ mod lex;
 mod listings;
 mod options;
 mod parse;
+mod path_rule;
 mod programs;
 mod rules;
 mod runners;
