@@ -193,12 +193,7 @@ pub(super) fn later_words_as_operands(
 }
 
 /// Checks an option value given as its own word.
-fn option_value(
-    context: &Context,
-    name: &str,
-    word: &Word,
-    kind: Value,
-) -> Result<(), String> {
+fn option_value(context: &Context, name: &str, word: &Word, kind: Value) -> Result<(), String> {
     match kind {
         Value::Path => path(context, name, word, true),
         Value::Number | Value::Any => {
@@ -216,12 +211,7 @@ fn option_value(
 }
 
 /// Checks an option value's text (attached, or a literal word).
-fn value_text(
-    context: &Context,
-    name: &str,
-    value: &str,
-    kind: Value,
-) -> Result<(), String> {
+fn value_text(context: &Context, name: &str, value: &str, kind: Value) -> Result<(), String> {
     match kind {
         Value::Path => path(context, name, &Word::literal(value), true),
         Value::Number if !is_number(value) => Err(format!(
