@@ -5,8 +5,9 @@
 //! list. Owns the order of the checks; the search is `scan`'s, the lists `builtin`'s and
 //! `options`'s.
 
-use super::parse::{self, Shape};
+use super::parse;
 use super::scan::{Findings, Scan};
+use super::script::Shape;
 use super::simple::{MAX_COMMAND_BYTES, control_character, posix_metacharacter};
 use super::word::{Word, WordKind};
 use super::{

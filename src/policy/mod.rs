@@ -100,6 +100,7 @@ mod programs;
 mod rules;
 mod runners;
 mod scan;
+mod script;
 mod secret_paths;
 mod simple;
 mod split;
