@@ -78,7 +78,8 @@ fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
         if !quoted {
             if inspect
                 && control.is_none()
-                && let Some(decision) = compose::decide(rules, context, command, destructive)
+                && let Some(decision) =
+                    compose::decide(rules, context, command, destructive, decide_as_written)
             {
                 return decision;
             }
