@@ -18,7 +18,7 @@
 //! - an unknown key shows which keys answer;
 //! - the task that asked can cancel it ([`Cancel`]): a signal that reached the
 //!   process rather than the prompt (Ctrl+C before raw mode, SIGTERM …) ends it
-//!   within [`KEY_POLL`](super::keys::KEY_POLL), terminal restored.
+//!   within `KEY_POLL` ([`super::keys`]), terminal restored.
 //!
 //! `y`/`n` work like `1`/`0` for people used to `[y/N]` prompts. The question
 //! is sanitised and fitted to the screen (see [`super::display`]); `e` and `t`
