@@ -14,8 +14,9 @@ use crate::model::overflow;
 use crate::model::sse::{error_message, is_context_too_long};
 
 impl Transport {
-    /// A redirect the client did not follow (see [`follow_redirect`](super::redirect::follow_redirect)), named with where it
-    /// leads and the base URL that would reach it directly.
+    /// A redirect the client did not follow (see
+    /// [`follow_redirect`](super::redirect::follow_redirect)), named with where it leads and
+    /// the base URL that would reach it directly.
     pub(super) fn redirect_error(&self, response: &reqwest::Response, url: &str) -> ModelError {
         let status = response.status().as_u16();
         let location = response
