@@ -95,6 +95,7 @@ pub struct Stopped {
     /// SIGINT: stops a turn like Ctrl+C instead of ending the session.
     pub interrupt: bool,
 }
+
 /// Runs the session until the person ends it or a signal does; the exit status.
 pub async fn run(options: Options, stops: tokio::sync::mpsc::UnboundedReceiver<Stopped>) -> Status {
     let terminal = match SessionTerminal::enter() {
@@ -126,6 +127,7 @@ pub async fn run(options: Options, stops: tokio::sync::mpsc::UnboundedReceiver<S
     drop(terminal);
     status
 }
+
 struct Session {
     config: agent::Config,
     provider: ProviderConfig,

@@ -31,6 +31,7 @@ impl Screen for SessionScreen {
         self.gate.resume();
     }
 }
+
 /// A line on stderr (the caller hid the composer).
 pub(super) fn say(text: &str) {
     let mut stderr = std::io::stderr().lock();

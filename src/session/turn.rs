@@ -21,12 +21,14 @@ use super::{Session, Stopped, changes, compact};
 
 /// How often the live pane redraws while a turn runs.
 const TICK: Duration = Duration::from_millis(100);
+
 /// How a turn ended.
 enum TurnEnd {
     Finished(Result<Outcome, ModelError>),
     Interrupted,
     Stopped(Stopped),
 }
+
 /// What a turn's events said that the session needs afterwards.
 #[derive(Default)]
 struct Watch {
@@ -57,6 +59,7 @@ impl Watch {
         }
     }
 }
+
 impl Session {
     /// Sends one message and handles how its turn ended.
     pub(super) async fn message(&mut self, message: &str) -> Result<(), Stopped> {
@@ -423,6 +426,7 @@ fn mark_interrupted(conversation: &mut Vec<Message>, partial: &str) {
         reasoning: crate::model::Reasoning::default(),
     });
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
