@@ -75,6 +75,6 @@ pub const NO_TRUNCATE_RULE: &str = "no truncate rule";
 
 /// Paths inside the workspace that stay read-only in `workspace-write` mode, as named to
 /// people: a command must not plant a git hook or configuration (in `.git/hooks`, through
-/// `core.hooksPath` in `.git/config`, `commondir`, …: `surfaces.rs` has the whole list, for
+/// `core.hooksPath` in `.git/config`, `commondir`, …: `surfaces/find.rs` has the whole list, for
 /// every git directory in the workspace) or loosen the project's agent settings.
 pub const PROTECTED_IN_WORKSPACE: &[&str] = &[".git/hooks", ".git/config", ".agent"];

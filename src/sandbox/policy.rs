@@ -65,7 +65,7 @@ pub struct Policy {
     /// Directories (and files) writable with everything beneath them.
     pub writable: Vec<PathBuf>,
     /// Existing directories inside `writable` that stay read-only, as named to people (each
-    /// command's run protects every surface `surfaces.rs` finds, these among them).
+    /// command's run protects every surface `surfaces/find.rs` finds, these among them).
     pub read_only: Vec<PathBuf>,
     /// The workspace (canonical): its git surfaces are protected and checked per command.
     pub workspace: PathBuf,
