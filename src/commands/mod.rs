@@ -1,5 +1,6 @@
 //! The subcommands' glue: turn parsed flags into requests for the library's
-//! modules and print their results. Each subcommand has one file.
+//! modules and print their results. Each subcommand has one file, or one directory when it
+//! holds several ideas (`run/`).
 
 mod check;
 mod config;
