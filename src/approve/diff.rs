@@ -14,7 +14,7 @@ use crossterm::style::Stylize as _;
 
 use super::keys::{self, Cancel, Next, RawMode, next_key, stops};
 use super::line::{self, Edited};
-use super::prompt::{Answer, MAX_NOTE_CHARS, RESET, one_line, short};
+use super::prompt::{Answer, MAX_NOTE_CHARS, RESET, one_line, why_lines};
 use crate::policy::files::Access;
 use crate::ui::sanitize;
 
@@ -96,8 +96,9 @@ impl FileQuestion {
                 let _ = writeln!(out, "  {}", paint(&hidden, |s| s.dim().to_string()));
             }
         }
-        let why = format!("why: {}", short(&self.reason, 1));
-        let _ = writeln!(out, "  {}", paint(&why, |s| s.dim().to_string()));
+        for line in why_lines(&self.reason, columns) {
+            let _ = writeln!(out, "  {}", paint(&line, |s| s.dim().to_string()));
+        }
         let _ = write!(out, "  {}\n  > ", self.keys().replace('\n', "\n  "));
         out
     }

@@ -156,6 +156,16 @@ pub fn list(runs_dir: &Path) -> std::io::Result<Vec<RunSummary>> {
         .collect())
 }
 
+/// The short id shown for run `id`: its random part (`1a2b3c` of
+/// `20261205T043712Z-1a2b3c`), which [`find`] takes back; the whole id when it has none.
+#[must_use]
+pub fn short_id(id: &str) -> &str {
+    match id.rsplit_once('-') {
+        Some((_, short)) if !short.is_empty() => short,
+        _ => id,
+    }
+}
+
 /// The transcript whose id is `id`, ends with `id` (the short id) or starts with it. Only
 /// file names are compared: no transcript is opened.
 ///

@@ -35,3 +35,4 @@ mod slips;
 mod snapshots;
 mod tty;
 mod usage;
+mod screen_slips;
