@@ -18,6 +18,7 @@ mod diff;
 mod display;
 mod keys;
 mod line;
+mod one_key;
 mod prompt;
 mod rules_file;
 
@@ -28,6 +29,7 @@ use std::time::Duration;
 
 pub use diff::FileQuestion;
 pub use keys::Cancel;
+pub use one_key::yes_or_no;
 pub use prompt::{Answer, Caution, Question};
 pub use rules_file::{List, Scope, add_rule, remove_rule, save_allow_rule, save_rule};
 

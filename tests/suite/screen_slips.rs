@@ -4,6 +4,7 @@
 use super::fake_model::{FakeModel, turn_text, turn_tool_call};
 use super::harness::Sandbox;
 use super::session::{READY, session};
+use super::tty::{Tmux, agent_bin, shell_quote};
 
 /// The whole scrollback of `tmux`, soft-wrapped lines joined.
 fn scrollback(tmux: &super::tty::Tmux) -> String {
@@ -52,7 +53,7 @@ fn an_ended_session_says_how_to_continue_it() {
     let id = transcript.file_stem().unwrap().to_string_lossy().into_owned();
     let short = id.rsplit_once('-').unwrap().1;
     assert!(
-        screen.contains(&format!("agent -c") ) && screen.contains(&format!("agent --resume {short}")),
+        screen.contains("agent -c") && screen.contains(&format!("agent --resume {short}")),
         "{screen}"
     );
     // The id it names is taken back.
@@ -73,4 +74,44 @@ fn a_session_with_no_message_names_nothing_to_continue() {
     tmux.keys(&["C-d"]);
     let screen = tmux.wait_for("EXIT=");
     assert!(!screen.contains("to continue"), "{screen}");
+}
+
+/// A run of `--mode allow-all` that creates `made.txt`, for `agent undo` to take back.
+fn a_run_that_made_a_file(sandbox: &Sandbox) {
+    let server = FakeModel::openai_turns([
+        turn_tool_call("printf 'made\\n' > made.txt", "create"),
+        turn_text("done"),
+    ]);
+    sandbox
+        .openai_run(&server)
+        .args(["--mode", "allow-all", "make it"])
+        .assert()
+        .success();
+    assert!(sandbox.work().join("made.txt").exists());
+}
+
+/// `agent undo` in tmux, answered with `key` alone (no Enter): whether the file went.
+fn undo_answered_with(key: &str) -> (bool, String) {
+    let sandbox = Sandbox::new();
+    a_run_that_made_a_file(&sandbox);
+    let script = format!("{} undo", shell_quote(&agent_bin()));
+    let tmux = Tmux::start(&sandbox, &[], &script);
+    tmux.wait_for("[y/N]");
+    tmux.keys(&[key]);
+    let screen = tmux.wait_for("EXIT=");
+    (!sandbox.work().join("made.txt").exists(), screen)
+}
+
+#[test]
+fn undo_s_question_takes_one_key() {
+    let (undone, screen) = undo_answered_with("y");
+    assert!(undone, "{screen}");
+    assert!(screen.contains("[y/N] yes"), "{screen}");
+    assert!(screen.contains("EXIT=0 TTY=icanon"), "{screen}");
+    for key in ["n", "Enter", "x"] {
+        let (undone, screen) = undo_answered_with(key);
+        assert!(!undone, "{key}: {screen}");
+        assert!(screen.contains("[y/N] no"), "{key}: {screen}");
+        assert!(screen.contains("nothing was undone"), "{key}: {screen}");
+    }
 }
