@@ -418,6 +418,9 @@ pub struct HistoryArgs {
     /// list (default) or show.
     #[command(subcommand)]
     pub command: Option<HistoryCommand>,
+    /// List the runs of every workspace (with a workspace column), not only this one's.
+    #[arg(long, global = true)]
+    pub all: bool,
 }
 
 /// `agent history …`.

@@ -6,6 +6,7 @@ mod config;
 mod diff;
 mod exec;
 mod history;
+mod history_table;
 mod resume;
 mod rules;
 mod run;

@@ -115,3 +115,61 @@ fn undo_s_question_takes_one_key() {
         assert!(screen.contains("nothing was undone"), "{key}: {screen}");
     }
 }
+
+/// Runs `prompt` in `sandbox` against a fake server (one answer), not at a terminal.
+fn a_run(sandbox: &Sandbox, prompt: &str) {
+    let server = FakeModel::openai_turns([turn_text("ok")]);
+    sandbox.openai_run(&server).arg(prompt).assert().success();
+}
+
+/// `agent history` at a 120-column terminal: no row wider than the terminal (the prompt is
+/// cut with `…`), short ids, only this workspace's runs; `--all` lists every workspace's
+/// with a workspace column; the short id is taken back by `history show`.
+#[test]
+fn history_fits_the_terminal_and_lists_this_workspace() {
+    let sandbox = Sandbox::new();
+    let long = "please look at every failing test in the whole workspace and fix each of them one at a time, then run the suite";
+    a_run(&sandbox, long);
+    let other = sandbox.work().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let server = FakeModel::openai_turns([turn_text("ok")]);
+    sandbox
+        .openai_run(&server)
+        .args(["-C", "other", "a task in the other project"])
+        .assert()
+        .success();
+
+    let script = format!(
+        "{bin} history; {bin} history --all",
+        bin = shell_quote(&agent_bin())
+    );
+    let tmux = Tmux::start(&sandbox, &[], &script);
+    tmux.wait_for("EXIT=");
+    let all = scrollback(&tmux);
+    for line in all.lines() {
+        assert!(line.chars().count() <= 120, "wider than 120: {line}\n{all}");
+    }
+    let (here, everywhere) = all.split_at(all.rfind("ID ").unwrap());
+    assert!(here.contains("please look at every failing test"), "{all}");
+    assert!(here.contains('…'), "{all}");
+    assert!(!here.contains("a task in the other project"), "{all}");
+    assert!(everywhere.contains("WORKSPACE"), "{all}");
+    assert!(everywhere.contains("a task in the other"), "{all}");
+    assert!(everywhere.contains("/work/other"), "{all}");
+
+    let transcript = sandbox
+        .transcript_paths()
+        .into_iter()
+        .find(|path| std::fs::read_to_string(path).unwrap().contains("please look"))
+        .unwrap();
+    let id = transcript.file_stem().unwrap().to_string_lossy().into_owned();
+    let short = id.rsplit_once('-').unwrap().1.to_owned();
+    assert!(here.contains(&format!("\n{short} ")), "{all}");
+    assert!(!all.contains(&id), "the long id is shown: {all}");
+    sandbox
+        .agent()
+        .args(["history", "show", &short])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("please look at every failing test"));
+}
