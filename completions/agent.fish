@@ -46,7 +46,7 @@ complete -c agent -n "__fish_agent_needs_command" -f -a "rules" -d 'List every a
 complete -c agent -n "__fish_agent_needs_command" -f -a "diff" -d 'Show what a run changed in this workspace (default: the newest run)'
 complete -c agent -n "__fish_agent_needs_command" -f -a "undo" -d 'Put back every file a run changed (default: the newest run), as it was before the run'
 complete -c agent -n "__fish_agent_needs_command" -f -a "completions" -d 'Print a shell completion script'
-complete -c agent -n "__fish_agent_needs_command" -f -a "man" -d 'Print the man page (roff) for `agent`'
+complete -c agent -n "__fish_agent_needs_command" -f -a "man" -d 'Print the man page (roff) for `agent`, every subcommand and its flags on it'
 complete -c agent -n "__fish_agent_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c agent -n "__fish_agent_using_subcommand run" -l provider -d 'The model provider (default: from settings; else openai/anthropic when their key is set; else demo)' -r -f -a "openai\t'OpenAI Chat Completions, or any compatible server with --base-url'
 anthropic\t'Anthropic Messages'
@@ -138,6 +138,7 @@ complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen
 complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -l all -d 'List the runs of every workspace (with a workspace column), not only this one\'s'
 complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -l json -d 'Print machine-readable JSON'
 complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -s q -l quiet -d 'Print less (errors only)'
 complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -s v -l verbose -d 'Print more detail'
@@ -152,6 +153,7 @@ complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_sub
 complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from list" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from list" -l all -d 'List the runs of every workspace (with a workspace column), not only this one\'s'
 complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from list" -l json -d 'Print machine-readable JSON'
 complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print less (errors only)'
 complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail'
@@ -163,6 +165,7 @@ complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_sub
 complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from show" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from show" -l all -d 'List the runs of every workspace (with a workspace column), not only this one\'s'
 complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from show" -l json -d 'Print machine-readable JSON'
 complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print less (errors only)'
 complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Print more detail'
@@ -335,7 +338,7 @@ complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_su
 complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "diff" -d 'Show what a run changed in this workspace (default: the newest run)'
 complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "undo" -d 'Put back every file a run changed (default: the newest run), as it was before the run'
 complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "man" -d 'Print the man page (roff) for `agent`'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "man" -d 'Print the man page (roff) for `agent`, every subcommand and its flags on it'
 complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "list" -d 'List past runs: time, prompt, turns, commands run and denied, outcome'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "show" -d 'Replay one run readably (--json: its raw events)'

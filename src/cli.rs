@@ -190,7 +190,7 @@ pub enum Command {
         shell: clap_complete::Shell,
     },
 
-    /// Print the man page (roff) for `agent`.
+    /// Print the man page (roff) for `agent`, every subcommand and its flags on it.
     #[command(after_help = "Read it with: agent man | man -l -")]
     Man,
 }
