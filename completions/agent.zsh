@@ -738,7 +738,7 @@ esac
 (( $+functions[_agent_commands] )) ||
 _agent_commands() {
     local commands; commands=(
-'run:Drive the model loop on a task\: PROMPT, or stdin when PROMPT is \`-\` or absent and stdin is piped' \
+'run:Drive the model loop on a task\: PROMPT, or stdin when PROMPT is \`-\` or absent and stdin is piped; with PROMPT, piped stdin is sent with it as context (up to 256 KiB)' \
 'exec:Run COMMAND through the same runner the model uses (no policy\: you typed it)' \
 'check:Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever' \
 'history:List past runs, or show one, from their transcripts' \
@@ -830,7 +830,7 @@ _agent__subcmd__exec_commands() {
 (( $+functions[_agent__subcmd__help_commands] )) ||
 _agent__subcmd__help_commands() {
     local commands; commands=(
-'run:Drive the model loop on a task\: PROMPT, or stdin when PROMPT is \`-\` or absent and stdin is piped' \
+'run:Drive the model loop on a task\: PROMPT, or stdin when PROMPT is \`-\` or absent and stdin is piped; with PROMPT, piped stdin is sent with it as context (up to 256 KiB)' \
 'exec:Run COMMAND through the same runner the model uses (no policy\: you typed it)' \
 'check:Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever' \
 'history:List past runs, or show one, from their transcripts' \

@@ -1,6 +1,8 @@
 //! Slips seen at a real terminal (issue 36), through the real binary: the session's prompt
 //! echoes the answer, an ended session says how to continue it.
 
+use predicates::prelude::*;
+
 use super::fake_model::{FakeModel, turn_text, turn_tool_call};
 use super::harness::Sandbox;
 use super::session::{READY, session};
@@ -172,4 +174,70 @@ fn history_fits_the_terminal_and_lists_this_workspace() {
         .assert()
         .success()
         .stdout(predicates::str::contains("please look at every failing test"));
+}
+
+/// `echo DATA | agent run 'review this'` sends the piped text with the words; past the cap
+/// only its start, and the cut is said on stderr and to the model.
+#[test]
+fn piped_text_goes_with_the_prompt_capped() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([turn_text("ok")]);
+    sandbox
+        .openai_run(&server)
+        .arg("review this")
+        .write_stdin("fn main() {}\n")
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("cut").not());
+    let sent = server.request(0).last_user_text().unwrap_or_default();
+    assert!(sent.starts_with("review this\n"), "{sent}");
+    assert!(sent.contains("<stdin>\nfn main() {}\n</stdin>"), "{sent}");
+
+    let server = FakeModel::openai_turns([turn_text("ok")]);
+    let big = "0123456789abcdef\n".repeat(40_000);
+    sandbox
+        .openai_run(&server)
+        .arg("review this")
+        .write_stdin(big.clone())
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("stdin is cut at 256 KiB"));
+    let sent = server.request(0).last_user_text().unwrap_or_default();
+    assert!(sent.contains("(cut at 256 KiB"), "{}", &sent[..200]);
+    assert!(sent.len() < 256 * 1024 + 300 && sent.len() > 256 * 1024 - 100);
+
+    // Nothing piped (stdin is /dev/null): the words alone, as before.
+    let server = FakeModel::openai_turns([turn_text("ok")]);
+    sandbox.openai_run(&server).arg("just this").assert().success();
+    assert_eq!(
+        server.request(0).last_user_text().as_deref(),
+        Some("just this")
+    );
+}
+
+/// What `run --help` and the system prompt say matches what the model is offered and what
+/// the policy does: every tool is named, and a pipeline of read-only parts runs at once.
+#[test]
+fn the_help_and_the_system_prompt_say_what_is_real() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([turn_text("ok")]);
+    sandbox.openai_run(&server).arg("hi").assert().success();
+    let tools = server.request(0).tool_names();
+    assert!(tools.len() > 1, "{tools:?}");
+    let help = sandbox.agent().args(["run", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    assert!(!help.contains("one tool"), "{help}");
+    for tool in &tools {
+        assert!(help.contains(&format!("`{tool}`")), "`{tool}` is not in run --help:\n{help}");
+    }
+    let system = server.request(0).system().unwrap_or_default();
+    assert!(!system.contains("Pipes, redirections"), "{system}");
+    assert!(system.contains("whose every part"), "{system}");
+    for pipeline in ["ls | head -n 5", "pwd && ls", "ls; pwd", "git status || ls"] {
+        sandbox
+            .agent()
+            .args(["check", pipeline])
+            .assert()
+            .code(0);
+    }
 }
