@@ -183,6 +183,9 @@ struct Session {
     /// What `/diff` shows and `/undo` takes back: the last message that changed files, or
     /// the last `/undo`.
     last_change: Option<changes::LastChange>,
+    /// What the model is told with the next message (files a `/undo` took back), oldest
+    /// first; sent once.
+    notes_for_model: Vec<String>,
 }
 
 impl Session {
@@ -277,6 +280,7 @@ impl Session {
             color: options.color,
             snapshots: options.snapshots,
             last_change: None,
+            notes_for_model: Vec::new(),
         }
     }
 

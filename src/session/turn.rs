@@ -192,6 +192,8 @@ impl Session {
     /// Runs one turn of the loop for `message`, the person free to type meanwhile.
     async fn turn(&mut self, message: &str) -> TurnEnd {
         let opening = self.opening(message);
+        // The person's words are what is recorded; the model also gets the notes waiting.
+        let sent = super::undo::with_notes(&mut self.notes_for_model, message);
         self.recorder.record(&opening);
         // Each message snapshots into the session's run record, as `run --continue` does.
         let run = match &opening {
@@ -259,7 +261,7 @@ impl Session {
                 approver,
                 config,
                 conversation,
-                message,
+                &sent,
                 &mut stats,
                 &mut emit,
             );

@@ -241,3 +241,56 @@ fn the_help_and_the_system_prompt_say_what_is_real() {
             .code(0);
     }
 }
+
+/// `/undo` tells the model: the next message carries a note naming the files taken back;
+/// `/undo` of the undo says the changes are back. The note goes once.
+#[test]
+fn undo_tells_the_model_with_the_next_message() {
+    let sandbox = Sandbox::new();
+    let write = super::fake_model::Turn::default().with_call(
+        "w1",
+        "write_file",
+        &serde_json::json!({"path": "made.txt", "content": "made\n"}).to_string(),
+    );
+    let server = FakeModel::openai_turns([
+        write,
+        turn_text("made it"),
+        turn_text("first reply"),
+        turn_text("second reply"),
+        turn_text("third reply"),
+    ]);
+    let tmux = session(&sandbox, &server, "", "run -i --mode allow-all");
+    tmux.wait_for(READY);
+    tmux.keys(&["make a file", "Enter"]);
+    tmux.wait_for("made it");
+    tmux.wait_for(READY);
+    tmux.keys(&["/undo", "Enter"]);
+    tmux.wait_for("1 file put back");
+    assert!(!sandbox.work().join("made.txt").exists());
+    tmux.keys(&["what now", "Enter"]);
+    tmux.wait_for("first reply");
+    let sent = server.request(2).last_user_text().unwrap_or_default();
+    assert!(
+        sent.contains("took back the changes of your last message")
+            && sent.contains("`made.txt`")
+            && sent.ends_with("what now"),
+        "{sent}"
+    );
+    tmux.wait_for(READY);
+    tmux.keys(&["/undo", "Enter"]);
+    tmux.wait_for("undid the /undo");
+    tmux.keys(&["and now", "Enter"]);
+    tmux.wait_for("second reply");
+    let sent = server.request(3).last_user_text().unwrap_or_default();
+    assert!(
+        sent.contains("took back their /undo") && sent.contains("`made.txt`"),
+        "{sent}"
+    );
+    tmux.wait_for(READY);
+    tmux.keys(&["once more", "Enter"]);
+    tmux.wait_for("third reply");
+    assert_eq!(
+        server.request(4).last_user_text().as_deref(),
+        Some("once more")
+    );
+}
