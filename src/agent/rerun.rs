@@ -106,7 +106,14 @@ mod tests {
     /// `cargo test` was once labelled destructive because the offer borrowed that flag.
     #[test]
     fn the_offer_is_marked_unsandboxed_never_destructive() {
-        for program in ["cargo test", "make", "npm install", "touch x", "pytest -q", "go build"] {
+        for program in [
+            "cargo test",
+            "make",
+            "npm install",
+            "touch x",
+            "pytest -q",
+            "go build",
+        ] {
             for args in ["", " --verbose", " && echo done"] {
                 let command = format!("{program}{args}");
                 let question = rerun_question(&command, "it printed `Permission denied`".into());

@@ -27,7 +27,11 @@ pub fn yes_or_no(question: &str) -> std::io::Result<bool> {
         Next::Failed => Err(std::io::Error::other("the terminal stopped answering")),
         Next::TimeUp | Next::Cancelled => Ok(false),
     };
-    let said = if matches!(answer, Ok(true)) { "yes" } else { "no" };
+    let said = if matches!(answer, Ok(true)) {
+        "yes"
+    } else {
+        "no"
+    };
     let _ = write!(stderr, "{said}\r\n");
     let _ = stderr.flush();
     drop(raw);

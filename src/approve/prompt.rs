@@ -151,8 +151,8 @@ impl Question {
             }
         };
         // Prose is wrapped between words here, never by the terminal inside one.
-        let description = display::wrap(&short(&self.description, DESCRIPTION_LINES), columns)
-            .join("\n");
+        let description =
+            display::wrap(&short(&self.description, DESCRIPTION_LINES), columns).join("\n");
         let why = why_lines(&self.reason, columns).join("\n");
         let edited = self
             .edited_from

@@ -209,13 +209,21 @@ mod tests {
 
     #[test]
     fn the_workspace_column_shows_the_path_s_end() {
-        let runs = [run("T-abcdef", "go", "/home/someone/src/deep/path/my-project", 1)];
+        let runs = [run(
+            "T-abcdef",
+            "go",
+            "/home/someone/src/deep/path/my-project",
+            1,
+        )];
         let shown = table(&runs, true, Some(200));
         assert!(shown.contains("WORKSPACE"), "{shown}");
         assert!(shown.contains("…path/my-project go"), "{shown}");
         assert!(shown.contains(" 2026-12-05 04:37 "), "{shown}");
         let shown = table(&runs, false, Some(200));
-        assert!(!shown.contains("WORKSPACE") && !shown.contains("my-project"), "{shown}");
+        assert!(
+            !shown.contains("WORKSPACE") && !shown.contains("my-project"),
+            "{shown}"
+        );
     }
 
     #[test]

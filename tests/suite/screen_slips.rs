@@ -33,8 +33,12 @@ fn the_session_prompt_echoes_each_answer() {
     tmux.keys(&["C-d"]);
     tmux.wait_for("EXIT=");
     let all = scrollback(&tmux);
-    let allowed = all.find("  > allowed").unwrap_or_else(|| panic!("no `> allowed`:\n{all}"));
-    let denied = all.find("  > denied").unwrap_or_else(|| panic!("no `> denied`:\n{all}"));
+    let allowed = all
+        .find("  > allowed")
+        .unwrap_or_else(|| panic!("no `> allowed`:\n{all}"));
+    let denied = all
+        .find("  > denied")
+        .unwrap_or_else(|| panic!("no `> denied`:\n{all}"));
     // Each answer right under its own question.
     let g = all.find("$ touch G").unwrap_or_default();
     assert!(allowed < g && g < denied, "{all}");
@@ -52,7 +56,11 @@ fn an_ended_session_says_how_to_continue_it() {
     tmux.keys(&["C-d"]);
     let screen = tmux.wait_for("EXIT=");
     let transcript = sandbox.transcript_paths().into_iter().next().unwrap();
-    let id = transcript.file_stem().unwrap().to_string_lossy().into_owned();
+    let id = transcript
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     let short = id.rsplit_once('-').unwrap().1;
     assert!(
         screen.contains("agent -c") && screen.contains(&format!("agent --resume {short}")),
@@ -162,9 +170,17 @@ fn history_fits_the_terminal_and_lists_this_workspace() {
     let transcript = sandbox
         .transcript_paths()
         .into_iter()
-        .find(|path| std::fs::read_to_string(path).unwrap().contains("please look"))
+        .find(|path| {
+            std::fs::read_to_string(path)
+                .unwrap()
+                .contains("please look")
+        })
         .unwrap();
-    let id = transcript.file_stem().unwrap().to_string_lossy().into_owned();
+    let id = transcript
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     let short = id.rsplit_once('-').unwrap().1.to_owned();
     assert!(here.contains(&format!("\n{short} ")), "{all}");
     assert!(!all.contains(&id), "the long id is shown: {all}");
@@ -173,7 +189,9 @@ fn history_fits_the_terminal_and_lists_this_workspace() {
         .args(["history", "show", &short])
         .assert()
         .success()
-        .stdout(predicates::str::contains("please look at every failing test"));
+        .stdout(predicates::str::contains(
+            "please look at every failing test",
+        ));
 }
 
 /// `echo DATA | agent run 'review this'` sends the piped text with the words; past the cap
@@ -208,7 +226,11 @@ fn piped_text_goes_with_the_prompt_capped() {
 
     // Nothing piped (stdin is /dev/null): the words alone, as before.
     let server = FakeModel::openai_turns([turn_text("ok")]);
-    sandbox.openai_run(&server).arg("just this").assert().success();
+    sandbox
+        .openai_run(&server)
+        .arg("just this")
+        .assert()
+        .success();
     assert_eq!(
         server.request(0).last_user_text().as_deref(),
         Some("just this")
@@ -228,17 +250,16 @@ fn the_help_and_the_system_prompt_say_what_is_real() {
     let help = String::from_utf8_lossy(&help.stdout).into_owned();
     assert!(!help.contains("one tool"), "{help}");
     for tool in &tools {
-        assert!(help.contains(&format!("`{tool}`")), "`{tool}` is not in run --help:\n{help}");
+        assert!(
+            help.contains(&format!("`{tool}`")),
+            "`{tool}` is not in run --help:\n{help}"
+        );
     }
     let system = server.request(0).system().unwrap_or_default();
     assert!(!system.contains("Pipes, redirections"), "{system}");
     assert!(system.contains("whose every part"), "{system}");
     for pipeline in ["ls | head -n 5", "pwd && ls", "ls; pwd", "git status || ls"] {
-        sandbox
-            .agent()
-            .args(["check", pipeline])
-            .assert()
-            .code(0);
+        sandbox.agent().args(["check", pipeline]).assert().code(0);
     }
 }
 

@@ -126,7 +126,9 @@ fn other_server(provider: ProviderKind, base_url: &str) -> Option<String> {
     }
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
     (!host.is_empty()).then(|| crate::ui::summary::one_line(host))
 }
 
@@ -180,7 +182,10 @@ mod tests {
         for (url, host) in [
             ("http://localhost:8080/v1", "localhost:8080"),
             ("http://127.0.0.1:11434", "127.0.0.1:11434"),
-            ("https://user:sk-secret@proxy.example:8443/v1?x=1", "proxy.example:8443"),
+            (
+                "https://user:sk-secret@proxy.example:8443/v1?x=1",
+                "proxy.example:8443",
+            ),
             ("https://gw.example/openai#frag", "gw.example"),
             ("http://[::1]:9000/v1", "[::1]:9000"),
         ] {
@@ -190,7 +195,10 @@ mod tests {
             }
         }
         assert_eq!(
-            other_server(ProviderKind::Anthropic, ProviderKind::OpenAi.default_base_url()),
+            other_server(
+                ProviderKind::Anthropic,
+                ProviderKind::OpenAi.default_base_url()
+            ),
             Some("api.openai.com".to_owned())
         );
     }
