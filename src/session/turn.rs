@@ -274,6 +274,11 @@ impl Session {
             TurnEnd::Stopped(stopped) => Some(stopped.note.as_str()),
             TurnEnd::Finished(_) => None,
         };
+        if note.is_some() {
+            // The loop was dropped, maybe while a prompt asked (a signal): the screen is put
+            // back as an answered prompt leaves it — raw mode, keys read, the composer drawn.
+            crate::approve::Screen::resume(&mut self.approver.screen);
+        }
         if let Some(note) = note {
             // The loop was dropped: its closing snapshot is taken here.
             emit(done_event(&stats, note, config.snapshots.close()));

@@ -315,3 +315,46 @@ fn undo_tells_the_model_with_the_next_message() {
         Some("once more")
     );
 }
+
+/// SIGINT from outside while the session's prompt asks: the turn ends, and the session takes
+/// the next message (keys read, the composer drawn, raw mode back).
+#[test]
+fn sigint_during_the_session_prompt_gives_the_composer_back() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([
+        turn_tool_call("touch F", "create F"),
+        turn_text("after the signal"),
+    ]);
+    sandbox.settings(&format!(
+        "[model]\nprovider = \"openai\"\nbase_url = \"{}\"\n",
+        server.openai_url()
+    ));
+    let pid_file = sandbox.root.path().join("agent.pid");
+    let script = format!(
+        "sh -c 'echo $$ > {}; exec \"$0\" \"$@\"' {}",
+        shell_quote(&pid_file.display().to_string()),
+        shell_quote(&agent_bin()),
+    );
+    let tmux = Tmux::start(
+        &sandbox,
+        &[("OPENAI_API_KEY", "sk-session-test-0000")],
+        &script,
+    );
+    tmux.wait_for(READY);
+    tmux.keys(&["make F", "Enter"]);
+    tmux.wait_for("$ touch F");
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let status = std::process::Command::new("kill")
+        .args(["-s", "INT", pid.trim()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    tmux.wait_for("interrupted");
+    tmux.wait_for(READY);
+    tmux.keys(&["go on", "Enter"]);
+    tmux.wait_for("after the signal");
+    assert!(!sandbox.work().join("F").exists());
+    tmux.keys(&["C-d"]);
+    let screen = tmux.wait_for("EXIT=");
+    assert!(screen.contains("EXIT=0 TTY=icanon"), "{screen}");
+}
