@@ -7,6 +7,8 @@ mod config;
 mod diff;
 mod exec;
 mod history;
+mod history_table;
+mod man;
 mod resume;
 mod rules;
 mod run;
@@ -66,11 +68,9 @@ pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
             // The plain version keeps the checked-in page stable across commits.
             let command =
                 <Cli as clap::CommandFactory>::command().version(env!("CARGO_PKG_VERSION"));
-            let mut out = Vec::new();
-            clap_mangen::Man::new(command)
-                .render(&mut out)
+            let page = man::page(command)
                 .map_err(|error| Error::Runtime(format!("cannot render the man page: {error}")))?;
-            print_stdout(&String::from_utf8_lossy(&out))?;
+            print_stdout(&page)?;
             Ok(crate::Status::Success.into())
         }
     }
