@@ -1,0 +1,853 @@
+//! `[mcp.servers.NAME]`: the MCP servers a run may use, read from the user settings file (and
+//! a `--profile`'s `[profiles.P.mcp.servers.NAME]`, which replaces a server of the same name)
+//! and proposed by a project file. Every value is checked for its type with a one-line error
+//! naming file, line and key; unknown keys are warnings, as in the rest of the settings.
+//!
+//! A project file (`.agent/settings.toml`) may only *propose* a server: it is listed, never
+//! started, until the person approves it (`agent mcp approve NAME`), which writes the
+//! proposal's fingerprint under `[projects."<workspace>".mcp.approved]` in the user file. A
+//! proposal that changed since (another command, URL, environment, sandbox, hosts) is
+//! proposed again.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use toml_edit::{DocumentMut, Item, Table};
+
+use crate::sandbox::SandboxMode;
+use crate::settings::SettingsError;
+
+/// How long a local server may take to start and answer `initialize`, by default.
+pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long one tool call may take, by default: a server that hangs must not hang the run.
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How the agent reaches a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// A local program speaking JSON-RPC on its stdin and stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+    /// A streamable-HTTP endpoint.
+    Http {
+        /// The endpoint.
+        url: String,
+        /// Extra request headers.
+        headers: Vec<(String, String)>,
+        /// The environment variable holding the bearer token (never the token itself).
+        bearer_token_env: Option<String>,
+    },
+}
+
+/// Where a server's table was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerOrigin {
+    /// The user settings file.
+    User(PathBuf, usize),
+    /// A profile in the user settings file.
+    Profile(String, PathBuf, usize),
+    /// The project settings file: a proposal.
+    Project(PathBuf, usize),
+}
+
+impl std::fmt::Display for ServerOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServerOrigin::User(path, line) => write!(f, "user {}:{line}", path.display()),
+            ServerOrigin::Profile(name, path, line) => {
+                write!(f, "profile {name} {}:{line}", path.display())
+            }
+            ServerOrigin::Project(path, line) => write!(f, "project {}:{line}", path.display()),
+        }
+    }
+}
+
+/// One configured server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// Its name (`[mcp.servers.NAME]`), part of its tools' names.
+    pub name: String,
+    /// How it is reached.
+    pub transport: Transport,
+    /// The only environment variables it gets besides `PATH`, `HOME` and `LANG`.
+    pub env: Vec<(String, String)>,
+    /// The sandbox a local server runs in (`off` asks once per run).
+    pub sandbox: SandboxMode,
+    /// Hosts a local server may reach; empty: no network.
+    pub network: Vec<String>,
+    /// Tools the model sees: only these when non-empty.
+    pub tools_allow: Vec<String>,
+    /// Tools the model never sees (beats `tools_allow`).
+    pub tools_deny: Vec<String>,
+    /// Start and `initialize` bound.
+    pub startup_timeout: Duration,
+    /// One call's bound.
+    pub tool_timeout: Duration,
+    /// Where it was written.
+    pub origin: ServerOrigin,
+}
+
+/// Whether a server may start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// The user file or a profile configured it.
+    Configured,
+    /// A project proposed it and the person approved this very proposal.
+    Approved,
+    /// A project proposed it; never started until approved.
+    Proposed,
+}
+
+impl Standing {
+    /// The word `agent mcp list` shows.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Standing::Configured => "configured",
+            Standing::Approved => "approved",
+            Standing::Proposed => "proposed",
+        }
+    }
+}
+
+/// The servers of a run, in name order, and what was worth a warning.
+#[derive(Debug, Default, Clone)]
+pub struct Catalogue {
+    /// Every server, with whether it may start.
+    pub servers: Vec<(ServerConfig, Standing)>,
+    /// Unknown keys, ignored proposals.
+    pub warnings: Vec<String>,
+}
+
+impl Catalogue {
+    /// The servers that may start.
+    pub fn startable(&self) -> impl Iterator<Item = &ServerConfig> {
+        self.servers
+            .iter()
+            .filter(|(_, standing)| *standing != Standing::Proposed)
+            .map(|(server, _)| server)
+    }
+}
+
+/// Reads the servers for a run in `workspace`: the user file's, the profile's over them, and
+/// the project file's proposals (each approved or not).
+///
+/// # Errors
+/// A malformed value, naming file, line and key.
+pub fn load(
+    user_file: &Path,
+    profile: Option<&str>,
+    project_file: Option<&Path>,
+    workspace: &Path,
+) -> Result<Catalogue, SettingsError> {
+    let mut catalogue = Catalogue::default();
+    let mut servers: BTreeMap<String, (ServerConfig, Standing)> = BTreeMap::new();
+    let mut approved = BTreeMap::new();
+    if let Some(text) = read(user_file)? {
+        let doc = parse_doc(user_file, &text)?;
+        let reader = Reader {
+            path: user_file,
+            text: &text,
+        };
+        let top = reader.servers(doc.as_table(), "", &|line| {
+            ServerOrigin::User(user_file.to_path_buf(), line)
+        })?;
+        catalogue.warnings.extend(top.1);
+        for server in top.0 {
+            servers.insert(server.name.clone(), (server, Standing::Configured));
+        }
+        if let Some(name) = profile
+            && let Some(table) = doc
+                .get("profiles")
+                .and_then(|p| p.get(name))
+                .and_then(Item::as_table)
+        {
+            let (list, warnings) =
+                reader.servers(table, &format!("profiles.{name}."), &|line| {
+                    ServerOrigin::Profile(name.to_owned(), user_file.to_path_buf(), line)
+                })?;
+            catalogue.warnings.extend(warnings);
+            for server in list {
+                servers.insert(server.name.clone(), (server, Standing::Configured));
+            }
+        }
+        approved = approvals(&doc, workspace);
+    }
+    if let Some(project) = project_file.filter(|p| *p != user_file)
+        && let Some(text) = read(project)?
+    {
+        let doc = parse_doc(project, &text)?;
+        let reader = Reader {
+            path: project,
+            text: &text,
+        };
+        let (list, warnings) = reader.servers(doc.as_table(), "", &|line| {
+            ServerOrigin::Project(project.to_path_buf(), line)
+        })?;
+        catalogue.warnings.extend(warnings);
+        for server in list {
+            if servers.contains_key(&server.name) {
+                catalogue.warnings.push(format!(
+                    "{}: the proposed MCP server `{}` is ignored: the user settings file \
+                     configures a server of that name",
+                    server.origin, server.name
+                ));
+                continue;
+            }
+            let standing = if approved.get(&server.name) == Some(&fingerprint(&server)) {
+                Standing::Approved
+            } else {
+                Standing::Proposed
+            };
+            servers.insert(server.name.clone(), (server, standing));
+        }
+    }
+    catalogue.servers = servers.into_values().collect();
+    Ok(catalogue)
+}
+
+/// What an approval is bound to: everything that decides what runs and what it may do. A
+/// stable hash (FNV-1a, 64 bits) of a canonical text: the settings file stays short, and a
+/// changed proposal no longer matches.
+#[must_use]
+pub fn fingerprint(server: &ServerConfig) -> String {
+    let transport = match &server.transport {
+        Transport::Stdio { command, args } => format!("stdio\0{command}\0{}", args.join("\0")),
+        Transport::Http {
+            url,
+            headers,
+            bearer_token_env,
+        } => format!(
+            "http\0{url}\0{headers:?}\0{}",
+            bearer_token_env.as_deref().unwrap_or("")
+        ),
+    };
+    let text = format!(
+        "{transport}\u{1}{:?}\u{1}{}\u{1}{}",
+        server.env,
+        server.sandbox.name(),
+        server.network.join("\0")
+    );
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
+/// `[projects."<workspace>".mcp.approved]`: name → fingerprint, for the table naming
+/// `workspace` (as written, or once links are resolved).
+fn approvals(doc: &DocumentMut, workspace: &Path) -> BTreeMap<String, String> {
+    let Some(projects) = doc.get("projects").and_then(Item::as_table_like) else {
+        return BTreeMap::new();
+    };
+    let mut approved = BTreeMap::new();
+    for (key, project) in projects.iter() {
+        let path = Path::new(key);
+        let names = path == workspace || path.canonicalize().is_ok_and(|p| p == workspace);
+        let table = project
+            .get("mcp")
+            .and_then(|mcp| mcp.get("approved"))
+            .and_then(Item::as_table_like);
+        if let (true, Some(table)) = (names, table) {
+            for (name, value) in table.iter() {
+                if let Some(print) = value.as_str() {
+                    approved.insert(name.to_owned(), print.to_owned());
+                }
+            }
+        }
+    }
+    approved
+}
+
+fn read(path: &Path) -> Result<Option<String>, SettingsError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(SettingsError::Read {
+            path: path.to_path_buf(),
+            message: error.to_string(),
+        }),
+    }
+}
+
+fn parse_doc(path: &Path, text: &str) -> Result<DocumentMut, SettingsError> {
+    text.parse::<DocumentMut>()
+        .map_err(|error| SettingsError::Invalid {
+            path: path.to_path_buf(),
+            line: error.span().map_or(1, |span| line_of(text, span.start)),
+            message: "invalid TOML".to_owned(),
+        })
+}
+
+/// 1-based line of byte offset `at` in `text`.
+fn line_of(text: &str, at: usize) -> usize {
+    text.as_bytes()[..at.min(text.len())]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
+}
+
+/// The keys of a server's table.
+const KEYS: &[&str] = &[
+    "command",
+    "args",
+    "env",
+    "url",
+    "bearer_token_env",
+    "headers",
+    "sandbox",
+    "network",
+    "tools",
+    "startup_timeout_secs",
+    "tool_timeout_secs",
+];
+
+struct Reader<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+type Servers = (Vec<ServerConfig>, Vec<String>);
+
+impl Reader<'_> {
+    fn line(&self, table: &dyn toml_edit::TableLike, key: &str) -> usize {
+        table
+            .key(key)
+            .and_then(toml_edit::Key::span)
+            .or_else(|| table.get(key).and_then(Item::span))
+            .map_or(1, |span| line_of(self.text, span.start))
+    }
+
+    fn invalid(&self, line: usize, message: String) -> SettingsError {
+        SettingsError::Invalid {
+            path: self.path.to_path_buf(),
+            line,
+            message,
+        }
+    }
+
+    /// `[mcp.servers.*]` under `table` (the root or a profile), `prefix` naming it in messages.
+    fn servers(
+        &self,
+        table: &Table,
+        prefix: &str,
+        origin: &dyn Fn(usize) -> ServerOrigin,
+    ) -> Result<Servers, SettingsError> {
+        let mut servers = Vec::new();
+        let mut warnings = Vec::new();
+        let Some(mcp) = table.get("mcp") else {
+            return Ok((servers, warnings));
+        };
+        let mcp_line = self.line(table, "mcp");
+        let Some(mcp) = mcp.as_table_like() else {
+            return Err(self.invalid(mcp_line, format!("`{prefix}mcp` must be a table")));
+        };
+        for (key, _) in mcp.iter().filter(|(key, _)| *key != "servers") {
+            warnings.push(format!(
+                "{}:{}: unknown key `{key}` in [{prefix}mcp] is ignored (servers go in \
+                 [{prefix}mcp.servers.NAME])",
+                self.path.display(),
+                self.line(mcp, key)
+            ));
+        }
+        let Some(list) = mcp.get("servers") else {
+            return Ok((servers, warnings));
+        };
+        let Some(list) = list.as_table_like() else {
+            return Err(self.invalid(
+                self.line(mcp, "servers"),
+                format!("`{prefix}mcp.servers` must be a table of [{prefix}mcp.servers.NAME]"),
+            ));
+        };
+        for (name, item) in list.iter() {
+            let line = self.line(list, name);
+            let dotted = format!("{prefix}mcp.servers.{name}");
+            if !valid_name(name) {
+                return Err(self.invalid(
+                    line,
+                    format!(
+                        "`{dotted}`: a server name is letters, digits, `-` and single `_` \
+                         (at most {MAX_NAME_CHARS} characters)"
+                    ),
+                ));
+            }
+            let Some(server) = item.as_table_like() else {
+                return Err(self.invalid(line, format!("`{dotted}` must be a table")));
+            };
+            for (key, _) in server.iter().filter(|(key, _)| !KEYS.contains(key)) {
+                warnings.push(format!(
+                    "{}:{}: unknown key `{key}` in [{dotted}] is ignored",
+                    self.path.display(),
+                    self.line(server, key)
+                ));
+            }
+            servers.push(self.server(name, server, &dotted, origin(line), line)?);
+        }
+        Ok((servers, warnings))
+    }
+
+    fn server(
+        &self,
+        name: &str,
+        table: &dyn toml_edit::TableLike,
+        dotted: &str,
+        origin: ServerOrigin,
+        line: usize,
+    ) -> Result<ServerConfig, SettingsError> {
+        let field = |key: &str| table.get(key).map(|item| (item, self.line(table, key)));
+        let wrong = |key: &str, at: usize, expected: &str| {
+            self.invalid(at, format!("`{dotted}.{key}` must be {expected}"))
+        };
+        let string = |key: &str| -> Result<Option<String>, SettingsError> {
+            match field(key) {
+                None => Ok(None),
+                Some((item, at)) => item
+                    .as_str()
+                    .filter(|s| !s.trim().is_empty())
+                    .map(|s| Some(s.to_owned()))
+                    .ok_or_else(|| wrong(key, at, "a non-empty string")),
+            }
+        };
+        let strings = |key: &str| -> Result<Vec<String>, SettingsError> {
+            match field(key) {
+                None => Ok(Vec::new()),
+                Some((item, at)) => {
+                    strings(item).ok_or_else(|| wrong(key, at, "an array of strings"))
+                }
+            }
+        };
+        let pairs = |key: &str, check: &dyn Fn(&str, &str) -> bool, expected: &str| match field(key)
+        {
+            None => Ok(Vec::new()),
+            Some((item, at)) => pairs(item, check).ok_or_else(|| wrong(key, at, expected)),
+        };
+        let seconds = |key: &str, default: Duration| match field(key) {
+            None => Ok(default),
+            Some((item, at)) => item
+                .as_integer()
+                .and_then(|n| u64::try_from(n).ok())
+                .filter(|n| (1..=MAX_TIMEOUT_SECS).contains(n))
+                .map(Duration::from_secs)
+                .ok_or_else(|| {
+                    wrong(
+                        key,
+                        at,
+                        &format!("a positive integer (seconds, at most {MAX_TIMEOUT_SECS})"),
+                    )
+                }),
+        };
+        let command = string("command")?;
+        let url = string("url")?;
+        let transport = match (command, url) {
+            (Some(command), None) => {
+                for key in ["headers", "bearer_token_env"] {
+                    if let Some((_, at)) = field(key) {
+                        return Err(wrong(
+                            key,
+                            at,
+                            "left out for a local server (it needs `url`)",
+                        ));
+                    }
+                }
+                Transport::Stdio {
+                    command,
+                    args: strings("args")?,
+                }
+            }
+            (None, Some(url)) => {
+                let lower = url.to_ascii_lowercase();
+                if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+                    let at = self.line(table, "url");
+                    return Err(wrong("url", at, "an http:// or https:// URL"));
+                }
+                for key in ["args", "env"] {
+                    if let Some((_, at)) = field(key) {
+                        return Err(wrong(
+                            key,
+                            at,
+                            "left out for a remote server (it needs `command`)",
+                        ));
+                    }
+                }
+                let bearer_token_env = string("bearer_token_env")?;
+                if let Some(var) = &bearer_token_env
+                    && !valid_env_name(var)
+                {
+                    let at = self.line(table, "bearer_token_env");
+                    return Err(wrong(
+                        "bearer_token_env",
+                        at,
+                        "the name of an environment variable (the token itself never goes in the file)",
+                    ));
+                }
+                Transport::Http {
+                    url,
+                    headers: pairs(
+                        "headers",
+                        &crate::model::valid_header,
+                        "a table of header names to strings",
+                    )?,
+                    bearer_token_env,
+                }
+            }
+            (Some(_), Some(_)) => {
+                return Err(self.invalid(
+                    line,
+                    format!("`{dotted}` has both `command` and `url`: give one"),
+                ));
+            }
+            (None, None) => {
+                return Err(self.invalid(
+                    line,
+                    format!("`{dotted}` needs `command` (a local server) or `url` (a remote one)"),
+                ));
+            }
+        };
+        let sandbox = match field("sandbox") {
+            None => SandboxMode::WorkspaceWrite,
+            Some((item, at)) => item.as_str().and_then(SandboxMode::parse).ok_or_else(|| {
+                wrong(
+                    "sandbox",
+                    at,
+                    "one of \"read-only\", \"workspace-write\", \"off\"",
+                )
+            })?,
+        };
+        let (tools_allow, tools_deny) = match field("tools") {
+            None => (Vec::new(), Vec::new()),
+            Some((item, at)) => tool_filter(item)
+                .ok_or_else(|| wrong("tools", at, "a table { allow = [..], deny = [..] }"))?,
+        };
+        Ok(ServerConfig {
+            name: name.to_owned(),
+            transport,
+            env: pairs(
+                "env",
+                &|name, _| valid_env_name(name),
+                "a table of variable names to strings",
+            )?,
+            sandbox,
+            network: strings("network")?,
+            tools_allow,
+            tools_deny,
+            startup_timeout: seconds("startup_timeout_secs", DEFAULT_STARTUP_TIMEOUT)?,
+            tool_timeout: seconds("tool_timeout_secs", DEFAULT_TOOL_TIMEOUT)?,
+            origin,
+        })
+    }
+}
+
+/// Longest timeout a server may be given: a day.
+const MAX_TIMEOUT_SECS: u64 = 86_400;
+
+/// Longest server name: with `mcp__` and `__` and one character of a tool it stays within the
+/// wire's 64 characters.
+pub const MAX_NAME_CHARS: usize = 32;
+
+/// A server name: ASCII letters, digits, `-` and `_`, not starting with `_` or `-`, no `__`
+/// (the separator of `mcp__SERVER__TOOL`).
+#[must_use]
+pub fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= MAX_NAME_CHARS
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        && name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
+        && !name.contains("__")
+}
+
+/// An environment variable name as a shell takes it.
+fn valid_env_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && !name.as_bytes()[0].is_ascii_digit()
+}
+
+fn strings(item: &Item) -> Option<Vec<String>> {
+    let array = item.as_array()?;
+    array
+        .iter()
+        .map(|value| value.as_str().map(str::to_owned))
+        .collect()
+}
+
+fn pairs(item: &Item, check: &dyn Fn(&str, &str) -> bool) -> Option<Vec<(String, String)>> {
+    let table = item.as_table_like()?;
+    table
+        .iter()
+        .map(|(key, value)| {
+            let value = value.as_str()?;
+            check(key, value).then(|| (key.to_owned(), value.to_owned()))
+        })
+        .collect()
+}
+
+fn tool_filter(item: &Item) -> Option<(Vec<String>, Vec<String>)> {
+    let table = item.as_table_like()?;
+    if table.iter().any(|(key, _)| key != "allow" && key != "deny") {
+        return None;
+    }
+    let list = |key| table.get(key).map_or(Some(Vec::new()), strings);
+    Some((list("allow")?, list("deny")?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn catalogue(user: &str, project: Option<&str>) -> Result<Catalogue, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let user_file = dir.path().join("settings.toml");
+        std::fs::write(&user_file, user).unwrap();
+        let project_file = dir.path().join("project.toml");
+        if let Some(project) = project {
+            std::fs::write(&project_file, project).unwrap();
+        }
+        let user_text = std::fs::read_to_string(&user_file).unwrap();
+        let workspace = Path::new("/w");
+        load(
+            &user_file,
+            Some("p"),
+            project.map(|_| project_file.as_path()),
+            workspace,
+        )
+        .map(|mut c| {
+            // Paths differ per temp dir: compare lines only.
+            for (server, _) in &mut c.servers {
+                server.origin = match &server.origin {
+                    ServerOrigin::User(_, l) => ServerOrigin::User(PathBuf::new(), *l),
+                    ServerOrigin::Profile(n, _, l) => {
+                        ServerOrigin::Profile(n.clone(), PathBuf::new(), *l)
+                    }
+                    ServerOrigin::Project(_, l) => ServerOrigin::Project(PathBuf::new(), *l),
+                };
+            }
+            let _ = user_text;
+            c
+        })
+        .map_err(|e| {
+            e.to_string()
+                .replace(&format!("{}", dir.path().display()), "DIR")
+        })
+    }
+
+    #[test]
+    fn a_local_server_takes_every_key() {
+        let c = catalogue(
+            "[mcp.servers.fs]\ncommand = \"npx\"\nargs = [\"-y\", \"srv\"]\nenv = { TOKEN = \"x\" }\n\
+             sandbox = \"read-only\"\nnetwork = [\"registry.npmjs.org\"]\n\
+             tools = { allow = [\"read\"], deny = [\"write\"] }\nstartup_timeout_secs = 5\n\
+             tool_timeout_secs = 7\n",
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            c.servers,
+            vec![(
+                ServerConfig {
+                    name: "fs".into(),
+                    transport: Transport::Stdio {
+                        command: "npx".into(),
+                        args: vec!["-y".into(), "srv".into()]
+                    },
+                    env: vec![("TOKEN".into(), "x".into())],
+                    sandbox: SandboxMode::ReadOnly,
+                    network: vec!["registry.npmjs.org".into()],
+                    tools_allow: vec!["read".into()],
+                    tools_deny: vec!["write".into()],
+                    startup_timeout: Duration::from_secs(5),
+                    tool_timeout: Duration::from_secs(7),
+                    origin: ServerOrigin::User(PathBuf::new(), 1),
+                },
+                Standing::Configured
+            )]
+        );
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    }
+
+    #[test]
+    fn bad_values_are_one_line_errors_naming_file_line_and_key() {
+        let cases = [
+            (
+                "[mcp.servers.a]\ncommand = 1\n",
+                "DIR/settings.toml:2: `mcp.servers.a.command` must be a non-empty string: fix the settings file",
+            ),
+            (
+                "[mcp.servers.a]\nargs = []\n",
+                "DIR/settings.toml:1: `mcp.servers.a` needs `command` (a local server) or `url` (a remote one): fix the settings file",
+            ),
+            (
+                "[mcp.servers.a]\ncommand = \"x\"\nurl = \"http://h\"\n",
+                "DIR/settings.toml:1: `mcp.servers.a` has both `command` and `url`: give one: fix the settings file",
+            ),
+            (
+                "[mcp.servers.a]\nurl = \"ftp://h\"\n",
+                "DIR/settings.toml:2: `mcp.servers.a.url` must be an http:// or https:// URL: fix the settings file",
+            ),
+            (
+                "[mcp.servers.a]\ncommand = \"x\"\nsandbox = \"none\"\n",
+                "DIR/settings.toml:3: `mcp.servers.a.sandbox` must be one of \"read-only\", \"workspace-write\", \"off\": fix the settings file",
+            ),
+            (
+                "[mcp.servers.a]\ncommand = \"x\"\nstartup_timeout_secs = 0\n",
+                "DIR/settings.toml:3: `mcp.servers.a.startup_timeout_secs` must be a positive integer (seconds, at most 86400): fix the settings file",
+            ),
+            (
+                "[mcp.servers.a]\ncommand = \"x\"\ntools = { only = [] }\n",
+                "DIR/settings.toml:3: `mcp.servers.a.tools` must be a table { allow = [..], deny = [..] }: fix the settings file",
+            ),
+            (
+                "[mcp.servers.a]\nurl = \"https://h\"\nbearer_token_env = \"ghp_123 secret\"\n",
+                "DIR/settings.toml:3: `mcp.servers.a.bearer_token_env` must be the name of an environment variable (the token itself never goes in the file): fix the settings file",
+            ),
+            (
+                "[mcp.servers.a]\ncommand = \"x\"\nenv = { \"A B\" = \"1\" }\n",
+                "DIR/settings.toml:3: `mcp.servers.a.env` must be a table of variable names to strings: fix the settings file",
+            ),
+            (
+                "[mcp.servers.\"a__b\"]\ncommand = \"x\"\n",
+                "DIR/settings.toml:1: `mcp.servers.a__b`: a server name is letters, digits, `-` and single `_` (at most 32 characters): fix the settings file",
+            ),
+            (
+                "[mcp.servers.a]\ncommand = \"x\"\nheaders = { A = \"b\" }\n",
+                "DIR/settings.toml:3: `mcp.servers.a.headers` must be left out for a local server (it needs `url`): fix the settings file",
+            ),
+            (
+                "[mcp]\nservers = 1\n",
+                "DIR/settings.toml:2: `mcp.servers` must be a table of [mcp.servers.NAME]: fix the settings file",
+            ),
+            (
+                "[profiles.p.mcp.servers.a]\ncommand = \"\"\n",
+                "DIR/settings.toml:2: `profiles.p.mcp.servers.a.command` must be a non-empty string: fix the settings file",
+            ),
+        ];
+        for (text, expected) in cases {
+            let error = catalogue(text, None).unwrap_err();
+            assert_eq!(error, expected, "for {text:?}");
+            assert!(!error.contains('\n'), "{error}");
+        }
+    }
+
+    #[test]
+    fn unknown_keys_warn() {
+        let c = catalogue("[mcp.servers.a]\ncommand = \"x\"\ncomand = 1\n", None).unwrap();
+        assert_eq!(c.warnings.len(), 1);
+        assert!(
+            c.warnings[0].ends_with(":3: unknown key `comand` in [mcp.servers.a] is ignored"),
+            "{:?}",
+            c.warnings
+        );
+    }
+
+    #[test]
+    fn a_profile_replaces_a_server_of_the_same_name() {
+        let c = catalogue(
+            "[mcp.servers.a]\ncommand = \"x\"\n[profiles.p.mcp.servers.a]\ncommand = \"y\"\n",
+            None,
+        )
+        .unwrap();
+        assert_eq!(c.servers.len(), 1);
+        assert_eq!(
+            c.servers[0].0.transport,
+            Transport::Stdio {
+                command: "y".into(),
+                args: vec![]
+            }
+        );
+        assert_eq!(
+            c.servers[0].0.origin,
+            ServerOrigin::Profile("p".into(), PathBuf::new(), 3)
+        );
+    }
+
+    #[test]
+    fn a_project_only_proposes_until_this_very_proposal_is_approved() {
+        let proposal = "[mcp.servers.p]\ncommand = \"x\"\n";
+        let c = catalogue("", Some(proposal)).unwrap();
+        assert_eq!(c.servers[0].1, Standing::Proposed);
+        assert_eq!(c.startable().count(), 0);
+        let print = fingerprint(&c.servers[0].0);
+        let approved = format!("[projects.\"/w\".mcp.approved]\np = \"{print}\"\n");
+        let c = catalogue(&approved, Some(proposal)).unwrap();
+        assert_eq!(c.servers[0].1, Standing::Approved);
+        // The same name with another command is proposed again.
+        let c = catalogue(&approved, Some("[mcp.servers.p]\ncommand = \"y\"\n")).unwrap();
+        assert_eq!(c.servers[0].1, Standing::Proposed);
+        // An approval for another workspace does not count.
+        let elsewhere = format!("[projects.\"/v\".mcp.approved]\np = \"{print}\"\n");
+        assert_eq!(
+            catalogue(&elsewhere, Some(proposal)).unwrap().servers[0].1,
+            Standing::Proposed
+        );
+    }
+
+    #[test]
+    fn a_project_cannot_replace_a_users_server() {
+        let c = catalogue(
+            "[mcp.servers.a]\ncommand = \"x\"\n",
+            Some("[mcp.servers.a]\ncommand = \"evil\"\n"),
+        )
+        .unwrap();
+        assert_eq!(
+            c.servers[0].0.transport,
+            Transport::Stdio {
+                command: "x".into(),
+                args: vec![]
+            }
+        );
+        assert_eq!(c.warnings.len(), 1);
+    }
+
+    #[test]
+    fn fingerprints_change_with_everything_that_decides_what_runs() {
+        let c = catalogue("[mcp.servers.a]\ncommand = \"x\"\n", None).unwrap();
+        let base = c.servers[0].0.clone();
+        let changed = [
+            ServerConfig {
+                transport: Transport::Stdio {
+                    command: "x".into(),
+                    args: vec!["-v".into()],
+                },
+                ..base.clone()
+            },
+            ServerConfig {
+                env: vec![("A".into(), "1".into())],
+                ..base.clone()
+            },
+            ServerConfig {
+                sandbox: SandboxMode::Off,
+                ..base.clone()
+            },
+            ServerConfig {
+                network: vec!["h".into()],
+                ..base.clone()
+            },
+        ];
+        for other in changed {
+            assert_ne!(fingerprint(&base), fingerprint(&other), "{other:?}");
+        }
+    }
+
+    #[test]
+    fn names_are_checked_by_rule() {
+        for good in ["a", "fs", "git-hub", "a_b", "A1"] {
+            assert!(valid_name(good), "{good}");
+        }
+        for bad in ["", "_a", "-a", "a__b", "a b", "a.b", "ä", &"a".repeat(33)] {
+            assert!(!valid_name(bad), "{bad}");
+        }
+    }
+}
