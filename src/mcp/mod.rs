@@ -11,6 +11,7 @@
 
 pub mod client;
 pub mod config;
+pub mod display;
 pub mod names;
 pub mod result;
 pub mod rules;
