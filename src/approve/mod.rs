@@ -27,7 +27,9 @@ use std::time::Duration;
 
 pub use diff::FileQuestion;
 pub use prompt::{Answer, Cancel, Question};
-pub use rules_file::{List, Scope, add_rule, remove_rule, save_allow_rule, save_rule};
+pub use rules_file::{
+    List, Scope, add_rule, edit_settings, remove_rule, save_allow_rule, save_rule,
+};
 
 use crate::policy::Decision;
 

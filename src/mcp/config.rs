@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use toml_edit::{DocumentMut, Item, Table};
+use toml_edit::{Document, Item, Table};
 
 use crate::sandbox::SandboxMode;
 use crate::settings::SettingsError;
@@ -243,7 +243,7 @@ pub fn fingerprint(server: &ServerConfig) -> String {
 
 /// `[projects."<workspace>".mcp.approved]`: name → fingerprint, for the table naming
 /// `workspace` (as written, or once links are resolved).
-fn approvals(doc: &DocumentMut, workspace: &Path) -> BTreeMap<String, String> {
+fn approvals(doc: &Document<String>, workspace: &Path) -> BTreeMap<String, String> {
     let Some(projects) = doc.get("projects").and_then(Item::as_table_like) else {
         return BTreeMap::new();
     };
@@ -277,9 +277,8 @@ fn read(path: &Path) -> Result<Option<String>, SettingsError> {
     }
 }
 
-fn parse_doc(path: &Path, text: &str) -> Result<DocumentMut, SettingsError> {
-    text.parse::<DocumentMut>()
-        .map_err(|error| SettingsError::Invalid {
+fn parse_doc(path: &Path, text: &str) -> Result<Document<String>, SettingsError> {
+    Document::parse(text.to_owned()).map_err(|error| SettingsError::Invalid {
             path: path.to_path_buf(),
             line: error.span().map_or(1, |span| line_of(text, span.start)),
             message: "invalid TOML".to_owned(),
@@ -288,11 +287,7 @@ fn parse_doc(path: &Path, text: &str) -> Result<DocumentMut, SettingsError> {
 
 /// 1-based line of byte offset `at` in `text`.
 fn line_of(text: &str, at: usize) -> usize {
-    text.as_bytes()[..at.min(text.len())]
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count()
-        + 1
+    text.get(..at).unwrap_or(text).matches('\n').count() + 1
 }
 
 /// The keys of a server's table.

@@ -12,6 +12,7 @@
 pub mod client;
 pub mod config;
 pub mod display;
+pub mod edit;
 pub mod names;
 pub mod result;
 pub mod rules;

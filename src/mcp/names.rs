@@ -149,7 +149,7 @@ pub fn unique_name(server: &str, tool: &str, taken: &BTreeSet<String>) -> String
     if !taken.contains(&base) {
         return base;
     }
-    (2..)
+    (2..=taken.len() + 2)
         .map(|n| {
             let suffix = format!("_{n}");
             format!(
