@@ -128,9 +128,9 @@ fn call(params: &Value, token: &str) -> Result<Value, String> {
             Err(error) => json!({"content": [{"type": "text",
                 "text": format!("cannot write {}: {error}", arg("path"))}], "isError": true}),
         },
-        "big" => text("x".repeat(
-            usize::try_from(args["bytes"].as_u64().unwrap_or(0)).unwrap_or(0),
-        )),
+        "big" => {
+            text("x".repeat(usize::try_from(args["bytes"].as_u64().unwrap_or(0)).unwrap_or(0)))
+        }
         "fail" => json!({"content": [{"type": "text", "text": "it failed on purpose"}],
             "isError": true}),
         "image" => json!({"content": [{"type": "image", "data": "iVBORw0KGgo=",

@@ -49,8 +49,8 @@ impl std::fmt::Debug for Connection {
     }
 }
 
-/// Starts `server` (local) under `policy` with `env`, and runs the handshake, all within its
-/// startup timeout.
+/// Starts `server` (a local one under `policy` with `env`; a remote one with `token`) and
+/// runs the handshake, all within its startup timeout.
 ///
 /// # Errors
 /// Why it did not start, in one line.
@@ -59,36 +59,49 @@ pub async fn connect(
     policy: Option<&crate::sandbox::Policy>,
     env: &[(String, String)],
     launch: &Launch,
+    token: Option<String>,
 ) -> Result<Connection, String> {
-    let Transport::Stdio { command, args } = &server.transport else {
-        return Err(
-            "remote (streamable HTTP) servers are not supported yet: use a local `command`"
-                .to_owned(),
-        );
-    };
-    let (process, reader, writer) = stdio::spawn(&server.name, command, args, env, policy, launch)?;
     let handler = Handler::default();
     let changed = Arc::clone(&handler.changed);
-    let served =
-        tokio::time::timeout(server.startup_timeout, handler.serve((reader, writer))).await;
-    let service = match served {
-        Ok(Ok(service)) => service,
-        Ok(Err(error)) => {
-            return Err(broken(&process).unwrap_or_else(|| {
-                format!("its `initialize` failed: {}", one_line(&error.to_string()))
-            }));
+    let bound = server.startup_timeout;
+    let late = || {
+        format!(
+            "it did not answer `initialize` within {} s (startup_timeout_secs)",
+            bound.as_secs()
+        )
+    };
+    let (service, process) = match &server.transport {
+        Transport::Stdio { command, args } => {
+            let (process, reader, writer) =
+                stdio::spawn(&server.name, command, args, env, policy, launch)?;
+            match tokio::time::timeout(bound, handler.serve((reader, writer))).await {
+                Ok(Ok(service)) => (service, Some(process)),
+                Ok(Err(error)) => {
+                    return Err(broken(&process).unwrap_or_else(|| {
+                        format!("its `initialize` failed: {}", one_line(&error.to_string()))
+                    }));
+                }
+                Err(_) => return Err(late()),
+            }
         }
-        Err(_) => {
-            return Err(format!(
-                "it did not answer `initialize` within {} s (startup_timeout_secs)",
-                server.startup_timeout.as_secs()
-            ));
+        Transport::Http { url, headers, .. } => {
+            let transport = super::http::transport(url, headers, token)?;
+            match tokio::time::timeout(bound, handler.serve(transport)).await {
+                Ok(Ok(service)) => (service, None),
+                Ok(Err(error)) => {
+                    return Err(format!(
+                        "{url} did not start an MCP session: {}",
+                        one_line(&error.to_string())
+                    ));
+                }
+                Err(_) => return Err(late()),
+            }
         }
     };
     Ok(Connection {
         service,
         changed,
-        process: Some(process),
+        process,
         tool_timeout: server.tool_timeout,
     })
 }

@@ -279,10 +279,10 @@ fn read(path: &Path) -> Result<Option<String>, SettingsError> {
 
 fn parse_doc(path: &Path, text: &str) -> Result<Document<String>, SettingsError> {
     Document::parse(text.to_owned()).map_err(|error| SettingsError::Invalid {
-            path: path.to_path_buf(),
-            line: error.span().map_or(1, |span| line_of(text, span.start)),
-            message: "invalid TOML".to_owned(),
-        })
+        path: path.to_path_buf(),
+        line: error.span().map_or(1, |span| line_of(text, span.start)),
+        message: "invalid TOML".to_owned(),
+    })
 }
 
 /// 1-based line of byte offset `at` in `text`.

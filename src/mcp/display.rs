@@ -60,7 +60,11 @@ mod tests {
             "mcp s/t\n{\n  \"a\": 1\n}"
         );
         let long = "x".repeat(500);
-        for nested in [json!({"v": long}), json!({"v": [long]}), json!({"v": {"w": long}})] {
+        for nested in [
+            json!({"v": long}),
+            json!({"v": [long]}),
+            json!({"v": {"w": long}}),
+        ] {
             let text = call_text("s", "t", &nested);
             assert!(text.contains("[… 380 characters folded …]"), "{text}");
             assert!(text.len() < 300, "{text}");

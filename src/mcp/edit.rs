@@ -28,7 +28,12 @@ pub enum NewServer {
 ///
 /// # Errors
 /// A bad name, a server of that name already there, or the file cannot be read or written.
-pub fn add(path: &Path, name: &str, server: &NewServer, env: &[(String, String)]) -> Result<(), String> {
+pub fn add(
+    path: &Path,
+    name: &str,
+    server: &NewServer,
+    env: &[(String, String)],
+) -> Result<(), String> {
     if !valid_name(name) {
         return Err(format!(
             "`{name}` is not a server name: use letters, digits, `-` and single `_` (at most {} \
@@ -86,7 +91,9 @@ pub fn approve(path: &Path, workspace: &Path, server: &ServerConfig) -> Result<(
         let key = workspace.display().to_string();
         let approved = [key.as_str(), "mcp", "approved"]
             .iter()
-            .try_fold(sub(doc.as_table_mut(), "projects")?, |table, key| sub(table, key))?;
+            .try_fold(sub(doc.as_table_mut(), "projects")?, |table, key| {
+                sub(table, key)
+            })?;
         approved.insert(&server.name, value(print.as_str()));
         Ok(())
     })
@@ -133,14 +140,20 @@ mod tests {
         let again = add(&path, "fs", &server, &[]).unwrap_err();
         assert!(again.contains("already configured"), "{again}");
         assert!(add(&path, "a__b", &server, &[]).is_err());
-        let catalogue =
-            super::super::config::load(&path, None, None, Path::new("/w")).unwrap();
+        let catalogue = super::super::config::load(&path, None, None, Path::new("/w")).unwrap();
         assert_eq!(catalogue.servers.len(), 1);
         approve(&path, Path::new("/w"), &catalogue.servers[0].0).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.contains("[projects.\"/w\".mcp.approved]\nfs = \""), "{text}");
+        assert!(
+            text.contains("[projects.\"/w\".mcp.approved]\nfs = \""),
+            "{text}"
+        );
         assert!(remove(&path, "fs").unwrap());
         assert!(!remove(&path, "fs").unwrap());
-        assert!(std::fs::read_to_string(&path).unwrap().starts_with("# mine\n"));
+        assert!(
+            std::fs::read_to_string(&path)
+                .unwrap()
+                .starts_with("# mine\n")
+        );
     }
 }

@@ -13,6 +13,7 @@ pub mod client;
 pub mod config;
 pub mod display;
 pub mod edit;
+pub mod http;
 pub mod names;
 pub mod result;
 pub mod rules;
@@ -53,6 +54,9 @@ pub struct Servers {
     launch: Launch,
     /// `PATH`, `HOME`, `LANG` of the agent, read once.
     passed: Vec<(String, String)>,
+    /// Each remote server's bearer token (read once from the variable its settings name),
+    /// or why there is none.
+    tokens: std::collections::BTreeMap<String, Result<String, String>>,
 }
 
 /// What one call did, for the events.
@@ -85,11 +89,27 @@ impl Servers {
                 ran: false,
             })
             .collect();
+        let tokens = catalogue
+            .startable()
+            .filter_map(|config| match &config.transport {
+                Transport::Http {
+                    bearer_token_env: Some(var),
+                    ..
+                } => {
+                    let token = lookup(var)
+                        .filter(|t| !t.is_empty())
+                        .ok_or_else(|| format!("`{var}` (its bearer_token_env) is not set"));
+                    Some((config.name.clone(), token))
+                }
+                _ => None,
+            })
+            .collect();
         Self {
             slots: tokio::sync::Mutex::new(slots),
             tools: std::sync::Mutex::new(Vec::new()),
             launch,
             passed: stdio::environment(&[], lookup),
+            tokens,
         }
     }
 
@@ -99,7 +119,10 @@ impl Servers {
             .lock()
             .await
             .iter()
-            .filter(|slot| self.policy(&slot.config).is_none())
+            .filter(|slot| {
+                matches!(slot.config.transport, Transport::Stdio { .. })
+                    && self.policy(&slot.config).is_none()
+            })
             .map(|slot| slot.config.clone())
             .collect()
     }
@@ -116,8 +139,9 @@ impl Servers {
         let mut slots = self.slots.lock().await;
         let mut notices = Vec::new();
         let starts = slots.iter().map(|slot| {
-            let fenced = self.policy(&slot.config);
-            let allowed = fenced.is_some() || unfenced_allowed.contains(&slot.config.name);
+            let local = matches!(slot.config.transport, Transport::Stdio { .. });
+            let fenced = self.policy(&slot.config).is_some();
+            let allowed = !local || fenced || unfenced_allowed.contains(&slot.config.name);
             async move {
                 if !allowed {
                     return Err(
@@ -285,7 +309,12 @@ impl Servers {
         let mut env = self.passed.clone();
         env.retain(|(name, _)| !config.env.iter().any(|(n, _)| n == name));
         env.extend(config.env.iter().cloned());
-        client::connect(config, policy.as_ref(), &env, &self.launch).await
+        let token = match self.tokens.get(&config.name) {
+            Some(Ok(token)) => Some(token.clone()),
+            Some(Err(why)) => return Err(why.clone()),
+            None => None,
+        };
+        client::connect(config, policy.as_ref(), &env, &self.launch, token).await
     }
 }
 
