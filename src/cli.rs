@@ -160,6 +160,17 @@ pub enum Command {
     )]
     Rules(RulesArgs),
 
+    /// MCP servers: list them with their tools, add or remove one, approve a project's.
+    ///
+    /// Servers come from your settings file (`[mcp.servers.NAME]`) or a `--profile`; a
+    /// project file can only propose one, which starts after `agent mcp approve NAME`.
+    /// Every call of a server's tool asks at the prompt unless a rule `mcp:SERVER` or
+    /// `mcp:SERVER/TOOL` in your allow list allows it; a local server runs in the sandbox.
+    #[command(
+        after_help = "Examples:\n  agent mcp list\n  agent mcp add fs -- npx -y @modelcontextprotocol/server-filesystem .\n  agent mcp add github --url https://api.githubcopilot.com/mcp/\n  agent mcp approve docs\n  agent rules add mcp:fs/read_text_file"
+    )]
+    Mcp(McpArgs),
+
     /// Show what a run changed in this workspace (default: the newest run).
     ///
     /// Every run that changes files is snapshotted first, into the agent's own repository
@@ -245,9 +256,59 @@ pub struct CheckArgs {
     /// Decide whether the file tools may write PATH (edit_file, write_file) instead.
     #[arg(long, value_name = "PATH", conflicts_with_all = ["command", "stdin"])]
     pub write: Option<std::path::PathBuf>,
+    /// Decide a call of an MCP server's tool instead (SERVER/TOOL).
+    #[arg(long, value_name = "SERVER/TOOL", conflicts_with_all = ["command", "stdin", "read", "write"])]
+    pub mcp: Option<String>,
     /// The command line; several words are joined with spaces.
-    #[arg(value_name = "COMMAND", num_args = 0.., trailing_var_arg = true, required_unless_present_any = ["stdin", "read", "write"])]
+    #[arg(value_name = "COMMAND", num_args = 0.., trailing_var_arg = true, required_unless_present_any = ["stdin", "read", "write", "mcp"])]
     pub command: Vec<String>,
+}
+
+/// `agent mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// list (default), add, remove or approve.
+    #[command(subcommand)]
+    pub command: Option<McpCommand>,
+}
+
+/// `agent mcp …`.
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// List the servers of this workspace: where each comes from, whether it may start, and
+    /// its tools with what they add to every request (servers that may start are started,
+    /// fenced as in a run, and ended).
+    List,
+    /// Write `[mcp.servers.NAME]` into your settings file: a local server (`-- COMMAND
+    /// ARGS…`) or a remote one (`--url`).
+    Add {
+        /// The server's name (letters, digits, `-`, single `_`).
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// An environment variable the server gets, NAME=VALUE (repeatable); it gets no
+        /// other besides PATH, HOME and LANG.
+        #[arg(long, value_name = "NAME=VALUE")]
+        env: Vec<String>,
+        /// A streamable-HTTP server's URL instead of a command.
+        #[arg(long, value_name = "URL")]
+        url: Option<String>,
+        /// The program and its arguments.
+        #[arg(value_name = "COMMAND", num_args = 0.., last = true)]
+        command: Vec<String>,
+    },
+    /// Take `[mcp.servers.NAME]` out of your settings file.
+    Remove {
+        /// The server's name.
+        #[arg(value_name = "NAME")]
+        name: String,
+    },
+    /// Trust a server this project's `.agent/settings.toml` proposes, as it is proposed now
+    /// (kept for this workspace in your settings file; a changed proposal asks again).
+    Approve {
+        /// The server's name.
+        #[arg(value_name = "NAME")]
+        name: String,
+    },
 }
 
 /// `agent rules`.

@@ -44,7 +44,11 @@ impl Loop<'_> {
         let label = display::call_text(&tool.server, &tool.tool, &Value::Object(arguments.clone()));
         let Some((decision, by, note)) = self.decide_mcp(tool, &label, approver).await else {
             let reason = "denied at the prompt; the run was interrupted".to_owned();
-            emit(decision_event(&call.id, &person(Verdict::Deny, reason.clone()), DecidedBy::Person));
+            emit(decision_event(
+                &call.id,
+                &person(Verdict::Deny, reason.clone()),
+                DecidedBy::Person,
+            ));
             stats.commands_denied += 1;
             stats.denials.push(Denial {
                 command: rules::tool_rule(&tool.server, &tool.tool),
@@ -103,13 +107,23 @@ impl Loop<'_> {
         approver: &mut A,
     ) -> Option<(Decision, DecidedBy, Option<String>)> {
         let config = self.config;
-        let decision = rules::decide(&config.allow, &config.deny, config.mode, &tool.server, &tool.tool);
+        let decision = rules::decide(
+            &config.allow,
+            &config.deny,
+            config.mode,
+            &tool.server,
+            &tool.tool,
+        );
         if decision.verdict != Verdict::Ask {
             return Some((decision, DecidedBy::Policy, None));
         }
         if self.mcp_for_run.contains(&tool.name) {
             let reason = "allowed at the prompt earlier in this run (2: for the rest of this run)";
-            return Some((person(Verdict::Allow, reason.to_owned()), DecidedBy::Person, None));
+            return Some((
+                person(Verdict::Allow, reason.to_owned()),
+                DecidedBy::Person,
+                None,
+            ));
         }
         let rule = rules::tool_rule(&tool.server, &tool.tool);
         if let Err(why) = approver.can_ask() {
@@ -139,21 +153,30 @@ impl Loop<'_> {
             prefix: Some(rule),
             edited_from: None,
         };
-        let allowed = |reason: &str| Some((person(Verdict::Allow, reason.to_owned()), DecidedBy::Person, None));
+        let allowed = |reason: &str| {
+            Some((
+                person(Verdict::Allow, reason.to_owned()),
+                DecidedBy::Person,
+                None,
+            ))
+        };
         match approver.ask(&request).await {
             Approval::Allow => allowed("allowed at the prompt"),
             Approval::AllowForRun => {
                 self.mcp_for_run.insert(tool.name.clone());
                 allowed("allowed at the prompt for the rest of this run")
             }
-            Approval::AllowInProject(rule) => {
-                allowed(&format!("allowed at the prompt; `{rule}` is saved for this project"))
-            }
+            Approval::AllowInProject(rule) => allowed(&format!(
+                "allowed at the prompt; `{rule}` is saved for this project"
+            )),
             Approval::AlwaysAllow(rule) => {
                 allowed(&format!("allowed at the prompt; `{rule}` is saved"))
             }
             Approval::DenyWithNote(note) => Some((
-                person(Verdict::Deny, format!("denied at the prompt with a note: {note}")),
+                person(
+                    Verdict::Deny,
+                    format!("denied at the prompt with a note: {note}"),
+                ),
                 DecidedBy::Person,
                 Some(note),
             )),
@@ -206,21 +229,29 @@ fn report(
         }
     };
     let (content, event) = match result {
-        Err(error) => (super::tool::error_content(&error), event(0, None, Some(error))),
+        Err(error) => (
+            super::tool::error_content(&error),
+            event(0, None, Some(error)),
+        ),
         Ok(called) => {
             let ms = u64::try_from(called.duration.as_millis()).unwrap_or(u64::MAX);
             match called.output {
                 Ok(output) => (output.content.clone(), event(ms, Some(&output), None)),
                 Err(failed) => {
                     let code = match failed {
-                        crate::mcp::client::CallError::TimedOut(_) => crate::exec::ErrorCode::TimedOut,
+                        crate::mcp::client::CallError::TimedOut(_) => {
+                            crate::exec::ErrorCode::TimedOut
+                        }
                         crate::mcp::client::CallError::Failed(_) => crate::exec::ErrorCode::Io,
                     };
                     let error = ToolError::new(
                         ToolErrorCode::Exec(code),
                         format!("MCP server `{}`: {failed}", tool.server),
                     );
-                    (super::tool::error_content(&error), event(ms, None, Some(error)))
+                    (
+                        super::tool::error_content(&error),
+                        event(ms, None, Some(error)),
+                    )
                 }
             }
         }

@@ -13,6 +13,7 @@ pub use auto::auto_fallback;
 mod budget;
 mod file_call;
 mod instructions;
+mod mcp_call;
 mod model_text;
 mod prompt;
 mod reply;
@@ -87,6 +88,8 @@ pub struct Config {
     /// The commands a person allowed with `2` ("this command, this run"): empty at first,
     /// shared by every message of a session.
     pub run_allowed: RunAllowed,
+    /// The MCP servers of this run (started, their tools offered), when any are configured.
+    pub mcp: Option<std::sync::Arc<crate::mcp::Servers>>,
 }
 
 /// Counters a caller can read even when it drops the run (Ctrl+C).
@@ -165,6 +168,7 @@ pub async fn run_after<M: Model, A: Approve>(
         repeat: None,
         time_left: None,
         files: file_call::FileState::default(),
+        mcp_for_run: std::collections::HashSet::new(),
     };
     let system = system_prompt(config);
     let tools = offered_tools(config);
@@ -260,6 +264,8 @@ struct Loop<'a> {
     /// Exact commands a person allowed for the rest of the run (`2`).
     /// What the person granted the file tools for the run, and their repeat counter.
     files: file_call::FileState,
+    /// MCP tools a person allowed for the rest of the run (`2`), by their offered name.
+    mcp_for_run: std::collections::HashSet<String>,
 }
 
 /// Runs `request`, streaming its output as `output_delta` events of call `id`.

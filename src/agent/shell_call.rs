@@ -30,6 +30,14 @@ impl Loop<'_> {
         if crate::tools::is_file_tool(&call.name) {
             return self.handle_file(call, approver, stats, emit).await;
         }
+        if let Some(tool) = self
+            .config
+            .mcp
+            .as_ref()
+            .and_then(|mcp| mcp.find(&call.name))
+        {
+            return self.handle_mcp(call, &tool, approver, stats, emit).await;
+        }
         let id = call.id.clone();
         let parsed = tool::parse(call);
         emit(call_event(call, &parsed));

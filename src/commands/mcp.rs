@@ -21,7 +21,12 @@ pub(crate) fn run(global: &GlobalArgs, args: &McpArgs) -> Result<ExitCode> {
     let catalogue = catalogue(global, &settings, &workspace)?;
     match &args.command {
         None | Some(McpCommand::List) => list(global, &settings, &workspace, &catalogue),
-        Some(McpCommand::Add { name, env, url, command }) => {
+        Some(McpCommand::Add {
+            name,
+            env,
+            url,
+            command,
+        }) => {
             let server = match (url, command.split_first()) {
                 (Some(url), None) => NewServer::Http { url: url.clone() },
                 (None, Some((program, args))) => NewServer::Stdio {
@@ -70,8 +75,10 @@ pub(crate) fn run(global: &GlobalArgs, args: &McpArgs) -> Result<ExitCode> {
             }
         }
         Some(McpCommand::Approve { name }) => {
-            let Some((server, standing)) =
-                catalogue.servers.iter().find(|(server, _)| &server.name == name)
+            let Some((server, standing)) = catalogue
+                .servers
+                .iter()
+                .find(|(server, _)| &server.name == name)
             else {
                 return Err(Error::Usage(format!(
                     "no MCP server `{name}` here: `agent mcp list` shows them"
@@ -139,11 +146,16 @@ fn list(
     workspace: &std::path::Path,
     catalogue: &Catalogue,
 ) -> Result<ExitCode> {
-    let launch = super::mcp_launch(settings, workspace);
+    let launch = super::mcp_launch(&super::sandbox(settings, workspace), workspace);
     let servers = Servers::new(catalogue, launch, &super::env_var);
     let builtin: BTreeSet<String> = BTreeSet::new();
     let (notices, tools, unfenced) = super::runtime()?.block_on(async {
-        let unfenced: Vec<String> = servers.unfenced().await.into_iter().map(|s| s.name).collect();
+        let unfenced: Vec<String> = servers
+            .unfenced()
+            .await
+            .into_iter()
+            .map(|s| s.name)
+            .collect();
         let notices = servers.start(&[], &builtin).await;
         let tools = servers.tools();
         servers.shutdown().await;
@@ -160,7 +172,10 @@ fn list(
             _ if unfenced.contains(&server.name) => {
                 "runs without the sandbox: started only after a yes in a run".to_owned()
             }
-            _ => match notices.iter().find(|n| n.contains(&format!("`{}`", server.name))) {
+            _ => match notices
+                .iter()
+                .find(|n| n.contains(&format!("`{}`", server.name)))
+            {
                 Some(notice) if own.is_empty() => notice.clone(),
                 _ => "started".to_owned(),
             },
@@ -239,4 +254,84 @@ fn render(rows: &[Value], notices: &[String]) -> String {
         out.push_str(&format!("note: {}\n", escape(notice)));
     }
     out
+}
+
+/// The MCP servers of `agent run`, started before the first request (in parallel, each within
+/// its startup timeout): a local server that would run without the sandbox starts only after
+/// a person's yes (once per run); a proposed one never. Returns the servers (`None` when none
+/// may start, or in mode `off`) and one line per problem.
+pub(crate) async fn start_for_run<A: crate::approve::Approve>(
+    catalogue: &Catalogue,
+    config: &crate::agent::Config,
+    approver: &mut A,
+) -> (Option<std::sync::Arc<Servers>>, Vec<String>) {
+    let mut notices: Vec<String> = catalogue
+        .servers
+        .iter()
+        .filter(|(_, standing)| *standing == Standing::Proposed)
+        .map(|(server, _)| {
+            format!(
+                "MCP server `{}` is proposed by {} and not started: `agent mcp approve {}` \
+                 trusts it",
+                server.name, server.origin, server.name
+            )
+        })
+        .collect();
+    if config.mode == crate::policy::Mode::Off || catalogue.startable().next().is_none() {
+        return (None, notices);
+    }
+    let launch = super::mcp_launch(&config.sandbox, &config.workspace);
+    let servers = Servers::new(catalogue, launch, &super::env_var);
+    let mut unfenced_allowed = Vec::new();
+    for server in servers.unfenced().await {
+        if ask_unfenced(&server, config, approver).await {
+            unfenced_allowed.push(server.name);
+        }
+    }
+    let builtin: BTreeSet<String> = std::iter::once(crate::agent::SHELL.to_owned())
+        .chain(crate::tools::specs().into_iter().map(|spec| spec.name))
+        .collect();
+    notices.extend(servers.start(&unfenced_allowed, &builtin).await);
+    (Some(std::sync::Arc::new(servers)), notices)
+}
+
+/// Asks once whether `server` may run without the sandbox; no without a terminal.
+async fn ask_unfenced<A: crate::approve::Approve>(
+    server: &ServerConfig,
+    config: &crate::agent::Config,
+    approver: &mut A,
+) -> bool {
+    if approver.can_ask().is_err() {
+        return false;
+    }
+    let why = if server.sandbox == crate::sandbox::SandboxMode::Off {
+        "its settings say `sandbox = \"off\"`".to_owned()
+    } else {
+        format!(
+            "the sandbox is not available here ({})",
+            config.sandbox.status().limitation.unwrap_or_default()
+        )
+    };
+    let request = crate::approve::ApprovalRequest {
+        command: describe(server),
+        description: format!(
+            "Start MCP server `{}` without the sandbox for this run: {why}",
+            server.name
+        ),
+        decision: crate::policy::Decision {
+            verdict: crate::policy::Verdict::Ask,
+            reason: format!("MCP server `{}` would run without the sandbox", server.name),
+            source: crate::policy::Source::User,
+            rule: None,
+            destructive: true,
+            prefix: None,
+            parts: Vec::new(),
+        },
+        prefix: None,
+        edited_from: None,
+    };
+    matches!(
+        approver.ask(&request).await,
+        crate::approve::Approval::Allow | crate::approve::Approval::AllowForRun
+    )
 }

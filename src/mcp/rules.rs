@@ -5,30 +5,24 @@
 //! A call is never allowed by what the server says of itself (`readOnlyHint`): without a rule
 //! it asks, and mode `auto` still asks — the sandbox does not fence what a remote server does.
 
-use crate::policy::{Decision, Mode, Rule, Source, Verdict};
+use crate::policy::{Decision, MCP_RULE_PREFIX, Mode, Rule, Source, Verdict};
 
 /// The rule text that names one tool of one server.
 #[must_use]
 pub fn tool_rule(server: &str, tool: &str) -> String {
-    format!("mcp:{server}/{tool}")
+    format!("{MCP_RULE_PREFIX}{server}/{tool}")
 }
 
 /// The rule text that names every tool of a server.
 #[must_use]
 pub fn server_rule(server: &str) -> String {
-    format!("mcp:{server}")
+    format!("{MCP_RULE_PREFIX}{server}")
 }
 
 /// Whether `rule` (as written) names this call.
 fn names(rule: &Rule, server: &str, tool: &str) -> bool {
     let rule = rule.prefix.trim();
     rule == server_rule(server) || rule == tool_rule(server, tool)
-}
-
-/// Whether a rule is an MCP rule (the command policy never reads these as prefixes).
-#[must_use]
-pub fn is_mcp_rule(prefix: &str) -> bool {
-    prefix.trim_start().starts_with("mcp:")
 }
 
 /// The decision for calling `tool` of `server` under `allow`, `deny` and `mode`.
@@ -184,8 +178,9 @@ mod tests {
 
     #[test]
     fn mcp_rules_are_recognised() {
-        assert!(is_mcp_rule("mcp:srv"));
-        assert!(is_mcp_rule(" mcp:srv/tool"));
+        use crate::policy::is_mcp_rule;
+        assert!(is_mcp_rule(&server_rule("srv")));
+        assert!(is_mcp_rule(&tool_rule("srv", "tool")));
         assert!(!is_mcp_rule("mcp srv"));
         assert!(!is_mcp_rule("git status"));
     }

@@ -173,7 +173,10 @@ impl Plain {
                 }
                 lines
             }
-            Event::FileCall { .. } | Event::FileResult { .. } => {
+            Event::FileCall { .. }
+            | Event::FileResult { .. }
+            | Event::McpCall { .. }
+            | Event::McpResult { .. } => {
                 let Some(line) = self.file_line(event) else {
                     return;
                 };
@@ -255,7 +258,7 @@ impl Plain {
     /// denial goes to stderr even with -q. `None`: nothing more to print.
     fn file_line(&mut self, event: &Event) -> Option<String> {
         match event {
-            Event::FileCall { .. } => {
+            Event::FileCall { .. } | Event::McpCall { .. } => {
                 let said = std::mem::take(&mut self.text);
                 (!said.trim().is_empty())
                     .then(|| sanitize::escape_prose(said.trim_end()).into_owned())
@@ -271,6 +274,21 @@ impl Plain {
                     label,
                     summary.as_deref(),
                     error.as_ref(),
+                    denied.as_deref(),
+                );
+                if tone == super::summary::Tone::Denied {
+                    let _ = writeln!(std::io::stderr().lock(), "{line}");
+                    return None;
+                }
+                Some(line)
+            }
+            Event::McpResult { .. } => {
+                let (label, summary, error) = super::summary::mcp_line(event)?;
+                let denied = self.denied.take();
+                let (tone, line) = super::summary::file_summary(
+                    &label,
+                    summary.as_deref(),
+                    error,
                     denied.as_deref(),
                 );
                 if tone == super::summary::Tone::Denied {

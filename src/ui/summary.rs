@@ -211,6 +211,39 @@ pub fn file_summary(
     }
 }
 
+/// An MCP call's label and what its summary line says after it (`mcp srv/echo`, `8 chars ·
+/// 12 ms`), for [`file_summary`].
+#[must_use]
+pub fn mcp_line(
+    event: &crate::event::Event,
+) -> Option<(String, Option<String>, Option<&ToolError>)> {
+    let crate::event::Event::McpResult {
+        server,
+        tool,
+        duration_ms,
+        chars,
+        truncated,
+        is_error,
+        error,
+        ..
+    } = event
+    else {
+        return None;
+    };
+    let label = format!("mcp {server}/{tool}");
+    let summary = chars.map(|chars| {
+        let mut summary = format!("{chars} chars · {duration_ms} ms");
+        if *truncated {
+            summary.push_str(" · capped");
+        }
+        if *is_error {
+            summary.push_str(" · the tool reported an error");
+        }
+        summary
+    });
+    Some((label, summary, error.as_ref()))
+}
+
 /// The run's tokens at its end: `agent: tokens: 12.4k in (9.1k cached) · 1.3k out`.
 #[must_use]
 pub fn run_usage(usage: &Usage) -> String {

@@ -163,10 +163,12 @@ impl Tui {
             | Event::Continue { .. }
             | Event::ToolResult { .. }
             | Event::FileResult { .. }
+            | Event::McpResult { .. }
             | Event::TurnEnd { .. } => self.working.wait(),
             Event::TextDelta { .. }
             | Event::ToolCall { .. }
             | Event::FileCall { .. }
+            | Event::McpCall { .. }
             | Event::Decision { .. }
             | Event::OutputDelta { .. }
             | Event::Done { .. }
@@ -337,7 +339,10 @@ impl Tui {
                 let line = super::summary::compacted(*reason, *replaced);
                 self.line(&self.dim(&line));
             }
-            Event::FileCall { .. } | Event::FileResult { .. } => self.file_event(event),
+            Event::FileCall { .. }
+            | Event::FileResult { .. }
+            | Event::McpCall { .. }
+            | Event::McpResult { .. } => self.file_event(event),
             Event::Start { .. }
             | Event::Continue { .. }
             | Event::Decision { .. }
@@ -352,7 +357,7 @@ impl Tui {
     /// A file tool's call (no pane: it is quick) and its one summary line.
     fn file_event(&mut self, event: &Event) {
         match event {
-            Event::FileCall { .. } => {
+            Event::FileCall { .. } | Event::McpCall { .. } => {
                 self.end_line();
                 self.file_call = true;
                 self.pending_command = None;
@@ -368,6 +373,22 @@ impl Tui {
                     label,
                     summary.as_deref(),
                     error.as_ref(),
+                    denied.as_deref(),
+                );
+                if self.quiet && tone != Tone::Denied {
+                    return;
+                }
+                self.line(&self.paint(tone, &line));
+            }
+            Event::McpResult { .. } => {
+                let Some((label, summary, error)) = super::summary::mcp_line(event) else {
+                    return;
+                };
+                let denied = self.denied.take();
+                let (tone, line) = super::summary::file_summary(
+                    &label,
+                    summary.as_deref(),
+                    error,
                     denied.as_deref(),
                 );
                 if self.quiet && tone != Tone::Denied {

@@ -78,7 +78,12 @@ fn running_with(token: &str) -> Vec<u32> {
             let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
             let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
             let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
-            let state = stat.rsplit_once(')')?.1.split_whitespace().next()?.to_owned();
+            let state = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .next()?
+                .to_owned();
             (String::from_utf8_lossy(&cmdline).contains(token) && state != "Z").then_some(pid)
         })
         .filter(|pid| *pid != std::process::id())
@@ -126,7 +131,11 @@ fn list_shows_each_server_its_tools_and_their_cost() {
         .args(["mcp", "list", "--json"])
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let listed = stdout_json(&output);
     let server = &listed["servers"][0];
     assert_eq!(server["name"], "srv");
@@ -146,19 +155,36 @@ fn list_shows_each_server_its_tools_and_their_cost() {
         listed["notices"].to_string().contains("`bad` dropped"),
         "{listed}"
     );
-    assert!(running_with(&token).is_empty(), "list left the server running");
+    assert!(
+        running_with(&token).is_empty(),
+        "list left the server running"
+    );
 
-    let text = sandbox.agent().env("TMPDIR", &tmp).args(["mcp", "list"]).output().unwrap();
+    let text = sandbox
+        .agent()
+        .env("TMPDIR", &tmp)
+        .args(["mcp", "list"])
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("on every request"), "{text}");
-    assert!(text.contains("mcp__srv__echo") && text.contains("(says read-only)"), "{text}");
+    assert!(
+        text.contains("mcp__srv__echo") && text.contains("(says read-only)"),
+        "{text}"
+    );
 }
 
 #[test]
 fn without_a_terminal_a_call_is_denied_naming_the_rule_that_would_allow_it() {
     let (sandbox, tmp) = dirs();
     sandbox.settings(&settings("normal", &token(), ""));
-    let (result, _, _) = one_call(&sandbox, &tmp, "mcp__srv__echo", &json!({"text": "hi"}), &[]);
+    let (result, _, _) = one_call(
+        &sandbox,
+        &tmp,
+        "mcp__srv__echo",
+        &json!({"text": "hi"}),
+        &[],
+    );
     assert!(result.contains("EDENIED"), "{result}");
     assert!(result.contains("mcp:srv/echo"), "{result}");
     assert!(!result.contains("echo: hi"), "{result}");
@@ -190,8 +216,14 @@ fn a_rule_allows_a_call_and_the_result_and_events_follow() {
         assert_eq!(decision["rule"], rule);
     }
     let transcript = sandbox.transcripts().join("\n");
-    assert!(transcript.contains("\"type\":\"mcp_result\""), "{transcript}");
-    assert!(running_with(&token).is_empty(), "the server outlived the run");
+    assert!(
+        transcript.contains("\"type\":\"mcp_result\""),
+        "{transcript}"
+    );
+    assert!(
+        running_with(&token).is_empty(),
+        "the server outlived the run"
+    );
 }
 
 #[test]
@@ -205,7 +237,10 @@ fn a_deny_rule_wins_over_an_allow_rule() {
         &json!({"text": "hi"}),
         &["--allow", "mcp:srv", "--deny", "mcp:srv/echo"],
     );
-    assert!(result.contains("EDENIED") && result.contains("mcp:srv/echo"), "{result}");
+    assert!(
+        result.contains("EDENIED") && result.contains("mcp:srv/echo"),
+        "{result}"
+    );
 }
 
 #[test]
@@ -213,10 +248,22 @@ fn results_are_capped_and_errors_images_are_told_to_the_model() {
     let (sandbox, tmp) = dirs();
     sandbox.settings(&settings("normal", &token(), ""));
     let allow = ["--allow", "mcp:srv", "--max-output-chars", "1000"];
-    let (big, _, _) = one_call(&sandbox, &tmp, "mcp__srv__big", &json!({"bytes": 5000}), &allow);
-    assert!(big.contains("characters omitted") && big.contains("only 1000 are kept"), "{big}");
+    let (big, _, _) = one_call(
+        &sandbox,
+        &tmp,
+        "mcp__srv__big",
+        &json!({"bytes": 5000}),
+        &allow,
+    );
+    assert!(
+        big.contains("characters omitted") && big.contains("only 1000 are kept"),
+        "{big}"
+    );
     let (fail, _, _) = one_call(&sandbox, &tmp, "mcp__srv__fail", &json!({}), &allow);
-    assert!(fail.contains("\"is_error\":true") && fail.contains("failed on purpose"), "{fail}");
+    assert!(
+        fail.contains("\"is_error\":true") && fail.contains("failed on purpose"),
+        "{fail}"
+    );
     let (image, _, _) = one_call(&sandbox, &tmp, "mcp__srv__image", &json!({}), &allow);
     assert!(image.contains("[image (image/png"), "{image}");
     let (bad, _, _) = one_call(&sandbox, &tmp, "mcp__srv__echo", &json!([1]), &allow);
@@ -238,7 +285,10 @@ fn the_server_gets_only_the_environment_it_is_given() {
     let names = names["content"].as_str().unwrap().to_owned();
     assert!(names.contains("GIVEN") && names.contains("PATH"), "{names}");
     for secret in ["OPENAI_API_KEY", "AGENT_CONFIG_DIR", "XDG_STATE_HOME"] {
-        assert!(!names.contains(secret), "{secret} reached the server: {names}");
+        assert!(
+            !names.contains(secret),
+            "{secret} reached the server: {names}"
+        );
     }
 }
 
@@ -286,7 +336,9 @@ fn nothing_the_server_started_outlives_the_run() {
     assert!(result.contains("started"), "{result}");
     let left = running_with(&token);
     for pid in &left {
-        let _ = std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
     }
     assert!(left.is_empty(), "left running: {left:?}");
 }
@@ -302,22 +354,51 @@ fn a_project_only_proposes_a_server_until_it_is_approved() {
     )
     .unwrap();
     let server = FakeModel::openai_turns([turn_text("done")]);
-    let output = sandbox.openai_run(&server).env("TMPDIR", &tmp).arg("hi").output().unwrap();
+    let output = sandbox
+        .openai_run(&server)
+        .env("TMPDIR", &tmp)
+        .arg("hi")
+        .output()
+        .unwrap();
     assert!(output.status.success());
     assert!(
-        !server.request(0).tool_names().iter().any(|n| n.starts_with("mcp__")),
+        !server
+            .request(0)
+            .tool_names()
+            .iter()
+            .any(|n| n.starts_with("mcp__")),
         "a proposed server was started"
     );
-    let listed = sandbox.agent().args(["mcp", "list", "--json"]).output().unwrap();
+    let listed = sandbox
+        .agent()
+        .args(["mcp", "list", "--json"])
+        .output()
+        .unwrap();
     assert_eq!(stdout_json(&listed)["servers"][0]["standing"], "proposed");
 
-    let approve = sandbox.agent().args(["mcp", "approve", "srv"]).output().unwrap();
-    assert!(approve.status.success(), "{}", String::from_utf8_lossy(&approve.stderr));
+    let approve = sandbox
+        .agent()
+        .args(["mcp", "approve", "srv"])
+        .output()
+        .unwrap();
+    assert!(
+        approve.status.success(),
+        "{}",
+        String::from_utf8_lossy(&approve.stderr)
+    );
     let server = FakeModel::openai_turns([turn_text("done")]);
-    let output = sandbox.openai_run(&server).env("TMPDIR", &tmp).arg("hi").output().unwrap();
+    let output = sandbox
+        .openai_run(&server)
+        .env("TMPDIR", &tmp)
+        .arg("hi")
+        .output()
+        .unwrap();
     assert!(output.status.success());
     assert!(
-        server.request(0).tool_names().contains(&"mcp__srv__echo".to_owned()),
+        server
+            .request(0)
+            .tool_names()
+            .contains(&"mcp__srv__echo".to_owned()),
         "{:?}",
         server.request(0).tool_names()
     );
@@ -327,7 +408,11 @@ fn a_project_only_proposes_a_server_until_it_is_approved() {
         settings("normal", &token, "env = { NEW = \"1\" }"),
     )
     .unwrap();
-    let listed = sandbox.agent().args(["mcp", "list", "--json"]).output().unwrap();
+    let listed = sandbox
+        .agent()
+        .args(["mcp", "list", "--json"])
+        .output()
+        .unwrap();
     assert_eq!(stdout_json(&listed)["servers"][0]["standing"], "proposed");
 }
 
@@ -336,15 +421,32 @@ fn add_and_remove_write_the_user_file() {
     let sandbox = Sandbox::new();
     let added = sandbox
         .agent()
-        .args(["mcp", "add", "fs", "--env", "A=1", "--", "npx", "-y", "server"])
+        .args([
+            "mcp", "add", "fs", "--env", "A=1", "--", "npx", "-y", "server",
+        ])
         .output()
         .unwrap();
-    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
     let text = std::fs::read_to_string(sandbox.config_dir().join("settings.toml")).unwrap();
-    assert!(text.contains("[mcp.servers.fs]\ncommand = \"npx\""), "{text}");
-    let again = sandbox.agent().args(["mcp", "add", "fs", "--", "x"]).output().unwrap();
+    assert!(
+        text.contains("[mcp.servers.fs]\ncommand = \"npx\""),
+        "{text}"
+    );
+    let again = sandbox
+        .agent()
+        .args(["mcp", "add", "fs", "--", "x"])
+        .output()
+        .unwrap();
     assert_eq!(again.status.code(), Some(2));
-    let removed = sandbox.agent().args(["mcp", "remove", "fs"]).output().unwrap();
+    let removed = sandbox
+        .agent()
+        .args(["mcp", "remove", "fs"])
+        .output()
+        .unwrap();
     assert!(removed.status.success());
     let text = std::fs::read_to_string(sandbox.config_dir().join("settings.toml")).unwrap();
     assert!(!text.contains("command"), "{text}");
@@ -355,12 +457,29 @@ fn check_decides_one_mcp_tool() {
     let sandbox = Sandbox::new();
     let check = |flags: &[&str]| {
         let output = sandbox.agent().arg("check").args(flags).output().unwrap();
-        (output.status.code(), String::from_utf8_lossy(&output.stdout).into_owned())
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
     };
     assert_eq!(check(&["--mcp", "srv/echo"]).0, Some(3));
-    assert_eq!(check(&["--allow", "mcp:srv/echo", "--mcp", "srv/echo"]).0, Some(0));
-    assert_eq!(check(&["--allow", "mcp:srv", "--mcp", "srv/echo"]).0, Some(0));
-    let (code, out) = check(&["--allow", "mcp:srv", "--deny", "mcp:srv/echo", "--json", "--mcp", "srv/echo"]);
+    assert_eq!(
+        check(&["--allow", "mcp:srv/echo", "--mcp", "srv/echo"]).0,
+        Some(0)
+    );
+    assert_eq!(
+        check(&["--allow", "mcp:srv", "--mcp", "srv/echo"]).0,
+        Some(0)
+    );
+    let (code, out) = check(&[
+        "--allow",
+        "mcp:srv",
+        "--deny",
+        "mcp:srv/echo",
+        "--json",
+        "--mcp",
+        "srv/echo",
+    ]);
     assert_eq!(code, Some(4));
     assert!(out.contains("\"rule\":\"mcp:srv/echo\""), "{out}");
     assert_eq!(check(&["--mcp", "no-slash"]).0, Some(2));
@@ -375,7 +494,10 @@ fn a_bad_setting_is_one_line_and_nothing_runs() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains(":3: `mcp.servers.srv.startup_timeout_secs` must be"), "{stderr}");
+    assert!(
+        stderr.contains(":3: `mcp.servers.srv.startup_timeout_secs` must be"),
+        "{stderr}"
+    );
 }
 
 /// A server that misbehaves in `mode` costs one line, and the run goes on without it.
@@ -384,16 +506,31 @@ fn goes_on_without(mode: &str) {
     let token = token();
     sandbox.settings(&settings(mode, &token, "startup_timeout_secs = 2"));
     let server = FakeModel::openai_turns([turn_text("done")]);
-    let output = sandbox.openai_run(&server).env("TMPDIR", &tmp).arg("hi").output().unwrap();
+    let output = sandbox
+        .openai_run(&server)
+        .env("TMPDIR", &tmp)
+        .arg("hi")
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{mode}: {stderr}");
-    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("MCP server `srv`")).collect();
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("MCP server `srv`"))
+        .collect();
     assert_eq!(lines.len(), 1, "{mode}: {stderr}");
     assert!(
-        !server.request(0).tool_names().iter().any(|n| n.starts_with("mcp__")),
+        !server
+            .request(0)
+            .tool_names()
+            .iter()
+            .any(|n| n.starts_with("mcp__")),
         "{mode}"
     );
-    assert!(running_with(&token).is_empty(), "{mode}: the server outlived the run");
+    assert!(
+        running_with(&token).is_empty(),
+        "{mode}: the server outlived the run"
+    );
 }
 
 #[test]

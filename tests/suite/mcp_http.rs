@@ -90,7 +90,11 @@ fn answer(mode: Mode, request_line: &str, body: &[u8]) -> (u16, &'static str, St
     match mode {
         Mode::Status(code) => return (code, "text/plain", "no".to_owned()),
         Mode::Html => {
-            return (200, "text/html", "<html><body>Sign in</body></html>".to_owned());
+            return (
+                200,
+                "text/html",
+                "<html><body>Sign in</body></html>".to_owned(),
+            );
         }
         Mode::Mcp => {}
     }
@@ -139,13 +143,23 @@ fn a_remote_server_is_called_with_the_token_from_the_environment() {
         .args(["--allow", "mcp:web/hello", "hi"])
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let results = server.request(1).tool_results();
     assert!(results[0].1.contains("hello over http"), "{results:?}");
     let seen = http.authorizations.lock().unwrap().clone();
-    assert!(!seen.is_empty() && seen.iter().all(|a| a == "Bearer tok-123"), "{seen:?}");
+    assert!(
+        !seen.is_empty() && seen.iter().all(|a| a == "Bearer tok-123"),
+        "{seen:?}"
+    );
     let transcripts = sandbox.transcripts().join("\n");
-    assert!(!transcripts.contains("tok-123"), "the token reached a transcript");
+    assert!(
+        !transcripts.contains("tok-123"),
+        "the token reached a transcript"
+    );
 }
 
 #[test]
@@ -157,7 +171,10 @@ fn a_missing_token_variable_is_one_line() {
     let output = sandbox.openai_run(&server).arg("hi").output().unwrap();
     assert!(output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("MCP server `web`")).collect();
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("MCP server `web`"))
+        .collect();
     assert_eq!(lines.len(), 1, "{stderr}");
     assert!(lines[0].contains("WEB_TOKEN"), "{stderr}");
 }
@@ -177,10 +194,17 @@ fn unauthorised_missing_and_html_servers_are_one_line_each() {
             .unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(output.status.success(), "{stderr}");
-        let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("MCP server `web`")).collect();
+        let lines: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.contains("MCP server `web`"))
+            .collect();
         assert_eq!(lines.len(), 1, "{stderr}");
         assert!(
-            !server.request(0).tool_names().iter().any(|n| n.starts_with("mcp__")),
+            !server
+                .request(0)
+                .tool_names()
+                .iter()
+                .any(|n| n.starts_with("mcp__")),
             "{stderr}"
         );
     }

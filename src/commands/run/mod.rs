@@ -38,6 +38,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let prompt = task(earlier.as_ref(), words.as_deref(), global)?;
     let earlier = earlier.map(|earlier| earlier.path);
     let settings = super::load_settings(global, &overrides, &workspace)?;
+    let catalogue = super::mcp::catalogue(global, &settings, &workspace)?;
     let quiet = global.quiet;
     model_notice(&settings, global);
     let sandbox = super::sandbox(&settings, &workspace);
@@ -94,6 +95,21 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     );
     let mut stats = Stats::default();
     let runtime = super::runtime()?;
+    let (servers, notices) = runtime.block_on(super::mcp::start_for_run(
+        &catalogue,
+        &config,
+        &mut approver,
+    ));
+    for notice in notices {
+        if !quiet {
+            let _ = writeln!(std::io::stderr(), "agent: warning: {notice}");
+        }
+        emit(Event::Warning {
+            code: "mcp_server".to_owned(),
+            message: notice,
+        });
+    }
+    config.mcp = servers;
     let outcome = runtime.block_on(drive(
         agent::run_after(
             &mut model,
@@ -106,6 +122,10 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         ),
         tui.as_ref(),
     ));
+    // Everything the MCP servers started ends with the run.
+    if let Some(servers) = &config.mcp {
+        runtime.block_on(servers.shutdown());
+    }
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(stop) => {
