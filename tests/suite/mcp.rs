@@ -246,8 +246,9 @@ fn a_deny_rule_wins_over_an_allow_rule() {
 #[test]
 fn results_are_capped_and_errors_images_are_told_to_the_model() {
     let (sandbox, tmp) = dirs();
-    sandbox.settings(&settings("normal", &token(), ""));
-    let allow = ["--allow", "mcp:srv", "--max-output-chars", "1000"];
+    let limits = "[limits]\nmax_output_chars = 1000\n";
+    sandbox.settings(&format!("{limits}{}", settings("normal", &token(), "")));
+    let allow = ["--allow", "mcp:srv"];
     let (big, _, _) = one_call(
         &sandbox,
         &tmp,
