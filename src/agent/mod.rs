@@ -268,6 +268,32 @@ struct Loop<'a> {
     mcp_for_run: std::collections::HashSet<String>,
 }
 
+impl Loop<'_> {
+    /// Handles one call (a file tool's, an MCP tool's, else the shell's) and returns the
+    /// content for the model; `None` means the person interrupted the run.
+    async fn handle<A: Approve>(
+        &mut self,
+        call: &crate::model::ToolCall,
+        approver: &mut A,
+        stats: &mut Stats,
+        emit: &mut (dyn FnMut(Event) + Send),
+    ) -> Option<String> {
+        if crate::tools::is_file_tool(&call.name) {
+            return self.handle_file(call, approver, stats, emit).await;
+        }
+        if let Some(tool) = self
+            .config
+            .mcp
+            .as_ref()
+            .and_then(|mcp| mcp.find(&call.name))
+        {
+            // Boxed: the SDK's call is a large future the loop should not carry inline.
+            return Box::pin(self.handle_mcp(call, &tool, approver, stats, emit)).await;
+        }
+        self.handle_shell(call, approver, stats, emit).await
+    }
+}
+
 /// Runs `request`, streaming its output as `output_delta` events of call `id`.
 async fn run_streaming(
     request: &ExecRequest,

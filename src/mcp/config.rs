@@ -389,6 +389,10 @@ impl Reader<'_> {
         Ok((servers, warnings))
     }
 
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one check per key of a server's table, in the table's order"
+    )]
     fn server(
         &self,
         name: &str,

@@ -95,21 +95,13 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     );
     let mut stats = Stats::default();
     let runtime = super::runtime()?;
-    let (servers, notices) = runtime.block_on(super::mcp::start_for_run(
+    config.mcp = runtime.block_on(start_mcp(
         &catalogue,
         &config,
         &mut approver,
+        quiet,
+        &mut emit,
     ));
-    for notice in notices {
-        if !quiet {
-            let _ = writeln!(std::io::stderr(), "agent: warning: {notice}");
-        }
-        emit(Event::Warning {
-            code: "mcp_server".to_owned(),
-            message: notice,
-        });
-    }
-    config.mcp = servers;
     let outcome = runtime.block_on(drive(
         agent::run_after(
             &mut model,
@@ -139,6 +131,28 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     };
     finish_screen(tui.as_ref());
     exit_status(outcome?, &stats, &settings, &output)
+}
+
+/// Starts the run's MCP servers, saying each problem once (stderr unless -q, and a `warning`
+/// event).
+async fn start_mcp(
+    catalogue: &crate::mcp::Catalogue,
+    config: &agent::Config,
+    approver: &mut Approver<Option<Arc<Mutex<Tui>>>>,
+    quiet: bool,
+    emit: &mut impl FnMut(Event),
+) -> Option<Arc<crate::mcp::Servers>> {
+    let (servers, notices) = super::mcp::start_for_run(catalogue, config, approver).await;
+    for notice in notices {
+        if !quiet {
+            let _ = writeln!(std::io::stderr(), "agent: warning: {notice}");
+        }
+        emit(Event::Warning {
+            code: "mcp_server".to_owned(),
+            message: notice,
+        });
+    }
+    servers
 }
 
 /// The `done` event of a run a signal stopped (the loop was dropped): what it counted, and
