@@ -7,11 +7,12 @@
 
 use serde_json::Value;
 
+use super::file_call::{decision_event, person};
 use super::{DecidedBy, Denial, Event, Loop, Stats};
 use crate::approve::{Approval, ApprovalRequest, Approve};
 use crate::mcp::{OfferedTool, display, rules};
 use crate::model::ToolCall;
-use crate::policy::{Decision, Source, Verdict};
+use crate::policy::{Decision, Verdict};
 use crate::tool_error::{ToolError, ToolErrorCode};
 
 impl Loop<'_> {
@@ -265,30 +266,4 @@ fn internal() -> ToolError {
         ToolErrorCode::Exec(crate::exec::ErrorCode::Io),
         "no MCP servers run in this session (this is a bug in agent)",
     )
-}
-
-/// A person's decision.
-fn person(verdict: Verdict, reason: String) -> Decision {
-    Decision {
-        verdict,
-        reason,
-        source: Source::User,
-        rule: None,
-        destructive: false,
-        prefix: None,
-        parts: Vec::new(),
-    }
-}
-
-fn decision_event(id: &str, decision: &Decision, by: DecidedBy) -> Event {
-    Event::Decision {
-        id: id.to_owned(),
-        decision: decision.verdict,
-        reason: decision.reason.clone(),
-        source: decision.source,
-        rule: decision.rule.clone(),
-        by,
-        command: None,
-        edited_from: None,
-    }
 }

@@ -133,15 +133,21 @@ fn check_mcp(
             tool,
             decision: &decision,
         };
-        serde_json::to_writer(&mut out, &line)
-            .map_err(std::io::Error::other)
-            .and_then(|()| std::io::Write::write_all(&mut out, b"\n"))
-            .or_else(quiet_broken_pipe)?;
+        json_line(&mut out, &line)?;
     } else {
         write_decision(&mut out, false, None, &decision)?;
     }
     finish(out)?;
     Ok(verdict_status(decision.verdict))
+}
+
+/// Writes `line` as one line of JSON (a closed pipe is a quiet end).
+fn json_line(out: &mut impl std::io::Write, line: &impl Serialize) -> Result<()> {
+    serde_json::to_writer(&mut *out, line)
+        .map_err(std::io::Error::other)
+        .and_then(|()| out.write_all(b"\n"))
+        .or_else(quiet_broken_pipe)?;
+    Ok(())
 }
 
 /// The exit status of a decision: 0 allow, 3 ask, 4 deny.
@@ -185,10 +191,7 @@ fn check_file(
             access,
             decision: &decision,
         };
-        serde_json::to_writer(&mut out, &line)
-            .map_err(std::io::Error::other)
-            .and_then(|()| std::io::Write::write_all(&mut out, b"\n"))
-            .or_else(quiet_broken_pipe)?;
+        json_line(&mut out, &line)?;
     } else {
         write_decision(&mut out, false, None, &decision)?;
     }

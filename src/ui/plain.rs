@@ -263,34 +263,9 @@ impl Plain {
                 (!said.trim().is_empty())
                     .then(|| sanitize::escape_prose(said.trim_end()).into_owned())
             }
-            Event::FileResult {
-                label,
-                summary,
-                error,
-                ..
-            } => {
+            Event::FileResult { .. } | Event::McpResult { .. } => {
                 let denied = self.denied.take();
-                let (tone, line) = super::summary::file_summary(
-                    label,
-                    summary.as_deref(),
-                    error.as_ref(),
-                    denied.as_deref(),
-                );
-                if tone == super::summary::Tone::Denied {
-                    let _ = writeln!(std::io::stderr().lock(), "{line}");
-                    return None;
-                }
-                Some(line)
-            }
-            Event::McpResult { .. } => {
-                let (label, summary, error) = super::summary::mcp_line(event)?;
-                let denied = self.denied.take();
-                let (tone, line) = super::summary::file_summary(
-                    &label,
-                    summary.as_deref(),
-                    error,
-                    denied.as_deref(),
-                );
+                let (tone, line) = super::summary::result_line(event, denied.as_deref())?;
                 if tone == super::summary::Tone::Denied {
                     let _ = writeln!(std::io::stderr().lock(), "{line}");
                     return None;

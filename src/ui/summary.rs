@@ -211,37 +211,53 @@ pub fn file_summary(
     }
 }
 
-/// An MCP call's label and what its summary line says after it (`mcp srv/echo`, `8 chars ·
-/// 12 ms`), for [`file_summary`].
+/// The one summary line of a file tool's or an MCP tool's result, and its tone (`✓ mcp
+/// srv/echo · 8 chars · 12 ms`); `denied` is the decision's reason when it was denied. `None`
+/// for any other event.
 #[must_use]
-pub fn mcp_line(
-    event: &crate::event::Event,
-) -> Option<(String, Option<String>, Option<&ToolError>)> {
-    let crate::event::Event::McpResult {
-        server,
-        tool,
-        duration_ms,
-        chars,
-        truncated,
-        is_error,
-        error,
-        ..
-    } = event
-    else {
-        return None;
-    };
-    let label = format!("mcp {server}/{tool}");
-    let summary = chars.map(|chars| {
-        let mut summary = format!("{chars} chars · {duration_ms} ms");
-        if *truncated {
-            summary.push_str(" · capped");
+pub fn result_line(event: &crate::event::Event, denied: Option<&str>) -> Option<(Tone, String)> {
+    match event {
+        crate::event::Event::FileResult {
+            label,
+            summary,
+            error,
+            ..
+        } => Some(file_summary(
+            label,
+            summary.as_deref(),
+            error.as_ref(),
+            denied,
+        )),
+        crate::event::Event::McpResult {
+            server,
+            tool,
+            duration_ms,
+            chars,
+            truncated,
+            is_error,
+            error,
+            ..
+        } => {
+            let summary = chars.map(|chars| {
+                let mut summary = format!("{chars} chars · {duration_ms} ms");
+                if *truncated {
+                    summary.push_str(" · capped");
+                }
+                if *is_error {
+                    summary.push_str(" · the tool reported an error");
+                }
+                summary
+            });
+            let label = format!("mcp {server}/{tool}");
+            Some(file_summary(
+                &label,
+                summary.as_deref(),
+                error.as_ref(),
+                denied,
+            ))
         }
-        if *is_error {
-            summary.push_str(" · the tool reported an error");
-        }
-        summary
-    });
-    Some((label, summary, error.as_ref()))
+        _ => None,
+    }
 }
 
 /// The run's tokens at its end: `agent: tokens: 12.4k in (9.1k cached) · 1.3k out`.

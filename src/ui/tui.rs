@@ -362,35 +362,12 @@ impl Tui {
                 self.file_call = true;
                 self.pending_command = None;
             }
-            Event::FileResult {
-                label,
-                summary,
-                error,
-                ..
-            } => {
+            Event::FileResult { .. } | Event::McpResult { .. } => {
                 let denied = self.denied.take();
-                let (tone, line) = super::summary::file_summary(
-                    label,
-                    summary.as_deref(),
-                    error.as_ref(),
-                    denied.as_deref(),
-                );
-                if self.quiet && tone != Tone::Denied {
-                    return;
-                }
-                self.line(&self.paint(tone, &line));
-            }
-            Event::McpResult { .. } => {
-                let Some((label, summary, error)) = super::summary::mcp_line(event) else {
+                let Some((tone, line)) = super::summary::result_line(event, denied.as_deref())
+                else {
                     return;
                 };
-                let denied = self.denied.take();
-                let (tone, line) = super::summary::file_summary(
-                    &label,
-                    summary.as_deref(),
-                    error,
-                    denied.as_deref(),
-                );
                 if self.quiet && tone != Tone::Denied {
                     return;
                 }

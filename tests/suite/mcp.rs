@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use serde_json::{Value, json};
 
 use super::fake_model::{FakeModel, Turn, turn_text};
-use super::harness::{Sandbox, events, json as stdout_json};
+use super::harness::{Sandbox, events, json as stdout_json, live_processes};
 
 /// The test server, built once (`cargo test` builds examples; a focused `--test all` run
 /// does not, so it is built here when missing).
@@ -67,26 +67,19 @@ fn dirs() -> (Sandbox, PathBuf) {
     (sandbox, tmp)
 }
 
+/// [`dirs`] with the test server configured as `srv` in mode `normal`.
+fn normal_server() -> (Sandbox, PathBuf) {
+    let (sandbox, tmp) = dirs();
+    sandbox.settings(&settings("normal", &token(), ""));
+    (sandbox, tmp)
+}
+
 /// Processes (not zombies) whose command line holds `token`, found from outside.
 fn running_with(token: &str) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|entry| {
-            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
-            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
-            let state = stat
-                .rsplit_once(')')?
-                .1
-                .split_whitespace()
-                .next()?
-                .to_owned();
-            (String::from_utf8_lossy(&cmdline).contains(token) && state != "Z").then_some(pid)
-        })
-        .filter(|pid| *pid != std::process::id())
+    live_processes()
+        .into_iter()
+        .filter(|p| p.cmdline.contains(token) && p.pid != std::process::id())
+        .map(|p| p.pid)
         .collect()
 }
 
@@ -118,6 +111,17 @@ fn one_call(
     let results = server.request(1).tool_results();
     assert_eq!(results.len(), 1, "{results:?}");
     (results[0].1.clone(), output.stdout, stderr)
+}
+
+/// One run calling `echo` with `hi`: as [`one_call`].
+fn echo(sandbox: &Sandbox, tmp: &Path, flags: &[&str]) -> (String, Vec<u8>, String) {
+    one_call(
+        sandbox,
+        tmp,
+        "mcp__srv__echo",
+        &json!({"text": "hi"}),
+        flags,
+    )
 }
 
 #[test]
@@ -176,15 +180,8 @@ fn list_shows_each_server_its_tools_and_their_cost() {
 
 #[test]
 fn without_a_terminal_a_call_is_denied_naming_the_rule_that_would_allow_it() {
-    let (sandbox, tmp) = dirs();
-    sandbox.settings(&settings("normal", &token(), ""));
-    let (result, _, _) = one_call(
-        &sandbox,
-        &tmp,
-        "mcp__srv__echo",
-        &json!({"text": "hi"}),
-        &[],
-    );
+    let (sandbox, tmp) = normal_server();
+    let (result, _, _) = echo(&sandbox, &tmp, &[]);
     assert!(result.contains("EDENIED"), "{result}");
     assert!(result.contains("mcp:srv/echo"), "{result}");
     assert!(!result.contains("echo: hi"), "{result}");
@@ -196,13 +193,7 @@ fn a_rule_allows_a_call_and_the_result_and_events_follow() {
     let token = token();
     sandbox.settings(&settings("normal", &token, ""));
     for rule in ["mcp:srv/echo", "mcp:srv"] {
-        let (result, stdout, _) = one_call(
-            &sandbox,
-            &tmp,
-            "mcp__srv__echo",
-            &json!({"text": "hi"}),
-            &["--allow", rule, "--json"],
-        );
+        let (result, stdout, _) = echo(&sandbox, &tmp, &["--allow", rule, "--json"]);
         assert!(result.contains("echo: hi"), "{rule}: {result}");
         let events = events(&stdout);
         let call = events.iter().find(|e| e["type"] == "mcp_call").unwrap();
@@ -228,13 +219,10 @@ fn a_rule_allows_a_call_and_the_result_and_events_follow() {
 
 #[test]
 fn a_deny_rule_wins_over_an_allow_rule() {
-    let (sandbox, tmp) = dirs();
-    sandbox.settings(&settings("normal", &token(), ""));
-    let (result, _, _) = one_call(
+    let (sandbox, tmp) = normal_server();
+    let (result, _, _) = echo(
         &sandbox,
         &tmp,
-        "mcp__srv__echo",
-        &json!({"text": "hi"}),
         &["--allow", "mcp:srv", "--deny", "mcp:srv/echo"],
     );
     assert!(
@@ -298,8 +286,7 @@ fn the_sandbox_refuses_a_write_outside_the_workspace() {
     if !super::sandbox::available() {
         return;
     }
-    let (sandbox, tmp) = dirs();
-    sandbox.settings(&settings("normal", &token(), ""));
+    let (sandbox, tmp) = normal_server();
     let outside = sandbox.root.path().join("outside.txt");
     let (result, _, _) = one_call(
         &sandbox,
@@ -501,33 +488,34 @@ fn a_bad_setting_is_one_line_and_nothing_runs() {
     );
 }
 
+/// Runs `agent run` once (with `env`) against a model that answers at once, and checks that
+/// server `name` cost exactly one line on stderr and offered no tool; returns that line.
+pub(super) fn one_line_and_no_tools(sandbox: &Sandbox, name: &str, env: &[(&str, &str)]) -> String {
+    let server = FakeModel::openai_turns([turn_text("done")]);
+    let output = sandbox
+        .openai_run(&server)
+        .envs(env.iter().copied())
+        .arg("hi")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let about = format!("MCP server `{name}`");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains(&about)).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    let tools = server.request(0).tool_names();
+    assert!(!tools.iter().any(|n| n.starts_with("mcp__")), "{tools:?}");
+    lines[0].to_owned()
+}
+
 /// A server that misbehaves in `mode` costs one line, and the run goes on without it.
 fn goes_on_without(mode: &str) {
     let (sandbox, tmp) = dirs();
     let token = token();
     sandbox.settings(&settings(mode, &token, "startup_timeout_secs = 2"));
-    let server = FakeModel::openai_turns([turn_text("done")]);
-    let output = sandbox
-        .openai_run(&server)
-        .env("TMPDIR", &tmp)
-        .arg("hi")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{mode}: {stderr}");
-    let lines: Vec<&str> = stderr
-        .lines()
-        .filter(|l| l.contains("MCP server `srv`"))
-        .collect();
-    assert_eq!(lines.len(), 1, "{mode}: {stderr}");
-    assert!(
-        !server
-            .request(0)
-            .tool_names()
-            .iter()
-            .any(|n| n.starts_with("mcp__")),
-        "{mode}"
-    );
+    let tmp = tmp.display().to_string();
+    let line = one_line_and_no_tools(&sandbox, "srv", &[("TMPDIR", &tmp)]);
+    assert!(line.starts_with("agent: warning: "), "{mode}: {line}");
     assert!(
         running_with(&token).is_empty(),
         "{mode}: the server outlived the run"
@@ -572,8 +560,7 @@ fn a_huge_result_ends_that_server_with_a_clear_error_and_the_run_goes_on() {
 
 #[test]
 fn a_call_is_asked_at_a_terminal_and_allowed() {
-    let (sandbox, tmp) = dirs();
-    sandbox.settings(&settings("normal", &token(), ""));
+    let (sandbox, tmp) = normal_server();
     let server = FakeModel::openai_turns([
         mcp_call("mcp__srv__echo", &json!({"text": "from the tty"})),
         turn_text("echoed"),

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::fake_model::{FakeModel, Turn, turn_text};
 use super::harness::Sandbox;
+use super::mcp::one_line_and_no_tools;
 
 /// How the server answers.
 #[derive(Clone, Copy)]
@@ -167,16 +168,8 @@ fn a_missing_token_variable_is_one_line() {
     let http = HttpServer::start(Mode::Mcp);
     let sandbox = Sandbox::new();
     sandbox.settings(&settings(&http.url));
-    let server = FakeModel::openai_turns([turn_text("done")]);
-    let output = sandbox.openai_run(&server).arg("hi").output().unwrap();
-    assert!(output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let lines: Vec<&str> = stderr
-        .lines()
-        .filter(|l| l.contains("MCP server `web`"))
-        .collect();
-    assert_eq!(lines.len(), 1, "{stderr}");
-    assert!(lines[0].contains("WEB_TOKEN"), "{stderr}");
+    let line = one_line_and_no_tools(&sandbox, "web", &[]);
+    assert!(line.contains("WEB_TOKEN"), "{line}");
 }
 
 #[test]
@@ -185,27 +178,7 @@ fn unauthorised_missing_and_html_servers_are_one_line_each() {
         let http = HttpServer::start(mode);
         let sandbox = Sandbox::new();
         sandbox.settings(&settings(&http.url));
-        let server = FakeModel::openai_turns([turn_text("done")]);
-        let output = sandbox
-            .openai_run(&server)
-            .env("WEB_TOKEN", "t")
-            .arg("hi")
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(output.status.success(), "{stderr}");
-        let lines: Vec<&str> = stderr
-            .lines()
-            .filter(|l| l.contains("MCP server `web`"))
-            .collect();
-        assert_eq!(lines.len(), 1, "{stderr}");
-        assert!(
-            !server
-                .request(0)
-                .tool_names()
-                .iter()
-                .any(|n| n.starts_with("mcp__")),
-            "{stderr}"
-        );
+        let line = one_line_and_no_tools(&sandbox, "web", &[("WEB_TOKEN", "t")]);
+        assert!(line.contains(&http.url), "{line}");
     }
 }
