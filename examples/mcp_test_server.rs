@@ -10,7 +10,8 @@
 //! - `garbage`: answers every line with text that is not JSON;
 //! - `flood`: writes to stdout without end (no newline);
 //! - `exit`: exits at once with status 3;
-//! - `die-after-call`: answers one `tools/call`, then exits.
+//! - `die-after-call`: answers one `tools/call`, and exits when the next one comes;
+//! - `storm`: sends thousands of notifications after `initialize`, then works normally.
 //!
 //! `--token T` only appears in its command line, so that a test can find its processes
 //! from outside (`/proc/*/cmdline`).
@@ -71,6 +72,9 @@ fn main() {
             (_, "tools/list") => Ok(json!({ "tools": tools() })),
             (_, "tools/call") => {
                 calls += 1;
+                if mode == "die-after-call" && calls == 2 {
+                    std::process::exit(0);
+                }
                 call(&message["params"], &token)
             }
             (_, other) => Err(format!("method not found: {other}")),
@@ -82,10 +86,17 @@ fn main() {
         };
         let mut out = stdout.lock();
         let _ = writeln!(out, "{response}");
-        let _ = out.flush();
-        if mode == "die-after-call" && calls == 1 {
-            std::process::exit(0);
+        if mode == "storm" && method == "initialize" {
+            for n in 0..20_000 {
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    json!({"jsonrpc": "2.0", "method": "notifications/message",
+                        "params": {"level": "info", "data": format!("storm {n}")}})
+                );
+            }
         }
+        let _ = out.flush();
     }
 }
 
@@ -107,6 +118,8 @@ fn tools() -> Value {
         {"name": "spawn", "description": "Starts a long sleep.", "inputSchema": object(&json!({}))},
         {"name": "env", "description": "Lists its environment's names.",
          "inputSchema": object(&json!({}))},
+        {"name": "connect", "description": "Connects to 127.0.0.1:`port`.",
+         "inputSchema": object(&json!({"port": {"type": "integer"}}))},
         {"name": "shell", "description": "A tool named like the agent's own.",
          "inputSchema": object(&json!({}))},
         {"name": "bad", "description": "Its schema is not an object.",
@@ -148,6 +161,14 @@ fn call(params: &Value, token: &str) -> Result<Value, String> {
             let mut names: Vec<String> = std::env::vars().map(|(name, _)| name).collect();
             names.sort();
             text(names.join(" "))
+        }
+        "connect" => {
+            let port = args["port"].as_u64().unwrap_or(0);
+            match std::net::TcpStream::connect(("127.0.0.1", u16::try_from(port).unwrap_or(0))) {
+                Ok(_) => text("connected"),
+                Err(error) => json!({"content": [{"type": "text",
+                    "text": format!("cannot connect: {error}")}], "isError": true}),
+            }
         }
         "shell" => text("not the agent's shell"),
         other => return Err(format!("unknown tool {other}")),

@@ -10,6 +10,10 @@ use crate::model::{ToolCall, Usage};
 use crate::policy::{Source, Verdict};
 use crate::tool_error::ToolError;
 
+/// The `code` of a `warning` event about an MCP server (it did not start, it stopped and was
+/// started again): the screens show these, unlike the model's warnings, which its notice says.
+pub const MCP_WARNING: &str = "mcp_server";
+
 /// Who made a decision final.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

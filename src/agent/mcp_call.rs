@@ -91,7 +91,7 @@ impl Loop<'_> {
             .await;
         if let Some(notice) = &called.notice {
             emit(Event::Warning {
-                code: "mcp_server".to_owned(),
+                code: crate::event::MCP_WARNING.to_owned(),
                 message: notice.clone(),
             });
         }
@@ -243,7 +243,8 @@ fn report(
                         crate::mcp::client::CallError::TimedOut(_) => {
                             crate::exec::ErrorCode::TimedOut
                         }
-                        crate::mcp::client::CallError::Failed(_) => crate::exec::ErrorCode::Io,
+                        crate::mcp::client::CallError::Failed(_)
+                        | crate::mcp::client::CallError::Closed(_) => crate::exec::ErrorCode::Io,
                     };
                     let error = ToolError::new(
                         ToolErrorCode::Exec(code),

@@ -156,6 +156,12 @@ impl Connection {
             Ok(Ok(result)) => serde_json::to_value(&result).map_err(|error| {
                 CallError::Failed(format!("its result did not serialise: {error}"))
             }),
+            Ok(Err(
+                error
+                @ (rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_)),
+            )) => Err(CallError::Closed(
+                self.failure("the call", &error.to_string()),
+            )),
             Ok(Err(error)) => Err(CallError::Failed(
                 self.failure("the call", &error.to_string()),
             )),
@@ -182,8 +188,11 @@ impl Connection {
 pub enum CallError {
     /// No answer within the tool timeout.
     TimedOut(Duration),
-    /// The connection or the protocol failed.
+    /// The server answered with an error, or broke the protocol.
     Failed(String),
+    /// The connection ended during the call (the server stopped): it may or may not have
+    /// acted on it.
+    Closed(String),
 }
 
 impl std::fmt::Display for CallError {
@@ -195,6 +204,10 @@ impl std::fmt::Display for CallError {
                 after.as_secs()
             ),
             CallError::Failed(why) => f.write_str(why),
+            CallError::Closed(why) => write!(
+                f,
+                "{why}: the server stopped during the call (whether it acted on it is unknown)"
+            ),
         }
     }
 }

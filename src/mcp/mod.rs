@@ -270,8 +270,10 @@ impl Servers {
             .call(&tool.tool, arguments)
             .await
             .map(|result| result::render(&tool.server, &tool.tool, &result, max_chars));
-        if output.is_err() && connection.is_closed() {
+        // A server that stopped is started again at the next call (once per run).
+        if matches!(output, Err(CallError::Closed(_))) || connection.is_closed() {
             slot.failed = Some("its connection ended".to_owned());
+            slot.connection = None;
         }
         called(started, output, notice)
     }

@@ -249,6 +249,9 @@ impl Plain {
                 }
                 done_lines(note.as_deref(), changes.as_ref(), usage.as_ref())
             }
+            Event::Warning { code, message } if code == crate::event::MCP_WARNING => {
+                format!("agent: warning: {}", sanitize::escape_prose(message))
+            }
             _ => return,
         };
         self.write(&line);

@@ -343,6 +343,10 @@ impl Tui {
             | Event::FileResult { .. }
             | Event::McpCall { .. }
             | Event::McpResult { .. } => self.file_event(event),
+            Event::Warning { code, message } if code == crate::event::MCP_WARNING => {
+                let line = format!("agent: warning: {}", sanitize::escape_prose(message));
+                self.line(&self.dim(&line));
+            }
             Event::Start { .. }
             | Event::Continue { .. }
             | Event::Decision { .. }

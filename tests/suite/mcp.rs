@@ -577,3 +577,98 @@ fn a_call_is_asked_at_a_terminal_and_allowed() {
     let results = server.request(1).tool_results();
     assert!(results[0].1.contains("echo: from the tty"), "{results:?}");
 }
+
+#[test]
+fn a_server_that_dies_is_restarted_once_per_run() {
+    let (sandbox, tmp) = dirs();
+    let token = token();
+    // The server answers one call and exits when the next one comes.
+    sandbox.settings(&settings("die-after-call", &token, ""));
+    let words = ["one", "two", "three", "four", "five"];
+    let mut turns: Vec<Turn> = words
+        .iter()
+        .map(|word| mcp_call("mcp__srv__echo", &json!({"text": word})))
+        .collect();
+    turns.push(turn_text("done"));
+    let server = FakeModel::openai_turns(turns);
+    let output = sandbox
+        .openai_run(&server)
+        .env("TMPDIR", &tmp)
+        .args(["--allow", "mcp:srv", "hi"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let result = |turn: usize| {
+        server
+            .request(turn)
+            .tool_results()
+            .last()
+            .unwrap()
+            .1
+            .clone()
+    };
+    assert!(result(1).contains("echo: one"), "{}", result(1));
+    assert!(
+        result(2).contains("stopped during the call"),
+        "{}",
+        result(2)
+    );
+    assert!(result(3).contains("echo: three"), "{}", result(3));
+    assert!(
+        result(4).contains("stopped during the call"),
+        "{}",
+        result(4)
+    );
+    assert!(result(5).contains("not running"), "{}", result(5));
+    assert_eq!(
+        stderr.matches("restarted it (once per run)").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(
+        running_with(&token).is_empty(),
+        "the server outlived the run"
+    );
+}
+
+#[test]
+fn a_server_without_the_sandbox_does_not_start_without_a_yes() {
+    let (sandbox, tmp) = dirs();
+    sandbox.settings(&settings("normal", &token(), "sandbox = \"off\""));
+    let tmp = tmp.display().to_string();
+    let line = one_line_and_no_tools(&sandbox, "srv", &[("TMPDIR", &tmp)]);
+    assert!(line.contains("without the sandbox"), "{line}");
+}
+
+#[test]
+fn the_sandbox_keeps_a_server_off_the_network() {
+    if !super::sandbox::available() {
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    for network in ["", "network = [\"example.com\"]"] {
+        let (sandbox, tmp) = dirs();
+        sandbox.settings(&settings("normal", &token(), network));
+        let (result, _, stderr) = one_call(
+            &sandbox,
+            &tmp,
+            "mcp__srv__connect",
+            &json!({"port": port}),
+            &["--allow", "mcp:srv/connect"],
+        );
+        assert!(result.contains("cannot connect"), "{network}: {result}");
+        if !network.is_empty() {
+            assert!(stderr.contains("network"), "{stderr}");
+        }
+    }
+}
+
+#[test]
+fn a_notification_storm_leaves_the_server_usable() {
+    let (sandbox, tmp) = dirs();
+    sandbox.settings(&settings("storm", &token(), ""));
+    let (result, _, _) = echo(&sandbox, &tmp, &["--allow", "mcp:srv"]);
+    assert!(result.contains("echo: hi"), "{result}");
+}

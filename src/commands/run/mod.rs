@@ -95,13 +95,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     );
     let mut stats = Stats::default();
     let runtime = super::runtime()?;
-    config.mcp = runtime.block_on(start_mcp(
-        &catalogue,
-        &config,
-        &mut approver,
-        quiet,
-        &mut emit,
-    ));
+    config.mcp = runtime.block_on(start_mcp(&catalogue, &config, &mut approver, &mut emit));
     let outcome = runtime.block_on(drive(
         agent::run_after(
             &mut model,
@@ -133,22 +127,18 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     exit_status(outcome?, &stats, &settings, &output)
 }
 
-/// Starts the run's MCP servers, saying each problem once (stderr unless -q, and a `warning`
-/// event).
+/// Starts the run's MCP servers, saying each problem once (a `warning` event the screens
+/// show).
 async fn start_mcp(
     catalogue: &crate::mcp::Catalogue,
     config: &agent::Config,
     approver: &mut Approver<Option<Arc<Mutex<Tui>>>>,
-    quiet: bool,
     emit: &mut impl FnMut(Event),
 ) -> Option<Arc<crate::mcp::Servers>> {
     let (servers, notices) = super::mcp::start_for_run(catalogue, config, approver).await;
     for notice in notices {
-        if !quiet {
-            let _ = writeln!(std::io::stderr(), "agent: warning: {notice}");
-        }
         emit(Event::Warning {
-            code: "mcp_server".to_owned(),
+            code: crate::event::MCP_WARNING.to_owned(),
             message: notice,
         });
     }
