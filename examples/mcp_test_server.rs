@@ -11,6 +11,7 @@
 //! - `flood`: writes to stdout without end (no newline);
 //! - `exit`: exits at once with status 3;
 //! - `die-after-call`: answers one `tools/call`, and exits when the next one comes;
+//! - `grow`: after its first `tools/call` says its tools changed and lists one more, `late`;
 //! - `storm`: sends thousands of notifications after `initialize`, then works normally.
 //!
 //! `--token T` only appears in its command line, so that a test can find its processes
@@ -69,7 +70,16 @@ fn main() {
                 "serverInfo": {"name": "mcp_test_server", "version": "1.0.0"}
             })),
             (_, "ping") => Ok(json!({})),
-            (_, "tools/list") => Ok(json!({ "tools": tools() })),
+            (_, "tools/list") => {
+                let mut listed = tools();
+                if mode == "grow" && calls > 0 {
+                    if let Some(all) = listed.as_array_mut() {
+                        all.push(json!({"name": "late", "description": "Came later.",
+                            "inputSchema": object(&json!({}))}));
+                    }
+                }
+                Ok(json!({ "tools": listed }))
+            }
             (_, "tools/call") => {
                 calls += 1;
                 if mode == "die-after-call" && calls == 2 {
@@ -85,6 +95,14 @@ fn main() {
                 "error": {"code": -32601, "message": message}}),
         };
         let mut out = stdout.lock();
+        // Before the answer, so that the client knows of the change when the call returns.
+        if mode == "grow" && method == "tools/call" && calls == 1 {
+            let _ = writeln!(
+                out,
+                "{}",
+                json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            );
+        }
         let _ = writeln!(out, "{response}");
         if mode == "storm" && method == "initialize" {
             for n in 0..20_000 {

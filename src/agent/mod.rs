@@ -171,7 +171,7 @@ pub async fn run_after<M: Model, A: Approve>(
         mcp_for_run: std::collections::HashSet::new(),
     };
     let system = system_prompt(config);
-    let tools = offered_tools(config);
+    let mut tools = offered_tools(config);
     let messages = conversation;
     // A conversation continued from a transcript or a session is one every server reads.
     crate::model::repair::repair(messages);
@@ -181,6 +181,12 @@ pub async fn run_after<M: Model, A: Approve>(
         if let Some(note) = clock.spent(stats) {
             emit(done(Outcome::Budget, stats, None, Some(&note)));
             return Ok(Outcome::Budget);
+        }
+        // A server that said its tools changed is listed again before the next request.
+        if let Some(mcp) = &config.mcp
+            && mcp.refresh().await
+        {
+            tools = offered_tools(config);
         }
         let request = Request {
             system: &system,

@@ -51,6 +51,8 @@ struct Slot {
 pub struct Servers {
     slots: tokio::sync::Mutex<Vec<Slot>>,
     tools: std::sync::Mutex<Vec<OfferedTool>>,
+    /// The built-in tools' names, which no MCP tool's name may take.
+    builtin: std::sync::Mutex<BTreeSet<String>>,
     launch: Launch,
     /// `PATH`, `HOME`, `LANG` of the agent, read once.
     passed: Vec<(String, String)>,
@@ -107,6 +109,7 @@ impl Servers {
         Self {
             slots: tokio::sync::Mutex::new(slots),
             tools: std::sync::Mutex::new(Vec::new()),
+            builtin: std::sync::Mutex::new(BTreeSet::new()),
             launch,
             passed: stdio::environment(&[], lookup),
             tokens,
@@ -154,6 +157,9 @@ impl Servers {
             }
         });
         let started = futures_util::future::join_all(starts).await;
+        if let Ok(mut builtin) = self.builtin.lock() {
+            builtin.clone_from(taken);
+        }
         let mut taken = taken.clone();
         let mut offered = Vec::new();
         for (slot, started) in slots.iter_mut().zip(started) {
@@ -188,6 +194,50 @@ impl Servers {
             *tools = offered;
         }
         notices
+    }
+
+    /// Lists again the tools of every server that said they changed (`tools/list_changed`);
+    /// `true` when the offered tools are to be read again. Tools already offered keep their
+    /// names.
+    pub async fn refresh(&self) -> bool {
+        // A notification that came with the last answer is handled by a task of its own: let
+        // it run first.
+        tokio::task::yield_now().await;
+        let slots = self.slots.lock().await;
+        let changed: Vec<&Slot> = slots
+            .iter()
+            .filter(|slot| {
+                slot.connection
+                    .as_ref()
+                    .is_some_and(Connection::tools_changed)
+            })
+            .collect();
+        if changed.is_empty() {
+            return false;
+        }
+        let mut offered = self.tools();
+        let mut taken = self.builtin.lock().map(|b| b.clone()).unwrap_or_default();
+        for slot in changed {
+            let Some(connection) = &slot.connection else {
+                continue;
+            };
+            let Ok(listed) = connection.list_tools().await else {
+                continue;
+            };
+            let kept: Vec<OfferedTool> = offered
+                .iter()
+                .filter(|tool| tool.server != slot.config.name)
+                .cloned()
+                .collect();
+            taken.extend(kept.iter().map(|tool| tool.name.clone()));
+            let (tools, _) = names::offer(&slot.config, &listed, &mut taken);
+            offered = kept;
+            offered.extend(tools);
+        }
+        if let Ok(mut tools) = self.tools.lock() {
+            *tools = offered;
+        }
+        true
     }
 
     /// The tools offered to the model now.

@@ -672,3 +672,25 @@ fn a_notification_storm_leaves_the_server_usable() {
     let (result, _, _) = echo(&sandbox, &tmp, &["--allow", "mcp:srv"]);
     assert!(result.contains("echo: hi"), "{result}");
 }
+
+#[test]
+fn a_changed_tool_list_is_followed_before_the_next_request() {
+    let (sandbox, tmp) = dirs();
+    sandbox.settings(&settings("grow", &token(), ""));
+    let server = FakeModel::openai_turns([
+        mcp_call("mcp__srv__echo", &json!({"text": "hi"})),
+        turn_text("done"),
+    ]);
+    let output = sandbox
+        .openai_run(&server)
+        .env("TMPDIR", &tmp)
+        .args(["--allow", "mcp:srv", "hi"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let late = "mcp__srv__late".to_owned();
+    assert!(!server.request(0).tool_names().contains(&late));
+    let names = server.request(1).tool_names();
+    assert!(names.contains(&late), "{names:?}");
+    assert!(names.contains(&"mcp__srv__echo".to_owned()), "{names:?}");
+}
