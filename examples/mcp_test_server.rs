@@ -72,11 +72,12 @@ fn main() {
             (_, "ping") => Ok(json!({})),
             (_, "tools/list") => {
                 let mut listed = tools();
-                if mode == "grow" && calls > 0 {
-                    if let Some(all) = listed.as_array_mut() {
-                        all.push(json!({"name": "late", "description": "Came later.",
-                            "inputSchema": object(&json!({}))}));
-                    }
+                if mode == "grow"
+                    && calls > 0
+                    && let Some(all) = listed.as_array_mut()
+                {
+                    all.push(json!({"name": "late", "description": "Came later.",
+                        "inputSchema": object(&json!({}))}));
                 }
                 Ok(json!({ "tools": listed }))
             }

@@ -32,7 +32,7 @@ pub use instructions::{Instructions, MAX_INSTRUCTION_BYTES};
 pub use prompt::{fixed_prompt_tokens, system_prompt};
 pub use tool::{SHELL, ShellCall, shell_tool};
 
-use prompt::offered_tools;
+use prompt::{offered_tools, refresh_tools};
 use reply::{drop_cut_calls, keep_cut_reply, push_prompt, sent_message};
 use shell_call::refused;
 use turn::{ask, cut_or_filtered, done, end_turn, failed};
@@ -182,12 +182,7 @@ pub async fn run_after<M: Model, A: Approve>(
             emit(done(Outcome::Budget, stats, None, Some(&note)));
             return Ok(Outcome::Budget);
         }
-        // A server that said its tools changed is listed again before the next request.
-        if let Some(mcp) = &config.mcp
-            && mcp.refresh().await
-        {
-            tools = offered_tools(config);
-        }
+        refresh_tools(config, &mut tools).await;
         let request = Request {
             system: &system,
             messages,

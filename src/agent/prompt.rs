@@ -28,6 +28,16 @@ pub(super) fn offered_tools(config: &Config) -> Vec<crate::model::ToolSpec> {
     tools
 }
 
+/// Offers the tools again when an MCP server said its tools changed (it is listed again
+/// before the next request).
+pub(super) async fn refresh_tools(config: &Config, tools: &mut Vec<crate::model::ToolSpec>) {
+    if let Some(mcp) = &config.mcp
+        && mcp.refresh().await
+    {
+        *tools = offered_tools(config);
+    }
+}
+
 /// What the sandbox lets commands do, for the system prompt (empty when it is not active).
 fn sandbox_sentence(sandbox: &crate::sandbox::Sandbox) -> String {
     use crate::sandbox::SandboxMode;
