@@ -17,7 +17,9 @@ pub mod http;
 pub mod names;
 pub mod result;
 pub mod rules;
+mod server;
 pub mod stdio;
+mod table;
 
 use std::collections::BTreeSet;
 use std::time::Instant;
