@@ -98,7 +98,21 @@ fn one_call(
     arguments: &Value,
     flags: &[&str],
 ) -> (String, Vec<u8>, String) {
-    let server = FakeModel::openai_turns([mcp_call(tool, arguments), turn_text("done")]);
+    let turns = vec![mcp_call(tool, arguments), turn_text("done")];
+    let (server, stdout, stderr) = run_turns(sandbox, tmp, turns, flags);
+    let results = server.request(1).tool_results();
+    assert_eq!(results.len(), 1, "{results:?}");
+    (results[0].1.clone(), stdout, stderr)
+}
+
+/// One successful run through `turns` with `flags`: the model server, stdout and stderr.
+fn run_turns(
+    sandbox: &Sandbox,
+    tmp: &Path,
+    turns: Vec<Turn>,
+    flags: &[&str],
+) -> (FakeModel, Vec<u8>, String) {
+    let server = FakeModel::openai_turns(turns);
     let output = sandbox
         .openai_run(&server)
         .env("TMPDIR", tmp)
@@ -108,9 +122,7 @@ fn one_call(
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "{stderr}");
-    let results = server.request(1).tool_results();
-    assert_eq!(results.len(), 1, "{results:?}");
-    (results[0].1.clone(), output.stdout, stderr)
+    (server, output.stdout, stderr)
 }
 
 /// One run calling `echo` with `hi`: as [`one_call`].
@@ -590,15 +602,7 @@ fn a_server_that_dies_is_restarted_once_per_run() {
         .map(|word| mcp_call("mcp__srv__echo", &json!({"text": word})))
         .collect();
     turns.push(turn_text("done"));
-    let server = FakeModel::openai_turns(turns);
-    let output = sandbox
-        .openai_run(&server)
-        .env("TMPDIR", &tmp)
-        .args(["--allow", "mcp:srv", "hi"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
+    let (server, _, stderr) = run_turns(&sandbox, &tmp, turns, &["--allow", "mcp:srv"]);
     let result = |turn: usize| {
         server
             .request(turn)
@@ -677,17 +681,11 @@ fn a_notification_storm_leaves_the_server_usable() {
 fn a_changed_tool_list_is_followed_before_the_next_request() {
     let (sandbox, tmp) = dirs();
     sandbox.settings(&settings("grow", &token(), ""));
-    let server = FakeModel::openai_turns([
+    let turns = vec![
         mcp_call("mcp__srv__echo", &json!({"text": "hi"})),
         turn_text("done"),
-    ]);
-    let output = sandbox
-        .openai_run(&server)
-        .env("TMPDIR", &tmp)
-        .args(["--allow", "mcp:srv", "hi"])
-        .output()
-        .unwrap();
-    assert!(output.status.success());
+    ];
+    let (server, _, _) = run_turns(&sandbox, &tmp, turns, &["--allow", "mcp:srv"]);
     let late = "mcp__srv__late".to_owned();
     assert!(!server.request(0).tool_names().contains(&late));
     let names = server.request(1).tool_names();
