@@ -37,16 +37,17 @@ complete -c agent -n "__fish_agent_needs_command" -s q -l quiet -d 'Print less (
 complete -c agent -n "__fish_agent_needs_command" -s v -l verbose -d 'Print more detail'
 complete -c agent -n "__fish_agent_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent -n "__fish_agent_needs_command" -s V -l version -d 'Print version'
-complete -c agent -n "__fish_agent_needs_command" -f -a "run" -d 'Drive the model loop on a task: PROMPT, or stdin when PROMPT is `-` or absent and stdin is piped; with PROMPT, piped stdin is sent with it as context (up to 256 KiB)'
+complete -c agent -n "__fish_agent_needs_command" -f -a "run" -d 'Drive the model loop on a task: PROMPT, or stdin when PROMPT is `-` or absent and stdin is piped'
 complete -c agent -n "__fish_agent_needs_command" -f -a "exec" -d 'Run COMMAND through the same runner the model uses (no policy: you typed it)'
 complete -c agent -n "__fish_agent_needs_command" -f -a "check" -d 'Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever'
 complete -c agent -n "__fish_agent_needs_command" -f -a "history" -d 'List past runs, or show one, from their transcripts'
 complete -c agent -n "__fish_agent_needs_command" -f -a "config" -d 'Where settings live, and the merged settings with the source of each value'
 complete -c agent -n "__fish_agent_needs_command" -f -a "rules" -d 'List every allow and deny rule with where it comes from, add one, or remove one'
+complete -c agent -n "__fish_agent_needs_command" -f -a "mcp" -d 'MCP servers: list them with their tools, add or remove one, approve a project\'s'
 complete -c agent -n "__fish_agent_needs_command" -f -a "diff" -d 'Show what a run changed in this workspace (default: the newest run)'
 complete -c agent -n "__fish_agent_needs_command" -f -a "undo" -d 'Put back every file a run changed (default: the newest run), as it was before the run'
 complete -c agent -n "__fish_agent_needs_command" -f -a "completions" -d 'Print a shell completion script'
-complete -c agent -n "__fish_agent_needs_command" -f -a "man" -d 'Print the man page (roff) for `agent`, every subcommand and its flags on it'
+complete -c agent -n "__fish_agent_needs_command" -f -a "man" -d 'Print the man page (roff) for `agent`'
 complete -c agent -n "__fish_agent_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c agent -n "__fish_agent_using_subcommand run" -l provider -d 'The model provider (default: from settings; else openai/anthropic when their key is set; else demo)' -r -f -a "openai\t'OpenAI Chat Completions, or any compatible server with --base-url'
 anthropic\t'Anthropic Messages'
@@ -120,6 +121,7 @@ off\t'Offer the model no shell tool at all'
 allow-all\t'Allow them, except destructive programs, which still ask'"
 complete -c agent -n "__fish_agent_using_subcommand check" -l read -d 'Decide whether the file tools may read PATH (read_file, list_files, search) instead' -r -F
 complete -c agent -n "__fish_agent_using_subcommand check" -l write -d 'Decide whether the file tools may write PATH (edit_file, write_file) instead' -r -F
+complete -c agent -n "__fish_agent_using_subcommand check" -l mcp -d 'Decide a call of an MCP server\'s tool instead (SERVER/TOOL)' -r
 complete -c agent -n "__fish_agent_using_subcommand check" -l config -d 'Read this settings file instead of the user settings file' -r -F
 complete -c agent -n "__fish_agent_using_subcommand check" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
 complete -c agent -n "__fish_agent_using_subcommand check" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
@@ -138,7 +140,6 @@ complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen
 complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -l all -d 'List the runs of every workspace (with a workspace column), not only this one\'s'
 complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -l json -d 'Print machine-readable JSON'
 complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -s q -l quiet -d 'Print less (errors only)'
 complete -c agent -n "__fish_agent_using_subcommand history; and not __fish_seen_subcommand_from list show help" -s v -l verbose -d 'Print more detail'
@@ -153,7 +154,6 @@ complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_sub
 complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from list" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from list" -l all -d 'List the runs of every workspace (with a workspace column), not only this one\'s'
 complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from list" -l json -d 'Print machine-readable JSON'
 complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print less (errors only)'
 complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail'
@@ -165,7 +165,6 @@ complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_sub
 complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from show" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from show" -l all -d 'List the runs of every workspace (with a workspace column), not only this one\'s'
 complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from show" -l json -d 'Print machine-readable JSON'
 complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print less (errors only)'
 complete -c agent -n "__fish_agent_using_subcommand history; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Print more detail'
@@ -282,6 +281,73 @@ complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subco
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "add" -d 'Write RULE into your settings file, as `a` (everywhere) or `3` (--project) at the prompt would: comments kept, checked first. An allow rule must be plain words and name more than a program that runs what it is given (`python3 -m pytest`, not `python`; `make test`, not `make`); a refused rule exits 2 with the reason'
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "remove" -d 'Take RULE out of your settings file: its allow and deny lists, and this workspace\'s table (comments kept). Rules from a project file or a flag are not yours to remove here. Without RULE, at a terminal, pick the rules to remove from a list'
 complete -c agent -n "__fish_agent_using_subcommand rules; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and not __fish_seen_subcommand_from list add remove approve help" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand mcp; and not __fish_seen_subcommand_from list add remove approve help" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand mcp; and not __fish_seen_subcommand_from list add remove approve help" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand mcp; and not __fish_seen_subcommand_from list add remove approve help" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand mcp; and not __fish_seen_subcommand_from list add remove approve help" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and not __fish_seen_subcommand_from list add remove approve help" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and not __fish_seen_subcommand_from list add remove approve help" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and not __fish_seen_subcommand_from list add remove approve help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and not __fish_seen_subcommand_from list add remove approve help" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and not __fish_seen_subcommand_from list add remove approve help" -f -a "list" -d 'List the servers of this workspace: where each comes from, whether it may start, and its tools with what they add to every request (servers that may start are started, fenced as in a run, and ended)'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and not __fish_seen_subcommand_from list add remove approve help" -f -a "add" -d 'Write `[mcp.servers.NAME]` into your settings file: a local server (`-- COMMAND ARGS…`) or a remote one (`--url`)'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and not __fish_seen_subcommand_from list add remove approve help" -f -a "remove" -d 'Take `[mcp.servers.NAME]` out of your settings file'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and not __fish_seen_subcommand_from list add remove approve help" -f -a "approve" -d 'Trust a server this project\'s `.agent/settings.toml` proposes, as it is proposed now (kept for this workspace in your settings file; a changed proposal asks again)'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and not __fish_seen_subcommand_from list add remove approve help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from list" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from list" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from list" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from list" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from list" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from add" -l env -d 'An environment variable the server gets, NAME=VALUE (repeatable); it gets no other besides PATH, HOME and LANG' -r
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from add" -l url -d 'A streamable-HTTP server\'s URL instead of a command' -r
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from add" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from add" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from add" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from add" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from add" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from add" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from add" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from add" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from remove" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from remove" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from remove" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from remove" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from remove" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from remove" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from remove" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from remove" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from remove" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from approve" -l config -d 'Read this settings file instead of the user settings file' -r -F
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from approve" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from approve" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from approve" -l color -d 'When to use colour (NO_COLOR is respected)' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from approve" -l json -d 'Print machine-readable JSON'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from approve" -s q -l quiet -d 'Print less (errors only)'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from approve" -s v -l verbose -d 'Print more detail'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from approve" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from approve" -s V -l version -d 'Print version'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the servers of this workspace: where each comes from, whether it may start, and its tools with what they add to every request (servers that may start are started, fenced as in a run, and ended)'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "add" -d 'Write `[mcp.servers.NAME]` into your settings file: a local server (`-- COMMAND ARGS…`) or a remote one (`--url`)'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "remove" -d 'Take `[mcp.servers.NAME]` out of your settings file'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "approve" -d 'Trust a server this project\'s `.agent/settings.toml` proposes, as it is proposed now (kept for this workspace in your settings file; a changed proposal asks again)'
+complete -c agent -n "__fish_agent_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c agent -n "__fish_agent_using_subcommand diff" -l config -d 'Read this settings file instead of the user settings file' -r -F
 complete -c agent -n "__fish_agent_using_subcommand diff" -l profile -d 'Overlay the keys of `[profiles.NAME]` from the settings' -r
 complete -c agent -n "__fish_agent_using_subcommand diff" -s C -l cwd -d 'Work in DIR instead of the current directory' -r -F
@@ -329,17 +395,18 @@ complete -c agent -n "__fish_agent_using_subcommand man" -s q -l quiet -d 'Print
 complete -c agent -n "__fish_agent_using_subcommand man" -s v -l verbose -d 'Print more detail'
 complete -c agent -n "__fish_agent_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent -n "__fish_agent_using_subcommand man" -s V -l version -d 'Print version'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "run" -d 'Drive the model loop on a task: PROMPT, or stdin when PROMPT is `-` or absent and stdin is piped; with PROMPT, piped stdin is sent with it as context (up to 256 KiB)'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "exec" -d 'Run COMMAND through the same runner the model uses (no policy: you typed it)'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "check" -d 'Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "history" -d 'List past runs, or show one, from their transcripts'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "config" -d 'Where settings live, and the merged settings with the source of each value'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "rules" -d 'List every allow and deny rule with where it comes from, add one, or remove one'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "diff" -d 'Show what a run changed in this workspace (default: the newest run)'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "undo" -d 'Put back every file a run changed (default: the newest run), as it was before the run'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "man" -d 'Print the man page (roff) for `agent`, every subcommand and its flags on it'
-complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules diff undo completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules mcp diff undo completions man help" -f -a "run" -d 'Drive the model loop on a task: PROMPT, or stdin when PROMPT is `-` or absent and stdin is piped'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules mcp diff undo completions man help" -f -a "exec" -d 'Run COMMAND through the same runner the model uses (no policy: you typed it)'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules mcp diff undo completions man help" -f -a "check" -d 'Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules mcp diff undo completions man help" -f -a "history" -d 'List past runs, or show one, from their transcripts'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules mcp diff undo completions man help" -f -a "config" -d 'Where settings live, and the merged settings with the source of each value'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules mcp diff undo completions man help" -f -a "rules" -d 'List every allow and deny rule with where it comes from, add one, or remove one'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules mcp diff undo completions man help" -f -a "mcp" -d 'MCP servers: list them with their tools, add or remove one, approve a project\'s'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules mcp diff undo completions man help" -f -a "diff" -d 'Show what a run changed in this workspace (default: the newest run)'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules mcp diff undo completions man help" -f -a "undo" -d 'Put back every file a run changed (default: the newest run), as it was before the run'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules mcp diff undo completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules mcp diff undo completions man help" -f -a "man" -d 'Print the man page (roff) for `agent`'
+complete -c agent -n "__fish_agent_using_subcommand help; and not __fish_seen_subcommand_from run exec check history config rules mcp diff undo completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "list" -d 'List past runs: time, prompt, turns, commands run and denied, outcome'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from history" -f -a "show" -d 'Replay one run readably (--json: its raw events)'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the path of the user settings file (it need not exist yet)'
@@ -348,3 +415,7 @@ complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcom
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from rules" -f -a "list" -d 'List every rule that applies in this workspace, with its source'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from rules" -f -a "add" -d 'Write RULE into your settings file, as `a` (everywhere) or `3` (--project) at the prompt would: comments kept, checked first. An allow rule must be plain words and name more than a program that runs what it is given (`python3 -m pytest`, not `python`; `make test`, not `make`); a refused rule exits 2 with the reason'
 complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from rules" -f -a "remove" -d 'Take RULE out of your settings file: its allow and deny lists, and this workspace\'s table (comments kept). Rules from a project file or a flag are not yours to remove here. Without RULE, at a terminal, pick the rules to remove from a list'
+complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from mcp" -f -a "list" -d 'List the servers of this workspace: where each comes from, whether it may start, and its tools with what they add to every request (servers that may start are started, fenced as in a run, and ended)'
+complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from mcp" -f -a "add" -d 'Write `[mcp.servers.NAME]` into your settings file: a local server (`-- COMMAND ARGS…`) or a remote one (`--url`)'
+complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from mcp" -f -a "remove" -d 'Take `[mcp.servers.NAME]` out of your settings file'
+complete -c agent -n "__fish_agent_using_subcommand help; and __fish_seen_subcommand_from mcp" -f -a "approve" -d 'Trust a server this project\'s `.agent/settings.toml` proposes, as it is proposed now (kept for this workspace in your settings file; a changed proposal asks again)'

@@ -138,6 +138,7 @@ off\:"Offer the model no shell tool at all"
 allow-all\:"Allow them, except destructive programs, which still ask"))' \
 '(--stdin --write)--read=[Decide whether the file tools may read PATH (read_file, list_files, search) instead]:PATH:_files' \
 '(--stdin)--write=[Decide whether the file tools may write PATH (edit_file, write_file) instead]:PATH:_files' \
+'(--stdin --read --write)--mcp=[Decide a call of an MCP server'\''s tool instead (SERVER/TOOL)]:SERVER/TOOL:_default' \
 '--config=[Read this settings file instead of the user settings file]:FILE:_files' \
 '--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
 '-C+[Work in DIR instead of the current directory]:DIR:_files' \
@@ -516,6 +517,160 @@ esac
     ;;
 esac
 ;;
+(mcp)
+_arguments "${_arguments_options[@]}" : \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+":: :_agent__subcmd__mcp_commands" \
+"*::: :->mcp" \
+&& ret=0
+
+    case $state in
+    (mcp)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:agent-mcp-command-$line[1]:"
+        case $line[1] in
+            (list)
+_arguments "${_arguments_options[@]}" : \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(add)
+_arguments "${_arguments_options[@]}" : \
+'*--env=[An environment variable the server gets, NAME=VALUE (repeatable); it gets no other besides PATH, HOME and LANG]:NAME=VALUE:_default' \
+'--url=[A streamable-HTTP server'\''s URL instead of a command]:URL:_default' \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':name -- The server'\''s name (letters, digits, `-`, single `_`):_default' \
+'*::command -- The program and its arguments:_default' \
+&& ret=0
+;;
+(remove)
+_arguments "${_arguments_options[@]}" : \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':name -- The server'\''s name:_default' \
+&& ret=0
+;;
+(approve)
+_arguments "${_arguments_options[@]}" : \
+'--config=[Read this settings file instead of the user settings file]:FILE:_files' \
+'--profile=[Overlay the keys of \`\[profiles.NAME\]\` from the settings]:NAME:_default' \
+'-C+[Work in DIR instead of the current directory]:DIR:_files' \
+'--cwd=[Work in DIR instead of the current directory]:DIR:_files' \
+'--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--json[Print machine-readable JSON]' \
+'(-v --verbose)-q[Print less (errors only)]' \
+'(-v --verbose)--quiet[Print less (errors only)]' \
+'-v[Print more detail]' \
+'--verbose[Print more detail]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':name -- The server'\''s name:_default' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_agent__subcmd__mcp__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:agent-mcp-help-command-$line[1]:"
+        case $line[1] in
+            (list)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(add)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(remove)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(approve)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+;;
 (diff)
 _arguments "${_arguments_options[@]}" : \
 '--config=[Read this settings file instead of the user settings file]:FILE:_files' \
@@ -706,6 +861,38 @@ _arguments "${_arguments_options[@]}" : \
     ;;
 esac
 ;;
+(mcp)
+_arguments "${_arguments_options[@]}" : \
+":: :_agent__subcmd__help__subcmd__mcp_commands" \
+"*::: :->mcp" \
+&& ret=0
+
+    case $state in
+    (mcp)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:agent-help-mcp-command-$line[1]:"
+        case $line[1] in
+            (list)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(add)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(remove)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(approve)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
 (diff)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -744,6 +931,7 @@ _agent_commands() {
 'history:List past runs, or show one, from their transcripts' \
 'config:Where settings live, and the merged settings with the source of each value' \
 'rules:List every allow and deny rule with where it comes from, add one, or remove one' \
+'mcp:MCP servers\: list them with their tools, add or remove one, approve a project'\''s' \
 'diff:Show what a run changed in this workspace (default\: the newest run)' \
 'undo:Put back every file a run changed (default\: the newest run), as it was before the run' \
 'completions:Print a shell completion script' \
@@ -836,6 +1024,7 @@ _agent__subcmd__help_commands() {
 'history:List past runs, or show one, from their transcripts' \
 'config:Where settings live, and the merged settings with the source of each value' \
 'rules:List every allow and deny rule with where it comes from, add one, or remove one' \
+'mcp:MCP servers\: list them with their tools, add or remove one, approve a project'\''s' \
 'diff:Show what a run changed in this workspace (default\: the newest run)' \
 'undo:Put back every file a run changed (default\: the newest run), as it was before the run' \
 'completions:Print a shell completion script' \
@@ -915,6 +1104,36 @@ _agent__subcmd__help__subcmd__history__subcmd__show_commands() {
 _agent__subcmd__help__subcmd__man_commands() {
     local commands; commands=()
     _describe -t commands 'agent help man commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__mcp_commands] )) ||
+_agent__subcmd__help__subcmd__mcp_commands() {
+    local commands; commands=(
+'list:List the servers of this workspace\: where each comes from, whether it may start, and its tools with what they add to every request (servers that may start are started, fenced as in a run, and ended)' \
+'add:Write \`\[mcp.servers.NAME\]\` into your settings file\: a local server (\`-- COMMAND ARGS…\`) or a remote one (\`--url\`)' \
+'remove:Take \`\[mcp.servers.NAME\]\` out of your settings file' \
+'approve:Trust a server this project'\''s \`.agent/settings.toml\` proposes, as it is proposed now (kept for this workspace in your settings file; a changed proposal asks again)' \
+    )
+    _describe -t commands 'agent help mcp commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__mcp__subcmd__add_commands] )) ||
+_agent__subcmd__help__subcmd__mcp__subcmd__add_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help mcp add commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__mcp__subcmd__approve_commands] )) ||
+_agent__subcmd__help__subcmd__mcp__subcmd__approve_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help mcp approve commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__mcp__subcmd__list_commands] )) ||
+_agent__subcmd__help__subcmd__mcp__subcmd__list_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help mcp list commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__help__subcmd__mcp__subcmd__remove_commands] )) ||
+_agent__subcmd__help__subcmd__mcp__subcmd__remove_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent help mcp remove commands' commands "$@"
 }
 (( $+functions[_agent__subcmd__help__subcmd__rules_commands] )) ||
 _agent__subcmd__help__subcmd__rules_commands() {
@@ -997,6 +1216,73 @@ _agent__subcmd__history__subcmd__show_commands() {
 _agent__subcmd__man_commands() {
     local commands; commands=()
     _describe -t commands 'agent man commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__mcp_commands] )) ||
+_agent__subcmd__mcp_commands() {
+    local commands; commands=(
+'list:List the servers of this workspace\: where each comes from, whether it may start, and its tools with what they add to every request (servers that may start are started, fenced as in a run, and ended)' \
+'add:Write \`\[mcp.servers.NAME\]\` into your settings file\: a local server (\`-- COMMAND ARGS…\`) or a remote one (\`--url\`)' \
+'remove:Take \`\[mcp.servers.NAME\]\` out of your settings file' \
+'approve:Trust a server this project'\''s \`.agent/settings.toml\` proposes, as it is proposed now (kept for this workspace in your settings file; a changed proposal asks again)' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'agent mcp commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__mcp__subcmd__add_commands] )) ||
+_agent__subcmd__mcp__subcmd__add_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent mcp add commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__mcp__subcmd__approve_commands] )) ||
+_agent__subcmd__mcp__subcmd__approve_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent mcp approve commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__mcp__subcmd__help_commands] )) ||
+_agent__subcmd__mcp__subcmd__help_commands() {
+    local commands; commands=(
+'list:List the servers of this workspace\: where each comes from, whether it may start, and its tools with what they add to every request (servers that may start are started, fenced as in a run, and ended)' \
+'add:Write \`\[mcp.servers.NAME\]\` into your settings file\: a local server (\`-- COMMAND ARGS…\`) or a remote one (\`--url\`)' \
+'remove:Take \`\[mcp.servers.NAME\]\` out of your settings file' \
+'approve:Trust a server this project'\''s \`.agent/settings.toml\` proposes, as it is proposed now (kept for this workspace in your settings file; a changed proposal asks again)' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'agent mcp help commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__mcp__subcmd__help__subcmd__add_commands] )) ||
+_agent__subcmd__mcp__subcmd__help__subcmd__add_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent mcp help add commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__mcp__subcmd__help__subcmd__approve_commands] )) ||
+_agent__subcmd__mcp__subcmd__help__subcmd__approve_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent mcp help approve commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__mcp__subcmd__help__subcmd__help_commands] )) ||
+_agent__subcmd__mcp__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent mcp help help commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__mcp__subcmd__help__subcmd__list_commands] )) ||
+_agent__subcmd__mcp__subcmd__help__subcmd__list_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent mcp help list commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__mcp__subcmd__help__subcmd__remove_commands] )) ||
+_agent__subcmd__mcp__subcmd__help__subcmd__remove_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent mcp help remove commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__mcp__subcmd__list_commands] )) ||
+_agent__subcmd__mcp__subcmd__list_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent mcp list commands' commands "$@"
+}
+(( $+functions[_agent__subcmd__mcp__subcmd__remove_commands] )) ||
+_agent__subcmd__mcp__subcmd__remove_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent mcp remove commands' commands "$@"
 }
 (( $+functions[_agent__subcmd__rules_commands] )) ||
 _agent__subcmd__rules_commands() {

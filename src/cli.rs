@@ -6,6 +6,9 @@ use std::path::PathBuf;
 use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod mcp;
+pub use mcp::{McpArgs, McpCommand};
+
 use crate::model::ProviderKind;
 use crate::policy::{Mode, OsFamily};
 use crate::sandbox::SandboxMode;
@@ -163,6 +166,17 @@ pub enum Command {
     )]
     Rules(RulesArgs),
 
+    /// MCP servers: list them with their tools, add or remove one, approve a project's.
+    ///
+    /// Servers come from your settings file (`[mcp.servers.NAME]`) or a `--profile`; a
+    /// project file can only propose one, which starts after `agent mcp approve NAME`.
+    /// Every call of a server's tool asks at the prompt unless a rule `mcp:SERVER` or
+    /// `mcp:SERVER/TOOL` in your allow list allows it; a local server runs in the sandbox.
+    #[command(
+        after_help = "Examples:\n  agent mcp list\n  agent mcp add fs -- npx -y @modelcontextprotocol/server-filesystem .\n  agent mcp add github --url https://api.githubcopilot.com/mcp/\n  agent mcp approve docs\n  agent rules add mcp:fs/read_text_file"
+    )]
+    Mcp(McpArgs),
+
     /// Show what a run changed in this workspace (default: the newest run).
     ///
     /// Every run that changes files is snapshotted first, into the agent's own repository
@@ -248,8 +262,11 @@ pub struct CheckArgs {
     /// Decide whether the file tools may write PATH (edit_file, write_file) instead.
     #[arg(long, value_name = "PATH", conflicts_with_all = ["command", "stdin"])]
     pub write: Option<std::path::PathBuf>,
+    /// Decide a call of an MCP server's tool instead (SERVER/TOOL).
+    #[arg(long, value_name = "SERVER/TOOL", conflicts_with_all = ["command", "stdin", "read", "write"])]
+    pub mcp: Option<String>,
     /// The command line; several words are joined with spaces.
-    #[arg(value_name = "COMMAND", num_args = 0.., trailing_var_arg = true, required_unless_present_any = ["stdin", "read", "write"])]
+    #[arg(value_name = "COMMAND", num_args = 0.., trailing_var_arg = true, required_unless_present_any = ["stdin", "read", "write", "mcp"])]
     pub command: Vec<String>,
 }
 

@@ -10,6 +10,10 @@ use crate::model::{ToolCall, Usage};
 use crate::policy::{Source, Verdict};
 use crate::tool_error::ToolError;
 
+/// The `code` of a `warning` event about an MCP server (it did not start, it stopped and was
+/// started again): the screens show these, unlike the model's warnings, which its notice says.
+pub const MCP_WARNING: &str = "mcp_server";
+
 /// Who made a decision final.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -183,6 +187,48 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         diff: Option<String>,
         /// The error when it did not run.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<ToolError>,
+    },
+    /// The model asked for a call of an MCP server's tool.
+    McpCall {
+        /// The call's id.
+        id: String,
+        /// The server's name.
+        server: String,
+        /// The tool's name on the server.
+        tool: String,
+        /// The arguments, when they are a JSON object.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        arguments: Option<serde_json::Value>,
+        /// What the server says of the tool (`readOnlyHint`): shown, never trusted.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        read_only_hint: Option<bool>,
+        /// The raw arguments, when they did not parse.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        raw_arguments: Option<String>,
+    },
+    /// An MCP call's result, as sent to the model.
+    McpResult {
+        /// The call's id.
+        id: String,
+        /// The server's name.
+        server: String,
+        /// The tool's name on the server.
+        tool: String,
+        /// How long the call took (0 when it was not made).
+        duration_ms: u64,
+        /// Characters of the result's text before the cap, when there is a result.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        chars: Option<usize>,
+        /// Text was left out to keep within the cap.
+        truncated: bool,
+        /// The server said the tool failed (`isError`).
+        is_error: bool,
+        /// What the model got, when the call was made.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        content: Option<String>,
+        /// Why there is no result (denied, timed out, the server failed).
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<ToolError>,
     },

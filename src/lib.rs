@@ -12,6 +12,7 @@ mod commands;
 pub mod error;
 pub mod event;
 pub mod exec;
+pub mod mcp;
 pub mod model;
 pub mod policy;
 pub mod sandbox;

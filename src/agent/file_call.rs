@@ -363,7 +363,7 @@ fn internal() -> ToolError {
 }
 
 /// A person's decision.
-fn person(verdict: Verdict, reason: String) -> Decision {
+pub(super) fn person(verdict: Verdict, reason: String) -> Decision {
     Decision {
         verdict,
         reason,
@@ -375,7 +375,8 @@ fn person(verdict: Verdict, reason: String) -> Decision {
     }
 }
 
-fn decision_event(id: &str, decision: &Decision, by: DecidedBy) -> Event {
+/// The `decision` event of a call that is not a shell command.
+pub(super) fn decision_event(id: &str, decision: &Decision, by: DecidedBy) -> Event {
     Event::Decision {
         id: id.to_owned(),
         decision: decision.verdict,

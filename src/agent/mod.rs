@@ -13,6 +13,7 @@ pub use auto::auto_fallback;
 mod budget;
 mod file_call;
 mod instructions;
+mod mcp_call;
 mod model_text;
 mod prompt;
 mod reply;
@@ -31,7 +32,7 @@ pub use instructions::{Instructions, MAX_INSTRUCTION_BYTES};
 pub use prompt::{fixed_prompt_tokens, system_prompt};
 pub use tool::{SHELL, ShellCall, shell_tool};
 
-use prompt::offered_tools;
+use prompt::{offered_tools, refresh_tools};
 use reply::{drop_cut_calls, keep_cut_reply, push_prompt, sent_message};
 use shell_call::refused;
 use turn::{ask, cut_or_filtered, done, end_turn, failed};
@@ -87,6 +88,8 @@ pub struct Config {
     /// The commands a person allowed with `2` ("this command, this run"): empty at first,
     /// shared by every message of a session.
     pub run_allowed: RunAllowed,
+    /// The MCP servers of this run (started, their tools offered), when any are configured.
+    pub mcp: Option<std::sync::Arc<crate::mcp::Servers>>,
 }
 
 /// Counters a caller can read even when it drops the run (Ctrl+C).
@@ -165,9 +168,10 @@ pub async fn run_after<M: Model, A: Approve>(
         repeat: None,
         time_left: None,
         files: file_call::FileState::default(),
+        mcp_for_run: std::collections::HashSet::new(),
     };
     let system = system_prompt(config);
-    let tools = offered_tools(config);
+    let mut tools = offered_tools(config);
     let messages = conversation;
     // A conversation continued from a transcript or a session is one every server reads.
     crate::model::repair::repair(messages);
@@ -178,6 +182,7 @@ pub async fn run_after<M: Model, A: Approve>(
             emit(done(Outcome::Budget, stats, None, Some(&note)));
             return Ok(Outcome::Budget);
         }
+        refresh_tools(config, &mut tools).await;
         let request = Request {
             system: &system,
             messages,
@@ -260,6 +265,34 @@ struct Loop<'a> {
     /// Exact commands a person allowed for the rest of the run (`2`).
     /// What the person granted the file tools for the run, and their repeat counter.
     files: file_call::FileState,
+    /// MCP tools a person allowed for the rest of the run (`2`), by their offered name.
+    mcp_for_run: std::collections::HashSet<String>,
+}
+
+impl Loop<'_> {
+    /// Handles one call (a file tool's, an MCP tool's, else the shell's) and returns the
+    /// content for the model; `None` means the person interrupted the run.
+    async fn handle<A: Approve>(
+        &mut self,
+        call: &crate::model::ToolCall,
+        approver: &mut A,
+        stats: &mut Stats,
+        emit: &mut (dyn FnMut(Event) + Send),
+    ) -> Option<String> {
+        if crate::tools::is_file_tool(&call.name) {
+            return self.handle_file(call, approver, stats, emit).await;
+        }
+        if let Some(tool) = self
+            .config
+            .mcp
+            .as_ref()
+            .and_then(|mcp| mcp.find(&call.name))
+        {
+            // Boxed: the SDK's call is a large future the loop should not carry inline.
+            return Box::pin(self.handle_mcp(call, &tool, approver, stats, emit)).await;
+        }
+        self.handle_shell(call, approver, stats, emit).await
+    }
 }
 
 /// Runs `request`, streaming its output as `output_delta` events of call `id`.

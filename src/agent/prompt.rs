@@ -14,14 +14,28 @@ pub fn fixed_prompt_tokens(config: &Config) -> u64 {
     crate::model::overflow::fixed_prompt_tokens(&system_prompt(config), &offered_tools(config))
 }
 
-/// The tools offered to the model: none in mode `off`, else `shell` and the file tools.
+/// The tools offered to the model: none in mode `off`, else `shell`, the file tools and the
+/// MCP servers' tools.
 pub(super) fn offered_tools(config: &Config) -> Vec<crate::model::ToolSpec> {
     if config.mode == Mode::Off {
         return Vec::new();
     }
     let mut tools = vec![shell_tool(config.os, &config.shell)];
     tools.extend(crate::tools::specs());
+    if let Some(servers) = &config.mcp {
+        tools.extend(servers.tools().iter().map(crate::mcp::OfferedTool::spec));
+    }
     tools
+}
+
+/// Offers the tools again when an MCP server said its tools changed (it is listed again
+/// before the next request).
+pub(super) async fn refresh_tools(config: &Config, tools: &mut Vec<crate::model::ToolSpec>) {
+    if let Some(mcp) = &config.mcp
+        && mcp.refresh().await
+    {
+        *tools = offered_tools(config);
+    }
 }
 
 /// What the sandbox lets commands do, for the system prompt (empty when it is not active).
@@ -53,6 +67,20 @@ fn sandbox_sentence(sandbox: &crate::sandbox::Sandbox) -> String {
     )
 }
 
+/// What the MCP servers' tools are, when any are offered.
+fn mcp_sentence(config: &Config) -> &'static str {
+    if config
+        .mcp
+        .as_ref()
+        .is_some_and(|mcp| !mcp.tools().is_empty())
+    {
+        " Tools named `mcp__SERVER__TOOL` come from MCP servers the user configured: each call \
+         needs the user's approval unless a rule allows it, and may be denied."
+    } else {
+        ""
+    }
+}
+
 /// The system prompt: OS, shell, workspace and the rules of the tool.
 #[must_use]
 pub fn system_prompt(config: &Config) -> String {
@@ -81,6 +109,7 @@ pub fn system_prompt(config: &Config) -> String {
             timeout = exec::describe_duration(config.limits.timeout),
             cap = config.limits.max_output_chars,
         ) + &sandbox_sentence(&config.sandbox)
+            + mcp_sentence(config)
     };
     format!(
         "You are agent, a coding assistant working in a terminal on {os}, in the directory {cwd}.\n\

@@ -18,18 +18,15 @@ use crate::policy::{Mode, Source, Verdict};
 use crate::sandbox::Policy;
 
 impl Loop<'_> {
-    /// Handles one call and returns the content for the model; `None` means
-    /// the person interrupted the run.
-    pub(super) async fn handle<A: Approve>(
+    /// Handles one call of the shell tool and returns the content for the model; `None`
+    /// means the person interrupted the run.
+    pub(super) async fn handle_shell<A: Approve>(
         &mut self,
         call: &ToolCall,
         approver: &mut A,
         stats: &mut Stats,
         emit: &mut (dyn FnMut(Event) + Send),
     ) -> Option<String> {
-        if crate::tools::is_file_tool(&call.name) {
-            return self.handle_file(call, approver, stats, emit).await;
-        }
         let id = call.id.clone();
         let parsed = tool::parse(call);
         emit(call_event(call, &parsed));

@@ -31,7 +31,9 @@ pub use diff::FileQuestion;
 pub use keys::Cancel;
 pub use one_key::yes_or_no;
 pub use prompt::{Answer, Caution, Question};
-pub use rules_file::{List, Scope, add_rule, remove_rule, save_allow_rule, save_rule};
+pub use rules_file::{
+    List, Scope, add_rule, edit_settings, remove_rule, save_allow_rule, save_rule,
+};
 
 use crate::policy::Decision;
 

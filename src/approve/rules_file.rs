@@ -181,6 +181,22 @@ pub fn remove_rule(path: &Path, workspace: &Path, rule: &str) -> Result<Vec<Stri
     Ok(removed)
 }
 
+/// Edits the settings file at `path` with `edit` (comments and layout kept) and writes it
+/// back atomically, through links, when `edit` succeeds.
+///
+/// # Errors
+/// The file cannot be read, parsed or written, or `edit`'s own error.
+pub fn edit_settings<T>(
+    path: &Path,
+    edit: impl FnOnce(&mut DocumentMut) -> Result<T, String>,
+) -> Result<T, String> {
+    let mut doc = read_document(path)?;
+    let result = edit(&mut doc)?;
+    write_through_links(path, doc.to_string().as_bytes())
+        .map_err(|error| format!("cannot write `{}`: {error}", path.display()))?;
+    Ok(result)
+}
+
 /// The settings text of `path` as an editable document (empty when it does not exist).
 fn read_document(path: &Path) -> Result<DocumentMut, String> {
     let name = path.display();

@@ -21,6 +21,9 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
     };
     let workspace = super::workspace(global.cwd.as_deref())?;
     let settings = super::load_settings(global, &overrides, &workspace)?;
+    if let Some(call) = &args.mcp {
+        return check_mcp(global, &settings, call);
+    }
     if let Some((access, path)) = args
         .read
         .as_ref()
@@ -91,15 +94,72 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
         write_decision(&mut out, global.json, None, &decision)?;
     }
     finish(out)?;
-    Ok(match strictest {
+    Ok(verdict_status(strictest))
+}
+
+/// `agent check --read PATH` / `--write PATH`: the file tools' decision on PATH.
+/// `agent check --mcp SERVER/TOOL`: the decision on one MCP tool's calls.
+fn check_mcp(
+    global: &GlobalArgs,
+    settings: &crate::settings::Settings,
+    call: &str,
+) -> Result<ExitCode> {
+    let Some((server, tool)) = call
+        .split_once('/')
+        .filter(|(s, t)| !s.is_empty() && !t.is_empty())
+    else {
+        return Err(Error::Usage(format!(
+            "--mcp `{call}`: write SERVER/TOOL (`agent mcp list` names them)"
+        )));
+    };
+    let decision = crate::mcp::rules::decide(
+        &settings.allow,
+        &settings.deny,
+        settings.mode.value,
+        server,
+        tool,
+    );
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if global.json {
+        #[derive(Serialize)]
+        struct McpLine<'a> {
+            server: &'a str,
+            tool: &'a str,
+            #[serde(flatten)]
+            decision: &'a Decision,
+        }
+        let line = McpLine {
+            server,
+            tool,
+            decision: &decision,
+        };
+        json_line(&mut out, &line)?;
+    } else {
+        write_decision(&mut out, false, None, &decision)?;
+    }
+    finish(out)?;
+    Ok(verdict_status(decision.verdict))
+}
+
+/// Writes `line` as one line of JSON (a closed pipe is a quiet end).
+fn json_line(out: &mut impl std::io::Write, line: &impl Serialize) -> Result<()> {
+    serde_json::to_writer(&mut *out, line)
+        .map_err(std::io::Error::other)
+        .and_then(|()| out.write_all(b"\n"))
+        .or_else(quiet_broken_pipe)?;
+    Ok(())
+}
+
+/// The exit status of a decision: 0 allow, 3 ask, 4 deny.
+fn verdict_status(verdict: Verdict) -> ExitCode {
+    match verdict {
         Verdict::Allow => Status::Success,
         Verdict::Ask => Status::Ask,
         Verdict::Deny => Status::Deny,
     }
-    .into())
+    .into()
 }
 
-/// `agent check --read PATH` / `--write PATH`: the file tools' decision on PATH.
 fn check_file(
     global: &GlobalArgs,
     settings: &crate::settings::Settings,
@@ -131,20 +191,12 @@ fn check_file(
             access,
             decision: &decision,
         };
-        serde_json::to_writer(&mut out, &line)
-            .map_err(std::io::Error::other)
-            .and_then(|()| std::io::Write::write_all(&mut out, b"\n"))
-            .or_else(quiet_broken_pipe)?;
+        json_line(&mut out, &line)?;
     } else {
         write_decision(&mut out, false, None, &decision)?;
     }
     finish(out)?;
-    Ok(match decision.verdict {
-        Verdict::Allow => Status::Success,
-        Verdict::Ask => Status::Ask,
-        Verdict::Deny => Status::Deny,
-    }
-    .into())
+    Ok(verdict_status(decision.verdict))
 }
 
 fn not_utf8() -> Decision {

@@ -9,6 +9,7 @@ mod exec;
 mod history;
 mod history_table;
 mod man;
+mod mcp;
 mod resume;
 mod rules;
 mod run;
@@ -55,6 +56,7 @@ pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Check(args) => check::run(&cli.global, args),
         Command::Config(command) => config::run(&cli.global, &command),
         Command::Rules(args) => rules::run(&cli.global, &args),
+        Command::Mcp(args) => mcp::run(&cli.global, &args),
         Command::Diff(args) => diff::run(&cli.global, &args),
         Command::Undo(args) => undo::run(&cli.global, &args),
         Command::Completions { shell } => {
@@ -127,6 +129,19 @@ pub(crate) fn sandbox(settings: &Settings, workspace: &std::path::Path) -> Sandb
         policy.keep_in(cache);
     }
     Sandbox::new(policy, settings.sandbox_required.value)
+}
+
+/// What starting an MCP server needs: the workspace, the commands' sandbox policy (when
+/// active) and the log directory (`<state>/mcp`).
+pub(crate) fn mcp_launch(
+    sandbox: &Sandbox,
+    workspace: &std::path::Path,
+) -> crate::mcp::stdio::Launch {
+    crate::mcp::stdio::Launch {
+        workspace: workspace.to_path_buf(),
+        sandbox: sandbox.active_policy().cloned(),
+        log_dir: crate::settings::state_dir(&env_var).map(|dir| dir.join("mcp")),
+    }
 }
 
 /// Where the sandbox keeps what it learns between processes: `<state dir>/sandbox`, with

@@ -110,7 +110,7 @@ mod word;
 
 pub use auto::apply_auto;
 pub use compose::PartDecision;
-pub use rules::{Rule, Rules};
+pub use rules::{MCP_RULE_PREFIX, Rule, Rules, is_mcp_rule};
 pub use suggest::{allow_rule_problem, is_valid_allow_prefix, suggest_prefix};
 
 use std::path::{Path, PathBuf};

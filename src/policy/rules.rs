@@ -27,6 +27,16 @@ pub struct Rule {
     pub source: Source,
 }
 
+/// What an MCP tool rule starts with (`mcp:SERVER`, `mcp:SERVER/TOOL`): such rules sit in the
+/// same lists as command rules, and no command is allowed by one.
+pub const MCP_RULE_PREFIX: &str = "mcp:";
+
+/// Whether `prefix` (a rule as written) is an MCP tool rule.
+#[must_use]
+pub fn is_mcp_rule(prefix: &str) -> bool {
+    prefix.trim_start().starts_with(MCP_RULE_PREFIX)
+}
+
 /// The merged allow and deny rules, pre-tokenized for speed.
 #[derive(Debug, Clone, Default)]
 pub struct Rules {
@@ -36,11 +46,15 @@ pub struct Rules {
 
 impl Rules {
     /// Compiles the rules. Rules without any word are dropped: an empty allow rule would match
-    /// everything.
+    /// everything. MCP tool rules (`mcp:…`) allow no command.
     #[must_use]
     pub fn new(allow: Vec<Rule>, deny: Vec<Rule>) -> Self {
         Rules {
-            allow: allow.into_iter().filter_map(AllowRule::compile).collect(),
+            allow: allow
+                .into_iter()
+                .filter(|rule| !is_mcp_rule(&rule.prefix))
+                .filter_map(AllowRule::compile)
+                .collect(),
             deny: deny.into_iter().flat_map(DenyRule::compile_all).collect(),
         }
     }
@@ -478,6 +492,28 @@ mod tests {
             source: Source::User,
         })
         .unwrap_or_else(|| panic!("rule {prefix:?} compiles"))
+    }
+
+    #[test]
+    fn an_mcp_rule_allows_no_command() {
+        for prefix in ["mcp:srv", "mcp:srv/tool", " mcp:x"] {
+            let rules = Rules::new(
+                vec![Rule {
+                    prefix: prefix.to_owned(),
+                    source: Source::User,
+                }],
+                Vec::new(),
+            );
+            assert!(rules.allow.is_empty(), "{prefix}");
+        }
+        let kept = Rules::new(
+            vec![Rule {
+                prefix: "git status".to_owned(),
+                source: Source::User,
+            }],
+            Vec::new(),
+        );
+        assert_eq!(kept.allow.len(), 1);
     }
 
     #[test]

@@ -173,7 +173,10 @@ impl Plain {
                 }
                 lines
             }
-            Event::FileCall { .. } | Event::FileResult { .. } => {
+            Event::FileCall { .. }
+            | Event::FileResult { .. }
+            | Event::McpCall { .. }
+            | Event::McpResult { .. } => {
                 let Some(line) = self.file_line(event) else {
                     return;
                 };
@@ -246,6 +249,9 @@ impl Plain {
                 }
                 done_lines(note.as_deref(), changes.as_ref(), usage.as_ref())
             }
+            Event::Warning { code, message } if code == crate::event::MCP_WARNING => {
+                format!("agent: warning: {}", sanitize::escape_prose(message))
+            }
             _ => return,
         };
         self.write(&line);
@@ -255,24 +261,14 @@ impl Plain {
     /// denial goes to stderr even with -q. `None`: nothing more to print.
     fn file_line(&mut self, event: &Event) -> Option<String> {
         match event {
-            Event::FileCall { .. } => {
+            Event::FileCall { .. } | Event::McpCall { .. } => {
                 let said = std::mem::take(&mut self.text);
                 (!said.trim().is_empty())
                     .then(|| sanitize::escape_prose(said.trim_end()).into_owned())
             }
-            Event::FileResult {
-                label,
-                summary,
-                error,
-                ..
-            } => {
+            Event::FileResult { .. } | Event::McpResult { .. } => {
                 let denied = self.denied.take();
-                let (tone, line) = super::summary::file_summary(
-                    label,
-                    summary.as_deref(),
-                    error.as_ref(),
-                    denied.as_deref(),
-                );
+                let (tone, line) = super::summary::result_line(event, denied.as_deref())?;
                 if tone == super::summary::Tone::Denied {
                     let _ = writeln!(std::io::stderr().lock(), "{line}");
                     return None;

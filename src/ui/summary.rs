@@ -211,6 +211,55 @@ pub fn file_summary(
     }
 }
 
+/// The one summary line of a file tool's or an MCP tool's result, and its tone (`✓ mcp
+/// srv/echo · 8 chars · 12 ms`); `denied` is the decision's reason when it was denied. `None`
+/// for any other event.
+#[must_use]
+pub fn result_line(event: &crate::event::Event, denied: Option<&str>) -> Option<(Tone, String)> {
+    match event {
+        crate::event::Event::FileResult {
+            label,
+            summary,
+            error,
+            ..
+        } => Some(file_summary(
+            label,
+            summary.as_deref(),
+            error.as_ref(),
+            denied,
+        )),
+        crate::event::Event::McpResult {
+            server,
+            tool,
+            duration_ms,
+            chars,
+            truncated,
+            is_error,
+            error,
+            ..
+        } => {
+            let summary = chars.map(|chars| {
+                let mut summary = format!("{chars} chars · {duration_ms} ms");
+                if *truncated {
+                    summary.push_str(" · capped");
+                }
+                if *is_error {
+                    summary.push_str(" · the tool reported an error");
+                }
+                summary
+            });
+            let label = format!("mcp {server}/{tool}");
+            Some(file_summary(
+                &label,
+                summary.as_deref(),
+                error.as_ref(),
+                denied,
+            ))
+        }
+        _ => None,
+    }
+}
+
 /// The run's tokens at its end: `agent: tokens: 12.4k in (9.1k cached) · 1.3k out`.
 #[must_use]
 pub fn run_usage(usage: &Usage) -> String {

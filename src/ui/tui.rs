@@ -163,10 +163,12 @@ impl Tui {
             | Event::Continue { .. }
             | Event::ToolResult { .. }
             | Event::FileResult { .. }
+            | Event::McpResult { .. }
             | Event::TurnEnd { .. } => self.working.wait(),
             Event::TextDelta { .. }
             | Event::ToolCall { .. }
             | Event::FileCall { .. }
+            | Event::McpCall { .. }
             | Event::Decision { .. }
             | Event::OutputDelta { .. }
             | Event::Done { .. }
@@ -337,7 +339,14 @@ impl Tui {
                 let line = super::summary::compacted(*reason, *replaced);
                 self.line(&self.dim(&line));
             }
-            Event::FileCall { .. } | Event::FileResult { .. } => self.file_event(event),
+            Event::FileCall { .. }
+            | Event::FileResult { .. }
+            | Event::McpCall { .. }
+            | Event::McpResult { .. } => self.file_event(event),
+            Event::Warning { code, message } if code == crate::event::MCP_WARNING => {
+                let line = format!("agent: warning: {}", sanitize::escape_prose(message));
+                self.line(&self.dim(&line));
+            }
             Event::Start { .. }
             | Event::Continue { .. }
             | Event::Decision { .. }
@@ -352,24 +361,17 @@ impl Tui {
     /// A file tool's call (no pane: it is quick) and its one summary line.
     fn file_event(&mut self, event: &Event) {
         match event {
-            Event::FileCall { .. } => {
+            Event::FileCall { .. } | Event::McpCall { .. } => {
                 self.end_line();
                 self.file_call = true;
                 self.pending_command = None;
             }
-            Event::FileResult {
-                label,
-                summary,
-                error,
-                ..
-            } => {
+            Event::FileResult { .. } | Event::McpResult { .. } => {
                 let denied = self.denied.take();
-                let (tone, line) = super::summary::file_summary(
-                    label,
-                    summary.as_deref(),
-                    error.as_ref(),
-                    denied.as_deref(),
-                );
+                let Some((tone, line)) = super::summary::result_line(event, denied.as_deref())
+                else {
+                    return;
+                };
                 if self.quiet && tone != Tone::Denied {
                     return;
                 }

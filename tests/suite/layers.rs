@@ -13,6 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["session"],
     &["transcript"],
     &["agent"],
+    &["mcp"],
     &["approve"],
     &["ui"],
     &["event"],

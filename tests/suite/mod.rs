@@ -18,6 +18,8 @@ mod instructions;
 mod layers;
 mod limits;
 mod live;
+mod mcp;
+mod mcp_http;
 mod model;
 mod pickers;
 mod readme;

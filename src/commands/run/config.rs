@@ -120,5 +120,6 @@ pub(in crate::commands) fn agent_config(
         files: std::sync::Arc::new(files),
         snapshots: crate::snapshot::Recorder::default(),
         run_allowed: agent::RunAllowed::default(),
+        mcp: None,
     })
 }

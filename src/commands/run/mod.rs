@@ -38,6 +38,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let prompt = task(earlier.as_ref(), words.as_deref(), global)?;
     let earlier = earlier.map(|earlier| earlier.path);
     let settings = super::load_settings(global, &overrides, &workspace)?;
+    let catalogue = super::mcp::catalogue(global, &settings, &workspace)?;
     let quiet = global.quiet;
     model_notice(&settings, global);
     let sandbox = super::sandbox(&settings, &workspace);
@@ -94,6 +95,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     );
     let mut stats = Stats::default();
     let runtime = super::runtime()?;
+    config.mcp = runtime.block_on(start_mcp(&catalogue, &config, &mut approver, &mut emit));
     let outcome = runtime.block_on(drive(
         agent::run_after(
             &mut model,
@@ -106,6 +108,10 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         ),
         tui.as_ref(),
     ));
+    // Everything the MCP servers started ends with the run.
+    if let Some(servers) = &config.mcp {
+        runtime.block_on(servers.shutdown());
+    }
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(stop) => {
@@ -119,6 +125,24 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     };
     finish_screen(tui.as_ref());
     exit_status(outcome?, &stats, &settings, &output)
+}
+
+/// Starts the run's MCP servers, saying each problem once (a `warning` event the screens
+/// show).
+async fn start_mcp(
+    catalogue: &crate::mcp::Catalogue,
+    config: &agent::Config,
+    approver: &mut Approver<Option<Arc<Mutex<Tui>>>>,
+    emit: &mut impl FnMut(Event),
+) -> Option<Arc<crate::mcp::Servers>> {
+    let (servers, notices) = super::mcp::start_for_run(catalogue, config, approver).await;
+    for notice in notices {
+        emit(Event::Warning {
+            code: crate::event::MCP_WARNING.to_owned(),
+            message: notice,
+        });
+    }
+    servers
 }
 
 /// The `done` event of a run a signal stopped (the loop was dropped): what it counted, and

@@ -164,6 +164,16 @@ mod tests {
     }
 
     #[test]
+    fn mcp_tables_are_left_to_the_mcp_module() {
+        let layer = parse_ok(
+            "[mcp.servers.fs]\ncommand = \"x\"\n[profiles.p.mcp.servers.g]\nurl = \"http://h\"\n\
+             [projects.\"/w\".mcp.approved]\nfs = \"0123\"\n",
+        );
+        assert!(layer.warnings.is_empty(), "{:?}", layer.warnings);
+        assert!(layer.entries.is_empty());
+    }
+
+    #[test]
     fn unknown_keys_warn_with_a_suggestion() {
         let layer = parse_ok("[permissions.commands]\nalow = [\"ls\"]\n[limitz]\nx = 1\n");
         assert_eq!(

@@ -11,6 +11,10 @@ use super::suggest::closest;
 use super::{Entry, Layer, Value};
 use crate::settings::SettingsError;
 
+/// `[mcp]` at the top of a file, of a profile and of a project table: the MCP servers and their
+/// approvals, which the MCP module reads (it sits above settings).
+const MCP_TABLE: &str = "mcp";
+
 pub(super) struct Reader<'a> {
     pub(super) path: &'a Path,
     pub(super) text: &'a str,
@@ -29,6 +33,7 @@ impl Reader<'_> {
         )
     }
 
+    /// Reads `table` (the root when `prefix` is empty) into the layer.
     pub(super) fn table(&mut self, table: &Table, prefix: &str) -> Result<(), SettingsError> {
         for (key, item) in table {
             let name = if prefix.is_empty() {
@@ -37,7 +42,9 @@ impl Reader<'_> {
                 format!("{prefix}.{key}")
             };
             let line = self.key_line(table, key);
-            if prefix.is_empty() && key == "profiles" {
+            if prefix.is_empty() && key == MCP_TABLE {
+                // Read, checked and reported by the MCP module, which sits above settings.
+            } else if prefix.is_empty() && key == "profiles" {
                 self.profiles(item, line)?;
             } else if prefix.is_empty() && key == "projects" {
                 self.projects(item, line)?;
@@ -93,7 +100,7 @@ impl Reader<'_> {
                 return Err(self.invalid(line, format!("`profiles.{name}` must be a table")));
             };
             let mut entries = Vec::new();
-            for (key, item) in profile {
+            for (key, item) in profile.iter().filter(|(key, _)| *key != MCP_TABLE) {
                 let line = self.key_line(profile, key);
                 match SCHEMA.iter().find(|(_, k, ..)| *k == key) {
                     Some(&(_, _, kind, dotted)) => {

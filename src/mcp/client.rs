@@ -1,0 +1,225 @@
+//! One connection to a server through the official SDK (`rmcp`, client role): the
+//! `initialize` handshake (protocol version negotiated as the SDK does it) bounded by the
+//! server's `startup_timeout_secs`, `tools/list` and `tools/call` bounded by its
+//! `tool_timeout_secs`. Results are taken as JSON (the wire's shape), so the rest of the
+//! module does not follow the SDK's types. `notifications/tools/list_changed` is noted and
+//! the list fetched again at the next request.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use rmcp::ServiceExt as _;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use serde_json::Value;
+
+use super::config::{ServerConfig, Transport};
+use super::stdio::{self, Launch, Process};
+
+/// Longest error text kept from a server or the SDK (one line).
+const MAX_ERROR_CHARS: usize = 300;
+
+/// The client side's handler: notes `tools/list_changed`.
+#[derive(Debug, Clone, Default)]
+pub struct Handler {
+    changed: Arc<AtomicBool>,
+}
+
+impl rmcp::ClientHandler for Handler {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changed.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A started, initialised server.
+pub struct Connection {
+    service: RunningService<RoleClient, Handler>,
+    changed: Arc<AtomicBool>,
+    /// The local process (none for a remote server).
+    process: Option<Process>,
+    tool_timeout: Duration,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("process", &self.process)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Starts `server` (a local one under `policy` with `env`; a remote one with `token`) and
+/// runs the handshake, all within its startup timeout.
+///
+/// # Errors
+/// Why it did not start, in one line.
+pub async fn connect(
+    server: &ServerConfig,
+    policy: Option<&crate::sandbox::Policy>,
+    env: &[(String, String)],
+    launch: &Launch,
+    token: Option<String>,
+) -> Result<Connection, String> {
+    let handler = Handler::default();
+    let changed = Arc::clone(&handler.changed);
+    let bound = server.startup_timeout;
+    let late = || {
+        format!(
+            "it did not answer `initialize` within {} s (startup_timeout_secs)",
+            bound.as_secs()
+        )
+    };
+    let (service, process) = match &server.transport {
+        Transport::Stdio { command, args } => {
+            let (process, reader, writer) =
+                stdio::spawn(&server.name, command, args, env, policy, launch)?;
+            match tokio::time::timeout(bound, handler.serve((reader, writer))).await {
+                Ok(Ok(service)) => (service, Some(process)),
+                Ok(Err(error)) => {
+                    return Err(broken(&process).unwrap_or_else(|| {
+                        format!("its `initialize` failed: {}", one_line(&error.to_string()))
+                    }));
+                }
+                Err(_) => return Err(late()),
+            }
+        }
+        Transport::Http { url, headers, .. } => {
+            let transport = super::http::transport(url, headers, token)?;
+            match tokio::time::timeout(bound, handler.serve(transport)).await {
+                Ok(Ok(service)) => (service, None),
+                Ok(Err(error)) => {
+                    return Err(format!(
+                        "{url} did not start an MCP session: {}",
+                        one_line(&error.to_string())
+                    ));
+                }
+                Err(_) => return Err(late()),
+            }
+        }
+    };
+    Ok(Connection {
+        service,
+        changed,
+        process,
+        tool_timeout: server.tool_timeout,
+    })
+}
+
+fn broken(process: &Process) -> Option<String> {
+    process.broken.lock().ok().and_then(|b| b.clone())
+}
+
+impl Connection {
+    /// The local process's id.
+    #[must_use]
+    pub fn pid(&self) -> Option<u32> {
+        self.process.as_ref().and_then(Process::id)
+    }
+
+    /// Whether the server said its tools changed since the last listing (and forgets it).
+    pub fn tools_changed(&self) -> bool {
+        self.changed.swap(false, Ordering::Relaxed)
+    }
+
+    /// Its tools, as JSON objects of the wire (`name`, `description`, `inputSchema`, …).
+    ///
+    /// # Errors
+    /// Why they could not be listed, in one line.
+    pub async fn list_tools(&self) -> Result<Vec<Value>, String> {
+        let listed = tokio::time::timeout(self.tool_timeout, self.service.list_all_tools()).await;
+        match listed {
+            Ok(Ok(tools)) => Ok(tools
+                .iter()
+                .filter_map(|tool| serde_json::to_value(tool).ok())
+                .collect()),
+            Ok(Err(error)) => Err(self.failure("`tools/list`", &error.to_string())),
+            Err(_) => Err(format!(
+                "`tools/list` got no answer within {} s (tool_timeout_secs)",
+                self.tool_timeout.as_secs()
+            )),
+        }
+    }
+
+    /// Calls `tool` with `arguments` (a JSON object); the result as wire JSON.
+    ///
+    /// # Errors
+    /// A timeout, a closed connection or a protocol error, in one line (a tool's own failure
+    /// is a result with `isError`).
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: serde_json::Map<String, Value>,
+    ) -> Result<Value, CallError> {
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        match tokio::time::timeout(self.tool_timeout, self.service.call_tool(params)).await {
+            Ok(Ok(result)) => serde_json::to_value(&result).map_err(|error| {
+                CallError::Failed(format!("its result did not serialise: {error}"))
+            }),
+            Ok(Err(
+                error
+                @ (rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_)),
+            )) => Err(CallError::Closed(
+                self.failure("the call", &error.to_string()),
+            )),
+            Ok(Err(error)) => Err(CallError::Failed(
+                self.failure("the call", &error.to_string()),
+            )),
+            Err(_) => Err(CallError::TimedOut(self.tool_timeout)),
+        }
+    }
+
+    fn failure(&self, what: &str, error: &str) -> String {
+        match self.process.as_ref().and_then(broken) {
+            Some(why) => format!("the server's connection ended: {why}"),
+            None => format!("{what} failed: {}", one_line(error)),
+        }
+    }
+
+    /// Whether the connection is closed (the server exited or broke the protocol).
+    #[must_use]
+    pub fn is_closed(&self) -> bool {
+        self.service.is_transport_closed()
+    }
+}
+
+/// A call that got no result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallError {
+    /// No answer within the tool timeout.
+    TimedOut(Duration),
+    /// The server answered with an error, or broke the protocol.
+    Failed(String),
+    /// The connection ended during the call (the server stopped): it may or may not have
+    /// acted on it.
+    Closed(String),
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::TimedOut(after) => write!(
+                f,
+                "no answer within {} s (tool_timeout_secs)",
+                after.as_secs()
+            ),
+            CallError::Failed(why) => f.write_str(why),
+            CallError::Closed(why) => write!(
+                f,
+                "{why}: the server stopped during the call (whether it acted on it is unknown)"
+            ),
+        }
+    }
+}
+
+/// `text` on one line, cut to [`MAX_ERROR_CHARS`] characters and sanitised.
+fn one_line(text: &str) -> String {
+    let line: String = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(MAX_ERROR_CHARS)
+        .collect();
+    crate::ui::sanitize::escape(&line).into_owned()
+}

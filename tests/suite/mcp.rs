@@ -1,0 +1,694 @@
+//! MCP servers as tools, through the real binary, against `examples/mcp_test_server.rs` (a
+//! hand-written stdio server that can also misbehave) and the fake model server: listing,
+//! every call under the policy (denied without a terminal naming the rule, allowed by
+//! `mcp:srv/tool`, deny winning, asked and allowed at a tmux terminal), the server fenced
+//! (a write outside the workspace refused, a scrubbed environment, nothing left running
+//! after the run), a project's proposal, and bad servers that cost one line each.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+
+use super::fake_model::{FakeModel, Turn, turn_text};
+use super::harness::{Sandbox, events, json as stdout_json, live_processes};
+
+/// The test server, built once (`cargo test` builds examples; a focused `--test all` run
+/// does not, so it is built here when missing).
+fn server_program() -> PathBuf {
+    static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
+    PROGRAM
+        .get_or_init(|| {
+            let agent = PathBuf::from(env!("CARGO_BIN_EXE_agent"));
+            let profile_dir = agent.parent().unwrap().to_path_buf();
+            let program = profile_dir.join(format!(
+                "examples/mcp_test_server{}",
+                std::env::consts::EXE_SUFFIX
+            ));
+            if !program.exists() {
+                let target = profile_dir.parent().unwrap();
+                let status = std::process::Command::new(option_env!("CARGO").unwrap_or("cargo"))
+                    .args(["build", "--example", "mcp_test_server", "--target-dir"])
+                    .arg(target)
+                    .current_dir(env!("CARGO_MANIFEST_DIR"))
+                    .status()
+                    .unwrap();
+                assert!(status.success(), "cannot build the MCP test server");
+            }
+            program
+        })
+        .clone()
+}
+
+/// A token unique to one test, in the server's command line.
+fn token() -> String {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    format!(
+        "mcptok{}x{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Settings with server `srv` in `mode` (and `extra` keys in its table).
+fn settings(mode: &str, token: &str, extra: &str) -> String {
+    format!(
+        "[mcp.servers.srv]\ncommand = {:?}\nargs = [\"--mode\", {mode:?}, \"--token\", {token:?}]\n{extra}\n",
+        server_program().display().to_string()
+    )
+}
+
+/// A sandbox whose temp dir is its own (the server's private temp dir is made in it).
+fn dirs() -> (Sandbox, PathBuf) {
+    let sandbox = Sandbox::new();
+    let tmp = sandbox.root.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    (sandbox, tmp)
+}
+
+/// [`dirs`] with the test server configured as `srv` in mode `normal`.
+fn normal_server() -> (Sandbox, PathBuf) {
+    let (sandbox, tmp) = dirs();
+    sandbox.settings(&settings("normal", &token(), ""));
+    (sandbox, tmp)
+}
+
+/// Processes (not zombies) whose command line holds `token`, found from outside.
+fn running_with(token: &str) -> Vec<u32> {
+    live_processes()
+        .into_iter()
+        .filter(|p| p.cmdline.contains(token) && p.pid != std::process::id())
+        .map(|p| p.pid)
+        .collect()
+}
+
+fn mcp_call(tool: &str, arguments: &Value) -> Turn {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(1);
+    let id = format!("mcp_{}", NEXT.fetch_add(1, Ordering::Relaxed));
+    Turn::default().with_call(&id, tool, &arguments.to_string())
+}
+
+/// One run calling `tool` then answering; (the result the model got, stdout, stderr).
+fn one_call(
+    sandbox: &Sandbox,
+    tmp: &Path,
+    tool: &str,
+    arguments: &Value,
+    flags: &[&str],
+) -> (String, Vec<u8>, String) {
+    let turns = vec![mcp_call(tool, arguments), turn_text("done")];
+    let (server, stdout, stderr) = run_turns(sandbox, tmp, turns, flags);
+    let results = server.request(1).tool_results();
+    assert_eq!(results.len(), 1, "{results:?}");
+    (results[0].1.clone(), stdout, stderr)
+}
+
+/// One successful run through `turns` with `flags`: the model server, stdout and stderr.
+fn run_turns(
+    sandbox: &Sandbox,
+    tmp: &Path,
+    turns: Vec<Turn>,
+    flags: &[&str],
+) -> (FakeModel, Vec<u8>, String) {
+    let server = FakeModel::openai_turns(turns);
+    let output = sandbox
+        .openai_run(&server)
+        .env("TMPDIR", tmp)
+        .args(flags)
+        .arg("use the tool")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    (server, output.stdout, stderr)
+}
+
+/// One run calling `echo` with `hi`: as [`one_call`].
+fn echo(sandbox: &Sandbox, tmp: &Path, flags: &[&str]) -> (String, Vec<u8>, String) {
+    one_call(
+        sandbox,
+        tmp,
+        "mcp__srv__echo",
+        &json!({"text": "hi"}),
+        flags,
+    )
+}
+
+#[test]
+fn list_shows_each_server_its_tools_and_their_cost() {
+    let (sandbox, tmp) = dirs();
+    let token = token();
+    sandbox.settings(&settings("normal", &token, ""));
+    let output = sandbox
+        .agent()
+        .env("TMPDIR", &tmp)
+        .args(["mcp", "list", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let listed = stdout_json(&output);
+    let server = &listed["servers"][0];
+    assert_eq!(server["name"], "srv");
+    assert_eq!(server["standing"], "configured");
+    let names: Vec<&str> = server["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"mcp__srv__echo"), "{names:?}");
+    // A tool named like a built-in keeps its prefix; one with an invalid schema is dropped.
+    assert!(names.contains(&"mcp__srv__shell"), "{names:?}");
+    assert!(!names.iter().any(|n| n.ends_with("bad")), "{names:?}");
+    assert!(server["bytes"].as_u64().unwrap() > 100, "{server}");
+    assert!(
+        listed["notices"].to_string().contains("`bad` dropped"),
+        "{listed}"
+    );
+    assert!(
+        running_with(&token).is_empty(),
+        "list left the server running"
+    );
+
+    let text = sandbox
+        .agent()
+        .env("TMPDIR", &tmp)
+        .args(["mcp", "list"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("on every request"), "{text}");
+    assert!(
+        text.contains("mcp__srv__echo") && text.contains("(says read-only)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn without_a_terminal_a_call_is_denied_naming_the_rule_that_would_allow_it() {
+    let (sandbox, tmp) = normal_server();
+    let (result, _, _) = echo(&sandbox, &tmp, &[]);
+    assert!(result.contains("EDENIED"), "{result}");
+    assert!(result.contains("mcp:srv/echo"), "{result}");
+    assert!(!result.contains("echo: hi"), "{result}");
+}
+
+#[test]
+fn a_rule_allows_a_call_and_the_result_and_events_follow() {
+    let (sandbox, tmp) = dirs();
+    let token = token();
+    sandbox.settings(&settings("normal", &token, ""));
+    for rule in ["mcp:srv/echo", "mcp:srv"] {
+        let (result, stdout, _) = echo(&sandbox, &tmp, &["--allow", rule, "--json"]);
+        assert!(result.contains("echo: hi"), "{rule}: {result}");
+        let events = events(&stdout);
+        let call = events.iter().find(|e| e["type"] == "mcp_call").unwrap();
+        assert_eq!(call["server"], "srv");
+        assert_eq!(call["tool"], "echo");
+        assert_eq!(call["arguments"], json!({"text": "hi"}));
+        let done = events.iter().find(|e| e["type"] == "mcp_result").unwrap();
+        assert_eq!(done["chars"], 8, "{done}");
+        assert!(done["duration_ms"].is_u64(), "{done}");
+        let decision = events.iter().find(|e| e["type"] == "decision").unwrap();
+        assert_eq!(decision["rule"], rule);
+    }
+    let transcript = sandbox.transcripts().join("\n");
+    assert!(
+        transcript.contains("\"type\":\"mcp_result\""),
+        "{transcript}"
+    );
+    assert!(
+        running_with(&token).is_empty(),
+        "the server outlived the run"
+    );
+}
+
+#[test]
+fn a_deny_rule_wins_over_an_allow_rule() {
+    let (sandbox, tmp) = normal_server();
+    let (result, _, _) = echo(
+        &sandbox,
+        &tmp,
+        &["--allow", "mcp:srv", "--deny", "mcp:srv/echo"],
+    );
+    assert!(
+        result.contains("EDENIED") && result.contains("mcp:srv/echo"),
+        "{result}"
+    );
+}
+
+#[test]
+fn results_are_capped_and_errors_images_are_told_to_the_model() {
+    let (sandbox, tmp) = dirs();
+    let limits = "[limits]\nmax_output_chars = 1000\n";
+    sandbox.settings(&format!("{limits}{}", settings("normal", &token(), "")));
+    let allow = ["--allow", "mcp:srv"];
+    let (big, _, _) = one_call(
+        &sandbox,
+        &tmp,
+        "mcp__srv__big",
+        &json!({"bytes": 5000}),
+        &allow,
+    );
+    assert!(
+        big.contains("characters omitted") && big.contains("only 1000 are kept"),
+        "{big}"
+    );
+    let (fail, _, _) = one_call(&sandbox, &tmp, "mcp__srv__fail", &json!({}), &allow);
+    assert!(
+        fail.contains("\"is_error\":true") && fail.contains("failed on purpose"),
+        "{fail}"
+    );
+    let (image, _, _) = one_call(&sandbox, &tmp, "mcp__srv__image", &json!({}), &allow);
+    assert!(image.contains("[image (image/png"), "{image}");
+    let (bad, _, _) = one_call(&sandbox, &tmp, "mcp__srv__echo", &json!([1]), &allow);
+    assert!(bad.contains("EINVAL"), "{bad}");
+}
+
+#[test]
+fn the_server_gets_only_the_environment_it_is_given() {
+    let (sandbox, tmp) = dirs();
+    sandbox.settings(&settings("normal", &token(), "env = { GIVEN = \"1\" }"));
+    let (result, _, _) = one_call(
+        &sandbox,
+        &tmp,
+        "mcp__srv__env",
+        &json!({}),
+        &["--allow", "mcp:srv/env"],
+    );
+    let names: Value = serde_json::from_str(&result).unwrap();
+    let names = names["content"].as_str().unwrap().to_owned();
+    assert!(names.contains("GIVEN") && names.contains("PATH"), "{names}");
+    for secret in ["OPENAI_API_KEY", "AGENT_CONFIG_DIR", "XDG_STATE_HOME"] {
+        assert!(
+            !names.contains(secret),
+            "{secret} reached the server: {names}"
+        );
+    }
+}
+
+#[test]
+fn the_sandbox_refuses_a_write_outside_the_workspace() {
+    if !super::sandbox::available() {
+        return;
+    }
+    let (sandbox, tmp) = normal_server();
+    let outside = sandbox.root.path().join("outside.txt");
+    let (result, _, _) = one_call(
+        &sandbox,
+        &tmp,
+        "mcp__srv__write",
+        &json!({"path": outside.display().to_string(), "text": "x"}),
+        &["--allow", "mcp:srv/write"],
+    );
+    assert!(result.contains("cannot write"), "{result}");
+    assert!(!outside.exists(), "the server wrote outside the workspace");
+    let inside = sandbox.work().join("inside.txt");
+    let (result, _, _) = one_call(
+        &sandbox,
+        &tmp,
+        "mcp__srv__write",
+        &json!({"path": inside.display().to_string(), "text": "x"}),
+        &["--allow", "mcp:srv/write"],
+    );
+    assert!(result.contains("wrote"), "{result}");
+    assert!(inside.exists());
+}
+
+#[test]
+fn nothing_the_server_started_outlives_the_run() {
+    let (sandbox, tmp) = dirs();
+    let token = token();
+    sandbox.settings(&settings("normal", &token, ""));
+    let (result, _, _) = one_call(
+        &sandbox,
+        &tmp,
+        "mcp__srv__spawn",
+        &json!({}),
+        &["--allow", "mcp:srv/spawn"],
+    );
+    assert!(result.contains("started"), "{result}");
+    let left = running_with(&token);
+    for pid in &left {
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    assert!(left.is_empty(), "left running: {left:?}");
+}
+
+#[test]
+fn a_project_only_proposes_a_server_until_it_is_approved() {
+    let (sandbox, tmp) = dirs();
+    let token = token();
+    std::fs::create_dir_all(sandbox.work().join(".agent")).unwrap();
+    std::fs::write(
+        sandbox.work().join(".agent/settings.toml"),
+        settings("normal", &token, ""),
+    )
+    .unwrap();
+    let server = FakeModel::openai_turns([turn_text("done")]);
+    let output = sandbox
+        .openai_run(&server)
+        .env("TMPDIR", &tmp)
+        .arg("hi")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert!(
+        !server
+            .request(0)
+            .tool_names()
+            .iter()
+            .any(|n| n.starts_with("mcp__")),
+        "a proposed server was started"
+    );
+    let listed = sandbox
+        .agent()
+        .args(["mcp", "list", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout_json(&listed)["servers"][0]["standing"], "proposed");
+
+    let approve = sandbox
+        .agent()
+        .args(["mcp", "approve", "srv"])
+        .output()
+        .unwrap();
+    assert!(
+        approve.status.success(),
+        "{}",
+        String::from_utf8_lossy(&approve.stderr)
+    );
+    let server = FakeModel::openai_turns([turn_text("done")]);
+    let output = sandbox
+        .openai_run(&server)
+        .env("TMPDIR", &tmp)
+        .arg("hi")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert!(
+        server
+            .request(0)
+            .tool_names()
+            .contains(&"mcp__srv__echo".to_owned()),
+        "{:?}",
+        server.request(0).tool_names()
+    );
+    // A changed proposal is proposed again.
+    std::fs::write(
+        sandbox.work().join(".agent/settings.toml"),
+        settings("normal", &token, "env = { NEW = \"1\" }"),
+    )
+    .unwrap();
+    let listed = sandbox
+        .agent()
+        .args(["mcp", "list", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout_json(&listed)["servers"][0]["standing"], "proposed");
+}
+
+#[test]
+fn add_and_remove_write_the_user_file() {
+    let sandbox = Sandbox::new();
+    let added = sandbox
+        .agent()
+        .args([
+            "mcp", "add", "fs", "--env", "A=1", "--", "npx", "-y", "server",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
+    let text = std::fs::read_to_string(sandbox.config_dir().join("settings.toml")).unwrap();
+    assert!(
+        text.contains("[mcp.servers.fs]\ncommand = \"npx\""),
+        "{text}"
+    );
+    let again = sandbox
+        .agent()
+        .args(["mcp", "add", "fs", "--", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    let removed = sandbox
+        .agent()
+        .args(["mcp", "remove", "fs"])
+        .output()
+        .unwrap();
+    assert!(removed.status.success());
+    let text = std::fs::read_to_string(sandbox.config_dir().join("settings.toml")).unwrap();
+    assert!(!text.contains("command"), "{text}");
+}
+
+#[test]
+fn check_decides_one_mcp_tool() {
+    let sandbox = Sandbox::new();
+    let check = |flags: &[&str]| {
+        let output = sandbox.agent().arg("check").args(flags).output().unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    assert_eq!(check(&["--mcp", "srv/echo"]).0, Some(3));
+    assert_eq!(
+        check(&["--allow", "mcp:srv/echo", "--mcp", "srv/echo"]).0,
+        Some(0)
+    );
+    assert_eq!(
+        check(&["--allow", "mcp:srv", "--mcp", "srv/echo"]).0,
+        Some(0)
+    );
+    let (code, out) = check(&[
+        "--allow",
+        "mcp:srv",
+        "--deny",
+        "mcp:srv/echo",
+        "--json",
+        "--mcp",
+        "srv/echo",
+    ]);
+    assert_eq!(code, Some(4));
+    assert!(out.contains("\"rule\":\"mcp:srv/echo\""), "{out}");
+    assert_eq!(check(&["--mcp", "no-slash"]).0, Some(2));
+}
+
+#[test]
+fn a_bad_setting_is_one_line_and_nothing_runs() {
+    let sandbox = Sandbox::new();
+    sandbox.settings("[mcp.servers.srv]\ncommand = \"x\"\nstartup_timeout_secs = \"soon\"\n");
+    let server = FakeModel::openai_turns([turn_text("done")]);
+    let output = sandbox.openai_run(&server).arg("hi").output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(":3: `mcp.servers.srv.startup_timeout_secs` must be"),
+        "{stderr}"
+    );
+}
+
+/// Runs `agent run` once (with `env`) against a model that answers at once, and checks that
+/// server `name` cost exactly one line on stderr and offered no tool; returns that line.
+pub(super) fn one_line_and_no_tools(sandbox: &Sandbox, name: &str, env: &[(&str, &str)]) -> String {
+    let server = FakeModel::openai_turns([turn_text("done")]);
+    let output = sandbox
+        .openai_run(&server)
+        .envs(env.iter().copied())
+        .arg("hi")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let about = format!("MCP server `{name}`");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains(&about)).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    let tools = server.request(0).tool_names();
+    assert!(!tools.iter().any(|n| n.starts_with("mcp__")), "{tools:?}");
+    lines[0].to_owned()
+}
+
+/// A server that misbehaves in `mode` costs one line, and the run goes on without it.
+fn goes_on_without(mode: &str) {
+    let (sandbox, tmp) = dirs();
+    let token = token();
+    sandbox.settings(&settings(mode, &token, "startup_timeout_secs = 2"));
+    let tmp = tmp.display().to_string();
+    let line = one_line_and_no_tools(&sandbox, "srv", &[("TMPDIR", &tmp)]);
+    assert!(line.starts_with("agent: warning: "), "{mode}: {line}");
+    assert!(
+        running_with(&token).is_empty(),
+        "{mode}: the server outlived the run"
+    );
+}
+
+#[test]
+fn a_server_that_exits_at_once_is_one_line() {
+    goes_on_without("exit");
+}
+
+#[test]
+fn a_server_that_hangs_in_initialize_is_one_line_after_its_timeout() {
+    goes_on_without("hang");
+}
+
+#[test]
+fn a_server_that_speaks_no_json_rpc_is_one_line() {
+    goes_on_without("garbage");
+}
+
+#[test]
+fn a_server_that_floods_stdout_is_one_line() {
+    goes_on_without("flood");
+}
+
+#[test]
+fn a_huge_result_ends_that_server_with_a_clear_error_and_the_run_goes_on() {
+    let (sandbox, tmp) = dirs();
+    let token = token();
+    sandbox.settings(&settings("normal", &token, ""));
+    let (result, _, _) = one_call(
+        &sandbox,
+        &tmp,
+        "mcp__srv__big",
+        &json!({"bytes": 50_000_000}),
+        &["--allow", "mcp:srv"],
+    );
+    assert!(result.contains("larger than 8 MB"), "{result}");
+    assert!(running_with(&token).is_empty());
+}
+
+#[test]
+fn a_call_is_asked_at_a_terminal_and_allowed() {
+    let (sandbox, tmp) = normal_server();
+    let server = FakeModel::openai_turns([
+        mcp_call("mcp__srv__echo", &json!({"text": "from the tty"})),
+        turn_text("echoed"),
+    ]);
+    let tmp = tmp.display().to_string();
+    let tmux = super::tty::run_in_tmux(&sandbox, &server, &[("TMPDIR", &tmp)], "'echo it'");
+    let screen = tmux.wait_for("1. Allow");
+    assert!(screen.contains("mcp srv/echo"), "{screen}");
+    assert!(screen.contains("from the tty"), "{screen}");
+    assert!(screen.contains("only reads (not checked)"), "{screen}");
+    assert!(screen.contains("mcp:srv/echo"), "{screen}");
+    tmux.keys(&["1"]);
+    tmux.wait_for("EXIT=0");
+    let results = server.request(1).tool_results();
+    assert!(results[0].1.contains("echo: from the tty"), "{results:?}");
+}
+
+#[test]
+fn a_server_that_dies_is_restarted_once_per_run() {
+    let (sandbox, tmp) = dirs();
+    let token = token();
+    // The server answers one call and exits when the next one comes.
+    sandbox.settings(&settings("die-after-call", &token, ""));
+    let words = ["one", "two", "three", "four", "five"];
+    let mut turns: Vec<Turn> = words
+        .iter()
+        .map(|word| mcp_call("mcp__srv__echo", &json!({"text": word})))
+        .collect();
+    turns.push(turn_text("done"));
+    let (server, _, stderr) = run_turns(&sandbox, &tmp, turns, &["--allow", "mcp:srv"]);
+    let result = |turn: usize| {
+        server
+            .request(turn)
+            .tool_results()
+            .last()
+            .unwrap()
+            .1
+            .clone()
+    };
+    assert!(result(1).contains("echo: one"), "{}", result(1));
+    assert!(
+        result(2).contains("stopped during the call"),
+        "{}",
+        result(2)
+    );
+    assert!(result(3).contains("echo: three"), "{}", result(3));
+    assert!(
+        result(4).contains("stopped during the call"),
+        "{}",
+        result(4)
+    );
+    assert!(result(5).contains("not running"), "{}", result(5));
+    assert_eq!(
+        stderr.matches("restarted it (once per run)").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(
+        running_with(&token).is_empty(),
+        "the server outlived the run"
+    );
+}
+
+#[test]
+fn a_server_without_the_sandbox_does_not_start_without_a_yes() {
+    let (sandbox, tmp) = dirs();
+    sandbox.settings(&settings("normal", &token(), "sandbox = \"off\""));
+    let tmp = tmp.display().to_string();
+    let line = one_line_and_no_tools(&sandbox, "srv", &[("TMPDIR", &tmp)]);
+    assert!(line.contains("without the sandbox"), "{line}");
+}
+
+#[test]
+fn the_sandbox_keeps_a_server_off_the_network() {
+    if !super::sandbox::available() {
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    for network in ["", "network = [\"example.com\"]"] {
+        let (sandbox, tmp) = dirs();
+        sandbox.settings(&settings("normal", &token(), network));
+        let (result, _, stderr) = one_call(
+            &sandbox,
+            &tmp,
+            "mcp__srv__connect",
+            &json!({"port": port}),
+            &["--allow", "mcp:srv/connect"],
+        );
+        assert!(result.contains("cannot connect"), "{network}: {result}");
+        if !network.is_empty() {
+            assert!(stderr.contains("network"), "{stderr}");
+        }
+    }
+}
+
+#[test]
+fn a_notification_storm_leaves_the_server_usable() {
+    let (sandbox, tmp) = dirs();
+    sandbox.settings(&settings("storm", &token(), ""));
+    let (result, _, _) = echo(&sandbox, &tmp, &["--allow", "mcp:srv"]);
+    assert!(result.contains("echo: hi"), "{result}");
+}
+
+#[test]
+fn a_changed_tool_list_is_followed_before_the_next_request() {
+    let (sandbox, tmp) = dirs();
+    sandbox.settings(&settings("grow", &token(), ""));
+    let turns = vec![
+        mcp_call("mcp__srv__echo", &json!({"text": "hi"})),
+        turn_text("done"),
+    ];
+    let (server, _, _) = run_turns(&sandbox, &tmp, turns, &["--allow", "mcp:srv"]);
+    let late = "mcp__srv__late".to_owned();
+    assert!(!server.request(0).tool_names().contains(&late));
+    let names = server.request(1).tool_names();
+    assert!(names.contains(&late), "{names:?}");
+    assert!(names.contains(&"mcp__srv__echo".to_owned()), "{names:?}");
+}
