@@ -13,6 +13,7 @@ pub mod error;
 pub mod event;
 pub mod exec;
 pub mod model;
+pub mod net;
 pub mod policy;
 pub mod sandbox;
 pub mod session;

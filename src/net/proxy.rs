@@ -1,0 +1,361 @@
+//! The network proxy of a run (Unix): the only way out of a sandboxed command's own network
+//! namespace in `allowlist` mode. It listens on a Unix socket in a private directory (the
+//! sandbox helper's bridge inside the namespace splices to it), reads the head of each
+//! connection's first request (`CONNECT host:port`, or a plain `http://` request), decides by
+//! the host name ([`Rules::decide`]), resolves the name itself (static `hosts` answers first)
+//! and connects only to public addresses — or to what `hosts` says, or to this machine as
+//! `host.agent.internal` on an `allow_local` port. It never terminates TLS: a tunnel is bytes
+//! both ways.
+//!
+//! Refusals are `403` replies naming the host and the setting that would allow it; every
+//! decision is a [`NetworkEvent`]. Memory is bounded: at most [`MAX_CONNECTIONS`] at once,
+//! each with a head buffer of [`MAX_HEAD_BYTES`] and fixed copy buffers.
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::Serialize;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::{TcpStream, UnixListener, UnixStream};
+use tokio::sync::Semaphore;
+
+use super::address::not_public;
+use super::host::Host;
+use super::request::{Ask, MAX_HEAD_BYTES, head_end, parse};
+use super::rules::{HOST_ALIAS, Rules, Verdict};
+
+/// The socket's file name in the proxy's private directory.
+pub const SOCKET_NAME: &str = "proxy.sock";
+
+/// Connections served at once (each holds two sockets and ~40 KiB): past it, `503`.
+pub const MAX_CONNECTIONS: usize = 128;
+
+/// How long a client has to send its request head: a stalled client must not hold a slot.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long connecting to one address of the origin may take before the next is tried.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Decisions kept between two [`Proxy::take_events`] calls; past it they are counted only.
+const MAX_KEPT_EVENTS: usize = 1000;
+
+/// One decision of the proxy, as recorded in the transcript and `--json` (`network` event).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NetworkEvent {
+    /// The host as decided on (normalised: lower case, IDNA, no trailing dot).
+    pub host: String,
+    /// The port.
+    pub port: u16,
+    /// `allow` or `deny`.
+    pub decision: &'static str,
+    /// The rule that decided, or why it was refused.
+    pub rule: String,
+    /// The setting that would allow it, for a refusal a setting can lift.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allow_with: Option<String>,
+    /// The command (its tool call id) that was running, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+}
+
+#[derive(Debug, Default)]
+struct Record {
+    events: Vec<NetworkEvent>,
+    dropped: usize,
+    blocked: BTreeSet<String>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    rules: Rules,
+    command: Mutex<Option<String>>,
+    record: Mutex<Record>,
+}
+
+impl Shared {
+    fn note(&self, host: &Host, port: u16, allowed: bool, rule: String, allow_with: Option<String>) {
+        let command = self.command.lock().ok().and_then(|slot| slot.clone());
+        let Ok(mut record) = self.record.lock() else {
+            return;
+        };
+        if !allowed {
+            record.blocked.insert(host.display());
+        }
+        if record.events.len() >= MAX_KEPT_EVENTS {
+            record.dropped += 1;
+            return;
+        }
+        record.events.push(NetworkEvent {
+            host: host.display(),
+            port,
+            decision: if allowed { "allow" } else { "deny" },
+            rule,
+            allow_with,
+            command,
+        });
+    }
+}
+
+/// A running proxy. Dropping it stops it and removes its directory.
+#[derive(Debug)]
+pub struct Proxy {
+    dir: PathBuf,
+    shared: Arc<Shared>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Proxy {
+    /// Starts the proxy for `rules` on a socket in a new private directory (mode 0700) in
+    /// `parent`. Must be called inside a Tokio runtime.
+    ///
+    /// # Errors
+    /// The directory or the socket cannot be made.
+    pub fn start(rules: Rules, parent: &Path) -> std::io::Result<Proxy> {
+        let dir = private_dir(parent)?;
+        let listener = match UnixListener::bind(dir.join(SOCKET_NAME)) {
+            Ok(listener) => listener,
+            Err(error) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                return Err(error);
+            }
+        };
+        let shared = Arc::new(Shared {
+            rules,
+            command: Mutex::new(None),
+            record: Mutex::new(Record::default()),
+        });
+        let task = tokio::spawn(serve(listener, Arc::clone(&shared)));
+        Ok(Proxy { dir, shared, task })
+    }
+
+    /// The private directory holding the socket (given to the sandbox helper).
+    #[must_use]
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Names the command whose connections come next (its tool call id), for the events.
+    pub fn set_command(&self, id: Option<String>) {
+        if let Ok(mut slot) = self.shared.command.lock() {
+            *slot = id;
+        }
+    }
+
+    /// The decisions made since the last call (and how many were not kept).
+    #[must_use]
+    pub fn take_events(&self) -> (Vec<NetworkEvent>, usize) {
+        self.shared.record.lock().map_or_else(
+            |_| (Vec::new(), 0),
+            |mut record| {
+                let dropped = std::mem::take(&mut record.dropped);
+                (std::mem::take(&mut record.events), dropped)
+            },
+        )
+    }
+
+    /// The hosts refused so far in this run.
+    #[must_use]
+    pub fn blocked_hosts(&self) -> Vec<String> {
+        self.shared
+            .record
+            .lock()
+            .map(|record| record.blocked.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.task.abort();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn private_dir(parent: &Path) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    let mut builder = std::fs::DirBuilder::new();
+    builder.mode(0o700);
+    for n in 0u32.. {
+        let dir = parent.join(format!("agent-net-{}-{n}", std::process::id()));
+        match builder.create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Err(std::io::Error::other("no free directory name"))
+}
+
+async fn serve(listener: UnixListener, shared: Arc<Shared>) {
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let Ok((mut client, _)) = listener.accept().await else {
+            // Out of descriptors, say: wait a little rather than spin.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            tokio::spawn(async move {
+                let _ = reply(&mut client, 503, "agent: network: too many connections at once\n")
+                    .await;
+            });
+            continue;
+        };
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let _slot = slot;
+            let _ = handle(client, &shared).await;
+        });
+    }
+}
+
+async fn handle(mut client: UnixStream, shared: &Shared) -> std::io::Result<()> {
+    let mut buffer = vec![0u8; MAX_HEAD_BYTES];
+    let mut filled = 0;
+    let end = loop {
+        if let Some(end) = head_end(&buffer[..filled]) {
+            break end;
+        }
+        if filled == buffer.len() {
+            return reply(&mut client, 431, "agent: network: the request head is too large\n")
+                .await;
+        }
+        let read = tokio::time::timeout(HEAD_TIMEOUT, client.read(&mut buffer[filled..])).await;
+        match read {
+            Ok(Ok(0)) | Err(_) => return Ok(()),
+            Ok(Ok(n)) => filled += n,
+            Ok(Err(error)) => return Err(error),
+        }
+    };
+    let ask = match parse(&buffer[..end]) {
+        Ok(ask) => ask,
+        Err(why) => {
+            return reply(&mut client, 400, &format!("agent: network: {why}\n")).await;
+        }
+    };
+    let (host, port) = ask.target();
+    let (host, port) = (host.clone(), port);
+    let rule = match shared.rules.decide(&host, port) {
+        Verdict::Allow { rule } => rule,
+        Verdict::Deny { rule, allow_with } => {
+            let body = refusal(&host, port, &format!("refused by `{rule}`"), allow_with.as_deref());
+            shared.note(&host, port, false, rule, allow_with);
+            return reply(&mut client, 403, &body).await;
+        }
+        Verdict::Unknown { allow_with } => {
+            let why = "not in `[network] allow`";
+            let body = refusal(&host, port, why, Some(&allow_with));
+            shared.note(&host, port, false, why.to_owned(), Some(allow_with));
+            return reply(&mut client, 403, &body).await;
+        }
+    };
+    let addresses = match addresses(&shared.rules, &host, port).await {
+        Ok(addresses) => addresses,
+        Err(why) => {
+            let allow_with = format!(
+                "[network] hosts = {{ \"{}\" = \"ADDRESS\" }}",
+                host.display()
+            );
+            let body = refusal(&host, port, &why, Some(&allow_with));
+            shared.note(&host, port, false, why, Some(allow_with));
+            return reply(&mut client, 403, &body).await;
+        }
+    };
+    let Some(mut origin) = connect(&addresses).await else {
+        shared.note(&host, port, true, rule, None);
+        let body = format!(
+            "agent: network: cannot connect to `{}` port {port}\n",
+            host.display()
+        );
+        return reply(&mut client, 502, &body).await;
+    };
+    shared.note(&host, port, true, rule, None);
+    match ask {
+        Ask::Tunnel { .. } => {
+            client
+                .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                .await?;
+        }
+        Ask::Forward { head, .. } => origin.write_all(&head).await?,
+    }
+    origin.write_all(&buffer[end..filled]).await?;
+    drop(buffer);
+    tokio::io::copy_bidirectional(&mut client, &mut origin).await?;
+    Ok(())
+}
+
+/// The addresses to connect to for an allowed `host`: this machine for [`HOST_ALIAS`], the
+/// static answer, the address itself, or the public addresses DNS gives.
+async fn addresses(rules: &Rules, host: &Host, port: u16) -> Result<Vec<SocketAddr>, String> {
+    if *host == Host::Name(HOST_ALIAS.to_owned()) {
+        return Ok(vec![SocketAddr::from(([127, 0, 0, 1], port))]);
+    }
+    if let Some(ip) = rules.static_answer(host) {
+        return Ok(vec![SocketAddr::new(ip, port)]);
+    }
+    let name = match host {
+        // An address a rule names: the person wrote it.
+        Host::Ip(ip) => return Ok(vec![SocketAddr::new(*ip, port)]),
+        Host::Name(name) => name,
+    };
+    let found: Vec<SocketAddr> = tokio::net::lookup_host((name.as_str(), port))
+        .await
+        .map_err(|error| format!("`{name}` does not resolve ({error})"))?
+        .collect();
+    let public: Vec<SocketAddr> = found
+        .iter()
+        .copied()
+        .filter(|address| not_public(address.ip()).is_none())
+        .collect();
+    match (public.is_empty(), found.first()) {
+        (false, _) => Ok(public),
+        (true, Some(first)) => Err(format!(
+            "`{name}` resolves to {} ({}), which sandboxed commands may not reach by name",
+            first.ip(),
+            not_public(first.ip()).unwrap_or("not public")
+        )),
+        (true, None) => Err(format!("`{name}` does not resolve")),
+    }
+}
+
+async fn connect(addresses: &[SocketAddr]) -> Option<TcpStream> {
+    for address in addresses {
+        if let Ok(Ok(stream)) = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(address)).await {
+            return Some(stream);
+        }
+    }
+    None
+}
+
+/// The text of a refusal: the host, why, and the setting that would allow it.
+fn refusal(host: &Host, port: u16, why: &str, allow_with: Option<&str>) -> String {
+    let mut text = format!(
+        "agent: network: `{}` port {port} is refused for sandboxed commands: {why}",
+        host.display()
+    );
+    if let Some(setting) = allow_with {
+        text.push_str(&format!("; to allow it, add `{setting}` to the settings"));
+    }
+    text.push('\n');
+    text
+}
+
+async fn reply(client: &mut UnixStream, status: u16, body: &str) -> std::io::Result<()> {
+    let reason = match status {
+        400 => "Bad Request",
+        403 => "Forbidden",
+        431 => "Request Header Fields Too Large",
+        502 => "Bad Gateway",
+        _ => "Service Unavailable",
+    };
+    let head = format!(
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    client.write_all(head.as_bytes()).await?;
+    client.write_all(body.as_bytes()).await?;
+    client.shutdown().await
+}
