@@ -26,6 +26,7 @@ use super::address::not_public;
 use super::host::Host;
 use super::request::{Ask, MAX_HEAD_BYTES, head_end, parse};
 use super::rules::{HOST_ALIAS, Rules, Verdict};
+use super::sni::{Hello, MAX_RECORD_BYTES, client_hello};
 
 /// The socket's file name in the proxy's private directory.
 pub const SOCKET_NAME: &str = "proxy.sock";
@@ -272,19 +273,52 @@ async fn handle(mut client: UnixStream, shared: &Shared) -> std::io::Result<()> 
         );
         return reply(&mut client, 502, &body).await;
     };
-    shared.note(&host, port, true, rule, None);
+    let mut first = buffer[end..filled].to_vec();
+    drop(buffer);
     match ask {
         Ask::Tunnel { .. } => {
             client
                 .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
                 .await?;
+            match tunnel_name(&mut client, &mut first).await? {
+                Some(name) if Host::parse(&name).as_ref() != Ok(&host) => {
+                    let why = format!(
+                        "the TLS handshake names `{}`, not the tunnel's host",
+                        name.escape_debug()
+                    );
+                    shared.note(&host, port, false, why, None);
+                    return Ok(());
+                }
+                _ => {}
+            }
         }
         Ask::Forward { head, .. } => origin.write_all(&head).await?,
     }
-    origin.write_all(&buffer[end..filled]).await?;
-    drop(buffer);
+    shared.note(&host, port, true, rule, None);
+    origin.write_all(&first).await?;
+    drop(first);
     tokio::io::copy_bidirectional(&mut client, &mut origin).await?;
     Ok(())
+}
+
+/// Reads the first TLS record of a tunnel into `first` (at most one record) and returns the
+/// server name its ClientHello asks for, if it is one and names one.
+async fn tunnel_name(client: &mut UnixStream, first: &mut Vec<u8>) -> std::io::Result<Option<String>> {
+    let mut chunk = [0u8; 4096];
+    loop {
+        match client_hello(first) {
+            Hello::NeedMore if first.len() < MAX_RECORD_BYTES => {
+                let read = tokio::time::timeout(HEAD_TIMEOUT, client.read(&mut chunk)).await;
+                match read {
+                    Ok(Ok(0)) | Err(_) => return Ok(None),
+                    Ok(Ok(n)) => first.extend_from_slice(&chunk[..n]),
+                    Ok(Err(error)) => return Err(error),
+                }
+            }
+            Hello::Tls(name) => return Ok(name),
+            Hello::NeedMore | Hello::NotTls => return Ok(None),
+        }
+    }
 }
 
 /// The addresses to connect to for an allowed `host`: this machine for [`HOST_ALIAS`], the

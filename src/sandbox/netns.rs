@@ -1,0 +1,168 @@
+//! A command's own network namespace (Linux, `[network] mode = "allowlist"`): the helper makes
+//! it before starting the command, brings its loopback up (so `localhost` is the command's
+//! own, where the servers it starts meet), and runs the bridge: a listener on
+//! `127.0.0.1:PORT` inside the namespace whose every connection is spliced to the agent's
+//! proxy on its Unix socket. No route leads anywhere else, so every connection out goes
+//! through the proxy, which decides by host name (`net/proxy.rs`).
+//!
+//! The proxy's socket is reached through a descriptor of its directory opened before the
+//! helper's mounts (which put the command's private directory over `/tmp`), as
+//! `/proc/self/fd/N/proxy.sock`. The bridge runs on threads of the helper, which stays
+//! outside the command's Landlock domain and seccomp filter; it copies with fixed buffers and
+//! serves at most [`MAX_BRIDGED`] connections at once.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::os::fd::AsRawFd as _;
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The proxy socket's name in its directory (`net::proxy::SOCKET_NAME`; the helper binary
+/// does not link the proxy).
+const SOCKET_NAME: &str = "proxy.sock";
+
+/// Connections the bridge serves at once (two threads each); past it, new ones are closed.
+const MAX_BRIDGED: usize = 256;
+
+/// The bridge's copy buffer per direction.
+const COPY_BUFFER_BYTES: usize = 16 * 1024;
+
+/// The index of the loopback interface in a new network namespace (always the first).
+const LOOPBACK_INDEX: i32 = 1;
+
+/// Opens the proxy's directory (before the helper's mounts change what its path names).
+///
+/// # Errors
+/// It cannot be opened.
+pub(super) fn open_proxy_dir(dir: &Path) -> std::io::Result<File> {
+    File::open(dir)
+}
+
+/// Enters a new network namespace, brings its loopback up and starts the bridge on
+/// `127.0.0.1:port`, splicing to the proxy in `proxy_dir`. Must run while this process is
+/// still single-threaded (the namespace); the bridge's threads start last.
+///
+/// # Errors
+/// Why the namespace or the bridge cannot be made (the command must then not run: it would
+/// otherwise reach the network without the proxy, or not at all without saying why).
+pub(super) fn enter(proxy_dir: File, port: u16) -> Result<(), String> {
+    use rustix::thread::UnshareFlags as Flags;
+    if super::linux::unshare(Flags::NEWNET).is_err() {
+        let ids = (
+            rustix::process::getuid().as_raw(),
+            rustix::process::getgid().as_raw(),
+        );
+        super::linux::unshare(Flags::NEWUSER | Flags::NEWNET)
+            .and_then(|()| super::linux::map_user(ids))
+            .map_err(|error| format!("cannot make a network namespace: {error}"))?;
+    }
+    loopback_up().map_err(|error| format!("cannot bring up the loopback: {error}"))?;
+    let listener = TcpListener::bind(("127.0.0.1", port))
+        .map_err(|error| format!("cannot listen on 127.0.0.1:{port}: {error}"))?;
+    let socket = format!("/proc/self/fd/{}/{SOCKET_NAME}", proxy_dir.as_raw_fd());
+    std::thread::Builder::new()
+        .name("bridge".to_owned())
+        .spawn(move || bridge(&listener, &proxy_dir, &socket))
+        .map_err(|error| format!("cannot start the bridge: {error}"))?;
+    Ok(())
+}
+
+/// Sets the loopback interface up through rtnetlink (`RTM_NEWLINK`, `IFF_UP`), as `ip link
+/// set lo up` does, and waits for the kernel's answer.
+fn loopback_up() -> std::io::Result<()> {
+    use rustix::net::{AddressFamily, RecvFlags, SendFlags, SocketType};
+    const RTM_NEWLINK: u16 = 16;
+    const NLM_F_REQUEST: u16 = 1;
+    const NLM_F_ACK: u16 = 4;
+    const NLMSG_ERROR: u16 = 2;
+    const IFF_UP: u32 = 1;
+    let socket = rustix::net::socket(AddressFamily::NETLINK, SocketType::RAW, None)?;
+    let mut message = Vec::with_capacity(32);
+    message.extend_from_slice(&32u32.to_ne_bytes());
+    message.extend_from_slice(&RTM_NEWLINK.to_ne_bytes());
+    message.extend_from_slice(&(NLM_F_REQUEST | NLM_F_ACK).to_ne_bytes());
+    message.extend_from_slice(&1u32.to_ne_bytes()); // sequence number
+    message.extend_from_slice(&0u32.to_ne_bytes()); // to the kernel
+    message.extend_from_slice(&[0, 0]); // AF_UNSPEC, padding
+    message.extend_from_slice(&0u16.to_ne_bytes()); // device type
+    message.extend_from_slice(&LOOPBACK_INDEX.to_ne_bytes());
+    message.extend_from_slice(&IFF_UP.to_ne_bytes()); // flags
+    message.extend_from_slice(&IFF_UP.to_ne_bytes()); // which flags change
+    rustix::net::send(&socket, &message, SendFlags::empty())?;
+    let mut answer = [0u8; 256];
+    let (read, _) = rustix::net::recv(&socket, &mut answer, RecvFlags::empty())?;
+    let field = |at: usize| answer.get(at..at + 4).and_then(|b| b.try_into().ok());
+    let kind = answer
+        .get(4..6)
+        .and_then(|b| b.try_into().ok())
+        .map(u16::from_ne_bytes);
+    match (kind, field(16).map(i32::from_ne_bytes)) {
+        (Some(NLMSG_ERROR), Some(0)) if read >= 20 => Ok(()),
+        (Some(NLMSG_ERROR), Some(error)) if error < 0 => {
+            Err(std::io::Error::from_raw_os_error(-error))
+        }
+        _ => Err(std::io::Error::other("no answer from the kernel")),
+    }
+}
+
+/// Accepts connections inside the namespace and splices each to the proxy. `_dir` keeps the
+/// descriptor `socket` names open.
+fn bridge(listener: &TcpListener, _dir: &File, socket: &str) {
+    let active = Arc::new(AtomicUsize::new(0));
+    for client in listener.incoming() {
+        let Ok(client) = client else { continue };
+        if active.load(Ordering::Acquire) >= MAX_BRIDGED {
+            continue;
+        }
+        let Ok(proxy) = UnixStream::connect(socket) else {
+            continue;
+        };
+        active.fetch_add(1, Ordering::AcqRel);
+        let done = Arc::clone(&active);
+        let spawned = std::thread::Builder::new()
+            .name("bridge-conn".to_owned())
+            .spawn(move || {
+                splice(client, proxy);
+                done.fetch_sub(1, Ordering::AcqRel);
+            });
+        if spawned.is_err() {
+            // The connection was dropped with the closure: its slot is free again.
+            active.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
+/// Copies both ways until both sides are done, closing each direction as it ends.
+fn splice(client: TcpStream, proxy: UnixStream) {
+    let (Ok(client_back), Ok(proxy_back)) = (client.try_clone(), proxy.try_clone()) else {
+        return;
+    };
+    let up = std::thread::Builder::new()
+        .name("bridge-up".to_owned())
+        .spawn(move || {
+            copy(&client, &proxy);
+            let _ = proxy.shutdown(Shutdown::Write);
+        });
+    copy(&proxy_back, &client_back);
+    let _ = client_back.shutdown(Shutdown::Write);
+    if let Ok(up) = up {
+        let _ = up.join();
+    }
+}
+
+fn copy(mut from: impl Read, mut to: impl Write) {
+    let mut buffer = vec![0u8; COPY_BUFFER_BYTES];
+    loop {
+        match from.read(&mut buffer) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                if to.write_all(&buffer[..n]).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}

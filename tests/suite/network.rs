@@ -1,0 +1,365 @@
+//! Network by host name (`[network] mode = "allowlist"`) through the real binary: local HTTP
+//! servers on 127.0.0.1 stand in for the internet, named through `[network] hosts`. A
+//! sandboxed `curl` reaches them only through the agent's proxy (the command runs in a network
+//! namespace of its own), by the names the rules allow. Linux with the sandbox and `curl`;
+//! skipped with a note elsewhere.
+
+use std::io::{Read as _, Write as _};
+use std::net::TcpListener;
+
+use super::harness::{Sandbox, json};
+use pretty_assertions::assert_eq;
+
+/// A tiny HTTP server on 127.0.0.1 that answers every request with `hello from NAME` and
+/// closes. It lives until the test process ends.
+fn server(name: &'static str) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1)
+                {
+                    head.push(byte[0]);
+                }
+                let body = format!("hello from {name}\n");
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    port
+}
+
+fn program(name: &str) -> bool {
+    std::process::Command::new("sh")
+        .args(["-c", &format!("command -v {name}")])
+        .output()
+        .is_ok_and(|output| output.status.success())
+}
+
+/// Whether these tests can run here: the sandbox works, network namespaces can be made and
+/// `curl` exists.
+fn available(sandbox: &Sandbox) -> bool {
+    if !cfg!(target_os = "linux") || !program("curl") {
+        eprintln!("note: not Linux or no curl; network tests skipped");
+        return false;
+    }
+    let output = sandbox
+        .agent()
+        .args(["config", "show", "--json"])
+        .output()
+        .unwrap();
+    let shown = json(&output);
+    if shown["sandbox.active"]["value"] != true {
+        eprintln!("note: the sandbox is not available here; network tests skipped");
+        return false;
+    }
+    true
+}
+
+fn settings(extra: &str) -> String {
+    format!(
+        r#"
+[network]
+mode = "allowlist"
+allow = ["allowed.test"]
+hosts = {{ "allowed.test" = "127.0.0.1", "blocked.test" = "127.0.0.1" }}
+{extra}
+"#
+    )
+}
+
+/// `agent exec --json COMMAND` with `settings`: the result.
+fn exec(sandbox: &Sandbox, command: &str) -> serde_json::Value {
+    let output = sandbox
+        .agent()
+        .args(["exec", "--json", "--", command])
+        .output()
+        .unwrap();
+    json(&output)
+}
+
+#[test]
+fn an_allowed_name_is_reached_through_the_proxy() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(""));
+    if !available(&sandbox) {
+        return;
+    }
+    let port = server("A");
+    let result = exec(&sandbox, &format!("curl -sS http://allowed.test:{port}/"));
+    assert_eq!(result["stdout"], "hello from A\n", "{result}");
+    let events = result["network"].as_array().unwrap();
+    assert_eq!(events[0]["host"], "allowed.test");
+    assert_eq!(events[0]["decision"], "allow");
+    assert_eq!(events[0]["port"], port);
+}
+
+#[test]
+fn an_unknown_name_is_refused_with_403_naming_it_and_the_setting() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(""));
+    if !available(&sandbox) {
+        return;
+    }
+    let port = server("A");
+    let result = exec(
+        &sandbox,
+        &format!("curl -sS -w '%{{http_code}}' http://Blocked.test.:{port}/"),
+    );
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(stdout.ends_with("403"), "{result}");
+    assert!(stdout.contains("`blocked.test` port"), "{stdout}");
+    assert!(stdout.contains("[network] allow = [\"blocked.test\"]"), "{stdout}");
+    assert!(!stdout.contains("hello"), "{stdout}");
+    let event = &result["network"][0];
+    assert_eq!(event["host"], "blocked.test", "{result}");
+    assert_eq!(event["decision"], "deny");
+    assert_eq!(event["allow_with"], "[network] allow = [\"blocked.test\"]");
+}
+
+#[test]
+fn a_tunnel_to_an_unknown_name_is_refused_too() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(""));
+    if !available(&sandbox) {
+        return;
+    }
+    let port = server("A");
+    let result = exec(
+        &sandbox,
+        &format!("curl -sS -p http://blocked.test:{port}/ 2>&1; echo \" exit=$?\""),
+    );
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(stdout.contains("403"), "{stdout}");
+    assert!(!stdout.contains("hello"), "{stdout}");
+    assert!(!stdout.contains("exit=0"), "{stdout}");
+}
+
+#[test]
+fn deny_wins_over_a_wildcard_allow() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(
+        r#"
+[network]
+mode = "allowlist"
+allow = ["*.test"]
+deny = ["blocked.test"]
+hosts = { "allowed.test" = "127.0.0.1", "blocked.test" = "127.0.0.1" }
+"#,
+    );
+    if !available(&sandbox) {
+        return;
+    }
+    let port = server("A");
+    let command = format!(
+        "curl -sS http://allowed.test:{port}/; curl -sS -w '%{{http_code}}' http://blocked.test:{port}/"
+    );
+    let result = exec(&sandbox, &command);
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(stdout.starts_with("hello from A\n"), "{stdout}");
+    assert!(stdout.ends_with("403"), "{stdout}");
+    assert!(stdout.contains("[network] deny = [\"blocked.test\"]"), "{stdout}");
+}
+
+#[test]
+fn localhost_is_the_commands_own_namespace() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(""));
+    if !available(&sandbox) {
+        return;
+    }
+    let port = server("A");
+    // Direct (no proxy), the machine's server is not there; through the proxy, an address
+    // no rule names is refused.
+    let result = exec(
+        &sandbox,
+        &format!(
+            "curl -sS http://127.0.0.1:{port}/; echo \"direct=$?\"; \
+             curl -sS -w '%{{http_code}}' --proxy http://127.0.0.1:3128 --noproxy '' http://127.0.0.1:{port}/"
+        ),
+    );
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(!stdout.contains("hello"), "{stdout}");
+    assert!(stdout.contains("direct=7"), "{stdout}");
+    assert!(stdout.ends_with("403"), "{stdout}");
+}
+
+#[test]
+fn this_machine_is_reached_as_host_agent_internal_on_allow_local_ports_only() {
+    let sandbox = Sandbox::new();
+    let port_b = server("B");
+    sandbox.settings(&settings(""));
+    if !available(&sandbox) {
+        return;
+    }
+    let command = format!("curl -sS -w '%{{http_code}}' http://host.agent.internal:{port_b}/");
+    let result = exec(&sandbox, &command);
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(stdout.ends_with("403"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("[network] allow_local = [{port_b}]")),
+        "{stdout}"
+    );
+    sandbox.settings(&settings(&format!("allow_local = [{port_b}]")));
+    let result = exec(&sandbox, &command);
+    assert_eq!(result["stdout"], "hello from B\n200", "{result}");
+}
+
+#[test]
+fn the_command_cannot_open_other_unix_sockets() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(""));
+    if !available(&sandbox) || !program("python3") {
+        return;
+    }
+    let outside = sandbox.root.path().join("service.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&outside).unwrap();
+    let command = format!(
+        "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{}')\" 2>&1; echo \"exit=$?\"",
+        outside.display()
+    );
+    let result = exec(&sandbox, &command);
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(stdout.contains("exit=1"), "{stdout}");
+    assert!(stdout.contains("Permission denied"), "{stdout}");
+    drop(listener);
+}
+
+#[test]
+fn a_project_file_cannot_open_the_network() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(""));
+    if !available(&sandbox) {
+        return;
+    }
+    let project = sandbox.work().join(".agent");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("settings.toml"),
+        "[network]\nmode = \"full\"\nallow = [\"blocked.test\"]\nallow_local = [1]\nhosts = { \"allowed.test\" = \"10.0.0.1\" }\n",
+    )
+    .unwrap();
+    let port = server("A");
+    let result = exec(
+        &sandbox,
+        &format!(
+            "curl -sS http://allowed.test:{port}/; curl -sS -w '%{{http_code}}' http://blocked.test:{port}/"
+        ),
+    );
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(stdout.starts_with("hello from A\n"), "{stdout}");
+    assert!(stdout.ends_with("403"), "{stdout}");
+}
+
+#[test]
+fn a_project_file_may_narrow() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(""));
+    if !available(&sandbox) {
+        return;
+    }
+    let project = sandbox.work().join(".agent");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("settings.toml"),
+        "[network]\ndeny = [\"allowed.test\"]\n",
+    )
+    .unwrap();
+    let port = server("A");
+    let result = exec(
+        &sandbox,
+        &format!("curl -sS -w '%{{http_code}}' http://allowed.test:{port}/"),
+    );
+    assert!(
+        result["stdout"].as_str().unwrap().ends_with("403"),
+        "{result}"
+    );
+}
+
+#[test]
+fn config_show_names_the_network_mode_and_rules() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings("presets = [\"npm\"]\nallow_local = [5432]"));
+    let output = sandbox
+        .agent()
+        .args(["config", "show", "--json"])
+        .output()
+        .unwrap();
+    let shown = json(&output);
+    assert_eq!(shown["network.mode"]["value"], "allowlist", "{shown}");
+    assert_eq!(shown["network.allow"]["value"][0], "allowed.test");
+    assert_eq!(shown["network.presets"]["value"][0], "npm");
+    assert_eq!(shown["network.allow_local"]["value"][0], 5432);
+}
+
+#[test]
+fn malformed_network_settings_name_the_key() {
+    let sandbox = Sandbox::new();
+    for (toml, words) in [
+        ("[network]\nmode = \"some\"\n", "network.mode"),
+        ("[network]\nallow = [\"a@b\"]\n", "network.allow"),
+        ("[network]\npresets = [\"nuget\"]\n", "network.presets"),
+        ("[network]\nallow_local = [0]\n", "network.allow_local"),
+        ("[network]\nhosts = { \"a.test\" = \"nowhere\" }\n", "network.hosts"),
+    ] {
+        sandbox.settings(toml);
+        let output = sandbox.agent().args(["config", "show"]).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{toml}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(words), "{toml}: {stderr}");
+    }
+}
+
+#[test]
+fn https_goes_through_a_tunnel_the_proxy_does_not_open() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(""));
+    if !available(&sandbox) || !program("openssl") {
+        return;
+    }
+    let dir = sandbox.root.path();
+    let made = std::process::Command::new("openssl")
+        .current_dir(dir)
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "key.pem", "-out",
+            "cert.pem", "-days", "1", "-subj", "/CN=allowed.test", "-addext",
+            "subjectAltName=DNS:allowed.test",
+        ])
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = std::process::Command::new("openssl")
+        .current_dir(dir)
+        .args(["s_server", "-quiet", "-www", "-cert", "cert.pem", "-key", "key.pem"])
+        .args(["-accept", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    super::harness::wait_for(std::time::Duration::from_secs(20), "openssl s_server", || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    let cert = dir.join("cert.pem");
+    std::fs::copy(&cert, sandbox.work().join("cert.pem")).unwrap();
+    let result = exec(
+        &sandbox,
+        &format!("curl -sS --cacert cert.pem -o /dev/null -w '%{{http_code}}' https://allowed.test:{port}/"),
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(result["stdout"], "200", "{result}");
+    assert_eq!(result["network"][0]["decision"], "allow", "{result}");
+}
