@@ -128,7 +128,12 @@ mod tests {
     /// and mapped into IPv6.
     #[test]
     fn generated_private_ranges_are_refused_mapped_too() {
-        for (a, b_range) in [(10u8, 0u8..=255), (172, 16..=31), (192, 168..=168), (127, 0..=255)] {
+        for (a, b_range) in [
+            (10u8, 0u8..=255),
+            (172, 16..=31),
+            (192, 168..=168),
+            (127, 0..=255),
+        ] {
             for b in b_range.step_by(7) {
                 for c in (0u8..=255).step_by(51) {
                     let v4 = Ipv4Addr::new(a, b, c, 9);

@@ -76,7 +76,15 @@ mod tests {
         assert_eq!(get("NO_PROXY"), Some("localhost,127.0.0.1,::1"));
         assert_eq!(get("GIT_CONFIG_COUNT"), Some("3"));
         assert_eq!(get("GIT_CONFIG_KEY_2"), Some("http.proxy"));
-        assert!(get("JAVA_TOOL_OPTIONS").unwrap().contains("-Dhttps.proxyPort=3128"));
-        assert!(get("GRADLE_OPTS").unwrap().contains("-Dhttp.proxyHost=127.0.0.1"));
+        assert!(
+            get("JAVA_TOOL_OPTIONS")
+                .unwrap()
+                .contains("-Dhttps.proxyPort=3128")
+        );
+        assert!(
+            get("GRADLE_OPTS")
+                .unwrap()
+                .contains("-Dhttp.proxyHost=127.0.0.1")
+        );
     }
 }

@@ -60,7 +60,10 @@ impl Host {
                     '@' | ':' | '/' | '\\' | '?' | '#' | '%' | '[' | ']' | '<' | '>' | '^' | '|'
                 )
         }) {
-            return Err(format!("`{}` is not a plain host name (it has {bad:?})", raw.escape_debug()));
+            return Err(format!(
+                "`{}` is not a plain host name (it has {bad:?})",
+                raw.escape_debug()
+            ));
         }
         // One trailing dot names the same host (the DNS root); two do not.
         let name = raw.strip_suffix('.').unwrap_or(raw);
@@ -129,7 +132,9 @@ pub fn split_authority(authority: &str, default_port: Option<u16>) -> Result<(Ho
         };
         // An IPv6 address in an authority is always bracketed.
         if port.is_some_and(|port| port.contains(':')) {
-            return Err(format!("`{shown}` is not host:port (brackets go around IPv6)"));
+            return Err(format!(
+                "`{shown}` is not host:port (brackets go around IPv6)"
+            ));
         }
         (host.to_owned(), port)
     };
@@ -354,7 +359,15 @@ mod tests {
 
     #[test]
     fn malformed_patterns_are_refused() {
-        for written in ["*example.com", "a.*.example.com", "example.*", "**.example.com", "*.", "", "a@b"] {
+        for written in [
+            "*example.com",
+            "a.*.example.com",
+            "example.*",
+            "**.example.com",
+            "*.",
+            "",
+            "a@b",
+        ] {
             assert!(Pattern::parse(written).is_err(), "{written:?} was accepted");
         }
         assert_eq!(Pattern::parse(" * "), Ok(Pattern::Any));
@@ -366,7 +379,15 @@ mod tests {
     /// "." + its suffix, whatever case or trailing dot the name is written with.
     #[test]
     fn generated_names_match_wildcards_by_label_suffix() {
-        let labels = ["a", "example", "com", "xn--bcher-kva", "b-c", "evil", "test"];
+        let labels = [
+            "a",
+            "example",
+            "com",
+            "xn--bcher-kva",
+            "b-c",
+            "evil",
+            "test",
+        ];
         let pattern = Pattern::parse("*.example.com").unwrap();
         for a in labels {
             for b in labels {

@@ -77,7 +77,14 @@ struct Shared {
 }
 
 impl Shared {
-    fn note(&self, host: &Host, port: u16, allowed: bool, rule: String, allow_with: Option<String>) {
+    fn note(
+        &self,
+        host: &Host,
+        port: u16,
+        allowed: bool,
+        rule: String,
+        allow_with: Option<String>,
+    ) {
         let command = self.command.lock().ok().and_then(|slot| slot.clone());
         let Ok(mut record) = self.record.lock() else {
             return;
@@ -200,8 +207,12 @@ async fn serve(listener: UnixListener, shared: Arc<Shared>) {
         };
         let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
             tokio::spawn(async move {
-                let _ = reply(&mut client, 503, "agent: network: too many connections at once\n")
-                    .await;
+                let _ = reply(
+                    &mut client,
+                    503,
+                    "agent: network: too many connections at once\n",
+                )
+                .await;
             });
             continue;
         };
@@ -221,8 +232,12 @@ async fn handle(mut client: UnixStream, shared: &Shared) -> std::io::Result<()> 
             break end;
         }
         if filled == buffer.len() {
-            return reply(&mut client, 431, "agent: network: the request head is too large\n")
-                .await;
+            return reply(
+                &mut client,
+                431,
+                "agent: network: the request head is too large\n",
+            )
+            .await;
         }
         let read = tokio::time::timeout(HEAD_TIMEOUT, client.read(&mut buffer[filled..])).await;
         match read {
@@ -242,7 +257,12 @@ async fn handle(mut client: UnixStream, shared: &Shared) -> std::io::Result<()> 
     let rule = match shared.rules.decide(&host, port) {
         Verdict::Allow { rule } => rule,
         Verdict::Deny { rule, allow_with } => {
-            let body = refusal(&host, port, &format!("refused by `{rule}`"), allow_with.as_deref());
+            let body = refusal(
+                &host,
+                port,
+                &format!("refused by `{rule}`"),
+                allow_with.as_deref(),
+            );
             shared.note(&host, port, false, rule, allow_with);
             return reply(&mut client, 403, &body).await;
         }
@@ -303,7 +323,10 @@ async fn handle(mut client: UnixStream, shared: &Shared) -> std::io::Result<()> 
 
 /// Reads the first TLS record of a tunnel into `first` (at most one record) and returns the
 /// server name its ClientHello asks for, if it is one and names one.
-async fn tunnel_name(client: &mut UnixStream, first: &mut Vec<u8>) -> std::io::Result<Option<String>> {
+async fn tunnel_name(
+    client: &mut UnixStream,
+    first: &mut Vec<u8>,
+) -> std::io::Result<Option<String>> {
     let mut chunk = [0u8; 4096];
     loop {
         match client_hello(first) {
@@ -357,7 +380,9 @@ async fn addresses(rules: &Rules, host: &Host, port: u16) -> Result<Vec<SocketAd
 
 async fn connect(addresses: &[SocketAddr]) -> Option<TcpStream> {
     for address in addresses {
-        if let Ok(Ok(stream)) = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(address)).await {
+        if let Ok(Ok(stream)) =
+            tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(address)).await
+        {
             return Some(stream);
         }
     }
@@ -392,4 +417,125 @@ async fn reply(client: &mut UnixStream, status: u16, body: &str) -> std::io::Res
     client.write_all(head.as_bytes()).await?;
     client.write_all(body.as_bytes()).await?;
     client.shutdown().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    /// A one-shot origin on 127.0.0.1 that answers `hello` to whatever arrives.
+    async fn origin() -> u16 {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let mut buffer = [0u8; 1024];
+                    let _ = stream.read(&mut buffer).await;
+                    let _ = stream.write_all(b"hello").await;
+                });
+            }
+        });
+        port
+    }
+
+    fn rules() -> Rules {
+        let mut rules = Rules::default();
+        rules.add(false, "allowed.test", "user").unwrap();
+        rules.add_host("allowed.test", "127.0.0.1").unwrap();
+        rules.add_host("blocked.test", "127.0.0.1").unwrap();
+        rules
+    }
+
+    async fn ask(proxy: &Proxy, request: &[u8]) -> String {
+        let mut stream = UnixStream::connect(proxy.dir().join(SOCKET_NAME))
+            .await
+            .unwrap();
+        stream.write_all(request).await.unwrap();
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer).await;
+        String::from_utf8_lossy(&answer).into_owned()
+    }
+
+    #[tokio::test]
+    async fn allowed_names_are_relayed_and_others_refused_with_the_setting() {
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(), parent.path()).unwrap();
+        proxy.set_command(Some("call_1".to_owned()));
+        let port = origin().await;
+        let answer = ask(
+            &proxy,
+            format!("GET http://allowed.test:{port}/ HTTP/1.1\r\n\r\n").as_bytes(),
+        )
+        .await;
+        assert_eq!(answer, "hello");
+        let answer = ask(
+            &proxy,
+            format!("CONNECT blocked.test:{port} HTTP/1.1\r\n\r\n").as_bytes(),
+        )
+        .await;
+        assert!(answer.starts_with("HTTP/1.1 403 Forbidden\r\n"), "{answer}");
+        assert!(
+            answer.contains("add `[network] allow = [\"blocked.test\"]`"),
+            "{answer}"
+        );
+        let (events, dropped) = proxy.take_events();
+        assert_eq!(dropped, 0);
+        assert_eq!(
+            events
+                .iter()
+                .map(|e| (e.host.as_str(), e.decision))
+                .collect::<Vec<_>>(),
+            [("allowed.test", "allow"), ("blocked.test", "deny")]
+        );
+        assert_eq!(events[1].command.as_deref(), Some("call_1"));
+        assert_eq!(proxy.blocked_hosts(), ["blocked.test"]);
+        assert!(proxy.take_events().0.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_tunnel_whose_handshake_names_another_host_is_closed() {
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(), parent.path()).unwrap();
+        let port = origin().await;
+        // A ClientHello record naming `blocked.test`, sent right after CONNECT.
+        let name = b"blocked.test";
+        let mut ext = vec![0, 0, 0, 17, 0, 15, 0, 0, 12];
+        ext.extend_from_slice(name);
+        let mut body = vec![3, 3];
+        body.extend_from_slice(&[0; 32]);
+        body.extend_from_slice(&[0, 0, 2, 0x13, 1, 1, 0, 0, 21]);
+        body.extend_from_slice(&ext);
+        let mut record = vec![
+            0x16,
+            3,
+            1,
+            0,
+            u8::try_from(body.len() + 4).unwrap(),
+            1,
+            0,
+            0,
+        ];
+        record.push(u8::try_from(body.len()).unwrap());
+        record.extend_from_slice(&body);
+        let mut request = format!("CONNECT allowed.test:{port} HTTP/1.1\r\n\r\n").into_bytes();
+        request.extend_from_slice(&record);
+        let answer = ask(&proxy, &request).await;
+        assert_eq!(answer, "HTTP/1.1 200 Connection established\r\n\r\n");
+        let (events, _) = proxy.take_events();
+        assert_eq!(events[0].decision, "deny", "{events:?}");
+        assert!(events[0].rule.contains("`blocked.test`"), "{events:?}");
+    }
+
+    #[tokio::test]
+    async fn a_name_that_resolves_inside_is_refused() {
+        let parent = tempfile::tempdir().unwrap();
+        let mut rules = Rules::default();
+        rules.add(false, "localhost", "user").unwrap();
+        let proxy = Proxy::start(rules, parent.path()).unwrap();
+        let answer = ask(&proxy, b"GET http://localhost:1/ HTTP/1.1\r\n\r\n").await;
+        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+        assert!(answer.contains("loopback"), "{answer}");
+    }
 }

@@ -93,7 +93,10 @@ pub fn parse(head: &[u8]) -> Result<Ask, String> {
         ));
     };
     if !matches!(version, "HTTP/1.1" | "HTTP/1.0") || method.is_empty() {
-        return Err(format!("an unsupported request `{}`", request_line.escape_debug()));
+        return Err(format!(
+            "an unsupported request `{}`",
+            request_line.escape_debug()
+        ));
     }
     if method.eq_ignore_ascii_case("CONNECT") {
         let (host, port) = split_authority(target, None)?;
