@@ -17,7 +17,3 @@ pub mod sni;
 
 pub use host::{Host, Pattern};
 pub use rules::{HOST_ALIAS, NetworkMode, Rules, Verdict};
-
-/// The port of the bridge inside a command's network namespace (`127.0.0.1:3128`, the
-/// customary proxy port): the namespace is the command's own, so no other program holds it.
-pub const BRIDGE_PORT: u16 = 3128;

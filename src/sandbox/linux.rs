@@ -108,15 +108,27 @@ pub(super) fn prepare(args: &HelperArgs) -> Result<bool, String> {
     // Descriptors the agent inherited (from a shell, an editor, a CI runner) are not the
     // command's: they close when it starts (0, 1 and 2 are the command's own).
     close_fds::CloseFdsBuilder::new().cloexecfrom(3);
-    if args.mounts() {
+    // Opened before the mounts, which may put another directory over the path.
+    let proxy_dir = match &args.proxy {
+        Some(dir) => Some(super::netns::open_proxy_dir(dir).map_err(|error| {
+            format!("cannot open the network proxy's directory: {error}")
+        })?),
+        None => None,
+    };
+    let pid_namespace = if args.mounts() {
         // The parent checked that it can work here (`mounts_possible`): fail closed.
         protect(args).map_err(|error| {
             format!("cannot make the workspace's protected paths read-only: {error}")
-        })
+        })?
     } else {
         // Best effort: without it the helper still ends what the command leaves behind.
-        Ok(enter_namespaces(false).unwrap_or(false))
+        enter_namespaces(false).unwrap_or(false)
+    };
+    if let Some(dir) = proxy_dir {
+        // Last: the bridge's threads start here, and namespaces need a single thread.
+        super::netns::enter(dir, super::netns::BRIDGE_PORT)?;
     }
+    Ok(pid_namespace)
 }
 
 /// The command's `TMPDIR` when its private temp directory is bound over `/tmp` (`--tmp`).
@@ -137,7 +149,7 @@ pub(super) fn restrict(args: &HelperArgs) -> Result<(), String> {
         // The parent saw Landlock work; refuse rather than run unrestricted.
         return Err("Landlock did not enforce the rules".to_owned());
     }
-    filter_syscalls(args.network).map_err(|error| format!("seccomp: {error}"))
+    filter_syscalls(args.network, args.proxy.is_some()).map_err(|error| format!("seccomp: {error}"))
 }
 
 /// The capabilities a command keeps where it has them (as root, or as root of its user
@@ -214,7 +226,9 @@ fn landlock(
     let mut ruleset = Ruleset::default()
         .handle_access(AccessFs::from_all(FS_ABI))?
         .scope(Scope::Signal | Scope::AbstractUnixSocket)?;
-    if !args.network {
+    // Through the proxy, the command's own network namespace is the boundary: TCP inside it
+    // (its own servers, the bridge) is free.
+    if !args.network && args.proxy.is_none() {
         ruleset = ruleset.handle_access(AccessNet::from_all(NET_ABI))?;
     }
     let mut created = ruleset.create()?;
@@ -272,8 +286,10 @@ const SOCKET_TYPE_MASK: u64 = 0xf;
 const IOPRIO_WHO_PROCESS: u64 = 1;
 
 /// `ioctl(TIOCSTI | TIOCLINUX)` fail with `EACCES`; with the network off, so do
-/// `socket(family ≠ AF_UNIX, …)`, `io_uring_setup` and `connect`.
-fn filter_syscalls(network: bool) -> Result<(), seccompiler::Error> {
+/// `socket(family ≠ AF_UNIX, …)`, `io_uring_setup` and `connect`; through the proxy
+/// (`proxied`: the command's own network namespace), `socket()` for any family but `AF_INET`
+/// and `AF_INET6` (no Unix socket reaches a service outside) and `io_uring_setup`.
+fn filter_syscalls(network: bool, proxied: bool) -> Result<(), seccompiler::Error> {
     let request = |value: u64| {
         SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, value)
             .and_then(|condition| SeccompRule::new(vec![condition]))
@@ -336,7 +352,28 @@ fn filter_syscalls(network: bool) -> Result<(), seccompiler::Error> {
     ] {
         rules.insert(call, Vec::new());
     }
-    if !network {
+    if proxied {
+        // Inside its own network namespace the command may use TCP and UDP (they reach only
+        // that namespace: its own servers and the bridge to the proxy), but no Unix socket:
+        // a path or abstract name outside is a local service (D-Bus, Docker, ssh-agent) that
+        // acts for the user. `socketpair` (pipes between its own processes) still works.
+        let family = |value: i32| {
+            SeccompCondition::new(
+                0,
+                SeccompCmpArgLen::Dword,
+                SeccompCmpOp::Ne,
+                u64::from(value.unsigned_abs()),
+            )
+        };
+        rules.insert(
+            libc::SYS_socket,
+            vec![SeccompRule::new(vec![
+                family(libc::AF_INET)?,
+                family(libc::AF_INET6)?,
+            ])?],
+        );
+        rules.insert(libc::SYS_io_uring_setup, Vec::new());
+    } else if !network {
         // Any family but `AF_UNIX`; and a Unix datagram socket, which reaches a service
         // outside (`/dev/log`, the journal, any bound socket) by `sendto` without `connect`.
         let mut socket = first_not(u64::from(libc::AF_UNIX.unsigned_abs()))?;
@@ -489,7 +526,7 @@ fn enter_namespaces(mounts: bool) -> std::io::Result<bool> {
 
 /// Maps this user and group (`ids`, as they were outside) to themselves in the user namespace
 /// just made.
-fn map_user((uid, gid): (u32, u32)) -> std::io::Result<()> {
+pub(super) fn map_user((uid, gid): (u32, u32)) -> std::io::Result<()> {
     // Older kernels lack `setgroups`; the maps below still work there.
     let _ = std::fs::write("/proc/self/setgroups", "deny");
     std::fs::write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
@@ -523,6 +560,6 @@ fn bind_read_only(path: &Path) -> std::io::Result<()> {
 /// `CLONE_FILES` is unsound in a multi-threaded process; this helper is single-threaded
 /// and never passes `CLONE_FILES`.
 #[allow(deprecated)]
-fn unshare(flags: rustix::thread::UnshareFlags) -> std::io::Result<()> {
+pub(super) fn unshare(flags: rustix::thread::UnshareFlags) -> std::io::Result<()> {
     Ok(rustix::thread::unshare(flags)?)
 }

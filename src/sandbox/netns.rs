@@ -20,6 +20,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// The port of the bridge inside a command's network namespace (`127.0.0.1:3128`, the
+/// customary proxy port): the namespace is the command's own, so no other program holds it.
+pub const BRIDGE_PORT: u16 = 3128;
+
 /// The proxy socket's name in its directory (`net::proxy::SOCKET_NAME`; the helper binary
 /// does not link the proxy).
 const SOCKET_NAME: &str = "proxy.sock";
