@@ -31,6 +31,12 @@ use super::sni::{Hello, MAX_RECORD_BYTES, client_hello};
 /// The socket's file name in the proxy's private directory.
 pub const SOCKET_NAME: &str = "proxy.sock";
 
+/// The resolver configuration's file name in the proxy's private directory.
+pub const RESOLV_CONF_NAME: &str = "resolv.conf";
+
+/// The command's resolver configuration: the stub on its own loopback, one quick try.
+const RESOLV_CONF: &str = "nameserver 127.0.0.1\noptions timeout:2 attempts:1\n";
+
 /// Connections served at once (each holds two sockets and ~40 KiB): past it, `503`.
 pub const MAX_CONNECTIONS: usize = 128;
 
@@ -123,6 +129,8 @@ impl Proxy {
     /// The directory or the socket cannot be made.
     pub fn start(rules: Rules, parent: &Path) -> std::io::Result<Proxy> {
         let dir = private_dir(parent)?;
+        // What the helper binds over `/etc/resolv.conf`: the stub in the command's namespace.
+        std::fs::write(dir.join(RESOLV_CONF_NAME), RESOLV_CONF)?;
         let listener = match UnixListener::bind(dir.join(SOCKET_NAME)) {
             Ok(listener) => listener,
             Err(error) => {
@@ -254,6 +262,9 @@ async fn handle(mut client: UnixStream, shared: &Shared) -> std::io::Result<()> 
     };
     let (host, port) = ask.target();
     let (host, port) = (host.clone(), port);
+    if matches!(ask, Ask::Resolve { .. }) {
+        return resolve(&mut client, shared, &host).await;
+    }
     let rule = match shared.rules.decide(&host, port) {
         Verdict::Allow { rule } => rule,
         Verdict::Deny { rule, allow_with } => {
@@ -313,6 +324,7 @@ async fn handle(mut client: UnixStream, shared: &Shared) -> std::io::Result<()> 
             }
         }
         Ask::Forward { head, .. } => origin.write_all(&head).await?,
+        Ask::Resolve { .. } => return Ok(()),
     }
     shared.note(&host, port, true, rule, None);
     origin.write_all(&first).await?;
@@ -341,6 +353,25 @@ async fn tunnel_name(
             Hello::Tls(name) => return Ok(name),
             Hello::NeedMore | Hello::NotTls => return Ok(None),
         }
+    }
+}
+
+/// Answers the stub resolver: `200` with the addresses (one a line) of an allowed name, `403`
+/// for any other. Not an event: the connection that follows is one.
+async fn resolve(client: &mut UnixStream, shared: &Shared, host: &Host) -> std::io::Result<()> {
+    let found = match shared.rules.decide(host, 443) {
+        Verdict::Allow { .. } => addresses(&shared.rules, host, 443).await.ok(),
+        Verdict::Deny { .. } | Verdict::Unknown { .. } => None,
+    };
+    match found {
+        Some(addresses) => {
+            let lines: String = addresses
+                .iter()
+                .map(|address| format!("{}\n", address.ip()))
+                .collect();
+            reply(client, 200, &lines).await
+        }
+        None => reply(client, 403, "").await,
     }
 }
 
@@ -404,6 +435,7 @@ fn refusal(host: &Host, port: u16, why: &str, allow_with: Option<&str>) -> Strin
 
 async fn reply(client: &mut UnixStream, status: u16, body: &str) -> std::io::Result<()> {
     let reason = match status {
+        200 => "OK",
         400 => "Bad Request",
         403 => "Forbidden",
         431 => "Request Header Fields Too Large",

@@ -31,6 +31,12 @@ pub enum Ask {
         /// The port.
         port: u16,
     },
+    /// `RESOLVE name` (the stub resolver in the command's namespace): the addresses the
+    /// proxy would connect to, if the name is allowed.
+    Resolve {
+        /// The name.
+        host: Host,
+    },
     /// One plain-HTTP request.
     Forward {
         /// The host.
@@ -48,6 +54,8 @@ impl Ask {
     pub fn target(&self) -> (&Host, u16) {
         match self {
             Ask::Tunnel { host, port } | Ask::Forward { host, port, .. } => (host, *port),
+            // A name is looked up for HTTPS most often.
+            Ask::Resolve { host } => (host, 443),
         }
     }
 }
@@ -97,6 +105,9 @@ pub fn parse(head: &[u8]) -> Result<Ask, String> {
             "an unsupported request `{}`",
             request_line.escape_debug()
         ));
+    }
+    if method == "RESOLVE" {
+        return Host::parse(target).map(|host| Ask::Resolve { host });
     }
     if method.eq_ignore_ascii_case("CONNECT") {
         let (host, port) = split_authority(target, None)?;
@@ -204,6 +215,17 @@ mod tests {
             String::from_utf8(head).unwrap(),
             "GET / HTTP/1.0\r\nHost: a.test\r\nConnection: close\r\n\r\n"
         );
+    }
+
+    #[test]
+    fn resolve_names_a_host() {
+        assert_eq!(
+            parse(b"RESOLVE Allowed.test. HTTP/1.1\r\n\r\n"),
+            Ok(Ask::Resolve {
+                host: name("allowed.test")
+            })
+        );
+        assert!(parse(b"RESOLVE a@b HTTP/1.1\r\n\r\n").is_err());
     }
 
     #[test]

@@ -70,6 +70,8 @@ const TIOCLINUX: u64 = 0x541C;
 const DEVICE_DIRS: &[&str] = &["/dev/pts"];
 /// Shared memory, writable like the temp dir (in `workspace-write` mode only).
 const SHARED_MEMORY: &str = "/dev/shm";
+/// The resolver configuration the stub's replaces, through the proxy.
+const RESOLV_CONF: &str = "/etc/resolv.conf";
 /// Where the command's private temp directory is bound, when a mount namespace can be made.
 const TMP: &str = "/tmp";
 
@@ -435,6 +437,12 @@ fn protect(args: &HelperArgs) -> std::io::Result<bool> {
     }
     for file in args.hidden.iter().filter(|file| file.is_file()) {
         mount_bind("/dev/null", file)?;
+    }
+    // The stub resolver's configuration (through the proxy), before `/tmp` may cover it.
+    if let Some(resolv) = &args.resolv
+        && Path::new(RESOLV_CONF).exists()
+    {
+        mount_bind(resolv, RESOLV_CONF)?;
     }
     if let Some(tmp) = &args.tmp {
         mount_bind(tmp, TMP)?;

@@ -13,7 +13,8 @@
 
 use std::fs::File;
 use std::io::{Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
+use std::net::{IpAddr, Shutdown, TcpListener, TcpStream, UdpSocket};
+use std::time::Duration;
 use std::os::fd::AsRawFd as _;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
@@ -33,6 +34,12 @@ const MAX_BRIDGED: usize = 256;
 
 /// The bridge's copy buffer per direction.
 const COPY_BUFFER_BYTES: usize = 16 * 1024;
+
+/// The DNS port of the stub resolver on the namespace's loopback.
+const DNS_PORT: u16 = 53;
+
+/// How long the stub waits for the proxy's answer about one name.
+const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The index of the loopback interface in a new network namespace (always the first).
 const LOOPBACK_INDEX: i32 = 1;
@@ -67,6 +74,13 @@ pub(super) fn enter(proxy_dir: File, port: u16) -> Result<(), String> {
     let listener = TcpListener::bind(("127.0.0.1", port))
         .map_err(|error| format!("cannot listen on 127.0.0.1:{port}: {error}"))?;
     let socket = format!("/proc/self/fd/{}/{SOCKET_NAME}", proxy_dir.as_raw_fd());
+    // Best effort: without the stub, names do not resolve inside (quickly: no route out).
+    if let Ok(dns) = UdpSocket::bind(("127.0.0.1", DNS_PORT)) {
+        let socket = socket.clone();
+        let _ = std::thread::Builder::new()
+            .name("dns".to_owned())
+            .spawn(move || stub_resolver(&dns, &socket));
+    }
     std::thread::Builder::new()
         .name("bridge".to_owned())
         .spawn(move || bridge(&listener, &proxy_dir, &socket))
@@ -169,4 +183,41 @@ fn copy(mut from: impl Read, mut to: impl Write) {
             }
         }
     }
+}
+
+/// Answers the command's DNS queries on `127.0.0.1:53`: the addresses the proxy gives for an
+/// allowed name, NXDOMAIN for every other (see `dns.rs`).
+fn stub_resolver(socket: &UdpSocket, proxy: &str) {
+    let mut packet = [0u8; 512];
+    loop {
+        let Ok((read, from)) = socket.recv_from(&mut packet) else {
+            continue;
+        };
+        let Some(query) = super::dns::parse_query(&packet[..read]) else {
+            continue;
+        };
+        let addresses = ask_proxy(proxy, &query.name);
+        let _ = socket.send_to(&query.answer(addresses.as_deref()), from);
+    }
+}
+
+/// The proxy's addresses for `name`, or `None` when it refuses the name (or cannot be asked).
+fn ask_proxy(proxy: &str, name: &str) -> Option<Vec<IpAddr>> {
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic()) {
+        return None;
+    }
+    let mut stream = UnixStream::connect(proxy).ok()?;
+    stream.set_read_timeout(Some(RESOLVE_TIMEOUT)).ok()?;
+    stream
+        .write_all(format!("RESOLVE {name} HTTP/1.1\r\n\r\n").as_bytes())
+        .ok()?;
+    let mut answer = Vec::new();
+    stream.take(4096).read_to_end(&mut answer).ok()?;
+    let text = String::from_utf8_lossy(&answer);
+    let (head, body) = text.split_once("\r\n\r\n")?;
+    head.starts_with("HTTP/1.1 200 ").then(|| {
+        body.lines()
+            .filter_map(|line| line.trim().parse().ok())
+            .collect()
+    })
 }
