@@ -73,11 +73,6 @@ pub(super) fn parse_query(packet: &[u8]) -> Option<Query> {
 }
 
 impl Query {
-    /// Whether it asks for an address (`A` or `AAAA`).
-    pub(super) fn asks_address(&self) -> bool {
-        matches!(self.kind, TYPE_A | TYPE_AAAA)
-    }
-
     /// The answer: `None` is NXDOMAIN (the name does not exist for the command); otherwise
     /// the addresses of the asked type among `addresses`.
     pub(super) fn answer(&self, addresses: Option<&[IpAddr]>) -> Vec<u8> {

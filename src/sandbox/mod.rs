@@ -17,12 +17,16 @@
 //! - Elsewhere: not available; commands run unsandboxed (or not at all when required).
 
 mod beneath;
+#[cfg(target_os = "linux")]
+mod dns;
 mod in_progress;
 mod limits;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "macos")]
 mod macos;
+#[cfg(target_os = "linux")]
+mod netns;
 mod run;
 #[cfg(target_os = "linux")]
 mod supervise;
@@ -159,6 +163,10 @@ pub struct Policy {
     /// the stash), not only its configuration and hooks: for what mode `auto` runs without a
     /// yes, since snapshots keep the working tree but not git's history. Needs `mounts`.
     pub git_read_only: bool,
+    /// The network proxy's private directory (`[network] mode = "allowlist"`): the command
+    /// runs in a network namespace of its own whose only way out is a bridge to the proxy's
+    /// socket there (Linux). Set by whoever started the proxy; `network` is then false.
+    pub proxy: Option<PathBuf>,
 }
 
 impl Policy {
@@ -207,6 +215,7 @@ impl Policy {
             cache: None,
             limits: ResourceLimits::default(),
             git_read_only: false,
+            proxy: None,
         }
     }
 
@@ -229,6 +238,7 @@ impl Policy {
             cache: self.cache.clone(),
             limits: self.limits,
             git_read_only: false,
+            proxy: None,
         }
     }
 
@@ -378,6 +388,7 @@ impl Sandbox {
                 cache: None,
                 limits: ResourceLimits::default(),
                 git_read_only: false,
+            proxy: None,
             },
             required: false,
             state: State::Off,
@@ -617,6 +628,11 @@ pub fn wrap(_run: &Run, argv: &[OsString]) -> std::io::Result<(PathBuf, Vec<OsSt
 #[derive(Debug, Default, PartialEq, Eq)]
 struct HelperArgs {
     network: bool,
+    /// The network proxy's directory: a network namespace of the command's own, bridged to
+    /// the proxy's socket there.
+    proxy: Option<PathBuf>,
+    /// The stub resolver's configuration, bound over `/etc/resolv.conf` (with `proxy`).
+    resolv: Option<PathBuf>,
     writable: Vec<PathBuf>,
     /// Existing paths made read-only in the mount namespace.
     read_only: Vec<PathBuf>,
@@ -641,7 +657,8 @@ impl HelperArgs {
         !(self.read_only.is_empty()
             && self.pinned.is_empty()
             && self.hidden.is_empty()
-            && self.tmp.is_none())
+            && self.tmp.is_none()
+            && self.resolv.is_none())
     }
 }
 
@@ -667,6 +684,8 @@ fn parse_helper_args(args: impl IntoIterator<Item = OsString>) -> Result<HelperA
             "--hide" => parsed.hidden.push(value()?),
             "--read" => parsed.readable.push(value()?),
             "--tmp" => parsed.tmp = Some(value()?),
+            "--proxy" => parsed.proxy = Some(value()?),
+            "--resolv" => parsed.resolv = Some(value()?),
             "--" => {
                 parsed.argv = args.collect();
                 break;

@@ -9,6 +9,7 @@
 
 mod file;
 mod paths;
+mod network;
 mod project;
 mod show;
 
