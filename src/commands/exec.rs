@@ -26,6 +26,13 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
         // The notice above said why on stderr; nothing runs.
         return Ok(Status::Failure.into());
     }
+    let runtime = super::runtime()?;
+    let mut sandbox = sandbox;
+    #[cfg(unix)]
+    let proxy = {
+        let _inside = runtime.enter();
+        super::start_network(&settings, &mut sandbox)?
+    };
     let mut request = ExecRequest::new(command, cwd);
     request.sandbox = sandbox.active_policy().cloned();
     if let Some(timeout) = args.timeout {
@@ -45,7 +52,6 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
             Stream::Stderr => std::io::stderr().lock().write_all(chunk.bytes),
         };
     };
-    let runtime = super::runtime()?;
     let result = runtime.block_on(async {
         let mut signals = Signals::listen();
         let run = exec::run(&request, &mut sink);
@@ -59,7 +65,7 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
             }
         }
     });
-    let result = match result {
+    let mut result = match result {
         Ok(result) => result,
         Err(Stop::Interrupt) => return Err(Error::Interrupted),
         Err(stop) => {
@@ -69,6 +75,30 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
             });
         }
     };
+    #[cfg(unix)]
+    if let Some(proxy) = &proxy {
+        result.network = proxy.take_events().0;
+        if !json {
+            for event in result
+                .network
+                .iter()
+                .filter(|event| event.decision == crate::net::NetDecision::Deny)
+            {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "agent: network: refused `{}` port {} ({}){}",
+                    crate::ui::sanitize::escape(&event.host),
+                    event.port,
+                    event.rule,
+                    event
+                        .allow_with
+                        .as_ref()
+                        .map(|setting| format!("; to allow it: `{setting}`"))
+                        .unwrap_or_default()
+                );
+            }
+        }
+    }
     if json {
         let line = serde_json::to_string(&result).map_err(|error| {
             Error::Runtime(format!("cannot encode the result (a bug): {error}"))

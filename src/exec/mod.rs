@@ -178,6 +178,10 @@ pub struct ExecResult {
     /// (or to `.agent/`), each undone after it ended: what was found and what was done.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sandbox_undone: Vec<String>,
+    /// What the network proxy decided while the command ran (`[network] mode =
+    /// "allowlist"`): each host it reached or was refused.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub network: Vec<crate::net::NetworkEvent>,
 }
 
 impl ExecResult {
@@ -196,6 +200,7 @@ impl ExecResult {
             sandbox_denied: false,
             sandbox_note: None,
             sandbox_undone: Vec::new(),
+            network: Vec::new(),
         }
     }
 
@@ -581,6 +586,7 @@ fn finished(
         sandbox_denied: sandbox_note.is_some(),
         sandbox_note,
         sandbox_undone: Vec::new(),
+        network: Vec::new(),
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub mod address;
 pub mod env;
+pub mod event;
 pub mod host;
 #[cfg(unix)]
 pub mod proxy;
@@ -15,5 +16,6 @@ pub mod request;
 pub mod rules;
 pub mod sni;
 
+pub use event::{NetDecision, NetworkEvent};
 pub use host::{Host, Pattern};
 pub use rules::{HOST_ALIAS, NetworkMode, Rules, Verdict};

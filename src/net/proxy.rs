@@ -17,12 +17,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde::Serialize;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpStream, UnixListener, UnixStream};
 use tokio::sync::Semaphore;
 
 use super::address::not_public;
+use super::event::{NetDecision, NetworkEvent};
 use super::host::Host;
 use super::request::{Ask, MAX_HEAD_BYTES, head_end, parse};
 use super::rules::{HOST_ALIAS, Rules, Verdict};
@@ -48,25 +48,6 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Decisions kept between two [`Proxy::take_events`] calls; past it they are counted only.
 const MAX_KEPT_EVENTS: usize = 1000;
-
-/// One decision of the proxy, as recorded in the transcript and `--json` (`network` event).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct NetworkEvent {
-    /// The host as decided on (normalised: lower case, IDNA, no trailing dot).
-    pub host: String,
-    /// The port.
-    pub port: u16,
-    /// `allow` or `deny`.
-    pub decision: &'static str,
-    /// The rule that decided, or why it was refused.
-    pub rule: String,
-    /// The setting that would allow it, for a refusal a setting can lift.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub allow_with: Option<String>,
-    /// The command (its tool call id) that was running, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub command: Option<String>,
-}
 
 #[derive(Debug, Default)]
 struct Record {
@@ -105,7 +86,11 @@ impl Shared {
         record.events.push(NetworkEvent {
             host: host.display(),
             port,
-            decision: if allowed { "allow" } else { "deny" },
+            decision: if allowed {
+                NetDecision::Allow
+            } else {
+                NetDecision::Deny
+            },
             rule,
             allow_with,
             command,
@@ -556,7 +541,7 @@ mod tests {
         let answer = ask(&proxy, &request).await;
         assert_eq!(answer, "HTTP/1.1 200 Connection established\r\n\r\n");
         let (events, _) = proxy.take_events();
-        assert_eq!(events[0].decision, "deny", "{events:?}");
+        assert_eq!(events[0].decision, NetDecision::Deny, "{events:?}");
         assert!(events[0].rule.contains("`blocked.test`"), "{events:?}");
     }
 

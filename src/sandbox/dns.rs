@@ -133,7 +133,10 @@ mod tests {
     #[test]
     fn a_query_is_read_and_answered_with_its_type() {
         let parsed = parse_query(&query("allowed.test", TYPE_A)).unwrap();
-        assert_eq!((parsed.id, parsed.name.as_str(), parsed.kind), (0x1234, "allowed.test", 1));
+        assert_eq!(
+            (parsed.id, parsed.name.as_str(), parsed.kind),
+            (0x1234, "allowed.test", 1)
+        );
         let addresses: Vec<IpAddr> = vec!["10.0.0.1".parse().unwrap(), "::1".parse().unwrap()];
         let answer = parsed.answer(Some(&addresses));
         // Header: same id, a response, no error, one answer.

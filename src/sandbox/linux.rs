@@ -31,6 +31,7 @@
 //! No `unsafe` here: the crates' safe APIs do the system calls.
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use landlock::{
@@ -70,6 +71,8 @@ const TIOCLINUX: u64 = 0x541C;
 const DEVICE_DIRS: &[&str] = &["/dev/pts"];
 /// Shared memory, writable like the temp dir (in `workspace-write` mode only).
 const SHARED_MEMORY: &str = "/dev/shm";
+/// The proxy's socket in its directory (`net::proxy::SOCKET_NAME`).
+const PROXY_SOCKET: &str = "proxy.sock";
 /// The resolver configuration the stub's replaces, through the proxy.
 const RESOLV_CONF: &str = "/etc/resolv.conf";
 /// Where the command's private temp directory is bound, when a mount namespace can be made.
@@ -106,31 +109,23 @@ pub(super) fn probe() -> Result<String, String> {
 /// the stage, and the command inherit. This process itself stays unrestricted otherwise.
 /// Whether it made a PID namespace: then the command it starts next is its first process, and
 /// nothing the command starts outlives that process (`supervise.rs`).
-pub(super) fn prepare(args: &HelperArgs) -> Result<bool, String> {
+pub(super) fn prepare(args: &HelperArgs, first: &OsStr) -> Result<bool, String> {
     // Descriptors the agent inherited (from a shell, an editor, a CI runner) are not the
     // command's: they close when it starts (0, 1 and 2 are the command's own).
     close_fds::CloseFdsBuilder::new().cloexecfrom(3);
-    // Opened before the mounts, which may put another directory over the path.
-    let proxy_dir = match &args.proxy {
-        Some(dir) => Some(super::netns::open_proxy_dir(dir).map_err(|error| {
-            format!("cannot open the network proxy's directory: {error}")
-        })?),
-        None => None,
-    };
-    let pid_namespace = if args.mounts() {
+    // First: the bridge process starts here, outside the namespaces still to come.
+    if let Some(dir) = &args.proxy {
+        super::netns::enter(&dir.join(PROXY_SOCKET), first)?;
+    }
+    if args.mounts() {
         // The parent checked that it can work here (`mounts_possible`): fail closed.
         protect(args).map_err(|error| {
             format!("cannot make the workspace's protected paths read-only: {error}")
-        })?
+        })
     } else {
         // Best effort: without it the helper still ends what the command leaves behind.
-        enter_namespaces(false).unwrap_or(false)
-    };
-    if let Some(dir) = proxy_dir {
-        // Last: the bridge's threads start here, and namespaces need a single thread.
-        super::netns::enter(dir, super::netns::BRIDGE_PORT)?;
+        Ok(enter_namespaces(false).unwrap_or(false))
     }
-    Ok(pid_namespace)
 }
 
 /// The command's `TMPDIR` when its private temp directory is bound over `/tmp` (`--tmp`).

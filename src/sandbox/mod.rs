@@ -51,6 +51,19 @@ pub const HELPER_PASSES_SIGNALS: bool = cfg!(target_os = "linux");
 #[cfg(target_os = "linux")]
 pub use supervise::HELPER_FORCE;
 
+/// The port of the bridge to the network proxy inside a command's own network namespace
+/// (`127.0.0.1:3128`, the customary proxy port; the namespace is the command's, so nothing
+/// else holds it).
+pub const BRIDGE_PORT: u16 = 3128;
+
+/// Test-only switch: when set to `1`, no network namespace can be made here (as where user
+/// namespaces are off), so tests see `[network] mode = "allowlist"` refuse all network.
+pub const TEST_NO_NETNS_ENV: &str = "AGENT_TEST_SANDBOX_NO_NETNS";
+
+/// The helper's argument that only checks whether a network namespace can be made here and
+/// exits 0 if so.
+const PROBE_NETNS_ARG: &str = "--probe-netns";
+
 /// The hidden first argument that turns `agent` into the sandbox helper (Linux):
 /// `agent __sandbox [--network] [--write DIR]… [--read-only DIR]… -- PROGRAM ARGS…`.
 pub const HELPER_ARG: &str = "__sandbox";
@@ -299,6 +312,43 @@ fn inspection_reads(workspace: &Path) -> Vec<PathBuf> {
     reads
 }
 
+/// Whether a command can get a network namespace of its own here (for `[network] mode =
+/// "allowlist"`), asked of a throw-away helper process; why not, when not.
+///
+/// # Errors
+/// Why no network namespace can be made (to be said once, with what to do).
+pub fn network_namespace_possible() -> Result<(), String> {
+    if std::env::var_os(TEST_NO_NETNS_ENV).is_some_and(|v| v == "1") {
+        return Err(format!(
+            "forced by {TEST_NO_NETNS_ENV}=1, a test-only switch"
+        ));
+    }
+    if !cfg!(target_os = "linux") {
+        return Err(format!(
+            "network namespaces are Linux's; {} has none",
+            std::env::consts::OS
+        ));
+    }
+    let (helper, first) = helper().map_err(|error| error.to_string())?;
+    let status = std::process::Command::new(helper)
+        .arg(first)
+        .arg(PROBE_NETNS_ARG)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map_err(|error| error.to_string())?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(
+            "this system lets the agent make no network namespace (not root, and no \
+             unprivileged user namespaces, e.g. Ubuntu's AppArmor restriction)"
+                .to_owned(),
+        )
+    }
+}
+
 /// Whether the sandbox applies on this machine.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum State {
@@ -388,7 +438,7 @@ impl Sandbox {
                 cache: None,
                 limits: ResourceLimits::default(),
                 git_read_only: false,
-            proxy: None,
+                proxy: None,
             },
             required: false,
             state: State::Off,
@@ -772,6 +822,19 @@ fn helper_with(first: &str, args: impl IntoIterator<Item = OsString>) -> std::pr
         #[cfg(not(target_os = "linux"))]
         return std::process::ExitCode::from(1);
     }
+    #[cfg(target_os = "linux")]
+    if args.first().is_some_and(|arg| arg == netns::BRIDGE_ARG) {
+        return match args.get(1) {
+            Some(socket) => netns::bridge_main(Path::new(socket)),
+            None => fail("`--bridge` needs the proxy's socket (the helper is internal to agent)"),
+        };
+    }
+    if args.first().is_some_and(|arg| arg == PROBE_NETNS_ARG) {
+        #[cfg(target_os = "linux")]
+        return std::process::ExitCode::from(u8::from(!netns::possible()));
+        #[cfg(not(target_os = "linux"))]
+        return std::process::ExitCode::from(1);
+    }
     let stage = args.first().is_some_and(|arg| arg == STAGE_ARG);
     let given = if stage {
         args.split_off(1)
@@ -789,7 +852,7 @@ fn helper_with(first: &str, args: impl IntoIterator<Item = OsString>) -> std::pr
                 Err(error) => fail(&error),
             };
         }
-        let pid_namespace = match linux::prepare(&parsed) {
+        let pid_namespace = match linux::prepare(&parsed, std::ffi::OsStr::new(first)) {
             Ok(pid_namespace) => pid_namespace,
             Err(error) => return fail(&error),
         };

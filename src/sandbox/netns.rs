@@ -5,29 +5,29 @@
 //! proxy on its Unix socket. No route leads anywhere else, so every connection out goes
 //! through the proxy, which decides by host name (`net/proxy.rs`).
 //!
-//! The proxy's socket is reached through a descriptor of its directory opened before the
-//! helper's mounts (which put the command's private directory over `/tmp`), as
-//! `/proc/self/fd/N/proxy.sock`. The bridge runs on threads of the helper, which stays
-//! outside the command's Landlock domain and seccomp filter; it copies with fixed buffers and
-//! serves at most [`MAX_BRIDGED`] connections at once.
+//! The bridge is a process of its own (the helper again, `--bridge`), started in the new
+//! network namespace before the helper makes the mount and PID namespaces (a process that
+//! made a PID namespace can start no thread, and one with threads can make no mount
+//! namespace): so it sees the proxy's socket where the agent made it, is none of the
+//! command's processes, and stays outside the command's Landlock domain and seccomp filter.
+//! It copies with fixed buffers and serves at most [`MAX_BRIDGED`] connections at once; on
+//! `127.0.0.1:53` it answers DNS for the names the proxy allows (`dns.rs`).
 
-use std::fs::File;
-use std::io::{Read, Write};
+use std::ffi::OsStr;
+use std::io::{BufRead as _, Read, Write};
 use std::net::{IpAddr, Shutdown, TcpListener, TcpStream, UdpSocket};
-use std::time::Duration;
-use std::os::fd::AsRawFd as _;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
+use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
-/// The port of the bridge inside a command's network namespace (`127.0.0.1:3128`, the
-/// customary proxy port): the namespace is the command's own, so no other program holds it.
-pub const BRIDGE_PORT: u16 = 3128;
+/// The helper's argument that makes it the bridge (`--bridge SOCKET`).
+pub(super) const BRIDGE_ARG: &str = "--bridge";
 
-/// The proxy socket's name in its directory (`net::proxy::SOCKET_NAME`; the helper binary
-/// does not link the proxy).
-const SOCKET_NAME: &str = "proxy.sock";
+/// What the bridge says on stdout once it listens.
+const READY: &str = "ready";
 
 /// Connections the bridge serves at once (two threads each); past it, new ones are closed.
 const MAX_BRIDGED: usize = 256;
@@ -44,22 +44,27 @@ const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
 /// The index of the loopback interface in a new network namespace (always the first).
 const LOOPBACK_INDEX: i32 = 1;
 
-/// Opens the proxy's directory (before the helper's mounts change what its path names).
-///
-/// # Errors
-/// It cannot be opened.
-pub(super) fn open_proxy_dir(dir: &Path) -> std::io::Result<File> {
-    File::open(dir)
+/// Whether this (throw-away) process can make a network namespace: as root, or inside a new
+/// user namespace.
+pub(super) fn possible() -> bool {
+    use rustix::thread::UnshareFlags as Flags;
+    super::linux::unshare(Flags::NEWNET).is_ok()
+        || super::linux::unshare(Flags::NEWUSER | Flags::NEWNET).is_ok()
 }
 
-/// Enters a new network namespace, brings its loopback up and starts the bridge on
-/// `127.0.0.1:port`, splicing to the proxy in `proxy_dir`. Must run while this process is
-/// still single-threaded (the namespace); the bridge's threads start last.
+/// Enters a new network namespace (inside a new user namespace where this user may not make
+/// one directly), brings its loopback up, and starts the bridge to the proxy at `socket` as a
+/// process of its own (this one must stay single-threaded for the namespaces still to come,
+/// and after the PID namespace could start no thread). Returns once the bridge listens.
+///
+/// The bridge is started before the PID and mount namespaces: it is not one of the command's
+/// processes, and it sees the proxy's socket where the agent made it. It ends with this
+/// process (the parent-death signal) and is ended with what the command leaves behind.
 ///
 /// # Errors
 /// Why the namespace or the bridge cannot be made (the command must then not run: it would
 /// otherwise reach the network without the proxy, or not at all without saying why).
-pub(super) fn enter(proxy_dir: File, port: u16) -> Result<(), String> {
+pub(super) fn enter(socket: &Path, helper_first: &OsStr) -> Result<(), String> {
     use rustix::thread::UnshareFlags as Flags;
     if super::linux::unshare(Flags::NEWNET).is_err() {
         let ids = (
@@ -71,21 +76,66 @@ pub(super) fn enter(proxy_dir: File, port: u16) -> Result<(), String> {
             .map_err(|error| format!("cannot make a network namespace: {error}"))?;
     }
     loopback_up().map_err(|error| format!("cannot bring up the loopback: {error}"))?;
-    let listener = TcpListener::bind(("127.0.0.1", port))
-        .map_err(|error| format!("cannot listen on 127.0.0.1:{port}: {error}"))?;
-    let socket = format!("/proc/self/fd/{}/{SOCKET_NAME}", proxy_dir.as_raw_fd());
+    // The stub resolver's port 53 without privileges: only in this namespace, which is the
+    // command's own. Without it there is no stub, and names resolve to nothing (quickly).
+    let _ = std::fs::write("/proc/sys/net/ipv4/ip_unprivileged_port_start", "0");
+    let mut bridge = std::process::Command::new("/proc/self/exe");
+    std::os::unix::process::CommandExt::arg0(&mut bridge, "agent-sandbox");
+    let mut child = bridge
+        .arg(helper_first)
+        .arg(BRIDGE_ARG)
+        .arg(socket)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|error| format!("cannot start the bridge: {error}"))?;
+    let mut ready = String::new();
+    let read = child
+        .stdout
+        .take()
+        .map(|out| std::io::BufReader::new(out).read_line(&mut ready));
+    if ready.trim() == READY {
+        return Ok(());
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    Err(match read {
+        Some(Err(error)) => format!("the bridge did not start: {error}"),
+        _ => "the bridge did not start".to_owned(),
+    })
+}
+
+/// The bridge process (`agent-sandbox --bridge SOCKET`): listens on `127.0.0.1:PORT` and
+/// `127.0.0.1:53` in the namespace it was started in, says so on stdout, and serves until
+/// its parent, the helper, ends.
+#[must_use]
+pub(super) fn bridge_main(socket: &Path) -> std::process::ExitCode {
+    use rustix::process::Signal;
+    let _ = rustix::process::set_parent_process_death_signal(Some(Signal::KILL));
+    // The helper may have ended before the line above took effect.
+    if rustix::process::getppid().is_none_or(|parent| parent.as_raw_nonzero().get() == 1) {
+        return std::process::ExitCode::from(1);
+    }
+    let port = super::BRIDGE_PORT;
+    let Ok(listener) = TcpListener::bind(("127.0.0.1", port)) else {
+        return std::process::ExitCode::from(1);
+    };
     // Best effort: without the stub, names do not resolve inside (quickly: no route out).
     if let Ok(dns) = UdpSocket::bind(("127.0.0.1", DNS_PORT)) {
-        let socket = socket.clone();
+        let socket = socket.to_path_buf();
         let _ = std::thread::Builder::new()
             .name("dns".to_owned())
             .spawn(move || stub_resolver(&dns, &socket));
     }
-    std::thread::Builder::new()
-        .name("bridge".to_owned())
-        .spawn(move || bridge(&listener, &proxy_dir, &socket))
-        .map_err(|error| format!("cannot start the bridge: {error}"))?;
-    Ok(())
+    let mut stdout = std::io::stdout();
+    if writeln!(stdout, "{READY}")
+        .and_then(|()| stdout.flush())
+        .is_err()
+    {
+        return std::process::ExitCode::from(1);
+    }
+    bridge(&listener, socket);
+    std::process::ExitCode::SUCCESS
 }
 
 /// Sets the loopback interface up through rtnetlink (`RTM_NEWLINK`, `IFF_UP`), as `ip link
@@ -126,9 +176,8 @@ fn loopback_up() -> std::io::Result<()> {
     }
 }
 
-/// Accepts connections inside the namespace and splices each to the proxy. `_dir` keeps the
-/// descriptor `socket` names open.
-fn bridge(listener: &TcpListener, _dir: &File, socket: &str) {
+/// Accepts connections inside the namespace and splices each to the proxy.
+fn bridge(listener: &TcpListener, socket: &Path) {
     let active = Arc::new(AtomicUsize::new(0));
     for client in listener.incoming() {
         let Ok(client) = client else { continue };
@@ -187,7 +236,7 @@ fn copy(mut from: impl Read, mut to: impl Write) {
 
 /// Answers the command's DNS queries on `127.0.0.1:53`: the addresses the proxy gives for an
 /// allowed name, NXDOMAIN for every other (see `dns.rs`).
-fn stub_resolver(socket: &UdpSocket, proxy: &str) {
+fn stub_resolver(socket: &UdpSocket, proxy: &Path) {
     let mut packet = [0u8; 512];
     loop {
         let Ok((read, from)) = socket.recv_from(&mut packet) else {
@@ -202,7 +251,7 @@ fn stub_resolver(socket: &UdpSocket, proxy: &str) {
 }
 
 /// The proxy's addresses for `name`, or `None` when it refuses the name (or cannot be asked).
-fn ask_proxy(proxy: &str, name: &str) -> Option<Vec<IpAddr>> {
+fn ask_proxy(proxy: &Path, name: &str) -> Option<Vec<IpAddr>> {
     if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic()) {
         return None;
     }

@@ -9,6 +9,7 @@ use std::path::Path;
 use toml_edit::{Document, Item, Table};
 
 use super::SettingsError;
+use super::network::NetKey;
 use crate::model::ProviderKind;
 use crate::policy::{Mode, ReadOnly};
 use crate::sandbox::SandboxMode;
@@ -49,6 +50,8 @@ pub(crate) enum Value {
     KeepDays(u32),
     MaxFileMb(u64),
     TimeBudgetMs(u64),
+    /// A `[network]` value.
+    Net(super::network::NetValue),
 }
 
 /// A value and the line it was written on.
@@ -101,6 +104,8 @@ enum Kind {
     Files(FilesKey),
     /// A `[snapshots]` key.
     Snapshot(SnapshotKey),
+    /// A `[network]` key.
+    Net(NetKey),
 }
 
 /// The keys of `[permissions.files]`.
@@ -250,6 +255,32 @@ const SCHEMA: &[(&str, &str, Kind, &str)] = &[
         Kind::Snapshot(SnapshotKey::TimeBudgetMs),
         "snapshots.time_budget_ms",
     ),
+    ("network", "mode", Kind::Net(NetKey::Mode), "network.mode"),
+    (
+        "network",
+        "allow",
+        Kind::Net(NetKey::Allow),
+        "network.allow",
+    ),
+    ("network", "deny", Kind::Net(NetKey::Deny), "network.deny"),
+    (
+        "network",
+        "presets",
+        Kind::Net(NetKey::Presets),
+        "network.presets",
+    ),
+    (
+        "network",
+        "allow_local",
+        Kind::Net(NetKey::AllowLocal),
+        "network.allow_local",
+    ),
+    (
+        "network",
+        "hosts",
+        Kind::Net(NetKey::Hosts),
+        "network.hosts",
+    ),
 ];
 
 /// Tables that only group other tables.
@@ -263,6 +294,7 @@ const TABLES: &[&str] = &[
     "sandbox",
     "ci",
     "snapshots",
+    "network",
 ];
 
 /// `max_output_tokens`, `context_window`, `idle_timeout_secs`, `price_in` or `price_out`; what
@@ -624,6 +656,9 @@ impl Reader<'_> {
             Kind::SandboxRequired => Value::SandboxRequired(flag()?),
             Kind::FailOnDeny => Value::FailOnDeny(flag()?),
             Kind::Snapshot(key) => snapshot_value(item, key, &wrong)?,
+            Kind::Net(key) => {
+                Value::Net(super::network::read_value(key, item).map_err(|what| wrong(&what))?)
+            }
             Kind::Writable => {
                 let array = item.as_array().ok_or_else(|| wrong("an array of paths"))?;
                 let mut paths = Vec::new();

@@ -8,8 +8,8 @@
 //! permissions or point the agent at another server.
 
 mod file;
-mod paths;
 mod network;
+mod paths;
 mod project;
 mod show;
 
@@ -24,8 +24,11 @@ pub use show::render;
 use file::{Entry, Layer, Value};
 
 use crate::model::ProviderKind;
+use crate::net::NetworkMode;
 use crate::policy::{Mode, ReadOnly, Rule, Source};
 use crate::sandbox::SandboxMode;
+use network::NetValue;
+pub use network::NetworkSettings;
 
 /// Default number of model turns before the loop stops.
 pub const DEFAULT_MAX_TURNS: u32 = 50;
@@ -272,8 +275,11 @@ pub struct Settings {
     pub shell: Sourced<String>,
     /// How much commands may write (`[sandbox] mode`).
     pub sandbox_mode: Sourced<SandboxMode>,
-    /// Commands may use the network inside the sandbox.
+    /// Commands may use the network inside the sandbox (every host: `[network] mode =
+    /// "full"`, or the old `[sandbox] network = true`).
     pub network: Sourced<bool>,
+    /// `[network]`: the mode, host rules, presets, `allow_local` and `hosts`.
+    pub net: NetworkSettings,
     /// Extra writable paths, as written (`~` not yet expanded).
     pub writable: Vec<Sourced<String>>,
     /// Refuse to run commands when the sandbox cannot apply.
@@ -450,7 +456,22 @@ impl Draft {
             Value::InspectMemoryMb(mb) => s.inspect_memory_mb = sourced(*mb, origin),
             Value::Shell(shell) => s.shell = sourced(shell.clone(), origin),
             Value::SandboxMode(mode) => s.sandbox_mode = sourced(*mode, origin),
-            Value::Network(network) => s.network = sourced(*network, origin),
+            Value::Network(network) => {
+                // The old key: on is every host, off no network.
+                let mode = if *network {
+                    NetworkMode::Full
+                } else {
+                    NetworkMode::Off
+                };
+                s.net.mode = sourced(mode, origin.clone());
+                s.network = sourced(*network, origin);
+            }
+            Value::Net(value) => {
+                s.net.apply(value, &origin);
+                if let NetValue::Mode(mode) = value {
+                    s.network = sourced(*mode == NetworkMode::Full, origin);
+                }
+            }
             Value::Writable(paths) => s.writable.extend(
                 paths
                     .iter()
@@ -528,6 +549,7 @@ impl Draft {
                 shell: sourced(crate::exec::default_shell().to_owned(), default("")),
                 sandbox_mode: sourced(SandboxMode::default(), default("")),
                 network: sourced(false, default("")),
+                net: NetworkSettings::built_in(),
                 writable: Vec::new(),
                 sandbox_required: sourced(false, default("")),
                 snapshots: SnapshotSettings::built_in(),
@@ -693,6 +715,9 @@ fn apply_flags(draft: &mut Draft, overrides: &Overrides) {
     }
     if let Some(network) = overrides.network {
         s.network = sourced(network, Origin::Flag("--network"));
+        if network {
+            s.net.mode = sourced(NetworkMode::Full, Origin::Flag("--network"));
+        }
     }
     if let Some(required) = overrides.sandbox_required {
         s.sandbox_required = sourced(required, Origin::Flag("--sandbox-required"));

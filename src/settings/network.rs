@@ -21,16 +21,6 @@ pub(crate) enum NetKey {
     Hosts,
 }
 
-/// The table, key, kind and dotted name of every `[network]` key.
-pub(crate) const NETWORK_KEYS: &[(&str, NetKey, &str)] = &[
-    ("mode", NetKey::Mode, "network.mode"),
-    ("allow", NetKey::Allow, "network.allow"),
-    ("deny", NetKey::Deny, "network.deny"),
-    ("presets", NetKey::Presets, "network.presets"),
-    ("allow_local", NetKey::AllowLocal, "network.allow_local"),
-    ("hosts", NetKey::Hosts, "network.hosts"),
-];
-
 /// A checked `[network]` value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum NetValue {

@@ -21,8 +21,7 @@ fn server(name: &'static str) -> u16 {
             std::thread::spawn(move || {
                 let mut head = Vec::new();
                 let mut byte = [0u8; 1];
-                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1)
-                {
+                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
                     head.push(byte[0]);
                 }
                 let body = format!("hello from {name}\n");
@@ -117,7 +116,10 @@ fn an_unknown_name_is_refused_with_403_naming_it_and_the_setting() {
     let stdout = result["stdout"].as_str().unwrap();
     assert!(stdout.ends_with("403"), "{result}");
     assert!(stdout.contains("`blocked.test` port"), "{stdout}");
-    assert!(stdout.contains("[network] allow = [\"blocked.test\"]"), "{stdout}");
+    assert!(
+        stdout.contains("[network] allow = [\"blocked.test\"]"),
+        "{stdout}"
+    );
     assert!(!stdout.contains("hello"), "{stdout}");
     let event = &result["network"][0];
     assert_eq!(event["host"], "blocked.test", "{result}");
@@ -166,7 +168,10 @@ hosts = { "allowed.test" = "127.0.0.1", "blocked.test" = "127.0.0.1" }
     let stdout = result["stdout"].as_str().unwrap();
     assert!(stdout.starts_with("hello from A\n"), "{stdout}");
     assert!(stdout.ends_with("403"), "{stdout}");
-    assert!(stdout.contains("[network] deny = [\"blocked.test\"]"), "{stdout}");
+    assert!(
+        stdout.contains("[network] deny = [\"blocked.test\"]"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -308,7 +313,10 @@ fn malformed_network_settings_name_the_key() {
         ("[network]\nallow = [\"a@b\"]\n", "network.allow"),
         ("[network]\npresets = [\"nuget\"]\n", "network.presets"),
         ("[network]\nallow_local = [0]\n", "network.allow_local"),
-        ("[network]\nhosts = { \"a.test\" = \"nowhere\" }\n", "network.hosts"),
+        (
+            "[network]\nhosts = { \"a.test\" = \"nowhere\" }\n",
+            "network.hosts",
+        ),
     ] {
         sandbox.settings(toml);
         let output = sandbox.agent().args(["config", "show"]).output().unwrap();
@@ -329,8 +337,20 @@ fn https_goes_through_a_tunnel_the_proxy_does_not_open() {
     let made = std::process::Command::new("openssl")
         .current_dir(dir)
         .args([
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "key.pem", "-out",
-            "cert.pem", "-days", "1", "-subj", "/CN=allowed.test", "-addext",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "key.pem",
+            "-out",
+            "cert.pem",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=allowed.test",
+            "-addext",
             "subjectAltName=DNS:allowed.test",
         ])
         .output()
@@ -343,20 +363,26 @@ fn https_goes_through_a_tunnel_the_proxy_does_not_open() {
         .port();
     let mut server = std::process::Command::new("openssl")
         .current_dir(dir)
-        .args(["s_server", "-quiet", "-www", "-cert", "cert.pem", "-key", "key.pem"])
+        .args([
+            "s_server", "-quiet", "-www", "-cert", "cert.pem", "-key", "key.pem",
+        ])
         .args(["-accept", &port.to_string()])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    super::harness::wait_for(std::time::Duration::from_secs(20), "openssl s_server", || {
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-    });
+    super::harness::wait_for(
+        std::time::Duration::from_secs(20),
+        "openssl s_server",
+        || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok(),
+    );
     let cert = dir.join("cert.pem");
     std::fs::copy(&cert, sandbox.work().join("cert.pem")).unwrap();
     let result = exec(
         &sandbox,
-        &format!("curl -sS --cacert cert.pem -o /dev/null -w '%{{http_code}}' https://allowed.test:{port}/"),
+        &format!(
+            "curl -sS --cacert cert.pem -o /dev/null -w '%{{http_code}}' https://allowed.test:{port}/"
+        ),
     );
     let _ = server.kill();
     let _ = server.wait();
