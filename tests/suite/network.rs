@@ -389,3 +389,78 @@ fn https_goes_through_a_tunnel_the_proxy_does_not_open() {
     assert_eq!(result["stdout"], "200", "{result}");
     assert_eq!(result["network"][0]["decision"], "allow", "{result}");
 }
+
+#[test]
+fn names_resolve_inside_only_when_allowed() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(""));
+    if !available(&sandbox) || !program("getent") {
+        return;
+    }
+    let result = exec(
+        &sandbox,
+        "getent hosts allowed.test; echo \"allowed=$?\"; getent hosts blocked.test; echo \"blocked=$?\"; \
+         getent hosts example.com; echo \"example=$?\"",
+    );
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(
+        stdout.starts_with("127.0.0.1       allowed.test\nallowed=0\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\nblocked=2\n"), "{stdout}");
+    assert!(stdout.ends_with("\nexample=2\n"), "{stdout}");
+}
+
+#[test]
+fn without_a_network_namespace_allowlist_refuses_all_network_and_says_why() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(""));
+    if !available(&sandbox) {
+        return;
+    }
+    let port = server("A");
+    let output = sandbox
+        .agent()
+        .env("AGENT_TEST_SANDBOX_NO_NETNS", "1")
+        .args(["exec", "--json", "--"])
+        .arg(format!("curl -sS http://allowed.test:{port}/"))
+        .output()
+        .unwrap();
+    let result = json(&output);
+    assert!(
+        !result["stdout"].as_str().unwrap().contains("hello"),
+        "{result}"
+    );
+    assert_ne!(result["exit_code"], 0, "{result}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("`[network] mode = \"allowlist\"` cannot be enforced here"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("commands get no network at all"),
+        "{stderr}"
+    );
+    let shown = sandbox
+        .agent()
+        .env("AGENT_TEST_SANDBOX_NO_NETNS", "1")
+        .args(["config", "show"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(text.contains("cannot be enforced here"), "{text}");
+}
+
+#[test]
+fn the_old_sandbox_network_key_still_means_every_host() {
+    let sandbox = Sandbox::new();
+    sandbox.settings("[sandbox]\nnetwork = true\n");
+    let output = sandbox
+        .agent()
+        .args(["config", "show", "--json"])
+        .output()
+        .unwrap();
+    let shown = json(&output);
+    assert_eq!(shown["network.mode"]["value"], "full", "{shown}");
+    assert_eq!(shown["sandbox.network"]["value"], true, "{shown}");
+}
