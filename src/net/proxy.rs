@@ -504,7 +504,10 @@ mod tests {
                 .iter()
                 .map(|e| (e.host.as_str(), e.decision))
                 .collect::<Vec<_>>(),
-            [("allowed.test", "allow"), ("blocked.test", "deny")]
+            [
+                ("allowed.test", NetDecision::Allow),
+                ("blocked.test", NetDecision::Deny)
+            ]
         );
         assert_eq!(events[1].command.as_deref(), Some("call_1"));
         assert_eq!(proxy.blocked_hosts(), ["blocked.test"]);
