@@ -29,7 +29,7 @@ impl ModelText {
             Delta::Retry { .. } | Delta::Warning { .. } => {
                 // News about the request: what was held back goes out first.
                 self.finish(emit);
-                if let Some(event) = super::news_event(delta) {
+                if let Some(event) = news_event(delta) {
                     emit(event);
                 }
                 return;
@@ -72,6 +72,30 @@ fn delta_event(reasoning: bool, text: String, emit: &mut (dyn FnMut(Event) + Sen
     } else {
         Event::TextDelta { text }
     });
+}
+
+/// The event for news about a request on its way (a retry, a warning about the server);
+/// `None` for the reply's own text and reasoning.
+fn news_event(delta: Delta<'_>) -> Option<Event> {
+    match delta {
+        Delta::Text(_) | Delta::Reasoning(_) => None,
+        Delta::Retry {
+            attempt,
+            tries,
+            delay,
+            error,
+        } => Some(Event::Retry {
+            attempt,
+            tries,
+            delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            code: error.code().to_owned(),
+            reason: error.to_string(),
+        }),
+        Delta::Warning { code, message } => Some(Event::Warning {
+            code: code.to_owned(),
+            message: message.to_owned(),
+        }),
+    }
 }
 
 #[cfg(test)]

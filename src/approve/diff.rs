@@ -12,10 +12,9 @@ use std::io::Write as _;
 use crossterm::event::KeyCode;
 use crossterm::style::Stylize as _;
 
+use super::keys::{self, Cancel, Next, RawMode, next_key, stops};
 use super::line::{self, Edited};
-use super::prompt::{
-    self, Answer, Cancel, MAX_NOTE_CHARS, Next, RESET, RawMode, next_key, one_line, short, stops,
-};
+use super::prompt::{Answer, MAX_NOTE_CHARS, RESET, one_line, short};
 use crate::policy::files::Access;
 use crate::ui::sanitize;
 
@@ -135,7 +134,7 @@ impl FileQuestion {
         let (columns, rows) = crossterm::terminal::size().unwrap_or((80, 24));
         let raw = RawMode::enable();
         if raw.is_ok() {
-            prompt::discard_type_ahead();
+            keys::discard_type_ahead();
         }
         let question = self.render(columns, rows).replace('\n', "\r\n");
         let _ = write!(stderr, "{RESET}{question}");

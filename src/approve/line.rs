@@ -11,7 +11,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use unicode_width::UnicodeWidthStr as _;
 
-use super::prompt::{Cancel, Next, next_key, stops};
+use super::keys::{Cancel, Next, next_key, stops};
 use crate::ui::sanitize;
 
 /// How an edit ended.

@@ -16,6 +16,7 @@
 
 mod diff;
 mod display;
+mod keys;
 mod line;
 mod prompt;
 mod rules_file;
@@ -26,7 +27,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use diff::FileQuestion;
-pub use prompt::{Answer, Cancel, Question};
+pub use keys::Cancel;
+pub use prompt::{Answer, Question};
 pub use rules_file::{List, Scope, add_rule, remove_rule, save_allow_rule, save_rule};
 
 use crate::policy::Decision;

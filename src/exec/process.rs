@@ -4,7 +4,7 @@
 
 use std::process::Stdio;
 
-use super::ExecRequest;
+use super::request::ExecRequest;
 
 /// Environment variables never passed to a command: loader injection and the
 /// model API keys (a command must not be able to read the agent's credentials).

@@ -17,7 +17,7 @@
 //! - **`:`** with any words does nothing (its redirections are decided like any others).
 
 use super::word::{Word, WordKind};
-use super::{Context, inspect, split};
+use super::{Context, path_rule, split};
 
 /// Longest `sleep` allowed without asking, in seconds (all operands together).
 const MAX_SLEEP_SECONDS: f64 = 600.0;
@@ -120,7 +120,7 @@ fn is_binary(op: &str) -> bool {
 
 fn unary(context: &Context, name: &str, op: &str, operand: &Word) -> Result<(), String> {
     if FILE_TESTS.contains(&op) {
-        return inspect::path(context, name, operand, false);
+        return path_rule::path(context, name, operand, false);
     }
     if STRING_TESTS.contains(&op) {
         return Ok(());
@@ -140,8 +140,8 @@ fn binary(
     b: &str,
 ) -> Result<(), String> {
     if FILE_COMPARISONS.contains(&op) {
-        inspect::path(context, name, left, false)?;
-        return inspect::path(context, name, right, false);
+        path_rule::path(context, name, left, false)?;
+        return path_rule::path(context, name, right, false);
     }
     if INTEGER_COMPARISONS.contains(&op) && !(is_integer(a) && is_integer(b)) {
         return Err(format!(

@@ -16,9 +16,8 @@
 
 use std::path::PathBuf;
 
-use super::decide::decide_as_written;
 use super::word::Word;
-use super::{Context, Decision, Rules, Source, Verdict, compound, inspect, split};
+use super::{Context, Decision, Rules, Source, Verdict, compound, path_rule, split};
 
 /// Most parts in one composed command: real pipelines have a handful; hundreds are built to
 /// be slow or to hide something.
@@ -62,13 +61,19 @@ struct Split {
     redirected_first: Vec<usize>,
 }
 
+/// How one part is decided: the caller's decision of a whole command as written (deciding a
+/// part is deciding a command; passed in, so this file does not import its caller).
+pub(super) type DecidePart = fn(&Rules, &Context, &str) -> Decision;
+
 /// Decides a composed command, or `None` when it is not one this module reads (the caller
-/// asks with its usual reason). `destructive` comes from the deny search of the whole.
+/// asks with its usual reason). `destructive` comes from the deny search of the whole; each
+/// part is decided by `decide_part`.
 pub(super) fn decide(
     rules: &Rules,
     context: &Context,
     command: &str,
     destructive: bool,
+    decide_part: DecidePart,
 ) -> Option<Decision> {
     let split = match split_parts(command).and_then(|split| split.map(without_if).transpose()) {
         Ok(split) => split?,
@@ -89,7 +94,7 @@ pub(super) fn decide(
         let mut decision = if trimmed == ":" && *joint == Some(Joint::Or) {
             Decision::new(Verdict::Allow, "`:` does nothing", Source::Builtin, false).with_rule(":")
         } else {
-            decide_in(rules, context, &directories, trimmed)
+            decide_in(decide_part, rules, context, &directories, trimmed)
         };
         decision.destructive |= destructive;
         if decision.verdict == Verdict::Allow
@@ -122,7 +127,7 @@ pub(super) fn decide(
                 cwd: cwd.clone(),
                 ..context.clone()
             };
-            if let Err(reason) = inspect::path(&here, "<", &Word::literal(input.as_str()), true) {
+            if let Err(reason) = path_rule::path(&here, "<", &Word::literal(input.as_str()), true) {
                 let reason = format!("reads standard input from a file: {reason}");
                 return Some(Decision::new(
                     Verdict::Ask,
@@ -190,17 +195,23 @@ fn without_if(mut split: Split) -> Result<Split, String> {
 }
 
 /// The strictest decision of a part over every directory it may run in.
-fn decide_in(rules: &Rules, context: &Context, directories: &[PathBuf], text: &str) -> Decision {
+fn decide_in(
+    decide_part: DecidePart,
+    rules: &Rules,
+    context: &Context,
+    directories: &[PathBuf],
+    text: &str,
+) -> Decision {
     let mut worst: Option<Decision> = None;
     for cwd in directories {
         let decision = if *cwd == context.cwd {
-            decide_as_written(rules, context, text)
+            decide_part(rules, context, text)
         } else {
             let here = Context {
                 cwd: cwd.clone(),
                 ..context.clone()
             };
-            decide_as_written(rules, &here, text)
+            decide_part(rules, &here, text)
         };
         if worst.as_ref().is_none_or(|w| decision.verdict > w.verdict) {
             worst = Some(decision);

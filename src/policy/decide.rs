@@ -5,8 +5,9 @@
 //! list. Owns the order of the checks; the search is `scan`'s, the lists `builtin`'s and
 //! `options`'s.
 
-use super::parse::{self, Shape};
+use super::parse;
 use super::scan::{Findings, Scan};
+use super::script::Shape;
 use super::simple::{MAX_COMMAND_BYTES, control_character, posix_metacharacter};
 use super::word::{Word, WordKind};
 use super::{
@@ -77,7 +78,8 @@ fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
         if !quoted {
             if inspect
                 && control.is_none()
-                && let Some(decision) = compose::decide(rules, context, command, destructive)
+                && let Some(decision) =
+                    compose::decide(rules, context, command, destructive, decide_as_written)
             {
                 return decision;
             }

@@ -31,7 +31,7 @@
 //!   the list (`credentials`), or that a user pattern with `/` covers, still asks.
 
 use super::word::Word;
-use super::{Context, inspect, secret_paths};
+use super::{Context, path_rule, secret_paths};
 
 /// Options that make `log`, `show`, `diff`, `whatchanged` print patches (git accepts no
 /// abbreviation of these: checked with git 2.4x). Any value attached counts too.
@@ -552,7 +552,7 @@ fn word_paths(context: &Context, sub: &str, text: &str) -> Result<(), String> {
             continue;
         }
         if candidate.contains('/') || candidate.starts_with(['~', '.']) {
-            inspect::path(context, "git", &Word::literal(candidate), true)?;
+            path_rule::path(context, "git", &Word::literal(candidate), true)?;
         }
         // A path in `REV:PATH` is from the top of the repository, a pathspec from here:
         // the components decide for the list's name patterns either way.

@@ -9,7 +9,7 @@
 //! declaration word (`if`, `export` …) as a program, `@` or `==` (tree-sitter-bash reads
 //! some of those as errors). Owns only that lexing; decides nothing.
 
-use super::parse::{Command, RESERVED_WORDS, Script, Shape};
+use super::script::{Command, RESERVED_WORDS, Script, Shape};
 use super::word::{Word, WordKind};
 
 /// Programs tree-sitter-bash reads as a declaration or `unset`, not a command.

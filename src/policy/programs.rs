@@ -1,5 +1,6 @@
 //! Tables of programs the deny search and the prefix suggestion treat specially: protected
-//! programs, wrappers that run another program, shells and programs that run a command string.
+//! programs, wrappers that run another program, shells and programs that run a command string,
+//! and programs that run code given to them (no one-word rule for them).
 //! Owns the names (program keys: basename, lowercase, no `.exe`); not how they are used.
 
 /// Programs that destroy data or the system, or change user: `destructive` is set when one
@@ -183,6 +184,93 @@ pub(super) fn is_wrapper(key: &str) -> bool {
 /// Whether a program runs other programs or code given to it (wrappers and shells).
 pub(super) fn runs_other_programs(key: &str) -> bool {
     is_wrapper(key) || SHELLS.contains(&key) || JOINERS.contains(&key)
+}
+
+/// Programs that run code or commands given to them besides the wrappers and shells
+/// above: a one-word rule for them would allow anything. A trailing `*` matches any name
+/// starting with the rest, as in the option tables (`python*` is `python3.12`).
+const CODE_RUNNERS: &[&str] = &[
+    "python*",
+    "pypy*",
+    "node*",
+    "perl*",
+    "ruby*",
+    "irb",
+    "php*",
+    "lua*",
+    "tclsh*",
+    "wish*",
+    "expect",
+    "rscript",
+    "r",
+    "julia",
+    "osascript",
+    "java*",
+    "jshell",
+    "groovy",
+    "scala",
+    "kotlin",
+    "npx",
+    "uvx",
+    "pipx",
+    "bunx", // interpreters
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "busybox",
+    "sed",
+    "find",
+    "tar",
+    "zip",
+    "rsync",
+    "scp",
+    "sftp",
+    "ssh",
+    "gdb",
+    "lldb", // debuggers run programs and their own command scripts
+    "vi",
+    "vim",
+    "nvim",
+    "emacs",
+    "ed",
+    "ex",
+    "less",
+    "more",
+    "man", // shell escapes
+    "sqlite3",
+    "sqlite",
+    "mysql",
+    "mariadb",
+    "psql",
+    "gnuplot", // `.shell`, `\!`, `system` run commands
+    "tmux",
+    "screen",
+    "xterm", // run a command in a new session or window
+    "open",
+    "xdg-open",
+    "at",
+    "batch",
+    "crontab",
+    "schtasks", // run later or elsewhere
+    "source",
+    ".",
+    "alias",
+    "exec",
+    "eval",
+    "trap",
+    "command",
+    "builtin", // shell built-ins
+];
+
+/// Whether a program key is in [`CODE_RUNNERS`].
+pub(super) fn runs_code(key: &str) -> bool {
+    CODE_RUNNERS
+        .iter()
+        .any(|entry| match entry.strip_suffix('*') {
+            Some(stem) => key.starts_with(stem),
+            None => *entry == key,
+        })
 }
 
 #[cfg(test)]

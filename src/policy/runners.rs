@@ -13,7 +13,7 @@
 //! a wrapper.
 
 use super::OsFamily;
-use super::programs::{is_protected, runs_other_programs};
+use super::programs::{is_protected, runs_code, runs_other_programs};
 use super::word::{Word, WordKind, program_key};
 
 /// How a runner's program is named.
@@ -88,7 +88,7 @@ pub(super) fn runner_prefix(os: OsFamily, words: &[Word]) -> Option<String> {
         && SCRIPT_EXTENSIONS.iter().any(|ext| key.ends_with(ext))
         && !is_protected(&key)
         && !runs_other_programs(&key)
-        && !super::suggest::runs_code(&key);
+        && !runs_code(&key);
     script.then(|| program.text.clone())
 }
 

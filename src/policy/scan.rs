@@ -5,9 +5,10 @@
 //! to a depth limit. Owns the search; the program tables are in `programs`; it does not decide
 //! allow.
 
-use super::parse::{self, Command, Script};
+use super::parse;
 use super::programs::{FEED_ARGUMENTS, JOINERS, SHELLS, is_protected, is_wrapper};
 use super::rules::{Match, Rules};
+use super::script::{Command, RESERVED_WORDS, Script};
 use super::word::{Word, WordKind, glob_could_match, is_plain, program_key, without_quoting};
 use super::{OsFamily, cmd, data, git};
 
@@ -190,7 +191,7 @@ impl<'r> Scan<'r> {
         let key = first.known().map(|t| program_key(t, self.os));
         let wrapper = key
             .as_deref()
-            .is_some_and(|k| is_wrapper(k) || parse::RESERVED_WORDS.contains(&k));
+            .is_some_and(|k| is_wrapper(k) || RESERVED_WORDS.contains(&k));
         let data = key.as_deref().and_then(|k| data::data_words(k, argv));
         let is_data = |at: usize| data.as_ref().is_some_and(|d| d[at]);
         let saved_git_env = self.git_env;

@@ -3,7 +3,8 @@
 //! characters of DESIGN.md rule 3, control characters, and the words of such a command. Owns
 //! these checks; decides nothing.
 
-use super::parse::{self, Shape};
+use super::parse;
+use super::script::Shape;
 use super::word::{Word, WordKind};
 use super::{OsFamily, cmd};
 

@@ -12,7 +12,7 @@
 //! quote, a trailing backslash, an assignment or a reserved word in program position, and
 //! tilde forms that expand to something other than `$HOME` (`~user`, bash's `a=~`).
 
-use super::parse::RESERVED_WORDS;
+use super::script::RESERVED_WORDS;
 use super::word::{Word, WordKind};
 
 /// The words `sh` would pass as argv, or `None` when the text is outside the modelled subset.

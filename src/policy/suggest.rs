@@ -11,7 +11,7 @@
 //! is best effort: a person still sees the prefix before accepting it.
 
 use super::OsFamily;
-use super::programs::{is_protected, runs_other_programs};
+use super::programs::{is_protected, runs_code, runs_other_programs};
 use super::runners::runner_prefix;
 use super::simple::single_words;
 use super::word::{Word, WordKind, program_key};
@@ -56,83 +56,6 @@ const MULTI_WORD_TOOLS: &[(&str, &[&str], &[&str])] = &[
     ("gmake", &[], &[]),
 ];
 
-/// Programs that run code or commands given to them besides the wrappers and shells of
-/// `programs`: a one-word rule for them would allow anything. A trailing `*` matches any name
-/// starting with the rest, as in the option tables (`python*` is `python3.12`).
-const CODE_RUNNERS: &[&str] = &[
-    "python*",
-    "pypy*",
-    "node*",
-    "perl*",
-    "ruby*",
-    "irb",
-    "php*",
-    "lua*",
-    "tclsh*",
-    "wish*",
-    "expect",
-    "rscript",
-    "r",
-    "julia",
-    "osascript",
-    "java*",
-    "jshell",
-    "groovy",
-    "scala",
-    "kotlin",
-    "npx",
-    "uvx",
-    "pipx",
-    "bunx", // interpreters
-    "awk",
-    "gawk",
-    "mawk",
-    "nawk",
-    "busybox",
-    "sed",
-    "find",
-    "tar",
-    "zip",
-    "rsync",
-    "scp",
-    "sftp",
-    "ssh",
-    "gdb",
-    "lldb", // debuggers run programs and their own command scripts
-    "vi",
-    "vim",
-    "nvim",
-    "emacs",
-    "ed",
-    "ex",
-    "less",
-    "more",
-    "man", // shell escapes
-    "sqlite3",
-    "sqlite",
-    "mysql",
-    "mariadb",
-    "psql",
-    "gnuplot", // `.shell`, `\!`, `system` run commands
-    "tmux",
-    "screen",
-    "xterm", // run a command in a new session or window
-    "open",
-    "xdg-open",
-    "at",
-    "batch",
-    "crontab",
-    "schtasks", // run later or elsewhere
-    "source",
-    ".",
-    "alias",
-    "exec",
-    "eval",
-    "trap",
-    "command",
-    "builtin", // shell built-ins
-];
-
 /// The programs offered as a one-word rule (`touch F` → `touch`): known to do their own job
 /// with their arguments and to have no option that runs a program, a command or code given
 /// on the line.
@@ -170,16 +93,6 @@ const ONE_WORD_PROGRAMS: &[&str] = &[
     "yamllint",
     "hadolint",
 ];
-
-/// Whether a program key is in [`CODE_RUNNERS`].
-pub(super) fn runs_code(key: &str) -> bool {
-    CODE_RUNNERS
-        .iter()
-        .any(|entry| match entry.strip_suffix('*') {
-            Some(stem) => key.starts_with(stem),
-            None => *entry == key,
-        })
-}
 
 /// The prefix to offer for "Always allow", or `None` when no rule would be safe: a test
 /// runner's form or a project script's path (`runners`: `python3 -m pytest`,

@@ -1,6 +1,6 @@
 //! The state files of a git operation in progress (a rebase, a cherry-pick or revert) that make
 //! git run a program when the person continues it — written by git itself, so they cannot be
-//! kept read-only, and checked after each sandboxed command instead (`surfaces.rs`).
+//! kept read-only, and checked after each sandboxed command instead (`surfaces/`).
 //!
 //! Tried with git 2.47: an `exec` line added to `rebase-merge/git-rebase-todo` runs at the next
 //! `git rebase --continue`; a merge strategy that is not one of git's own, in

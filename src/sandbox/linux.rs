@@ -7,7 +7,7 @@
 //! 0. descriptors above 2 that the agent inherited are marked close-on-exec;
 //! 1. in a private mount namespace (and a PID namespace where one can be made, so that
 //!    nothing the command starts outlives it): every git configuration surface of the workspace (see
-//!    `surfaces.rs`) and `.agent/` are bind-mounted read-only, the git directories pinned in
+//!    `surfaces/`) and `.agent/` are bind-mounted read-only, the git directories pinned in
 //!    place, the command's private temp directory bound over `/tmp`, and (for inspection
 //!    commands) the workspace's secret files covered by `/dev/null`. Where no namespace can
 //!    be made, the parent finds out first (`mounts_possible`), says so and asks for none of

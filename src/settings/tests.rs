@@ -1,10 +1,13 @@
 //! Layering tests: files in a temp dir, environment injected.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 
 use super::*;
+use crate::model::ProviderKind;
+use crate::policy::{Mode, Rule};
 
 struct Fixture {
     dir: tempfile::TempDir,

@@ -1,271 +1,14 @@
-//! Anthropic Messages with streaming tool use. Owns the request body (system prompt apart,
-//! `thinking` blocks sent back first with their `signature`, `tool_use` and `tool_result`
-//! blocks, roles merged where the API wants one message) and the decoding of the typed events
-//! (`message_start` … `message_stop`, thinking and signature deltas included, token usage
-//! from `message_start` and `message_delta`); prompt caching marks (`cache_control`) on the
-//! tools, the system prompt and the latest turns. The HTTP side is `sse`'s.
+//! The decoding of the Messages stream's typed events (`message_start` … `message_stop`):
+//! text, tool-use, thinking and signature deltas, server tools' blocks kept to be sent back,
+//! token usage from `message_start` and `message_delta`, errors inside the stream.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::sse::{Decoder, Event, Said, reported, snippet};
-use super::transport::{Post, Transport, key_header};
-use super::{
-    Delta, Message, Model, ModelError, ProviderConfig, ProviderKind, Reasoning, Reply, Request,
-    StopReason, ToolCall, Usage,
-};
-
-/// The API version this file speaks — the only stable one, and what the event and block
-/// shapes below follow.
-const API_VERSION: &str = "2023-06-01";
-/// Output limit per turn unless `max_output_tokens` says otherwise; the API requires one —
-/// room for a long answer or a big tool call, within what every current Claude model accepts.
-pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 8192;
-
-/// An Anthropic Messages model.
-pub struct Anthropic {
-    transport: Transport,
-    api_key: Option<String>,
-    max_output_tokens: u32,
-    /// Whether the limit was lowered to the model's stated maximum (said once).
-    lowered: bool,
-}
-
-impl fmt::Debug for Anthropic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Anthropic")
-            .field("server", &self.transport.server)
-            .field("model", &self.transport.model)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
-            .finish_non_exhaustive()
-    }
-}
-
-impl Anthropic {
-    /// A model at `config.base_url`. The official URL needs a key; a proxy may do without.
-    ///
-    /// # Errors
-    ///
-    /// [`ModelError::MissingKey`] when the official server gets no key, and
-    /// [`ModelError::BadUrl`] for a base URL that is not http(s).
-    pub fn new(config: &ProviderConfig) -> Result<Self, ModelError> {
-        let api_key = config.api_key.clone().filter(|key| !key.trim().is_empty());
-        let official =
-            config.base_url.trim_end_matches('/') == ProviderKind::Anthropic.default_base_url();
-        if api_key.is_none() && official {
-            return Err(ModelError::MissingKey {
-                key_env: config.api_key_env.clone(),
-            });
-        }
-        let transport = Transport::for_config(config, api_key.is_some(), "x-api-key")?;
-        Ok(Self {
-            transport,
-            api_key,
-            max_output_tokens: config
-                .max_output_tokens
-                .unwrap_or(DEFAULT_MAX_OUTPUT_TOKENS),
-            lowered: false,
-        })
-    }
-
-    fn post(&self, request: &Request<'_>) -> Result<Post, ModelError> {
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            HeaderName::from_static("anthropic-version"),
-            HeaderValue::from_static(API_VERSION),
-        );
-        if let Some(key) = &self.api_key {
-            let (name, value) =
-                key_header(&self.transport.server, &self.transport.key_header, key)?;
-            headers.insert(name, value);
-        }
-        // Accept a base URL with or without the version segment.
-        let server = &self.transport.server;
-        let url = if server.ends_with("/v1") {
-            format!("{server}/messages")
-        } else {
-            format!("{server}/v1/messages")
-        };
-        let mut body = body(&self.transport.model, request);
-        body["max_tokens"] = json!(self.max_output_tokens);
-        Ok(Post { url, headers, body })
-    }
-}
-
-impl Model for Anthropic {
-    fn describe(&self) -> String {
-        format!("{}/{}", ProviderKind::Anthropic, self.transport.model)
-    }
-
-    fn output_limit(&self) -> Option<u32> {
-        Some(self.max_output_tokens)
-    }
-
-    async fn complete(
-        &mut self,
-        request: &Request<'_>,
-        on_delta: &mut (dyn FnMut(Delta<'_>) + Send),
-    ) -> Result<Reply, ModelError> {
-        let post = self.post(request)?;
-        let result = self
-            .transport
-            .complete(&post, &EventDecoder::default, on_delta)
-            .await;
-        let maximum = match &result {
-            Err(ModelError::Http {
-                status: 400,
-                message,
-                ..
-            }) if !self.lowered => stated_maximum(message),
-            _ => None,
-        };
-        let Some(maximum) = maximum.filter(|m| *m < self.max_output_tokens) else {
-            return result.map(Decoder::into_reply);
-        };
-        // Nothing reached `on_delta`: the request was refused before any reply.
-        self.lowered = true;
-        if let Some(notice) = self.transport.notice {
-            notice(&format!(
-                "`{}` allows at most {maximum} output tokens per reply, not {}: using {maximum} \
-                 for the rest of the run (set `max_output_tokens` in [model] to choose)",
-                self.transport.model, self.max_output_tokens
-            ));
-        }
-        self.max_output_tokens = maximum;
-        let post = self.post(request)?;
-        self.transport
-            .complete(&post, &EventDecoder::default, on_delta)
-            .await
-            .map(Decoder::into_reply)
-    }
-}
-
-/// The maximum a refusal of `max_tokens` states: Anthropic's "max_tokens: 8192 > 4096, which
-/// is the maximum allowed number of output tokens for claude-3-haiku-20240307".
-fn stated_maximum(message: &str) -> Option<u32> {
-    let (_, rest) = message.split_once("max_tokens: ")?;
-    let (_, rest) = rest.split_once(" > ")?;
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    let after = &rest[digits.len()..];
-    if !after.starts_with(", which is the maximum") {
-        return None;
-    }
-    digits.parse().ok().filter(|n| *n > 0)
-}
-
-/// Prompt-cache breakpoints on the latest user messages — with the tools and the system prompt
-/// that makes 4, the most the API accepts. Two, not one: the previous request's mark is where
-/// this request's cached prefix ends, and the API looks back only about 20 blocks for it.
-const CACHED_USER_TURNS: usize = 2;
-
-/// `{"type": "ephemeral"}`: cached for 5 minutes, refreshed by each read — a tool loop reads it
-/// every turn.
-fn ephemeral() -> Value {
-    json!({"type": "ephemeral"})
-}
-
-/// The Messages request body, with the default output limit.
-pub(super) fn body(model: &str, request: &Request<'_>) -> Value {
-    let mut messages: Vec<(&str, Vec<Value>)> = Vec::new();
-    for message in request.messages {
-        let (role, blocks) = match message {
-            Message::User(text) => ("user", text_block(text)),
-            Message::Assistant {
-                text,
-                tool_calls,
-                reasoning,
-            } => {
-                // Thinking blocks go back first, in order, signatures untouched: the API checks
-                // them before it accepts the tool results that follow.
-                let mut blocks = reasoning.replay.clone();
-                blocks.extend(text_block(text));
-                blocks.extend(tool_calls.iter().map(|call| {
-                    // The API wants an object; what the model sent may not even be JSON.
-                    let input = serde_json::from_str::<Value>(&call.arguments)
-                        .ok()
-                        .filter(Value::is_object)
-                        .unwrap_or_else(|| json!({}));
-                    json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input})
-                }));
-                ("assistant", blocks)
-            }
-            Message::ToolResult { call_id, content } => {
-                let mut block =
-                    json!({"type": "tool_result", "tool_use_id": call_id, "content": content});
-                let failed = serde_json::from_str::<Value>(content)
-                    .is_ok_and(|v| v.get("error").is_some_and(|e| !e.is_null()));
-                if failed {
-                    block["is_error"] = json!(true);
-                }
-                ("user", vec![block])
-            }
-        };
-        // Empty content is rejected; consecutive messages of one role become one.
-        if blocks.is_empty() {
-            continue;
-        }
-        match messages.last_mut() {
-            Some((last_role, last_blocks)) if *last_role == role => last_blocks.extend(blocks),
-            _ => messages.push((role, blocks)),
-        }
-    }
-    // Cache the conversation up to the latest turns, so a tool loop is billed mostly as reads.
-    for (_, blocks) in messages
-        .iter_mut()
-        .rev()
-        .filter(|(role, _)| *role == "user")
-        .take(CACHED_USER_TURNS)
-    {
-        if let Some(last) = blocks.last_mut() {
-            last["cache_control"] = ephemeral();
-        }
-    }
-    let messages: Vec<Value> = messages
-        .into_iter()
-        .map(|(role, content)| json!({"role": role, "content": content}))
-        .collect();
-    let mut body = json!({
-        "model": model,
-        "max_tokens": DEFAULT_MAX_OUTPUT_TOKENS,
-        "stream": true,
-        "messages": messages,
-    });
-    if !request.system.is_empty() {
-        body["system"] =
-            json!([{"type": "text", "text": request.system, "cache_control": ephemeral()}]);
-    }
-    if !request.tools.is_empty() {
-        let mut tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|tool| {
-                json!({
-                    "name": tool.name,
-                    "description": tool.description,
-                    "input_schema": tool.parameters,
-                })
-            })
-            .collect();
-        if let Some(last) = tools.last_mut() {
-            last["cache_control"] = ephemeral();
-        }
-        body["tools"] = json!(tools);
-    }
-    body
-}
-
-/// A text block, or none for empty text (the API rejects empty text blocks).
-fn text_block(text: &str) -> Vec<Value> {
-    if text.is_empty() {
-        Vec::new()
-    } else {
-        vec![json!({"type": "text", "text": text})]
-    }
-}
+use crate::model::sse::{Decoder, Event, Said, reported, snippet};
+use crate::model::{Delta, ModelError, Reasoning, Reply, StopReason, ToolCall, Usage};
 
 #[derive(Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -651,17 +394,10 @@ impl Decoder for EventDecoder {
     }
 }
 
-impl super::Tunable for Anthropic {
-    fn transport_mut(&mut self) -> Option<&mut Transport> {
-        Some(&mut self.transport)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::sse::replay;
-    use pretty_assertions::assert_eq;
 
     /// Recorded from an Anthropic stream: text, a tool call with split input, a ping.
     const TOOL_USE_SSE: &str = "event: message_start\n\
@@ -711,25 +447,6 @@ data: {\"type\":\"message_stop\"}\n\n";
         replay::every_split_gives::<EventDecoder>(TOOL_USE_SSE, &expected).await;
     }
 
-    #[test]
-    fn the_stated_maximum_is_read_only_from_its_sentence() {
-        assert_eq!(
-            stated_maximum(
-                "max_tokens: 1000000 > 64000, which is the maximum allowed number of output \
-                 tokens for claude-sonnet-4-20250514"
-            ),
-            Some(64000)
-        );
-        for message in [
-            "max_tokens: 8192 > 4096",
-            "prompt is too long: 210000 tokens > 200000 maximum",
-            "max_tokens: 8192 > 0, which is the maximum allowed",
-            "max_tokens: 8192 > 99999999999, which is the maximum allowed",
-        ] {
-            assert_eq!(stated_maximum(message), None, "{message}");
-        }
-    }
-
     #[tokio::test]
     async fn a_malformed_event_is_named() {
         let stream =
@@ -740,31 +457,5 @@ data: {\"type\":\"message_stop\"}\n\n";
             message.contains("malformed `content_block_delta` event"),
             "{message}"
         );
-    }
-
-    #[test]
-    fn tool_input_that_is_not_an_object_is_sent_as_empty() {
-        let call = |arguments: &str| ToolCall {
-            id: "t".into(),
-            name: "shell".into(),
-            arguments: arguments.into(),
-            extra: None,
-        };
-        let messages = [Message::Assistant {
-            text: String::new(),
-            tool_calls: vec![call("[1]"), call("")],
-            reasoning: Reasoning::default(),
-        }];
-        let body = body(
-            "m",
-            &Request {
-                system: "",
-                messages: &messages,
-                tools: &[],
-            },
-        );
-        assert_eq!(body["messages"][0]["content"][0]["input"], json!({}));
-        assert_eq!(body["messages"][0]["content"][1]["input"], json!({}));
-        assert!(body.get("system").is_none() && body.get("tools").is_none());
     }
 }

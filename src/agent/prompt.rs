@@ -1,0 +1,91 @@
+//! What every request carries before the conversation: the system prompt (OS, shell,
+//! workspace, the tool's rules, the sandbox, the project's instructions) and the tools
+//! offered, with their estimated size.
+
+use super::{Config, shell_tool};
+use crate::exec;
+use crate::policy::{Mode, OsFamily};
+
+/// The estimated tokens of what every request carries before the conversation: the system
+/// prompt and the tool definitions (`agent config show` prints it; a server's context must
+/// hold it with room to spare).
+#[must_use]
+pub fn fixed_prompt_tokens(config: &Config) -> u64 {
+    crate::model::overflow::fixed_prompt_tokens(&system_prompt(config), &offered_tools(config))
+}
+
+/// The tools offered to the model: none in mode `off`, else `shell` and the file tools.
+pub(super) fn offered_tools(config: &Config) -> Vec<crate::model::ToolSpec> {
+    if config.mode == Mode::Off {
+        return Vec::new();
+    }
+    let mut tools = vec![shell_tool(config.os, &config.shell)];
+    tools.extend(crate::tools::specs());
+    tools
+}
+
+/// What the sandbox lets commands do, for the system prompt (empty when it is not active).
+fn sandbox_sentence(sandbox: &crate::sandbox::Sandbox) -> String {
+    use crate::sandbox::SandboxMode;
+    let Some(policy) = sandbox.active_policy() else {
+        return String::new();
+    };
+    let writes = match policy.mode {
+        SandboxMode::ReadOnly => "cannot write any file".to_owned(),
+        SandboxMode::WorkspaceWrite | SandboxMode::Off => format!(
+            "can write only inside {}",
+            policy
+                .writable
+                .iter()
+                .map(|dir| dir.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let network = if policy.network {
+        ""
+    } else {
+        " and cannot use the network"
+    };
+    format!(
+        " Commands run in a sandbox: they can read files but {writes}{network}; a result with \
+         `sandbox_denied` means the sandbox likely refused something."
+    )
+}
+
+/// The system prompt: OS, shell, workspace and the rules of the tool.
+#[must_use]
+pub fn system_prompt(config: &Config) -> String {
+    let os = match config.os {
+        OsFamily::Unix => std::env::consts::OS,
+        OsFamily::Windows => "windows",
+    };
+    let tool = if config.mode == Mode::Off {
+        "No tools are available in this session: answer from what you know and what the user said."
+            .to_owned()
+    } else {
+        format!(
+            "You can run shell commands with the `shell` tool. Each command runs with `{shell}` as a \
+             fresh process in {cwd} (or a `working_directory` inside it): no state carries over between \
+             calls except files, stdin is closed, it is killed after {timeout}, and stdout plus stderr \
+             are capped at {cap} characters. Every command passes a permission policy: read-only \
+             commands run at once; anything else needs the user's approval and may be denied. Pipes, \
+             redirections, `;`, `&&`, `$` and backticks always need approval, so prefer one simple \
+             command per call. Give every call a short `description` the user will read. When a call \
+             is denied, do not repeat it unchanged: adapt, or explain what you need. To look at \
+             code use `read_file`, `list_files` and `search` (free inside the workspace), not \
+             `cat`, `ls`, `find` or `grep`; to change a file use `edit_file` or `write_file` (the \
+             user approves a diff), not `sed -i`, `echo >` or a here-document.",
+            shell = config.shell,
+            cwd = config.workspace.display(),
+            timeout = exec::describe_duration(config.limits.timeout),
+            cap = config.limits.max_output_chars,
+        ) + &sandbox_sentence(&config.sandbox)
+    };
+    format!(
+        "You are agent, a coding assistant working in a terminal on {os}, in the directory {cwd}.\n\
+         {tool}\nWhen you are done, reply with a short final answer grounded in what the commands showed.{instructions}",
+        cwd = config.workspace.display(),
+        instructions = config.instructions.prompt_section(),
+    )
+}

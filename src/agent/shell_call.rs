@@ -1,0 +1,309 @@
+//! A `shell` call from the model: parsed, refused (sandbox required but missing, the same
+//! call too often), decided, run in the sandbox with its output streamed, and reported back;
+//! a denial says who denied it and what the model should do next.
+
+use std::time::Duration;
+
+use super::approval;
+use super::rerun::{self, Rerun};
+use super::tool;
+use super::{
+    DecidedBy, Denial, Event, Loop, MAX_IDENTICAL_CALLS, ShellCall, Stats, ToolError,
+    ToolErrorCode, run_streaming,
+};
+use crate::approve::Approve;
+use crate::exec::{self, ErrorCode, ExecRequest};
+use crate::model::{Message, ToolCall};
+use crate::policy::{Mode, Source, Verdict};
+use crate::sandbox::Policy;
+
+impl Loop<'_> {
+    /// Handles one call and returns the content for the model; `None` means
+    /// the person interrupted the run.
+    pub(super) async fn handle<A: Approve>(
+        &mut self,
+        call: &ToolCall,
+        approver: &mut A,
+        stats: &mut Stats,
+        emit: &mut (dyn FnMut(Event) + Send),
+    ) -> Option<String> {
+        if crate::tools::is_file_tool(&call.name) {
+            return self.handle_file(call, approver, stats, emit).await;
+        }
+        let id = call.id.clone();
+        let parsed = tool::parse(call);
+        emit(call_event(call, &parsed));
+        let fail =
+            |error: ToolError, command: Option<String>, emit: &mut (dyn FnMut(Event) + Send)| {
+                let content = tool::error_content(&error);
+                emit(Event::ToolResult {
+                    id: id.clone(),
+                    command,
+                    result: None,
+                    error: Some(error),
+                });
+                Some(content)
+            };
+        if self.config.mode == Mode::Off {
+            let error = ToolError::new(
+                ToolErrorCode::ToolDisabled,
+                "the shell tool is disabled (permissions mode \"off\"): answer without running commands",
+            );
+            return fail(error, None, emit);
+        }
+        let shell = match parsed {
+            Ok(shell) => shell,
+            Err(error) => return fail(error, None, emit),
+        };
+        let command = Some(shell.command.clone());
+        if let Some(error) = self.refusal(&shell) {
+            return fail(error, command, emit);
+        }
+
+        let Some(decided) = self.decide(&shell, approver, stats.turns).await else {
+            interrupted(&id, &shell.command, stats, emit);
+            return None;
+        };
+        let (decision, by) = (&decided.decision, decided.by);
+        let edited = decided.edited_from.is_some();
+        emit(Event::Decision {
+            id: id.clone(),
+            decision: decision.verdict,
+            reason: decision.reason.clone(),
+            source: decision.source,
+            rule: decision.rule.clone(),
+            by,
+            command: edited.then(|| decided.command.clone()),
+            edited_from: decided.edited_from.clone(),
+        });
+        let command = Some(decided.command.clone());
+        if decision.verdict != Verdict::Allow {
+            stats.commands_denied += 1;
+            stats.denials.push(Denial {
+                command: decided.command.clone(),
+                reason: decision.reason.clone(),
+                allow: decided.allow_flag(self.config.os),
+            });
+            let error = ToolError::new(ToolErrorCode::Denied, denial_message(&decided));
+            return fail(error, command, emit);
+        }
+
+        // Allowed by the read-only list and nobody's yes: it runs read-only (DESIGN "Next").
+        // Only the list's own allow: a command that mode allow-all let through is not on the
+        // list (its source is builtin too, with no rule) and keeps the workspace-write sandbox.
+        let inspection = decision.source == Source::Builtin && by == DecidedBy::Policy;
+        // Counted before the runner's request is built: its refusal (`ECWD`) counts too.
+        stats.commands_run += 1;
+        let request = match self.exec_request(&decided.command, &shell, by, inspection) {
+            Ok(request) => request,
+            Err(error) => return fail(error, command, emit),
+        };
+        if !read_only(&decided) {
+            let _ = self.config.snapshots.before_change(stats.turns);
+        }
+        let mut result = run_streaming(&request, &id, emit).await;
+        let mark = |content: String| match &decided.edited_from {
+            Some(from) => approval::mark_edited(&content, from, &decided.command),
+            None => content,
+        };
+        if result.sandbox_denied
+            && request.sandbox.is_some()
+            && by == DecidedBy::Person
+            && approver.can_ask().is_ok()
+        {
+            emit(Event::ToolResult {
+                id: id.clone(),
+                command: command.clone(),
+                result: Some(result.clone()),
+                error: None,
+            });
+            match rerun::again_without_sandbox(&id, request, &result, approver, stats, emit).await {
+                Rerun::Ran(second) => result = second,
+                Rerun::Declined => return Some(mark(tool::result_content(&result))),
+                Rerun::Interrupted => return None,
+            }
+        }
+        let content = mark(tool::result_content(&result));
+        emit(Event::ToolResult {
+            id,
+            command,
+            result: Some(result),
+            error: None,
+        });
+        Some(content)
+    }
+
+    /// Why a well-formed call is not even decided: the sandbox is required but unavailable, or
+    /// the same call came too often in a row.
+    fn refusal(&mut self, shell: &ShellCall) -> Option<ToolError> {
+        if let Some(refusal) = self.config.sandbox.refusal() {
+            return Some(ToolError::new(
+                ToolErrorCode::Exec(ErrorCode::Sandbox),
+                format!("{refusal}. Do not retry: answer without running commands."),
+            ));
+        }
+        (self.repeated(shell) >= MAX_IDENTICAL_CALLS).then(|| {
+            ToolError::new(
+                ToolErrorCode::Loop,
+                format!(
+                    "this exact call came {MAX_IDENTICAL_CALLS} times in a row and was not run: \
+                     use the results you have or try something different"
+                ),
+            )
+        })
+    }
+
+    /// The runner's request for an allowed command: working directory (inside the workspace),
+    /// shell, limits, sandbox, and git's code-running settings off where no person said yes.
+    fn exec_request(
+        &self,
+        command: &str,
+        shell: &ShellCall,
+        by: DecidedBy,
+        inspection: bool,
+    ) -> Result<ExecRequest, ToolError> {
+        let cwd = match &shell.working_directory {
+            Some(dir) => exec::resolve_working_directory(&self.config.workspace, dir)?,
+            None => self.config.workspace.clone(),
+        };
+        let mut request = ExecRequest::new(command, cwd);
+        request.shell.clone_from(&self.config.shell);
+        request.limits = self.config.limits;
+        request.env_remove.clone_from(&self.config.env_remove);
+        request.redact.clone_from(&self.config.secrets);
+        // What mode `auto` let through runs with the network closed, whatever the settings.
+        let auto = by == DecidedBy::Mode && self.auto_applies();
+        request.sandbox = self.config.sandbox.active_policy().map(|policy| {
+            if inspection {
+                policy.inspection().limited(self.config.inspect_limits)
+            } else if auto {
+                // Only the workspace is writable (not `[sandbox] writable`'s extras, which no
+                // snapshot keeps), and git's directories are read-only as a whole.
+                Policy {
+                    network: false,
+                    writable: policy
+                        .writable
+                        .iter()
+                        .filter(|dir| dir.starts_with(&policy.workspace))
+                        .cloned()
+                        .collect(),
+                    git_read_only: true,
+                    ..policy.clone()
+                }
+            } else {
+                policy.clone()
+            }
+        });
+        if by != DecidedBy::Person {
+            request.env_set = exec::git::neutralising_env();
+        }
+        request.limits.timeout = shell
+            .timeout_ms
+            .map(Duration::from_millis)
+            .filter(|asked| !asked.is_zero())
+            .map_or(self.config.limits.timeout, |asked| {
+                asked.min(self.config.limits.timeout)
+            })
+            .min(self.time_left.unwrap_or(Duration::MAX));
+        Ok(request)
+    }
+
+    /// Counts consecutive identical calls, this one included.
+    fn repeated(&mut self, shell: &ShellCall) -> u32 {
+        let key = (shell.command.clone(), shell.working_directory.clone());
+        let count = match &self.repeat {
+            Some((last, count)) if *last == key => count + 1,
+            _ => 1,
+        };
+        self.repeat = Some((key, count));
+        count
+    }
+}
+
+/// Whether an allowed command only reads: the built-in read-only list decided it alone. Any
+/// other allowed command may change files and gets a snapshot first.
+fn read_only(decided: &approval::Decided) -> bool {
+    decided.by == DecidedBy::Policy && decided.decision.source == Source::Builtin
+}
+
+fn denial_message(decided: &approval::Decided) -> String {
+    let decision = &decided.decision;
+    if let Some(note) = &decided.note {
+        return format!(
+            "The user denied this command at the prompt and wrote: \"{note}\". Follow the \
+             user's note; do not retry the command unchanged."
+        );
+    }
+    let who = match decided.by {
+        DecidedBy::Person => "The user denied this command at the prompt",
+        DecidedBy::Mode => "Denied by the permission mode",
+        DecidedBy::NoTerminal => "Denied, it needs the user's approval",
+        DecidedBy::Policy => "Denied by the permission policy",
+    };
+    format!(
+        "{who}: {}. Do not retry it unchanged; adapt, or tell the user what is needed.",
+        decision.reason
+    )
+}
+
+/// The `tool_call` event for a call: its shell arguments, or the raw ones that did not parse.
+fn call_event(call: &ToolCall, parsed: &Result<ShellCall, ToolError>) -> Event {
+    match parsed {
+        Ok(shell) => Event::ToolCall {
+            id: call.id.clone(),
+            command: Some(shell.command.clone()),
+            description: Some(shell.description.clone()),
+            working_directory: shell.working_directory.clone(),
+            arguments: None,
+        },
+        Err(_) => Event::ToolCall {
+            id: call.id.clone(),
+            command: None,
+            description: None,
+            working_directory: None,
+            arguments: Some(call.arguments.clone()),
+        },
+    }
+}
+
+/// Answers a call that is not handled at all with `error` (its events, and the result for
+/// the model).
+pub(super) fn refused(
+    call: &ToolCall,
+    error: ToolError,
+    emit: &mut (dyn FnMut(Event) + Send),
+) -> Message {
+    emit(call_event(call, &tool::parse(call)));
+    let content = tool::error_content(&error);
+    emit(Event::ToolResult {
+        id: call.id.clone(),
+        command: None,
+        result: None,
+        error: Some(error),
+    });
+    Message::ToolResult {
+        call_id: call.id.clone(),
+        content,
+    }
+}
+
+/// Records a prompt the person answered by stopping the run: a denial.
+fn interrupted(id: &str, command: &str, stats: &mut Stats, emit: &mut (dyn FnMut(Event) + Send)) {
+    let reason = "denied at the prompt; the run was interrupted".to_owned();
+    emit(Event::Decision {
+        id: id.to_owned(),
+        decision: Verdict::Deny,
+        reason: reason.clone(),
+        source: Source::User,
+        rule: None,
+        by: DecidedBy::Person,
+        command: None,
+        edited_from: None,
+    });
+    stats.commands_denied += 1;
+    stats.denials.push(Denial {
+        command: command.to_owned(),
+        reason,
+        allow: None,
+    });
+}

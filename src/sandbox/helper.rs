@@ -1,0 +1,211 @@
+//! The sandbox helper: how a shell invocation is wrapped so that it runs restricted
+//! ([`wrap`]), and the re-executed helper that makes the command's namespaces and mounts, then
+//! restricts itself before `exec`ing the command ([`helper_main`], Linux).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+#[cfg(target_os = "linux")]
+use super::helper_args::HelperArgs;
+use super::helper_args::parse_helper_args;
+#[cfg(target_os = "linux")]
+use super::linux;
+#[cfg(target_os = "macos")]
+use super::macos;
+use super::run::Run;
+#[cfg(target_os = "linux")]
+use super::supervise;
+
+/// The hidden first argument that turns `agent` into the sandbox helper (Linux):
+/// `agent __sandbox [--network] [--write DIR]… [--read-only DIR]… -- PROGRAM ARGS…`.
+pub const HELPER_ARG: &str = "__sandbox";
+
+/// The helper's argument that only checks whether the read-only paths can be protected here
+/// (a private mount namespace can be made) and exits 0 if so.
+pub(super) const PROBE_MOUNTS_ARG: &str = "--probe-mounts";
+
+/// The helper's argument that only checks whether a network namespace can be made here and
+/// exits 0 if so.
+pub(super) const PROBE_NETNS_ARG: &str = "--probe-netns";
+
+/// The program and arguments that run `argv` (the shell invocation) inside `run`.
+///
+/// # Errors
+/// When the helper (the agent's own executable) cannot be found.
+#[cfg(target_os = "linux")]
+pub fn wrap(run: &Run, argv: &[OsString]) -> std::io::Result<(PathBuf, Vec<OsString>)> {
+    let (helper, first) = helper()?;
+    let mut args = vec![first];
+    args.extend(run.helper_args());
+    args.push("--".into());
+    args.extend(argv.iter().cloned());
+    Ok((helper, args))
+}
+
+/// The program and arguments that run `argv` (the shell invocation) inside `run`.
+///
+/// # Errors
+/// Never on macOS; kept fallible like the Linux version.
+#[cfg(target_os = "macos")]
+pub fn wrap(run: &Run, argv: &[OsString]) -> std::io::Result<(PathBuf, Vec<OsString>)> {
+    Ok(macos::wrap(run.policy(), run.temp_dir(), argv))
+}
+
+/// No sandbox here: `argv` runs as it is.
+///
+/// # Errors
+/// Never.
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+pub fn wrap(_run: &Run, argv: &[OsString]) -> std::io::Result<(PathBuf, Vec<OsString>)> {
+    let program = argv.first().map(PathBuf::from).unwrap_or_default();
+    Ok((program, argv.iter().skip(1).cloned().collect()))
+}
+
+/// The program that applies the sandbox and becomes the command, and its first argument:
+/// the small `agent-sandbox` next to this executable when it is there (installed and built
+/// with it), else this executable with [`HELPER_ARG`].
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub(super) fn helper() -> std::io::Result<(PathBuf, OsString)> {
+    let exe = std::env::current_exe()?;
+    let small = exe.with_file_name(format!("agent-sandbox{}", std::env::consts::EXE_SUFFIX));
+    if small.is_file() {
+        return Ok((small, OsString::from(HELPER_VERSION_ARG)));
+    }
+    Ok((exe, OsString::from(HELPER_ARG)))
+}
+
+/// The first argument `agent-sandbox` takes: the version of the `agent` that starts it (the
+/// arguments between them are internal and may change with any version).
+const HELPER_VERSION_ARG: &str = concat!("--agent=", env!("CARGO_PKG_VERSION"));
+
+/// `agent-sandbox`'s `main`: checks that the `agent` starting it is of its own version,
+/// then is [`helper_main`].
+#[must_use]
+pub fn helper_program_main(args: impl IntoIterator<Item = OsString>) -> std::process::ExitCode {
+    let mut args = args.into_iter();
+    let first = args.next();
+    if first.as_deref() != Some(std::ffi::OsStr::new(HELPER_VERSION_ARG)) {
+        use std::io::Write as _;
+        // Debug formatting on purpose: the argument is shown quoted and escaped.
+        #[allow(clippy::unnecessary_debug_formatting)]
+        let _ = writeln!(
+            std::io::stderr(),
+            "agent-sandbox: this is the sandbox helper of agent {} and runs only for it (it got \
+             {}): nothing ran; reinstall agent so that both come from one build",
+            env!("CARGO_PKG_VERSION"),
+            first.map_or_else(|| "no arguments".to_owned(), |arg| format!("{arg:?}")),
+        );
+        return std::process::ExitCode::from(126);
+    }
+    helper_with(HELPER_VERSION_ARG, args)
+}
+
+/// The sandbox helper (`agent __sandbox …`, after [`HELPER_ARG`]): makes the command's
+/// namespaces and mounts, then runs the command as its child until nothing the command
+/// started is left, and ends as the command did (`supervise.rs`). The child is this program
+/// again ([`STAGE_ARG`]), which restricts itself (Landlock, seccomp) and becomes the command:
+/// this process stays outside the command's Landlock domain, where nothing the command runs
+/// can signal it. Returns only on failure, with exit status 126 and one line on stderr; the
+/// command then did not run.
+#[must_use]
+pub fn helper_main(args: impl IntoIterator<Item = OsString>) -> std::process::ExitCode {
+    helper_with(HELPER_ARG, args)
+}
+
+/// The helper's argument that makes it the command's stage: it restricts itself and becomes
+/// the command (`STAGE_ARG` and then the helper's own arguments).
+const STAGE_ARG: &str = "--stage";
+
+/// [`helper_main`], started with `first` (the argument that starts this program again as the
+/// helper: [`HELPER_ARG`] or [`HELPER_VERSION_ARG`]).
+fn helper_with(first: &str, args: impl IntoIterator<Item = OsString>) -> std::process::ExitCode {
+    let fail = |message: &str| {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "agent: sandbox: {message}: the command did not run (--sandbox off runs it without the sandbox)"
+        );
+        std::process::ExitCode::from(126)
+    };
+    let mut args: Vec<OsString> = args.into_iter().collect();
+    if args.first().is_some_and(|arg| arg == PROBE_MOUNTS_ARG) {
+        #[cfg(target_os = "linux")]
+        return std::process::ExitCode::from(u8::from(!linux::mounts_possible()));
+        #[cfg(not(target_os = "linux"))]
+        return std::process::ExitCode::from(1);
+    }
+    if args.first().is_some_and(|arg| arg == PROBE_NETNS_ARG) {
+        #[cfg(target_os = "linux")]
+        return std::process::ExitCode::from(u8::from(!super::netns::possible()));
+        #[cfg(not(target_os = "linux"))]
+        return std::process::ExitCode::from(1);
+    }
+    #[cfg(target_os = "linux")]
+    if args
+        .first()
+        .is_some_and(|arg| arg == super::netns::BRIDGE_ARG)
+    {
+        return match args.get(1) {
+            Some(socket) => super::netns::bridge_main(std::path::Path::new(socket)),
+            None => fail("`--bridge` needs the proxy's socket (the helper is internal to agent)"),
+        };
+    }
+    let stage = args.first().is_some_and(|arg| arg == STAGE_ARG);
+    let given = if stage {
+        args.split_off(1)
+    } else {
+        args.clone()
+    };
+    let parsed = match parse_helper_args(given) {
+        Ok(args) => args,
+        Err(error) => return fail(&format!("{error} (the helper is internal to agent)")),
+    };
+    #[cfg(target_os = "linux")]
+    {
+        if stage {
+            return match become_command(&parsed) {
+                Err(error) => fail(&error),
+            };
+        }
+        let pid_namespace = match linux::prepare(&parsed, std::ffi::OsStr::new(first)) {
+            Ok(pid_namespace) => pid_namespace,
+            Err(error) => return fail(&error),
+        };
+        // This very program, however its file is named or replaced meanwhile.
+        let mut command = std::process::Command::new("/proc/self/exe");
+        std::os::unix::process::CommandExt::arg0(&mut command, "agent-sandbox");
+        command.args([first, STAGE_ARG]).args(&args);
+        if let Some(temp) = linux::command_tmp(&parsed) {
+            command.env("TMPDIR", temp);
+        }
+        match supervise::run(command, pid_namespace) {
+            Err(error) => fail(&error),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (first, stage);
+        fail(&format!(
+            "the helper only exists on Linux, not for `{}`",
+            parsed.argv[0].to_string_lossy()
+        ))
+    }
+}
+
+/// The stage: restricts this process as `args` say and becomes the command.
+///
+/// # Errors
+/// Why the command cannot run (it returns only then).
+#[cfg(target_os = "linux")]
+fn become_command(args: &HelperArgs) -> Result<std::convert::Infallible, String> {
+    use std::os::unix::process::CommandExt as _;
+    linux::restrict(args)?;
+    let program = &args.argv[0];
+    let error = std::process::Command::new(program)
+        .args(&args.argv[1..])
+        .exec();
+    Err(format!(
+        "cannot start `{}`: {error}",
+        program.to_string_lossy()
+    ))
+}

@@ -1,0 +1,142 @@
+//! The helper's arguments, parsed: what the parent's [`Run`](super::Run) passes to the
+//! sandbox helper (`linux.rs` applies them).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use super::limits::ResourceLimits;
+
+/// The helper's arguments, parsed.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct HelperArgs {
+    pub(super) network: bool,
+    /// The network proxy's directory: a network namespace of the command's own, bridged to
+    /// the proxy's socket there.
+    pub(super) proxy: Option<PathBuf>,
+    /// The stub resolver's configuration, bound over `/etc/resolv.conf` (with `proxy`).
+    pub(super) resolv: Option<PathBuf>,
+    pub(super) writable: Vec<PathBuf>,
+    /// Existing paths made read-only in the mount namespace.
+    pub(super) read_only: Vec<PathBuf>,
+    /// Directories bound onto themselves (cannot be renamed away).
+    pub(super) pinned: Vec<PathBuf>,
+    /// Files hidden (`/dev/null` bound over them).
+    pub(super) hidden: Vec<PathBuf>,
+    /// The command's private temp directory, bound over `/tmp`.
+    pub(super) tmp: Option<PathBuf>,
+    /// Reads only beneath `readable` (and the devices).
+    pub(super) restrict_reads: bool,
+    pub(super) readable: Vec<PathBuf>,
+    /// CPU time and memory, set by the stage.
+    pub(super) limits: ResourceLimits,
+    pub(super) argv: Vec<OsString>,
+}
+
+impl HelperArgs {
+    /// Whether the helper needs a private mount namespace.
+    #[cfg(target_os = "linux")]
+    pub(super) fn mounts(&self) -> bool {
+        !(self.read_only.is_empty()
+            && self.pinned.is_empty()
+            && self.hidden.is_empty()
+            && self.tmp.is_none()
+            && self.resolv.is_none())
+    }
+}
+
+pub(super) fn parse_helper_args(
+    args: impl IntoIterator<Item = OsString>,
+) -> Result<HelperArgs, String> {
+    let mut parsed = HelperArgs::default();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let flag = arg.to_str().unwrap_or_default();
+        if parsed.limits.parse_arg(flag, || args.next())? {
+            continue;
+        }
+        let mut value = || -> Result<PathBuf, String> {
+            args.next()
+                .map(PathBuf::from)
+                .ok_or_else(|| format!("`{flag}` needs a path"))
+        };
+        match flag {
+            "--network" => parsed.network = true,
+            "--restrict-reads" => parsed.restrict_reads = true,
+            "--write" => parsed.writable.push(value()?),
+            "--read-only" => parsed.read_only.push(value()?),
+            "--pin" => parsed.pinned.push(value()?),
+            "--hide" => parsed.hidden.push(value()?),
+            "--read" => parsed.readable.push(value()?),
+            "--tmp" => parsed.tmp = Some(value()?),
+            "--proxy" => parsed.proxy = Some(value()?),
+            "--resolv" => parsed.resolv = Some(value()?),
+            "--" => {
+                parsed.argv = args.collect();
+                break;
+            }
+            _ => return Err(format!("unknown argument `{}`", arg.to_string_lossy())),
+        }
+    }
+    if parsed.argv.is_empty() {
+        return Err("no program to run after `--`".to_owned());
+    }
+    Ok(parsed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::{Policy, Run, SandboxMode};
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn helper_arguments_round_trip() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let (work, temp) = (root.join("work"), root.join("tmp"));
+        std::fs::create_dir_all(work.join(".git/hooks")).unwrap();
+        std::fs::create_dir_all(&temp).unwrap();
+        std::fs::write(work.join(".env"), "KEY=1").unwrap();
+        let policy = Policy::new(SandboxMode::WorkspaceWrite, true, &work, &temp, &[]);
+        let argv: Vec<OsString> = vec!["sh".into(), "-c".into(), "echo --write".into()];
+        let run = Run::prepare(&policy).unwrap();
+        let private = run.temp_dir().unwrap().to_path_buf();
+        let mut args = run.helper_args();
+        args.push("--".into());
+        args.extend(argv.iter().cloned());
+        let parsed = parse_helper_args(args).unwrap();
+        assert!(parsed.network && !parsed.restrict_reads);
+        assert_eq!(parsed.argv, argv);
+        assert_eq!(parsed.pinned, vec![work.join(".git")]);
+        assert!(
+            parsed.read_only.contains(&work.join(".git/hooks")),
+            "{parsed:?}"
+        );
+        assert!(
+            parsed.read_only.contains(&work.join(".agent")),
+            "{parsed:?}"
+        );
+        // The workspace is below /tmp here: the private temp dir is only made writable.
+        assert!(parsed.writable.contains(&private) || parsed.tmp == Some(private.clone()));
+        assert!(parsed.hidden.is_empty());
+        let _ = run.finish();
+        assert!(!private.exists() && !work.join(".agent").exists());
+
+        let inspection = policy.inspection();
+        let run = Run::prepare(&inspection).unwrap();
+        let parsed = parse_helper_args(
+            run.helper_args()
+                .into_iter()
+                .chain(["--".into(), "cat".into()]),
+        )
+        .unwrap();
+        assert!(!parsed.network && parsed.restrict_reads && parsed.writable.is_empty());
+        assert!(parsed.readable.contains(&work) && parsed.readable.contains(&"/usr".into()));
+        assert_eq!(parsed.hidden, vec![work.join(".env")]);
+        assert!(run.temp_dir().is_none());
+
+        assert!(parse_helper_args(vec!["--write".into()]).is_err());
+        assert!(parse_helper_args(vec!["--".into()]).is_err());
+        assert!(parse_helper_args(vec!["--bogus".into()]).is_err());
+    }
+}
