@@ -20,18 +20,17 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
     }
     let overrides = super::with_sandbox_flags(super::overrides(global), &args.sandbox);
     let settings = super::load_settings(global, &overrides, &cwd)?;
-    let sandbox = super::sandbox(&settings, &cwd);
+    let mut sandbox = super::sandbox(&settings, &cwd);
     super::sandbox_notice(&sandbox, global.quiet);
     if sandbox.refusal().is_some() {
         // The notice above said why on stderr; nothing runs.
         return Ok(Status::Failure.into());
     }
     let runtime = super::runtime()?;
-    let mut sandbox = sandbox;
     #[cfg(unix)]
     let proxy = {
         let _inside = runtime.enter();
-        super::start_network(&settings, &mut sandbox)?
+        super::network::start(&settings, &mut sandbox)?
     };
     let mut request = ExecRequest::new(command, cwd);
     request.sandbox = sandbox.active_policy().cloned();
@@ -78,26 +77,7 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
     #[cfg(unix)]
     if let Some(proxy) = &proxy {
         result.network = proxy.take_events().0;
-        if !json {
-            for event in result
-                .network
-                .iter()
-                .filter(|event| event.decision == crate::net::NetDecision::Deny)
-            {
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "agent: network: refused `{}` port {} ({}){}",
-                    crate::ui::sanitize::escape(&event.host),
-                    event.port,
-                    event.rule,
-                    event
-                        .allow_with
-                        .as_ref()
-                        .map(|setting| format!("; to allow it: `{setting}`"))
-                        .unwrap_or_default()
-                );
-            }
-        }
+        super::network::tell_refusals(&result.network, json);
     }
     if json {
         let line = serde_json::to_string(&result).map_err(|error| {

@@ -6,6 +6,7 @@ mod config;
 mod diff;
 mod exec;
 mod history;
+mod network;
 mod resume;
 mod rules;
 mod run;
@@ -126,56 +127,8 @@ pub(crate) fn sandbox(settings: &Settings, workspace: &std::path::Path) -> Sandb
         policy.keep_in(cache);
     }
     let mut sandbox = Sandbox::new(policy, settings.sandbox_required.value);
-    if let Err(why) = own_network(settings, &sandbox) {
-        let limit = format!(
-            "`[network] mode = \"allowlist\"` cannot be enforced here ({why}): commands get no \
-             network at all (allow unprivileged user namespaces, or choose mode \"full\" or \
-             \"off\")"
-        );
-        sandbox.limitation = Some(match sandbox.limitation.take() {
-            Some(before) => format!("{before}; {limit}"),
-            None => limit,
-        });
-    }
+    network::say_when_impossible(settings, &mut sandbox);
     sandbox
-}
-
-/// Whether commands get a network namespace of their own behind the proxy: `Ok(true)` in mode
-/// `allowlist` with an active sandbox where one can be made, `Ok(false)` when not asked for
-/// (or no sandbox applies), `Err(why)` when asked for but impossible here.
-fn own_network(settings: &Settings, sandbox: &Sandbox) -> std::result::Result<bool, String> {
-    if settings.net.mode.value != crate::net::NetworkMode::Allowlist
-        || sandbox.active_policy().is_none()
-    {
-        return Ok(false);
-    }
-    crate::sandbox::network_namespace_possible().map(|()| true)
-}
-
-/// Starts the network proxy when commands go through it (`[network] mode = "allowlist"`, see
-/// [`own_network`]) and points the sandbox's policy at it; keep the proxy for as long as
-/// commands run. Inside the runtime.
-///
-/// # Errors
-/// The proxy's socket cannot be made.
-#[cfg(unix)]
-pub(crate) fn start_network(
-    settings: &Settings,
-    sandbox: &mut Sandbox,
-) -> Result<Option<crate::net::proxy::Proxy>> {
-    if own_network(settings, sandbox) != Ok(true) {
-        return Ok(None);
-    }
-    let proxy = crate::net::proxy::Proxy::start(settings.net.rules(), &sandbox.policy.temp)
-        .map_err(|error| {
-            Error::Runtime(format!(
-                "cannot start the network proxy in {}: {error}: set `[network] mode` to \"off\" \
-                 or \"full\"",
-                sandbox.policy.temp.display()
-            ))
-        })?;
-    sandbox.policy.proxy = Some(proxy.dir().to_path_buf());
-    Ok(Some(proxy))
 }
 
 /// Where the sandbox keeps what it learns between processes: `<state dir>/sandbox`, with

@@ -55,20 +55,18 @@ fn v6_kind(ip: Ipv6Addr) -> Option<&'static str> {
 /// The IPv4 address an IPv6 one carries and reaches: mapped (`::ffff:a.b.c.d`), compatible
 /// (`::a.b.c.d`), NAT64 (`64:ff9b::/96`) and 6to4 (`2002:AABB:CCDD::/48`).
 fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
-    let s = ip.segments();
-    let low = |hi: u16, lo: u16| {
-        let [a, b] = hi.to_be_bytes();
-        let [c, d] = lo.to_be_bytes();
-        Ipv4Addr::new(a, b, c, d)
-    };
-    match s {
-        [0, 0, 0, 0, 0, 0xffff, hi, lo] => Some(low(hi, lo)),
+    let segments = ip.segments();
+    let (high, low) = match segments {
+        [0, 0, 0, 0, 0, 0xffff, high, low]
+        | [0x64, 0xff9b, 0, 0, 0, 0, high, low]
+        | [0x2002, high, low, ..] => (high, low),
         // `::` and `::1` are themselves, not IPv4 addresses.
-        [0, 0, 0, 0, 0, 0, hi, lo] if hi != 0 => Some(low(hi, lo)),
-        [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => Some(low(hi, lo)),
-        [0x2002, hi, lo, ..] => Some(low(hi, lo)),
-        _ => None,
-    }
+        [0, 0, 0, 0, 0, 0, high, low] if high != 0 => (high, low),
+        _ => return None,
+    };
+    let [first, second] = high.to_be_bytes();
+    let [third, fourth] = low.to_be_bytes();
+    Some(Ipv4Addr::new(first, second, third, fourth))
 }
 
 #[cfg(test)]

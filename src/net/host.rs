@@ -194,12 +194,11 @@ impl Pattern {
     pub fn matches(&self, host: &Host) -> bool {
         match (self, host) {
             (Pattern::Any, Host::Name(_)) => true,
-            (Pattern::Any, Host::Ip(_)) => false,
             (Pattern::Exact(own), host) => own == host,
             (Pattern::Below(suffix), Host::Name(name)) => name
                 .strip_suffix(suffix.as_str())
                 .is_some_and(|head| head.len() > 1 && head.ends_with('.')),
-            (Pattern::Below(_), Host::Ip(_)) => false,
+            (Pattern::Any | Pattern::Below(_), Host::Ip(_)) => false,
         }
     }
 }

@@ -33,7 +33,7 @@ pub fn client_hello(bytes: &[u8]) -> Hello {
     let Some(record) = bytes.get(5..5 + length) else {
         return Hello::NeedMore;
     };
-    parse_hello(record).map_or(Hello::NotTls, Hello::Tls)
+    parse_hello(record).unwrap_or(Hello::NotTls)
 }
 
 /// A cursor over a byte slice that fails (returns `None`) past its end.
@@ -60,9 +60,9 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// The host name in a ClientHello handshake message (`None` inside: none named); `None`
-/// outside: not a ClientHello.
-fn parse_hello(record: &[u8]) -> Option<Option<String>> {
+/// The host name in a ClientHello handshake message ([`Hello::Tls`], with `None` when it names
+/// none); `None`: not a ClientHello.
+fn parse_hello(record: &[u8]) -> Option<Hello> {
     let mut r = Reader(record);
     if r.number(1)? != 1 {
         return None;
@@ -75,7 +75,7 @@ fn parse_hello(record: &[u8]) -> Option<Option<String>> {
     body.vector(2)?; // cipher suites
     body.vector(1)?; // compression methods
     let Some(mut extensions) = body.vector(2) else {
-        return Some(None);
+        return Some(Hello::Tls(None));
     };
     while !extensions.0.is_empty() {
         let kind = extensions.number(2)?;
@@ -88,11 +88,12 @@ fn parse_hello(record: &[u8]) -> Option<Option<String>> {
             let name_type = names.number(1)?;
             let name = names.vector(2)?;
             if name_type == 0 {
-                return Some(Some(String::from_utf8_lossy(name.0).into_owned()));
+                let name = String::from_utf8_lossy(name.0).into_owned();
+                return Some(Hello::Tls(Some(name)));
             }
         }
     }
-    Some(None)
+    Some(Hello::Tls(None))
 }
 
 #[cfg(test)]

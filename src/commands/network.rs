@@ -1,0 +1,89 @@
+//! `[network] mode = "allowlist"` for the commands that run commands (`exec`, `run`,
+//! `session`): whether commands get a network namespace of their own behind the proxy here
+//! (and, once, why not), starting the proxy for a run, and what it decided, told after each
+//! command.
+
+use std::io::Write as _;
+
+use crate::error::{Error, Result};
+use crate::net::NetworkMode;
+use crate::sandbox::Sandbox;
+use crate::settings::Settings;
+
+/// Whether commands get a network namespace of their own behind the proxy: `Ok(true)` in mode
+/// `allowlist` with an active sandbox where one can be made, `Ok(false)` when not asked for
+/// (or no sandbox applies: the notice says commands run without it), `Err(why)` when asked for
+/// but impossible here.
+fn own_network(settings: &Settings, sandbox: &Sandbox) -> std::result::Result<bool, String> {
+    if settings.net.mode.value != NetworkMode::Allowlist || sandbox.active_policy().is_none() {
+        return Ok(false);
+    }
+    crate::sandbox::network_namespace_possible().map(|()| true)
+}
+
+/// Where `allowlist` cannot be enforced, the sandbox's limitation says so (once: on stderr,
+/// in `config show` and the `start` event); its commands then get no network at all.
+pub(super) fn say_when_impossible(settings: &Settings, sandbox: &mut Sandbox) {
+    if let Err(why) = own_network(settings, sandbox) {
+        let limit = format!(
+            "`[network] mode = \"allowlist\"` cannot be enforced here ({why}): commands get no \
+             network at all (allow unprivileged user namespaces, or choose mode \"full\" or \
+             \"off\")"
+        );
+        sandbox.limitation = Some(match sandbox.limitation.take() {
+            Some(before) => format!("{before}; {limit}"),
+            None => limit,
+        });
+    }
+}
+
+/// Starts the network proxy when commands go through it and points the sandbox's policy at
+/// it; keep the proxy for as long as commands run. Inside the runtime.
+///
+/// # Errors
+/// The proxy's socket cannot be made.
+#[cfg(unix)]
+pub(crate) fn start(
+    settings: &Settings,
+    sandbox: &mut Sandbox,
+) -> Result<Option<crate::net::proxy::Proxy>> {
+    if own_network(settings, sandbox) != Ok(true) {
+        return Ok(None);
+    }
+    let proxy = crate::net::proxy::Proxy::start(settings.net.rules(), &sandbox.policy.temp)
+        .map_err(|error| {
+            Error::Runtime(format!(
+                "cannot start the network proxy in {}: {error}: set `[network] mode` to \"off\" \
+                 or \"full\"",
+                sandbox.policy.temp.display()
+            ))
+        })?;
+    sandbox.policy.proxy = Some(proxy.dir().to_path_buf());
+    Ok(Some(proxy))
+}
+
+/// Tells on stderr (unless `--json`, whose result carries them) each host refused while the
+/// command ran, and what setting would allow it.
+pub(crate) fn tell_refusals(events: &[crate::net::NetworkEvent], json: bool) {
+    if json {
+        return;
+    }
+    let mut stderr = std::io::stderr().lock();
+    for event in events
+        .iter()
+        .filter(|event| event.decision == crate::net::NetDecision::Deny)
+    {
+        let allow = event
+            .allow_with
+            .as_ref()
+            .map(|setting| format!("; to allow it: `{setting}`"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            stderr,
+            "agent: network: refused `{}` port {} ({}){allow}",
+            crate::ui::sanitize::escape(&event.host),
+            event.port,
+            event.rule,
+        );
+    }
+}
