@@ -101,7 +101,18 @@ impl Loop<'_> {
         if !read_only(&decided) {
             let _ = self.config.snapshots.before_change(stats.turns);
         }
+        if let Some(log) = &self.config.network {
+            log.set_command(Some(id.clone()));
+        }
         let mut result = run_streaming(&request, &id, emit).await;
+        if let Some(log) = &self.config.network {
+            // Background processes of the command may still connect: named by no command.
+            log.set_command(None);
+            result.network = log.take().0;
+            for decision in &result.network {
+                emit(Event::Network(decision.clone()));
+            }
+        }
         let mark = |content: String| match &decided.edited_from {
             Some(from) => approval::mark_edited(&content, from, &decided.command),
             None => content,

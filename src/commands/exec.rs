@@ -76,8 +76,13 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
     };
     #[cfg(unix)]
     if let Some(proxy) = &proxy {
-        result.network = proxy.take_events().0;
-        super::network::tell_refusals(&result.network, json);
+        result.network = proxy.log().take().0;
+        let mut blocked = crate::ui::network::Blocked::default();
+        for line in result.network.iter().filter_map(|event| blocked.see(event)) {
+            if !json {
+                let _ = writeln!(std::io::stderr(), "{line}");
+            }
+        }
     }
     if json {
         let line = serde_json::to_string(&result).map_err(|error| {

@@ -3,8 +3,6 @@
 //! (and, once, why not), starting the proxy for a run, and what it decided, told after each
 //! command.
 
-use std::io::Write as _;
-
 use crate::error::{Error, Result};
 use crate::net::NetworkMode;
 use crate::sandbox::Sandbox;
@@ -62,28 +60,19 @@ pub(crate) fn start(
     Ok(Some(proxy))
 }
 
-/// Tells on stderr (unless `--json`, whose result carries them) each host refused while the
-/// command ran, and what setting would allow it.
-pub(crate) fn tell_refusals(events: &[crate::net::NetworkEvent], json: bool) {
-    if json {
-        return;
-    }
-    let mut stderr = std::io::stderr().lock();
-    for event in events
-        .iter()
-        .filter(|event| event.decision == crate::net::NetDecision::Deny)
-    {
-        let allow = event
-            .allow_with
-            .as_ref()
-            .map(|setting| format!("; to allow it: `{setting}`"))
-            .unwrap_or_default();
-        let _ = writeln!(
-            stderr,
-            "agent: network: refused `{}` port {} ({}){allow}",
-            crate::ui::sanitize::escape(&event.host),
-            event.port,
-            event.rule,
-        );
-    }
+/// [`start`] for a run or session in `runtime`: its commands' decisions go to the loop through
+/// `config.network`. Keep the proxy for as long as the loop runs.
+///
+/// # Errors
+/// The proxy's socket cannot be made.
+#[cfg(unix)]
+pub(crate) fn start_for_loop(
+    runtime: &tokio::runtime::Runtime,
+    settings: &Settings,
+    config: &mut crate::agent::Config,
+) -> Result<Option<crate::net::proxy::Proxy>> {
+    let _inside = runtime.enter();
+    let proxy = start(settings, &mut config.sandbox)?;
+    config.network = proxy.as_ref().map(crate::net::proxy::Proxy::log);
+    Ok(proxy)
 }

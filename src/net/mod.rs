@@ -16,6 +16,6 @@ pub mod request;
 pub mod rules;
 pub mod sni;
 
-pub use event::{NetDecision, NetworkEvent};
+pub use event::{Log, NetDecision, NetworkEvent};
 pub use host::{Host, Pattern};
 pub use rules::{HOST_ALIAS, NetworkMode, Rules, Verdict};

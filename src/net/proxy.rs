@@ -11,10 +11,9 @@
 //! decision is a [`NetworkEvent`]. Memory is bounded: at most [`MAX_CONNECTIONS`] at once,
 //! each with a head buffer of [`MAX_HEAD_BYTES`] and fixed copy buffers.
 
-use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
@@ -22,7 +21,7 @@ use tokio::net::{TcpStream, UnixListener, UnixStream};
 use tokio::sync::Semaphore;
 
 use super::address::not_public;
-use super::event::{NetDecision, NetworkEvent};
+use super::event::{Log, NetDecision, NetworkEvent};
 use super::host::Host;
 use super::request::{Ask, MAX_HEAD_BYTES, head_end, parse};
 use super::rules::{HOST_ALIAS, Rules, Verdict};
@@ -46,21 +45,10 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long connecting to one address of the origin may take before the next is tried.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Decisions kept between two [`Proxy::take_events`] calls; past it they are counted only.
-const MAX_KEPT_EVENTS: usize = 1000;
-
-#[derive(Debug, Default)]
-struct Record {
-    events: Vec<NetworkEvent>,
-    dropped: usize,
-    blocked: BTreeSet<String>,
-}
-
 #[derive(Debug)]
 struct Shared {
     rules: Rules,
-    command: Mutex<Option<String>>,
-    record: Mutex<Record>,
+    log: Log,
 }
 
 impl Shared {
@@ -72,18 +60,7 @@ impl Shared {
         rule: String,
         allow_with: Option<String>,
     ) {
-        let command = self.command.lock().ok().and_then(|slot| slot.clone());
-        let Ok(mut record) = self.record.lock() else {
-            return;
-        };
-        if !allowed {
-            record.blocked.insert(host.display());
-        }
-        if record.events.len() >= MAX_KEPT_EVENTS {
-            record.dropped += 1;
-            return;
-        }
-        record.events.push(NetworkEvent {
+        self.log.note(NetworkEvent {
             host: host.display(),
             port,
             decision: if allowed {
@@ -93,7 +70,7 @@ impl Shared {
             },
             rule,
             allow_with,
-            command,
+            command: None,
         });
     }
 }
@@ -125,8 +102,7 @@ impl Proxy {
         };
         let shared = Arc::new(Shared {
             rules,
-            command: Mutex::new(None),
-            record: Mutex::new(Record::default()),
+            log: Log::default(),
         });
         let task = tokio::spawn(serve(listener, Arc::clone(&shared)));
         Ok(Proxy { dir, shared, task })
@@ -138,33 +114,10 @@ impl Proxy {
         &self.dir
     }
 
-    /// Names the command whose connections come next (its tool call id), for the events.
-    pub fn set_command(&self, id: Option<String>) {
-        if let Ok(mut slot) = self.shared.command.lock() {
-            *slot = id;
-        }
-    }
-
-    /// The decisions made since the last call (and how many were not kept).
+    /// The log of its decisions (for the run's events).
     #[must_use]
-    pub fn take_events(&self) -> (Vec<NetworkEvent>, usize) {
-        self.shared.record.lock().map_or_else(
-            |_| (Vec::new(), 0),
-            |mut record| {
-                let dropped = std::mem::take(&mut record.dropped);
-                (std::mem::take(&mut record.events), dropped)
-            },
-        )
-    }
-
-    /// The hosts refused so far in this run.
-    #[must_use]
-    pub fn blocked_hosts(&self) -> Vec<String> {
-        self.shared
-            .record
-            .lock()
-            .map(|record| record.blocked.iter().cloned().collect())
-            .unwrap_or_default()
+    pub fn log(&self) -> Log {
+        self.shared.log.clone()
     }
 }
 
@@ -479,7 +432,7 @@ mod tests {
     async fn allowed_names_are_relayed_and_others_refused_with_the_setting() {
         let parent = tempfile::tempdir().unwrap();
         let proxy = Proxy::start(rules(), parent.path()).unwrap();
-        proxy.set_command(Some("call_1".to_owned()));
+        proxy.log().set_command(Some("call_1".to_owned()));
         let port = origin().await;
         let answer = ask(
             &proxy,
@@ -497,7 +450,7 @@ mod tests {
             answer.contains("add `[network] allow = [\"blocked.test\"]`"),
             "{answer}"
         );
-        let (events, dropped) = proxy.take_events();
+        let (events, dropped) = proxy.log().take();
         assert_eq!(dropped, 0);
         assert_eq!(
             events
@@ -510,8 +463,8 @@ mod tests {
             ]
         );
         assert_eq!(events[1].command.as_deref(), Some("call_1"));
-        assert_eq!(proxy.blocked_hosts(), ["blocked.test"]);
-        assert!(proxy.take_events().0.is_empty());
+        assert_eq!(proxy.log().blocked(), ["blocked.test"]);
+        assert!(proxy.log().take().0.is_empty());
     }
 
     #[tokio::test]
@@ -543,7 +496,7 @@ mod tests {
         request.extend_from_slice(&record);
         let answer = ask(&proxy, &request).await;
         assert_eq!(answer, "HTTP/1.1 200 Connection established\r\n\r\n");
-        let (events, _) = proxy.take_events();
+        let (events, _) = proxy.log().take();
         assert_eq!(events[0].decision, NetDecision::Deny, "{events:?}");
         assert!(events[0].rule.contains("`blocked.test`"), "{events:?}");
     }

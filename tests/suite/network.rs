@@ -464,3 +464,73 @@ fn the_old_sandbox_network_key_still_means_every_host() {
     assert_eq!(shown["network.mode"]["value"], "full", "{shown}");
     assert_eq!(shown["sandbox.network"]["value"], true, "{shown}");
 }
+
+#[test]
+fn a_run_records_network_events_tells_the_model_and_sums_up() {
+    use super::fake_model::{FakeModel, turn_text, turn_tool_call};
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(""));
+    if !available(&sandbox) {
+        return;
+    }
+    let port = server("A");
+    let command =
+        format!("curl -sS http://allowed.test:{port}/; curl -sS http://blocked.test:{port}/");
+    let run = |json: bool| {
+        let server =
+            FakeModel::openai_turns([turn_tool_call(&command, "fetch"), turn_text("done")]);
+        let mut agent = sandbox.agent();
+        agent
+            .env("OPENAI_API_KEY", "sk-test")
+            .args(["run", "--provider", "openai", "--base-url"])
+            .arg(server.openai_url())
+            .args(["--allow", "curl"]);
+        if json {
+            agent.arg("--json");
+        }
+        let output = agent.arg("fetch").output().unwrap();
+        let result = server.request(1).tool_results()[0].1.clone();
+        (output, result)
+    };
+    let (output, result) = run(true);
+    assert!(output.status.success(), "{output:?}");
+    let events = super::harness::events(&output.stdout);
+    let network: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|event| event["type"] == "network")
+        .collect();
+    assert_eq!(network.len(), 2, "{events:?}");
+    assert_eq!(network[0]["host"], "allowed.test");
+    assert_eq!(network[0]["decision"], "allow");
+    assert_eq!(network[1]["host"], "blocked.test");
+    assert_eq!(network[1]["decision"], "deny");
+    assert_eq!(
+        network[1]["allow_with"],
+        "[network] allow = [\"blocked.test\"]"
+    );
+    let call = events
+        .iter()
+        .find(|event| event["type"] == "tool_call")
+        .unwrap();
+    assert_eq!(network[1]["command"], call["id"], "{events:?}");
+    let transcripts = sandbox.transcripts().join("\n");
+    assert!(
+        transcripts.contains("\"type\":\"network\""),
+        "{transcripts}"
+    );
+    // The model learns what was refused and what would allow it.
+    assert!(result.contains("hello from A"), "{result}");
+    assert!(result.contains("\"network_refused\""), "{result}");
+    assert!(result.contains("blocked.test"), "{result}");
+
+    let (output, _) = run(false);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("agent: network: refused `blocked.test` port"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("agent: network: blocked: 1 host (blocked.test)"),
+        "{stderr}"
+    );
+}
