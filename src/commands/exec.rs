@@ -20,6 +20,7 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
     }
     let overrides = super::with_sandbox_flags(super::overrides(global), &args.sandbox);
     let settings = super::load_settings(global, &overrides, &cwd)?;
+    #[cfg_attr(not(unix), allow(unused_mut))]
     let mut sandbox = super::sandbox(&settings, &cwd);
     super::sandbox_notice(&sandbox, global.quiet);
     if sandbox.refusal().is_some() {
@@ -28,10 +29,7 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
     }
     let runtime = super::runtime()?;
     #[cfg(unix)]
-    let proxy = {
-        let _inside = runtime.enter();
-        super::network::start(&settings, &mut sandbox)?
-    };
+    let proxy = super::network::start(&runtime, &settings, &mut sandbox)?;
     let mut request = ExecRequest::new(command, cwd);
     request.sandbox = sandbox.active_policy().cloned();
     if let Some(timeout) = args.timeout {
@@ -64,6 +62,7 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
             }
         }
     });
+    #[cfg_attr(not(unix), allow(unused_mut))]
     let mut result = match result {
         Ok(result) => result,
         Err(Stop::Interrupt) => return Err(Error::Interrupted),
@@ -76,13 +75,7 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
     };
     #[cfg(unix)]
     if let Some(proxy) = &proxy {
-        result.network = proxy.log().take().0;
-        let mut blocked = crate::ui::network::Blocked::default();
-        for line in result.network.iter().filter_map(|event| blocked.see(event)) {
-            if !json {
-                let _ = writeln!(std::io::stderr(), "{line}");
-            }
-        }
+        result.network = super::network::told(&proxy.log(), json);
     }
     if json {
         let line = serde_json::to_string(&result).map_err(|error| {

@@ -3,6 +3,7 @@
 //! (and, once, why not), starting the proxy for a run, and what it decided, told after each
 //! command.
 
+#[cfg(unix)]
 use crate::error::{Error, Result};
 use crate::net::NetworkMode;
 use crate::sandbox::Sandbox;
@@ -36,18 +37,20 @@ pub(super) fn say_when_impossible(settings: &Settings, sandbox: &mut Sandbox) {
 }
 
 /// Starts the network proxy when commands go through it and points the sandbox's policy at
-/// it; keep the proxy for as long as commands run. Inside the runtime.
+/// it; keep the proxy for as long as commands run (it serves in `runtime`).
 ///
 /// # Errors
 /// The proxy's socket cannot be made.
 #[cfg(unix)]
 pub(crate) fn start(
+    runtime: &tokio::runtime::Runtime,
     settings: &Settings,
     sandbox: &mut Sandbox,
 ) -> Result<Option<crate::net::proxy::Proxy>> {
     if own_network(settings, sandbox) != Ok(true) {
         return Ok(None);
     }
+    let _inside = runtime.enter();
     let proxy = crate::net::proxy::Proxy::start(settings.net.rules(), &sandbox.policy.temp)
         .map_err(|error| {
             Error::Runtime(format!(
@@ -71,8 +74,21 @@ pub(crate) fn start_for_loop(
     settings: &Settings,
     config: &mut crate::agent::Config,
 ) -> Result<Option<crate::net::proxy::Proxy>> {
-    let _inside = runtime.enter();
-    let proxy = start(settings, &mut config.sandbox)?;
+    let proxy = start(runtime, settings, &mut config.sandbox)?;
     config.network = proxy.as_ref().map(crate::net::proxy::Proxy::log);
     Ok(proxy)
+}
+
+/// The decisions of `agent exec`'s command, each refusal told on stderr (unless `--json`,
+/// whose result carries them).
+pub(crate) fn told(log: &crate::net::Log, json: bool) -> Vec<crate::net::NetworkEvent> {
+    use std::io::Write as _;
+    let decisions = log.take().0;
+    let mut blocked = crate::ui::network::Blocked::default();
+    for line in decisions.iter().filter_map(|event| blocked.see(event)) {
+        if !json {
+            let _ = writeln!(std::io::stderr(), "{line}");
+        }
+    }
+    decisions
 }

@@ -19,6 +19,7 @@ mod layers;
 mod limits;
 mod live;
 mod model;
+#[cfg(unix)]
 mod network;
 mod pickers;
 mod readme;

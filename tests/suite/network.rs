@@ -75,6 +75,30 @@ hosts = {{ "allowed.test" = "127.0.0.1", "blocked.test" = "127.0.0.1" }}
     )
 }
 
+/// A sandbox with `settings(extra)` and a server `A` on its port, when these tests can run.
+fn ready(extra: &str) -> Option<(Sandbox, u16)> {
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(extra));
+    available(&sandbox).then(|| (sandbox, server("A")))
+}
+
+/// Writes the project's `.agent/settings.toml`.
+fn project_file(sandbox: &Sandbox, toml: &str) {
+    let project = sandbox.work().join(".agent");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join("settings.toml"), toml).unwrap();
+}
+
+/// `curl` of `allowed.test`, then of `blocked.test` with the status code written last: the
+/// command's stdout.
+fn allowed_then_blocked(sandbox: &Sandbox, port: u16) -> String {
+    let command = format!(
+        "curl -sS http://allowed.test:{port}/; curl -sS -w '%{{http_code}}' http://blocked.test:{port}/"
+    );
+    let result = exec(sandbox, &command);
+    result["stdout"].as_str().unwrap().to_owned()
+}
+
 /// `agent exec --json COMMAND` with `settings`: the result.
 fn exec(sandbox: &Sandbox, command: &str) -> serde_json::Value {
     let output = sandbox
@@ -87,12 +111,9 @@ fn exec(sandbox: &Sandbox, command: &str) -> serde_json::Value {
 
 #[test]
 fn an_allowed_name_is_reached_through_the_proxy() {
-    let sandbox = Sandbox::new();
-    sandbox.settings(&settings(""));
-    if !available(&sandbox) {
+    let Some((sandbox, port)) = ready("") else {
         return;
-    }
-    let port = server("A");
+    };
     let result = exec(&sandbox, &format!("curl -sS http://allowed.test:{port}/"));
     assert_eq!(result["stdout"], "hello from A\n", "{result}");
     let events = result["network"].as_array().unwrap();
@@ -103,12 +124,9 @@ fn an_allowed_name_is_reached_through_the_proxy() {
 
 #[test]
 fn an_unknown_name_is_refused_with_403_naming_it_and_the_setting() {
-    let sandbox = Sandbox::new();
-    sandbox.settings(&settings(""));
-    if !available(&sandbox) {
+    let Some((sandbox, port)) = ready("") else {
         return;
-    }
-    let port = server("A");
+    };
     let result = exec(
         &sandbox,
         &format!("curl -sS -w '%{{http_code}}' http://Blocked.test.:{port}/"),
@@ -129,12 +147,9 @@ fn an_unknown_name_is_refused_with_403_naming_it_and_the_setting() {
 
 #[test]
 fn a_tunnel_to_an_unknown_name_is_refused_too() {
-    let sandbox = Sandbox::new();
-    sandbox.settings(&settings(""));
-    if !available(&sandbox) {
+    let Some((sandbox, port)) = ready("") else {
         return;
-    }
-    let port = server("A");
+    };
     let result = exec(
         &sandbox,
         &format!("curl -sS -p http://blocked.test:{port}/ 2>&1; echo \" exit=$?\""),
@@ -160,12 +175,7 @@ hosts = { "allowed.test" = "127.0.0.1", "blocked.test" = "127.0.0.1" }
     if !available(&sandbox) {
         return;
     }
-    let port = server("A");
-    let command = format!(
-        "curl -sS http://allowed.test:{port}/; curl -sS -w '%{{http_code}}' http://blocked.test:{port}/"
-    );
-    let result = exec(&sandbox, &command);
-    let stdout = result["stdout"].as_str().unwrap();
+    let stdout = allowed_then_blocked(&sandbox, server("A"));
     assert!(stdout.starts_with("hello from A\n"), "{stdout}");
     assert!(stdout.ends_with("403"), "{stdout}");
     assert!(
@@ -176,12 +186,9 @@ hosts = { "allowed.test" = "127.0.0.1", "blocked.test" = "127.0.0.1" }
 
 #[test]
 fn localhost_is_the_commands_own_namespace() {
-    let sandbox = Sandbox::new();
-    sandbox.settings(&settings(""));
-    if !available(&sandbox) {
+    let Some((sandbox, port)) = ready("") else {
         return;
-    }
-    let port = server("A");
+    };
     // Direct (no proxy), the machine's server is not there; through the proxy, an address
     // no rule names is refused.
     let result = exec(
@@ -240,53 +247,30 @@ fn the_command_cannot_open_other_unix_sockets() {
 
 #[test]
 fn a_project_file_cannot_open_the_network() {
-    let sandbox = Sandbox::new();
-    sandbox.settings(&settings(""));
-    if !available(&sandbox) {
+    let Some((sandbox, port)) = ready("") else {
         return;
-    }
-    let project = sandbox.work().join(".agent");
-    std::fs::create_dir_all(&project).unwrap();
-    std::fs::write(
-        project.join("settings.toml"),
-        "[network]\nmode = \"full\"\nallow = [\"blocked.test\"]\nallow_local = [1]\nhosts = { \"allowed.test\" = \"10.0.0.1\" }\n",
-    )
-    .unwrap();
-    let port = server("A");
-    let result = exec(
+    };
+    project_file(
         &sandbox,
-        &format!(
-            "curl -sS http://allowed.test:{port}/; curl -sS -w '%{{http_code}}' http://blocked.test:{port}/"
-        ),
+        "[network]\nmode = \"full\"\nallow = [\"blocked.test\"]\nallow_local = [1]\nhosts = { \"allowed.test\" = \"10.0.0.1\" }\n",
     );
-    let stdout = result["stdout"].as_str().unwrap();
+    let stdout = allowed_then_blocked(&sandbox, port);
     assert!(stdout.starts_with("hello from A\n"), "{stdout}");
     assert!(stdout.ends_with("403"), "{stdout}");
 }
 
 #[test]
 fn a_project_file_may_narrow() {
-    let sandbox = Sandbox::new();
-    sandbox.settings(&settings(""));
-    if !available(&sandbox) {
+    let Some((sandbox, port)) = ready("") else {
         return;
-    }
-    let project = sandbox.work().join(".agent");
-    std::fs::create_dir_all(&project).unwrap();
-    std::fs::write(
-        project.join("settings.toml"),
-        "[network]\ndeny = [\"allowed.test\"]\n",
-    )
-    .unwrap();
-    let port = server("A");
-    let result = exec(
-        &sandbox,
-        &format!("curl -sS -w '%{{http_code}}' http://allowed.test:{port}/"),
-    );
+    };
+    project_file(&sandbox, "[network]\ndeny = [\"allowed.test\"]\n");
+    let stdout = allowed_then_blocked(&sandbox, port);
     assert!(
-        result["stdout"].as_str().unwrap().ends_with("403"),
-        "{result}"
+        stdout.starts_with("agent: network: `allowed.test` port"),
+        "{stdout}"
     );
+    assert!(stdout.ends_with("403"), "{stdout}");
 }
 
 #[test]
@@ -413,12 +397,9 @@ fn names_resolve_inside_only_when_allowed() {
 
 #[test]
 fn without_a_network_namespace_allowlist_refuses_all_network_and_says_why() {
-    let sandbox = Sandbox::new();
-    sandbox.settings(&settings(""));
-    if !available(&sandbox) {
+    let Some((sandbox, port)) = ready("") else {
         return;
-    }
-    let port = server("A");
+    };
     let output = sandbox
         .agent()
         .env("AGENT_TEST_SANDBOX_NO_NETNS", "1")
@@ -468,12 +449,9 @@ fn the_old_sandbox_network_key_still_means_every_host() {
 #[test]
 fn a_run_records_network_events_tells_the_model_and_sums_up() {
     use super::fake_model::{FakeModel, turn_text, turn_tool_call};
-    let sandbox = Sandbox::new();
-    sandbox.settings(&settings(""));
-    if !available(&sandbox) {
+    let Some((sandbox, port)) = ready("") else {
         return;
-    }
-    let port = server("A");
+    };
     let command =
         format!("curl -sS http://allowed.test:{port}/; curl -sS http://blocked.test:{port}/");
     let run = |json: bool| {
