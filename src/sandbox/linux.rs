@@ -28,6 +28,13 @@
 //! 5. Landlock scopes (ABI 6): no signals to processes outside the sandbox (the agent) and
 //!    no abstract Unix sockets made outside it. Device nodes can never be created.
 //!
+//! Through the network proxy (`[network] mode = "allowlist"`, `--proxy`), before step 1 the
+//! helper makes the command a network namespace of its own with the bridge to the proxy in it
+//! (`netns.rs`), and binds the stub resolver's `resolv.conf` over `/etc/resolv.conf`; Landlock
+//! then leaves TCP alone (the namespace holds nothing but the command's own servers and the
+//! bridge) and seccomp refuses `socket()` for every family but `AF_INET` and `AF_INET6` (no
+//! Unix socket to a service outside; `socketpair` still works) and `io_uring_setup`.
+//!
 //! No `unsafe` here: the crates' safe APIs do the system calls.
 
 use std::collections::BTreeMap;
