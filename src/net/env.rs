@@ -1,5 +1,6 @@
 //! The environment that points a sandboxed command's tools at the proxy's bridge
-//! (`127.0.0.1:PORT` inside the command's network namespace): the variables curl, wget,
+//! (`127.0.0.1:PORT` inside the command's network namespace, HTTP and SOCKS5 on one port): the
+//! variables curl, wget,
 //! Python, Node, Go and Rust read, and the ones npm, pip, git, the JVM, Gradle and Cargo read
 //! instead. `localhost` stays direct: inside the namespace it is the command's own. Pure.
 
@@ -19,10 +20,8 @@ pub fn proxy_env(port: u16, git_config_count: usize) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = [
         "HTTP_PROXY",
         "HTTPS_PROXY",
-        "ALL_PROXY",
         "http_proxy",
         "https_proxy",
-        "all_proxy",
         "npm_config_proxy",
         "npm_config_https_proxy",
         "PIP_PROXY",
@@ -31,6 +30,10 @@ pub fn proxy_env(port: u16, git_config_count: usize) -> Vec<(String, String)> {
     .into_iter()
     .map(|name| (name.to_owned(), url.clone()))
     .collect();
+    // The same port speaks SOCKS5; `socks5h` leaves the name to the proxy.
+    for name in ["ALL_PROXY", "all_proxy"] {
+        env.push((name.to_owned(), format!("socks5h://127.0.0.1:{port}")));
+    }
     for name in ["NO_PROXY", "no_proxy", "npm_config_noproxy"] {
         env.push((name.to_owned(), NO_PROXY.to_owned()));
     }
@@ -65,7 +68,6 @@ mod tests {
         for name in [
             "HTTP_PROXY",
             "https_proxy",
-            "ALL_PROXY",
             "npm_config_https_proxy",
             "PIP_PROXY",
             "CARGO_HTTP_PROXY",
@@ -74,6 +76,7 @@ mod tests {
             assert_eq!(get(name), Some("http://127.0.0.1:3128"), "{name}");
         }
         assert_eq!(get("NO_PROXY"), Some("localhost,127.0.0.1,::1"));
+        assert_eq!(get("all_proxy"), Some("socks5h://127.0.0.1:3128"));
         assert_eq!(get("GIT_CONFIG_COUNT"), Some("3"));
         assert_eq!(get("GIT_CONFIG_KEY_2"), Some("http.proxy"));
         assert!(

@@ -26,6 +26,7 @@ use super::host::Host;
 use super::request::{Ask, MAX_HEAD_BYTES, head_end, parse};
 use super::rules::{HOST_ALIAS, Rules, Verdict};
 use super::sni::{Hello, MAX_RECORD_BYTES, client_hello};
+use super::socks;
 
 /// The socket's file name in the proxy's private directory.
 pub const SOCKET_NAME: &str = "proxy.sock";
@@ -170,26 +171,46 @@ async fn serve(listener: UnixListener, shared: Arc<Shared>) {
     }
 }
 
+/// Reads more of the client's first bytes into `buffer` (after `filled`); `false` at its end,
+/// on a stall, or when the buffer is full.
+async fn read_more(
+    client: &mut UnixStream,
+    buffer: &mut [u8],
+    filled: &mut usize,
+) -> std::io::Result<bool> {
+    if *filled == buffer.len() {
+        return Ok(false);
+    }
+    match tokio::time::timeout(HEAD_TIMEOUT, client.read(&mut buffer[*filled..])).await {
+        Ok(Ok(0)) | Err(_) => Ok(false),
+        Ok(Ok(n)) => {
+            *filled += n;
+            Ok(true)
+        }
+        Ok(Err(error)) => Err(error),
+    }
+}
+
 async fn handle(mut client: UnixStream, shared: &Shared) -> std::io::Result<()> {
     let mut buffer = vec![0u8; MAX_HEAD_BYTES];
     let mut filled = 0;
+    if !read_more(&mut client, &mut buffer, &mut filled).await? {
+        return Ok(());
+    }
+    // SOCKS5 starts with its version byte, HTTP with a method's letter.
+    if buffer[0] == socks::VERSION {
+        return serve_socks(client, shared, buffer, filled).await;
+    }
     let end = loop {
         if let Some(end) = head_end(&buffer[..filled]) {
             break end;
         }
         if filled == buffer.len() {
-            return reply(
-                &mut client,
-                431,
-                "agent: network: the request head is too large\n",
-            )
-            .await;
+            let body = "agent: network: the request head is too large\n";
+            return reply(&mut client, 431, body).await;
         }
-        let read = tokio::time::timeout(HEAD_TIMEOUT, client.read(&mut buffer[filled..])).await;
-        match read {
-            Ok(Ok(0)) | Err(_) => return Ok(()),
-            Ok(Ok(n)) => filled += n,
-            Ok(Err(error)) => return Err(error),
+        if !read_more(&mut client, &mut buffer, &mut filled).await? {
+            return Ok(());
         }
     };
     let ask = match parse(&buffer[..end]) {
@@ -203,78 +224,194 @@ async fn handle(mut client: UnixStream, shared: &Shared) -> std::io::Result<()> 
     if matches!(ask, Ask::Resolve { .. }) {
         return resolve(&mut client, shared, &host).await;
     }
-    let rule = match shared.rules.decide(&host, port) {
-        Verdict::Allow { rule } => rule,
-        Verdict::Deny { rule, allow_with } => {
-            let body = refusal(
-                &host,
-                port,
-                &format!("refused by `{rule}`"),
-                allow_with.as_deref(),
-            );
-            shared.note(&host, port, false, rule, allow_with);
-            return reply(&mut client, 403, &body).await;
-        }
-        Verdict::Unknown { allow_with } => {
-            let why = "not in `[network] allow`";
-            let body = refusal(&host, port, why, Some(&allow_with));
-            shared.note(&host, port, false, why.to_owned(), Some(allow_with));
-            return reply(&mut client, 403, &body).await;
-        }
+    let (mut origin, rule) = match open(shared, &host, port).await {
+        Ok(opened) => opened,
+        Err(refused) => return reply(&mut client, refused.status, &refused.body).await,
     };
-    let addresses = match addresses(&shared.rules, &host, port).await {
-        Ok(addresses) => addresses,
-        Err(why) => {
-            let allow_with = format!(
-                "[network] hosts = {{ \"{}\" = \"ADDRESS\" }}",
-                host.display()
-            );
-            let body = refusal(&host, port, &why, Some(&allow_with));
-            shared.note(&host, port, false, why, Some(allow_with));
-            return reply(&mut client, 403, &body).await;
-        }
-    };
-    let Some(mut origin) = connect(&addresses).await else {
-        shared.note(&host, port, true, rule, None);
-        let body = format!(
-            "agent: network: cannot connect to `{}` port {port}\n",
-            host.display()
-        );
-        return reply(&mut client, 502, &body).await;
-    };
-    let mut first = buffer[end..filled].to_vec();
+    let first = buffer[end..filled].to_vec();
     drop(buffer);
     match ask {
         Ask::Tunnel { .. } => {
             client
                 .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
                 .await?;
-            match tunnel_name(&mut client, &mut first).await? {
-                Some(name) if Host::parse(&name).as_ref() != Ok(&host) => {
-                    let why = format!(
-                        "the TLS handshake names `{}`, not the tunnel's host",
-                        name.escape_debug()
-                    );
-                    shared.note(&host, port, false, why, None);
-                    return Ok(());
-                }
-                _ => {}
-            }
         }
-        Ask::Forward { head, .. } => origin.write_all(&head).await?,
+        Ask::Forward { head, .. } => {
+            origin.write_all(&head).await?;
+            shared.note(&host, port, true, rule, None);
+            origin.write_all(&first).await?;
+            tokio::io::copy_bidirectional(&mut client, &mut origin).await?;
+            return Ok(());
+        }
         Ask::Resolve { .. } => return Ok(()),
     }
-    shared.note(&host, port, true, rule, None);
-    origin.write_all(&first).await?;
-    drop(first);
-    tokio::io::copy_bidirectional(&mut client, &mut origin).await?;
-    Ok(())
+    relay_tunnel(client, origin, first, shared, (&host, port, rule)).await
+}
+
+/// A refusal: the HTTP status and the text naming the host and the setting that would allow
+/// it (SOCKS5 clients get `NotAllowed` or `HostUnreachable` instead).
+struct Refused {
+    status: u16,
+    body: String,
+}
+
+/// Decides on `host:port`, resolves it and connects: the connection and the rule that allowed
+/// it, or the refusal (recorded).
+async fn open(shared: &Shared, host: &Host, port: u16) -> Result<(TcpStream, String), Refused> {
+    let refused = |why: String, allow_with: Option<String>| {
+        let body = refusal(host, port, &why, allow_with.as_deref());
+        shared.note(host, port, false, why, allow_with);
+        Refused { status: 403, body }
+    };
+    let rule = match shared.rules.decide(host, port) {
+        Verdict::Allow { rule } => rule,
+        Verdict::Deny { rule, allow_with } => {
+            return Err(refused(format!("refused by `{rule}`"), allow_with));
+        }
+        Verdict::Unknown { allow_with } => {
+            return Err(refused(
+                "not in `[network] allow`".to_owned(),
+                Some(allow_with),
+            ));
+        }
+    };
+    let addresses = match addresses(&shared.rules, host, port).await {
+        Ok(addresses) => addresses,
+        Err(why) => {
+            let answer = format!(
+                "[network] hosts = {{ \"{}\" = \"ADDRESS\" }}",
+                host.display()
+            );
+            return Err(refused(why, Some(answer)));
+        }
+    };
+    match connect(&addresses).await {
+        Some(origin) => Ok((origin, rule)),
+        None => {
+            shared.note(host, port, true, rule, None);
+            Err(Refused {
+                status: 502,
+                body: format!(
+                    "agent: network: cannot connect to `{}` port {port}\n",
+                    host.display()
+                ),
+            })
+        }
+    }
+}
+
+/// A tunnel that is open (CONNECT answered, or SOCKS5): copies both ways, the origin's bytes
+/// at once (a server may speak first), the client's once its first record is read: a TLS
+/// handshake naming another host than `host` ends the tunnel (recorded as a refusal). `first`:
+/// what the client sent after its request.
+async fn relay_tunnel(
+    client: UnixStream,
+    origin: TcpStream,
+    mut first: Vec<u8>,
+    shared: &Shared,
+    (host, port, rule): (&Host, u16, String),
+) -> std::io::Result<()> {
+    shared.note(host, port, true, rule, None);
+    let (mut client_read, mut client_write) = client.into_split();
+    let (mut origin_read, mut origin_write) = origin.into_split();
+    let up = async {
+        if let Some(name) = tunnel_name(&mut client_read, &mut first).await?
+            && Host::parse(&name).as_ref() != Ok(host)
+        {
+            return Ok(Some(name));
+        }
+        origin_write.write_all(&first).await?;
+        first = Vec::new();
+        tokio::io::copy(&mut client_read, &mut origin_write).await?;
+        origin_write.shutdown().await?;
+        Ok::<_, std::io::Error>(None)
+    };
+    let down = async {
+        tokio::io::copy(&mut origin_read, &mut client_write).await?;
+        client_write.shutdown().await
+    };
+    tokio::pin!(up, down);
+    tokio::select! {
+        sent = &mut up => {
+            if let Some(name) = sent? {
+                let why = format!(
+                    "the TLS handshake names `{}`, not the tunnel's host",
+                    name.escape_debug()
+                );
+                shared.note(host, port, false, why, None);
+                return Ok(());
+            }
+            down.await
+        }
+        // The origin is done: so is the tunnel (the client may still be silent, waiting).
+        received = &mut down => received,
+    }
+}
+
+/// A SOCKS5 client (`socks5h://`): its greeting, its `CONNECT` decided like any other, then a
+/// tunnel. `buffer[..filled]`: what it sent so far.
+async fn serve_socks(
+    mut client: UnixStream,
+    shared: &Shared,
+    mut buffer: Vec<u8>,
+    mut filled: usize,
+) -> std::io::Result<()> {
+    let used = loop {
+        match socks::greeting(&buffer[..filled]) {
+            socks::Read::Done(true, used) => break used,
+            socks::Read::Done(false, _) => {
+                return client.write_all(&socks::method_reply(false)).await;
+            }
+            socks::Read::Bad(_) => return Ok(()),
+            socks::Read::NeedMore => {
+                if !read_more(&mut client, &mut buffer, &mut filled).await? {
+                    return Ok(());
+                }
+            }
+        }
+    };
+    client.write_all(&socks::method_reply(true)).await?;
+    buffer.copy_within(used..filled, 0);
+    filled -= used;
+    let ((host, port), used) = loop {
+        match socks::request(&buffer[..filled]) {
+            socks::Read::Done(target, used) => break (target, used),
+            socks::Read::Bad(code) => {
+                if let Some(code) = code {
+                    client.write_all(&socks::reply(code)).await?;
+                }
+                return Ok(());
+            }
+            socks::Read::NeedMore => {
+                if !read_more(&mut client, &mut buffer, &mut filled).await? {
+                    return Ok(());
+                }
+            }
+        }
+    };
+    let (origin, rule) = match open(shared, &host, port).await {
+        Ok(opened) => opened,
+        Err(refused) => {
+            let code = if refused.status == 403 {
+                socks::Reply::NotAllowed
+            } else {
+                socks::Reply::HostUnreachable
+            };
+            return client.write_all(&socks::reply(code)).await;
+        }
+    };
+    client
+        .write_all(&socks::reply(socks::Reply::Success))
+        .await?;
+    let first = buffer[used..filled].to_vec();
+    drop(buffer);
+    relay_tunnel(client, origin, first, shared, (&host, port, rule)).await
 }
 
 /// Reads the first TLS record of a tunnel into `first` (at most one record) and returns the
 /// server name its ClientHello asks for, if it is one and names one.
 async fn tunnel_name(
-    client: &mut UnixStream,
+    client: &mut tokio::net::unix::OwnedReadHalf,
     first: &mut Vec<u8>,
 ) -> std::io::Result<Option<String>> {
     let mut chunk = [0u8; 4096];
@@ -497,8 +634,58 @@ mod tests {
         let answer = ask(&proxy, &request).await;
         assert_eq!(answer, "HTTP/1.1 200 Connection established\r\n\r\n");
         let (events, _) = proxy.log().take();
-        assert_eq!(events[0].decision, NetDecision::Deny, "{events:?}");
-        assert!(events[0].rule.contains("`blocked.test`"), "{events:?}");
+        assert_eq!(events[1].decision, NetDecision::Deny, "{events:?}");
+        assert!(events[1].rule.contains("`blocked.test`"), "{events:?}");
+    }
+
+    #[tokio::test]
+    async fn a_server_may_speak_first_through_a_tunnel() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            if let Ok((mut stream, _)) = listener.accept().await {
+                let _ = stream.write_all(b"220 welcome").await;
+            }
+        });
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(), parent.path()).unwrap();
+        let request = format!("CONNECT allowed.test:{port} HTTP/1.1\r\n\r\n");
+        let answer = ask(&proxy, request.as_bytes()).await;
+        assert_eq!(
+            answer,
+            "HTTP/1.1 200 Connection established\r\n\r\n220 welcome"
+        );
+    }
+
+    #[tokio::test]
+    async fn socks5_clients_connect_by_name_under_the_same_rules() {
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(), parent.path()).unwrap();
+        let port = origin().await;
+        let connect = |name: &str| {
+            let mut bytes = vec![5, 1, 0, 5, 1, 0, 3, u8::try_from(name.len()).unwrap()];
+            bytes.extend_from_slice(name.as_bytes());
+            bytes.extend_from_slice(&port.to_be_bytes());
+            bytes.extend_from_slice(b"GET / HTTP/1.0\r\n\r\n");
+            bytes
+        };
+        let answer = ask(&proxy, &connect("allowed.test")).await;
+        assert_eq!(answer.as_bytes()[..2], [5, 0]);
+        assert_eq!(answer.as_bytes()[2..4], [5, 0]);
+        assert!(answer.ends_with("hello"), "{answer:?}");
+        let answer = ask(&proxy, &connect("blocked.test")).await;
+        assert_eq!(answer.as_bytes(), [5, 0, 5, 2, 0, 1, 0, 0, 0, 0, 0, 0]);
+        let (events, _) = proxy.log().take();
+        assert_eq!(
+            events
+                .iter()
+                .map(|e| (e.host.as_str(), e.decision))
+                .collect::<Vec<_>>(),
+            [
+                ("allowed.test", NetDecision::Allow),
+                ("blocked.test", NetDecision::Deny)
+            ]
+        );
     }
 
     #[tokio::test]

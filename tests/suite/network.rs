@@ -512,3 +512,22 @@ fn a_run_records_network_events_tells_the_model_and_sums_up() {
         "{stderr}"
     );
 }
+
+#[test]
+fn socks5_with_host_names_goes_through_the_same_rules() {
+    let Some((sandbox, port)) = ready("") else {
+        return;
+    };
+    let socks = "--proxy socks5h://127.0.0.1:3128";
+    let result = exec(
+        &sandbox,
+        &format!(
+            "curl -sS {socks} http://allowed.test:{port}/; curl -sS {socks} http://blocked.test:{port}/ 2>&1; echo \"exit=$?\""
+        ),
+    );
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(stdout.starts_with("hello from A\n"), "{stdout}");
+    assert!(!stdout.contains("exit=0"), "{stdout}");
+    assert_eq!(result["network"][1]["host"], "blocked.test", "{result}");
+    assert_eq!(result["network"][1]["decision"], "deny", "{result}");
+}
