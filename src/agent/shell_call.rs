@@ -202,7 +202,9 @@ impl Loop<'_> {
                 // Only the workspace is writable (not `[sandbox] writable`'s extras, which no
                 // snapshot keeps), and git's directories are read-only as a whole.
                 Policy {
+                    // Closed: not even the allowlist's proxy (a person's yes opens it).
                     network: false,
+                    proxy: None,
                     writable: policy
                         .writable
                         .iter()

@@ -51,6 +51,7 @@ use seccompiler::{
 };
 
 use super::HelperArgs;
+use super::unshare::{map_user, unshare};
 
 /// The Landlock ABI whose file-system rights are handled (ABI 5 adds device ioctls);
 /// older kernels get what they support (the crate's best-effort mode).
@@ -534,15 +535,6 @@ fn enter_namespaces(mounts: bool) -> std::io::Result<bool> {
     Ok(false)
 }
 
-/// Maps this user and group (`ids`, as they were outside) to themselves in the user namespace
-/// just made.
-pub(super) fn map_user((uid, gid): (u32, u32)) -> std::io::Result<()> {
-    // Older kernels lack `setgroups`; the maps below still work there.
-    let _ = std::fs::write("/proc/self/setgroups", "deny");
-    std::fs::write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
-    std::fs::write("/proc/self/gid_map", format!("{gid} {gid} 1"))
-}
-
 /// Binds `path` onto itself and makes that mount read-only.
 fn bind_read_only(path: &Path) -> std::io::Result<()> {
     use rustix::mount::{MountFlags, mount_bind, mount_remount};
@@ -564,12 +556,4 @@ fn bind_read_only(path: &Path) -> std::io::Result<()> {
     mount_bind(path, path)?;
     mount_remount(path, MountFlags::BIND | MountFlags::RDONLY | kept, "")?;
     Ok(())
-}
-
-/// `unshare(2)` for namespaces only. rustix deprecated its safe wrapper because
-/// `CLONE_FILES` is unsound in a multi-threaded process; this helper is single-threaded
-/// and never passes `CLONE_FILES`.
-#[allow(deprecated)]
-pub(super) fn unshare(flags: rustix::thread::UnshareFlags) -> std::io::Result<()> {
-    Ok(rustix::thread::unshare(flags)?)
 }

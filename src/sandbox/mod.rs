@@ -37,6 +37,8 @@ mod setup;
 mod supervise;
 mod surfaces;
 mod tree;
+#[cfg(target_os = "linux")]
+mod unshare;
 
 pub use denial::{denial_line, likely_denial};
 pub use helper::{HELPER_ARG, helper_main, helper_program_main, wrap};

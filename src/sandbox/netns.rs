@@ -48,8 +48,8 @@ const LOOPBACK_INDEX: i32 = 1;
 /// user namespace.
 pub(super) fn possible() -> bool {
     use rustix::thread::UnshareFlags as Flags;
-    super::linux::unshare(Flags::NEWNET).is_ok()
-        || super::linux::unshare(Flags::NEWUSER | Flags::NEWNET).is_ok()
+    super::unshare::unshare(Flags::NEWNET).is_ok()
+        || super::unshare::unshare(Flags::NEWUSER | Flags::NEWNET).is_ok()
 }
 
 /// Enters a new network namespace (inside a new user namespace where this user may not make
@@ -66,13 +66,13 @@ pub(super) fn possible() -> bool {
 /// otherwise reach the network without the proxy, or not at all without saying why).
 pub(super) fn enter(socket: &Path, helper_first: &OsStr) -> Result<(), String> {
     use rustix::thread::UnshareFlags as Flags;
-    if super::linux::unshare(Flags::NEWNET).is_err() {
+    if super::unshare::unshare(Flags::NEWNET).is_err() {
         let ids = (
             rustix::process::getuid().as_raw(),
             rustix::process::getgid().as_raw(),
         );
-        super::linux::unshare(Flags::NEWUSER | Flags::NEWNET)
-            .and_then(|()| super::linux::map_user(ids))
+        super::unshare::unshare(Flags::NEWUSER | Flags::NEWNET)
+            .and_then(|()| super::unshare::map_user(ids))
             .map_err(|error| format!("cannot make a network namespace: {error}"))?;
     }
     loopback_up().map_err(|error| format!("cannot bring up the loopback: {error}"))?;

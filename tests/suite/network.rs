@@ -531,3 +531,34 @@ fn socks5_with_host_names_goes_through_the_same_rules() {
     assert_eq!(result["network"][1]["host"], "blocked.test", "{result}");
     assert_eq!(result["network"][1]["decision"], "deny", "{result}");
 }
+
+#[test]
+fn what_mode_auto_runs_gets_no_network_even_through_the_proxy() {
+    use super::fake_model::{FakeModel, turn_text, turn_tool_call};
+    let Some((sandbox, port)) = ready("") else {
+        return;
+    };
+    let settings = std::fs::read_to_string(sandbox.config_dir().join("settings.toml")).unwrap();
+    sandbox.settings(&format!("[permissions]\nmode = \"auto\"\n{settings}"));
+    let command = format!("curl -sS http://allowed.test:{port}/");
+    let server = FakeModel::openai_turns([turn_tool_call(&command, "fetch"), turn_text("done")]);
+    let output = sandbox
+        .agent()
+        .env("OPENAI_API_KEY", "sk-test")
+        .args(["run", "--provider", "openai", "--base-url"])
+        .arg(server.openai_url())
+        .args(["--json", "fetch"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let events = super::harness::events(&output.stdout);
+    let decided = events
+        .iter()
+        .find(|event| event["type"] == "decision")
+        .unwrap();
+    // Auto let it run (sandboxed, no prompt) — with the network closed: no proxy to reach.
+    assert_eq!(decided["decision"], "allow", "{events:?}");
+    let result = server.request(1).tool_results()[0].1.clone();
+    assert!(result.contains("\"sandbox_denied\":true"), "{result}");
+    assert!(!result.contains("hello from A"), "{result}");
+}
