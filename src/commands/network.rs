@@ -81,6 +81,7 @@ pub(crate) fn start_for_loop(
 
 /// The decisions of `agent exec`'s command, each refusal told on stderr (unless `--json`,
 /// whose result carries them).
+#[cfg(unix)]
 pub(crate) fn told(log: &crate::net::Log, json: bool) -> Vec<crate::net::NetworkEvent> {
     use std::io::Write as _;
     let decisions = log.take().0;
