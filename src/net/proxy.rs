@@ -1,15 +1,17 @@
 //! The network proxy of a run (Unix): the only way out of a sandboxed command's own network
 //! namespace in `allowlist` mode. It listens on a Unix socket in a private directory (the
-//! sandbox helper's bridge inside the namespace splices to it), reads the head of each
-//! connection's first request (`CONNECT host:port`, or a plain `http://` request), decides by
-//! the host name ([`Rules::decide`]), resolves the name itself (static `hosts` answers first)
-//! and connects only to public addresses — or to what `hosts` says, or to this machine as
+//! sandbox helper's bridge inside the namespace splices to it), reads each connection's
+//! request — `CONNECT host:port`, a plain `http://` request, a SOCKS5 `CONNECT` (told apart by
+//! the first byte), or the stub resolver's `RESOLVE name` — decides by the host name
+//! ([`Rules::decide`]), resolves the name itself (static `hosts` answers first) and connects
+//! only to public addresses — or to what `hosts` says, or to this machine as
 //! `host.agent.internal` on an `allow_local` port. It never terminates TLS: a tunnel is bytes
-//! both ways.
+//! both ways, once its first record's server name (if TLS) is the tunnel's host.
 //!
-//! Refusals are `403` replies naming the host and the setting that would allow it; every
-//! decision is a [`NetworkEvent`]. Memory is bounded: at most [`MAX_CONNECTIONS`] at once,
-//! each with a head buffer of [`MAX_HEAD_BYTES`] and fixed copy buffers.
+//! Refusals are `403` replies (SOCKS5: "not allowed") naming the host and the setting that
+//! would allow it; every decision is a [`NetworkEvent`] in the run's [`Log`]. Memory is
+//! bounded: at most [`MAX_CONNECTIONS`] at once, each with a head buffer of
+//! [`MAX_HEAD_BYTES`] and fixed copy buffers.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
