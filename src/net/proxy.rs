@@ -567,6 +567,25 @@ mod tests {
         String::from_utf8_lossy(&answer).into_owned()
     }
 
+    /// The proxy's decisions so far, checked to be `allowed.test` allowed, then `blocked.test`
+    /// refused, none dropped.
+    fn allowed_then_refused(proxy: &Proxy) -> Vec<NetworkEvent> {
+        let (events, dropped) = proxy.log().take();
+        assert_eq!(dropped, 0);
+        let decisions: Vec<_> = events
+            .iter()
+            .map(|e| (e.host.as_str(), e.decision))
+            .collect();
+        assert_eq!(
+            decisions,
+            [
+                ("allowed.test", NetDecision::Allow),
+                ("blocked.test", NetDecision::Deny)
+            ]
+        );
+        events
+    }
+
     #[tokio::test]
     async fn allowed_names_are_relayed_and_others_refused_with_the_setting() {
         let parent = tempfile::tempdir().unwrap();
@@ -589,18 +608,7 @@ mod tests {
             answer.contains("add `[network] allow = [\"blocked.test\"]`"),
             "{answer}"
         );
-        let (events, dropped) = proxy.log().take();
-        assert_eq!(dropped, 0);
-        assert_eq!(
-            events
-                .iter()
-                .map(|e| (e.host.as_str(), e.decision))
-                .collect::<Vec<_>>(),
-            [
-                ("allowed.test", NetDecision::Allow),
-                ("blocked.test", NetDecision::Deny)
-            ]
-        );
+        let events = allowed_then_refused(&proxy);
         assert_eq!(events[1].command.as_deref(), Some("call_1"));
         assert_eq!(proxy.log().blocked(), ["blocked.test"]);
         assert!(proxy.log().take().0.is_empty());
@@ -677,17 +685,7 @@ mod tests {
         assert!(answer.ends_with("hello"), "{answer:?}");
         let answer = ask(&proxy, &connect("blocked.test")).await;
         assert_eq!(answer.as_bytes(), [5, 0, 5, 2, 0, 1, 0, 0, 0, 0, 0, 0]);
-        let (events, _) = proxy.log().take();
-        assert_eq!(
-            events
-                .iter()
-                .map(|e| (e.host.as_str(), e.decision))
-                .collect::<Vec<_>>(),
-            [
-                ("allowed.test", NetDecision::Allow),
-                ("blocked.test", NetDecision::Deny)
-            ]
-        );
+        allowed_then_refused(&proxy);
     }
 
     #[tokio::test]
