@@ -875,7 +875,7 @@ _agent() {
             return 0
             ;;
         agent__subcmd__history)
-            opts="-C -q -v -h -V --config --profile --cwd --json --quiet --verbose --color --help --version list show help"
+            opts="-C -q -v -h -V --all --config --profile --cwd --json --quiet --verbose --color --help --version list show help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -965,7 +965,7 @@ _agent() {
             return 0
             ;;
         agent__subcmd__history__subcmd__list)
-            opts="-C -q -v -h -V --config --profile --cwd --json --quiet --verbose --color --help --version"
+            opts="-C -q -v -h -V --all --config --profile --cwd --json --quiet --verbose --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -999,7 +999,7 @@ _agent() {
             return 0
             ;;
         agent__subcmd__history__subcmd__show)
-            opts="-C -q -v -h -V --config --profile --cwd --json --quiet --verbose --color --help --version"
+            opts="-C -q -v -h -V --all --config --profile --cwd --json --quiet --verbose --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -167,6 +167,7 @@ _arguments "${_arguments_options[@]}" : \
 '--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--all[List the runs of every workspace (with a workspace column), not only this one'\''s]' \
 '--json[Print machine-readable JSON]' \
 '(-v --verbose)-q[Print less (errors only)]' \
 '(-v --verbose)--quiet[Print less (errors only)]' \
@@ -195,6 +196,7 @@ _arguments "${_arguments_options[@]}" : \
 '--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--all[List the runs of every workspace (with a workspace column), not only this one'\''s]' \
 '--json[Print machine-readable JSON]' \
 '(-v --verbose)-q[Print less (errors only)]' \
 '(-v --verbose)--quiet[Print less (errors only)]' \
@@ -215,6 +217,7 @@ _arguments "${_arguments_options[@]}" : \
 '--color=[When to use colour (NO_COLOR is respected)]:WHEN:((auto\:"Colour on a terminal, unless NO_COLOR is set"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--all[List the runs of every workspace (with a workspace column), not only this one'\''s]' \
 '--json[Print machine-readable JSON]' \
 '(-v --verbose)-q[Print less (errors only)]' \
 '(-v --verbose)--quiet[Print less (errors only)]' \
@@ -735,7 +738,7 @@ esac
 (( $+functions[_agent_commands] )) ||
 _agent_commands() {
     local commands; commands=(
-'run:Drive the model loop on a task\: PROMPT, or stdin when PROMPT is \`-\` or absent and stdin is piped' \
+'run:Drive the model loop on a task\: PROMPT, or stdin when PROMPT is \`-\` or absent and stdin is piped; with PROMPT, piped stdin is sent with it as context (up to 256 KiB)' \
 'exec:Run COMMAND through the same runner the model uses (no policy\: you typed it)' \
 'check:Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever' \
 'history:List past runs, or show one, from their transcripts' \
@@ -744,7 +747,7 @@ _agent_commands() {
 'diff:Show what a run changed in this workspace (default\: the newest run)' \
 'undo:Put back every file a run changed (default\: the newest run), as it was before the run' \
 'completions:Print a shell completion script' \
-'man:Print the man page (roff) for \`agent\`' \
+'man:Print the man page (roff) for \`agent\`, every subcommand and its flags on it' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'agent commands' commands "$@"
@@ -827,7 +830,7 @@ _agent__subcmd__exec_commands() {
 (( $+functions[_agent__subcmd__help_commands] )) ||
 _agent__subcmd__help_commands() {
     local commands; commands=(
-'run:Drive the model loop on a task\: PROMPT, or stdin when PROMPT is \`-\` or absent and stdin is piped' \
+'run:Drive the model loop on a task\: PROMPT, or stdin when PROMPT is \`-\` or absent and stdin is piped; with PROMPT, piped stdin is sent with it as context (up to 256 KiB)' \
 'exec:Run COMMAND through the same runner the model uses (no policy\: you typed it)' \
 'check:Print the policy decision for COMMAND (or one per stdin line); runs nothing, ever' \
 'history:List past runs, or show one, from their transcripts' \
@@ -836,7 +839,7 @@ _agent__subcmd__help_commands() {
 'diff:Show what a run changed in this workspace (default\: the newest run)' \
 'undo:Put back every file a run changed (default\: the newest run), as it was before the run' \
 'completions:Print a shell completion script' \
-'man:Print the man page (roff) for \`agent\`' \
+'man:Print the man page (roff) for \`agent\`, every subcommand and its flags on it' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'agent help commands' commands "$@"

@@ -95,12 +95,15 @@ pub enum Color {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Drive the model loop on a task: PROMPT, or stdin when PROMPT is `-` or absent and stdin is piped.
+    /// Drive the model loop on a task: PROMPT, or stdin when PROMPT is `-` or absent and stdin is piped;
+    /// with PROMPT, piped stdin is sent with it as context (up to 256 KiB).
     ///
-    /// The model may run shell commands through one tool. Each command passes
-    /// the permission policy: read-only commands and your allow rules run at
-    /// once, deny rules never run, everything else is shown to you for a yes or
-    /// no. Without a terminal to ask (pipes, CI, cron) it is denied, never
+    /// The model has six tools: `shell` runs a command; `read_file`,
+    /// `list_files` and `search` look at files; `edit_file` and `write_file`
+    /// change them (you approve a diff). Each command passes the permission
+    /// policy: read-only commands and your allow rules run at once — so does a
+    /// pipeline or list (`|` `&&` `;`) whose every part does — deny rules never
+    /// run, everything else is shown to you for a yes or no. Without a terminal to ask (pipes, CI, cron) it is denied, never
     /// waited for. With no provider configured and no API key set, the offline
     /// demo model runs.
     ///
@@ -190,7 +193,7 @@ pub enum Command {
         shell: clap_complete::Shell,
     },
 
-    /// Print the man page (roff) for `agent`.
+    /// Print the man page (roff) for `agent`, every subcommand and its flags on it.
     #[command(after_help = "Read it with: agent man | man -l -")]
     Man,
 }
@@ -418,6 +421,9 @@ pub struct HistoryArgs {
     /// list (default) or show.
     #[command(subcommand)]
     pub command: Option<HistoryCommand>,
+    /// List the runs of every workspace (with a workspace column), not only this one's.
+    #[arg(long, global = true)]
+    pub all: bool,
 }
 
 /// `agent history …`.

@@ -109,6 +109,7 @@ impl Loop<'_> {
                     .clone()
                     .filter(|prefix| policy::allow_rule_problem(self.config.os, prefix).is_none()),
                 edited_from: edited_from.clone(),
+                unsandboxed: false,
             };
             let allow = |reason: String, rule: Option<String>| {
                 Some(decided(

@@ -69,9 +69,9 @@ pub fn system_prompt(config: &Config) -> String {
              fresh process in {cwd} (or a `working_directory` inside it): no state carries over between \
              calls except files, stdin is closed, it is killed after {timeout}, and stdout plus stderr \
              are capped at {cap} characters. Every command passes a permission policy: read-only \
-             commands run at once; anything else needs the user's approval and may be denied. Pipes, \
-             redirections, `;`, `&&`, `$` and backticks always need approval, so prefer one simple \
-             command per call. Give every call a short `description` the user will read. When a call \
+             commands and allow rules run at once, as does a pipeline or list (`|` `&&` `;`) whose \
+             every part would; anything else needs the user's approval and may be denied. `$`, \
+             backticks and redirections always do. Give every call a short `description` the user will read. When a call \
              is denied, do not repeat it unchanged: adapt, or explain what you need. To look at \
              code use `read_file`, `list_files` and `search` (free inside the workspace), not \
              `cat`, `ls`, `find` or `grep`; to change a file use `edit_file` or `write_file` (the \

@@ -19,7 +19,8 @@ pub(super) enum Rerun {
 }
 
 /// Asks whether to run `request` again without the sandbox, and does so on a yes. Enter
-/// alone does not say yes (the question is marked destructive). Only for a command a person
+/// alone does not say yes (the question carries [`crate::approve::Caution::Unsandboxed`]; the
+/// command's own destructiveness is the policy's, as for any command). Only for a command a person
 /// said yes to: the offer rests on text the command printed, so a command that ran on a rule
 /// or the read-only list could print it to invite the person to lift the sandbox.
 pub(super) async fn again_without_sandbox<A: Approve>(
@@ -42,21 +43,7 @@ pub(super) async fn again_without_sandbox<A: Approve>(
          `{line}`. Run it again WITHOUT the sandbox (it may then write outside the workspace \
          and use the network)?"
     );
-    let question = ApprovalRequest {
-        command: request.command.clone(),
-        description: "the same command, again without the sandbox".to_owned(),
-        decision: Decision {
-            verdict: Verdict::Ask,
-            reason,
-            source: Source::Parser,
-            rule: None,
-            destructive: true,
-            prefix: None,
-            parts: Vec::new(),
-        },
-        prefix: None,
-        edited_from: None,
-    };
+    let question = rerun_question(&request.command, reason);
     match approver.ask(&question).await {
         Approval::Allow
         | Approval::AllowForRun
@@ -86,4 +73,53 @@ pub(super) async fn again_without_sandbox<A: Approve>(
     let second = super::run_streaming(&request, id, emit).await;
     stats.commands_run += 1;
     Rerun::Ran(second)
+}
+
+/// The question of the offer: the command again, marked as running without the sandbox (so
+/// Enter alone does not say yes) — not as destructive, which is the policy's word for a
+/// protected program in the command.
+fn rerun_question(command: &str, reason: String) -> ApprovalRequest {
+    ApprovalRequest {
+        command: command.to_owned(),
+        description: "the same command, again without the sandbox".to_owned(),
+        decision: Decision {
+            verdict: Verdict::Ask,
+            reason,
+            source: Source::Parser,
+            rule: None,
+            destructive: false,
+            prefix: None,
+            parts: Vec::new(),
+        },
+        prefix: None,
+        edited_from: None,
+        unsandboxed: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::approve::Caution;
+
+    /// The offer's warning says why Enter is withheld — no sandbox — whatever the command:
+    /// `cargo test` was once labelled destructive because the offer borrowed that flag.
+    #[test]
+    fn the_offer_is_marked_unsandboxed_never_destructive() {
+        for program in [
+            "cargo test",
+            "make",
+            "npm install",
+            "touch x",
+            "pytest -q",
+            "go build",
+        ] {
+            for args in ["", " --verbose", " && echo done"] {
+                let command = format!("{program}{args}");
+                let question = rerun_question(&command, "it printed `Permission denied`".into());
+                assert_eq!(question.caution(), Some(Caution::Unsandboxed), "{command}");
+                assert!(!question.decision.destructive, "{command}");
+            }
+        }
+    }
 }

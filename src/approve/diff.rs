@@ -14,7 +14,7 @@ use crossterm::style::Stylize as _;
 
 use super::keys::{self, Cancel, Next, RawMode, next_key, stops};
 use super::line::{self, Edited};
-use super::prompt::{Answer, MAX_NOTE_CHARS, RESET, one_line, short};
+use super::prompt::{Answer, MAX_NOTE_CHARS, RESET, one_line, why_lines};
 use crate::policy::files::Access;
 use crate::ui::sanitize;
 
@@ -64,12 +64,24 @@ impl FileQuestion {
             let _ = write!(head, " · {counts}");
         }
         let _ = writeln!(out, "{}", paint(&head, |s| s.yellow().bold().to_string()));
+        // Every line of prose fits the width, broken between words.
+        let why = why_lines(&self.reason, columns);
+        let keys = super::display::wrap(&self.keys(), columns);
+        let hidden = |count: usize| {
+            super::display::wrap(
+                &format!(
+                    "… {count} more lines of the diff not shown (a larger terminal shows more)"
+                ),
+                columns,
+            )
+        };
         if let Some(diff) = &self.diff {
-            let used = 6 + SPARE_ROWS;
+            // Title, label, the `why:` lines, the key lines, the answer line.
+            let used = 3 + why.len() + keys.len() + SPARE_ROWS;
             let room = rows.saturating_sub(used).max(MIN_DIFF_ROWS);
             let lines: Vec<&str> = diff.lines().collect();
             let shown = if lines.len() > room {
-                room - 1
+                room.saturating_sub(hidden(lines.len()).len())
             } else {
                 lines.len()
             };
@@ -89,16 +101,15 @@ impl FileQuestion {
                 let _ = writeln!(out, "  {styled}");
             }
             if shown < lines.len() {
-                let hidden = format!(
-                    "… {} more lines of the diff not shown (a larger terminal shows more)",
-                    lines.len() - shown
-                );
-                let _ = writeln!(out, "  {}", paint(&hidden, |s| s.dim().to_string()));
+                for line in hidden(lines.len() - shown) {
+                    let _ = writeln!(out, "  {}", paint(&line, |s| s.dim().to_string()));
+                }
             }
         }
-        let why = format!("why: {}", short(&self.reason, 1));
-        let _ = writeln!(out, "  {}", paint(&why, |s| s.dim().to_string()));
-        let _ = write!(out, "  {}\n  > ", self.keys().replace('\n', "\n  "));
+        for line in &why {
+            let _ = writeln!(out, "  {}", paint(line, |s| s.dim().to_string()));
+        }
+        let _ = write!(out, "  {}\n  > ", keys.join("\n  "));
         out
     }
 
@@ -270,5 +281,31 @@ mod tests {
         );
         assert!(shown.lines().count() + SPARE_ROWS <= 24, "{shown}");
         assert!(shown.contains("m+line 1\u{1b}["), "{shown}");
+    }
+
+    /// A long reason wraps between words and the diff gives up the rows it takes.
+    #[test]
+    fn a_long_reason_wraps_and_the_whole_question_still_fits() {
+        let long: String = (0..200).map(|i| format!("line {i}\n")).collect();
+        let reason = (0..40)
+            .map(|i| format!("word{i}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let question = FileQuestion {
+            diff: Some(crate::tools::unified(None, &long, "x")),
+            reason: reason.clone(),
+            ..question()
+        };
+        let shown = question.render(60, 24);
+        assert!(shown.lines().count() + SPARE_ROWS <= 24, "{shown}");
+        for line in shown.lines() {
+            assert!(line.chars().count() <= 60, "{line}\n{shown}");
+        }
+        for word in reason.split(' ') {
+            assert!(
+                shown.split_whitespace().any(|w| w == word),
+                "{word}: {shown}"
+            );
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! Asking a person: whether a terminal is reachable at all, the confirmation
 //! prompt for a command the policy could not decide, and saving the rules a
 //! person gives there. Keys act at once, each with a visible scope: `1`, `y` or
-//! Enter allow once (Enter not for a destructive command), `2` this exact
+//! Enter allow once (Enter not with a [`Caution`]), `2` this exact
 //! command for the rest of the run, `3` the offered prefix in this project and
 //! `a` everywhere (both show the rule and ask for a second key), `0` or `n` deny,
 //! `t` deny with a note for the model, `e` edit the command (it is decided
@@ -18,6 +18,7 @@ mod diff;
 mod display;
 mod keys;
 mod line;
+mod one_key;
 mod prompt;
 mod rules_file;
 
@@ -28,7 +29,8 @@ use std::time::Duration;
 
 pub use diff::FileQuestion;
 pub use keys::Cancel;
-pub use prompt::{Answer, Question};
+pub use one_key::yes_or_no;
+pub use prompt::{Answer, Caution, Question};
 pub use rules_file::{List, Scope, add_rule, remove_rule, save_allow_rule, save_rule};
 
 use crate::policy::Decision;
@@ -67,6 +69,23 @@ pub struct ApprovalRequest {
     pub prefix: Option<String>,
     /// The model's command, when the person edited it into this one.
     pub edited_from: Option<String>,
+    /// It would run without the sandbox (the offer after the sandbox refused it).
+    pub unsandboxed: bool,
+}
+
+impl ApprovalRequest {
+    /// Why Enter alone does not allow it: running without the sandbox, else a protected
+    /// program in the command. Each has its own warning line.
+    #[must_use]
+    pub fn caution(&self) -> Option<Caution> {
+        if self.unsandboxed {
+            Some(Caution::Unsandboxed)
+        } else if self.decision.destructive {
+            Some(Caution::Destructive)
+        } else {
+            None
+        }
+    }
 }
 
 /// What the person is asked about a file tool's call (`policy::files` said ask).
@@ -207,7 +226,7 @@ impl<S: Screen> Approve for Approver<S> {
             command: request.command.clone(),
             description: request.description.clone(),
             reason: request.decision.reason.clone(),
-            destructive: request.decision.destructive,
+            caution: request.caution(),
             prefix: request.prefix.clone(),
             rule_file: self.settings_file.clone(),
             workspace: self.workspace.clone(),

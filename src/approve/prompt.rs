@@ -14,7 +14,8 @@
 //!   so a word typed into the prompt never writes a rule;
 //! - a prefix (`3`, `a`) is offered only when the policy offers one — never for a
 //!   compound command or a protected program; `2` (the exact command) remains;
-//! - Enter does not allow a destructive command (`1`/`y` do);
+//! - Enter does not allow a command with a [`Caution`] — destructive, or run without the
+//!   sandbox — (`1`/`y` do), and the warning line says which;
 //! - an unknown key shows which keys answer;
 //! - the task that asked can cancel it ([`Cancel`]): a signal that reached the
 //!   process rather than the prompt (Ctrl+C before raw mode, SIGTERM …) ends it
@@ -65,8 +66,8 @@ pub struct Question {
     pub description: String,
     /// Why the policy could not decide.
     pub reason: String,
-    /// A protected program (rm, mv, sudo …) appears in it.
-    pub destructive: bool,
+    /// Why Enter alone does not allow it, shown as a warning line; `None`: Enter allows.
+    pub caution: Option<Caution>,
     /// The prefix `3` and `a` would save; `None` offers neither.
     pub prefix: Option<String>,
     /// The settings file `3` and `a` write to.
@@ -79,10 +80,45 @@ pub struct Question {
     pub color: bool,
 }
 
+/// What makes a question weighty enough that Enter alone does not say yes. Each has its own
+/// warning line: the line says why Enter is withheld, so it is never borrowed for another
+/// reason (a rerun without the sandbox is not a destructive command).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caution {
+    /// A protected program (rm, mv, sudo …) appears in the command.
+    Destructive,
+    /// The command would run without the sandbox.
+    Unsandboxed,
+}
+
+impl Caution {
+    /// The warning line.
+    #[must_use]
+    pub fn line(self) -> &'static str {
+        match self {
+            Self::Destructive => {
+                "⚠ destructive: removes, moves or overwrites files, or gains privileges"
+            }
+            Self::Unsandboxed => {
+                "⚠ without the sandbox: it may write outside the workspace and use the network"
+            }
+        }
+    }
+
+    /// What Enter does not allow: `a destructive command`.
+    #[must_use]
+    pub fn what(self) -> &'static str {
+        match self {
+            Self::Destructive => "a destructive command",
+            Self::Unsandboxed => "a run without the sandbox",
+        }
+    }
+}
+
 /// The person's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
-    /// `1`, `y`, or Enter (not for a destructive command): this once.
+    /// `1`, `y`, or Enter (not when there is a [`Caution`]): this once.
     Allow,
     /// `2`: this exact command, for the rest of the run.
     AllowForRun,
@@ -114,8 +150,10 @@ impl Question {
                 text.to_owned()
             }
         };
-        let description = short(&self.description, DESCRIPTION_LINES);
-        let why = format!("why: {}", short(&self.reason, 1));
+        // Prose is wrapped between words here, never by the terminal inside one.
+        let description =
+            display::wrap(&short(&self.description, DESCRIPTION_LINES), columns).join("\n");
+        let why = why_lines(&self.reason, columns).join("\n");
         let edited = self
             .edited_from
             .as_ref()
@@ -130,8 +168,8 @@ impl Question {
             "> ".to_owned(),
         ];
         others.extend(edited.clone());
-        if self.destructive {
-            others.push(DESTRUCTIVE.to_owned());
+        if let Some(caution) = self.caution {
+            others.push(caution.line().to_owned());
         }
         let used: usize = others
             .iter()
@@ -159,21 +197,23 @@ impl Question {
         if let Some(edited) = &edited {
             let _ = writeln!(out, "  {}", paint(edited, |s| s.cyan().to_string()));
         }
-        if self.destructive {
+        if let Some(caution) = self.caution {
             let _ = writeln!(
                 out,
                 "  {}",
-                paint(DESTRUCTIVE, |s| s.red().bold().to_string())
+                paint(caution.line(), |s| s.red().bold().to_string())
             );
         }
-        let _ = writeln!(out, "  {}", paint(&why, |s| s.dim().to_string()));
+        for line in why.split('\n') {
+            let _ = writeln!(out, "  {}", paint(line, |s| s.dim().to_string()));
+        }
         let _ = write!(out, "  {}\n  > ", keys.replace('\n', "\n  "));
         out
     }
 
     /// The two lines of keys: the ways to allow, then the ways not to.
     fn keys(&self) -> String {
-        let mut keys = String::from(if self.destructive {
+        let mut keys = String::from(if self.caution.is_some() {
             "1. Allow"
         } else {
             "1. Allow (Enter)"
@@ -258,12 +298,15 @@ impl Question {
             let prefix = self.prefix.clone();
             match (key.code, prefix) {
                 (KeyCode::Char('1' | 'y' | 'Y'), _) => return Answer::Allow,
-                (KeyCode::Enter, _) if !self.destructive => return Answer::Allow,
+                (KeyCode::Enter, _) if self.caution.is_none() => return Answer::Allow,
                 (KeyCode::Char('2'), _) => return Answer::AllowForRun,
                 (KeyCode::Char('0' | 'n' | 'N'), _) => return Answer::Deny,
                 (KeyCode::Enter, _) => show(
                     out,
-                    "  Enter does not allow a destructive command: press 1 to allow it, 0 to deny  > ",
+                    &format!(
+                        "  Enter does not allow {}: press 1 to allow it, 0 to deny  > ",
+                        self.caution.map_or("it", Caution::what)
+                    ),
                 ),
                 (KeyCode::Char('3'), Some(prefix)) => {
                     let scope = Scope::Project(&self.workspace);
@@ -400,9 +443,6 @@ enum Confirm {
     Failed,
 }
 
-/// The warning line for a destructive command.
-const DESTRUCTIVE: &str = "⚠ destructive: removes, moves or overwrites files, or gains privileges";
-
 /// Model text made safe and short: escaped, at most `lines` lines and
 /// [`NOTE_CHARS`] characters, `…` where cut.
 pub(super) fn short(text: &str, lines: usize) -> String {
@@ -419,6 +459,12 @@ pub(super) fn short(text: &str, lines: usize) -> String {
         joined.push('…');
     }
     joined
+}
+
+/// `why: …` — the policy's reason, made safe and short, in lines that break between words to
+/// fit `columns` after the prompt's indent.
+pub(super) fn why_lines(reason: &str, columns: usize) -> Vec<String> {
+    display::wrap(&format!("why: {}", short(reason, 1)), columns)
 }
 
 /// A prefix or a path on one line, escaped, never shortened: it is what is saved.
@@ -441,7 +487,7 @@ mod tests {
             command: "touch F".into(),
             description: "create F".into(),
             reason: "`touch` is not on the read-only list".into(),
-            destructive: false,
+            caution: None,
             prefix: Some("touch".into()),
             rule_file: PathBuf::from("/home/me/.config/agent/settings.toml"),
             workspace: PathBuf::from("/home/me/src/app"),
@@ -469,7 +515,7 @@ mod tests {
     fn a_destructive_command_is_marked_and_enter_is_not_offered() {
         let question = Question {
             command: "rm -r build".into(),
-            destructive: true,
+            caution: Some(Caution::Destructive),
             prefix: None,
             ..question()
         };
@@ -529,5 +575,36 @@ mod tests {
         assert!(shown.contains("$ echo 0\n"), "{shown}");
         assert!(shown.contains("  echo 499\n"), "{shown}");
         assert!(shown.contains("500 lines · "), "{shown}");
+    }
+
+    /// The `why:` line and the description break between words at any width, never inside
+    /// a word at the terminal's edge.
+    #[test]
+    fn prose_wraps_between_words_at_every_width() {
+        let words: Vec<String> = (0..60)
+            .map(|i| format!("word{i}{}", "x".repeat(i % 9)))
+            .collect();
+        let text = words.join(" ");
+        for columns in (40..=130).step_by(3) {
+            let question = Question {
+                description: text.clone(),
+                reason: text.clone(),
+                ..question()
+            };
+            let shown = question.render(columns, 60);
+            for line in shown.lines() {
+                assert!(
+                    line.chars().count() <= usize::from(columns),
+                    "{columns}: `{line}` is wider than the terminal:\n{shown}"
+                );
+            }
+            let shown_words: Vec<&str> = shown.split_whitespace().collect();
+            for word in words.iter().take(20) {
+                assert!(
+                    shown_words.contains(&word.as_str()),
+                    "{columns}: `{word}` was broken:\n{shown}"
+                );
+            }
+        }
     }
 }

@@ -1,11 +1,14 @@
 //! The subcommands' glue: turn parsed flags into requests for the library's
-//! modules and print their results. Each subcommand has one file.
+//! modules and print their results. Each subcommand has one file, or one directory when it
+//! holds several ideas (`run/`).
 
 mod check;
 mod config;
 mod diff;
 mod exec;
 mod history;
+mod history_table;
+mod man;
 mod network;
 mod resume;
 mod rules;
@@ -66,11 +69,9 @@ pub(crate) fn dispatch(cli: Cli) -> Result<ExitCode> {
             // The plain version keeps the checked-in page stable across commits.
             let command =
                 <Cli as clap::CommandFactory>::command().version(env!("CARGO_PKG_VERSION"));
-            let mut out = Vec::new();
-            clap_mangen::Man::new(command)
-                .render(&mut out)
+            let page = man::page(command)
                 .map_err(|error| Error::Runtime(format!("cannot render the man page: {error}")))?;
-            print_stdout(&String::from_utf8_lossy(&out))?;
+            print_stdout(&page)?;
             Ok(crate::Status::Success.into())
         }
     }

@@ -4,7 +4,7 @@
 //! changed) unless `--force`. Ctrl+C stops between files: each file is written whole, and
 //! what was done is said.
 
-use std::io::{BufRead as _, IsTerminal as _, Write as _};
+use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -136,39 +136,15 @@ fn print_plan(plan: &UndoPlan) {
     }
 }
 
-/// Asks once, reading a line from the terminal: only `y` or `yes` goes on.
+/// Asks once, one key as at the command prompt: only `y` goes on.
 fn confirmed(plan: &UndoPlan) -> Result<bool> {
     let files = if plan.steps.len() == 1 {
         "file"
     } else {
         "files"
     };
-    let _ = write!(
-        std::io::stderr(),
-        "Put back {} {files}? [y/N] ",
-        plan.steps.len()
-    );
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    let read = if std::io::stdin().is_terminal() {
-        std::io::stdin().lock().read_line(&mut answer)
-    } else {
-        read_tty_line(&mut answer)
-    };
-    read.map_err(|error| Error::Runtime(format!("cannot read the answer: {error}")))?;
-    let answer = answer.trim().to_ascii_lowercase();
-    Ok(answer == "y" || answer == "yes")
-}
-
-#[cfg(unix)]
-fn read_tty_line(answer: &mut String) -> std::io::Result<usize> {
-    let tty = std::fs::File::open("/dev/tty")?;
-    std::io::BufReader::new(tty).read_line(answer)
-}
-
-#[cfg(not(unix))]
-fn read_tty_line(_answer: &mut String) -> std::io::Result<usize> {
-    Ok(0)
+    crate::approve::yes_or_no(&format!("Put back {} {files}? [y/N] ", plan.steps.len()))
+        .map_err(|error| Error::Runtime(format!("cannot read the answer: {error}")))
 }
 
 fn plan_json(plan: &UndoPlan, report: Option<&UndoReport>) -> serde_json::Value {

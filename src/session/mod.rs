@@ -119,13 +119,31 @@ pub async fn run(options: Options, stops: tokio::sync::mpsc::UnboundedReceiver<S
             return Status::Failure;
         }
     };
+    let quiet = options.quiet;
     let mut session = Session::new(options, keys, stops);
     let status = session.main().await;
     session.lock_composer().hide();
     session.tui().finish();
+    let recorded = session
+        .recorder
+        .transcript
+        .as_ref()
+        .map(|transcript| transcript.id().to_owned());
     drop(session);
     drop(terminal);
+    if let (Some(id), false) = (recorded, quiet) {
+        say(&continue_hint(&id));
+    }
     status
+}
+
+/// `to continue: agent -c (…) or agent --resume 1a2b3c`: how to pick up the session that
+/// just ended, by its short id (what `agent history` shows and `--resume` takes).
+fn continue_hint(id: &str) -> String {
+    format!(
+        "to continue: agent -c (the latest in this workspace) or agent --resume {}",
+        crate::transcript::short_id(id)
+    )
 }
 
 struct Session {
@@ -165,6 +183,9 @@ struct Session {
     /// What `/diff` shows and `/undo` takes back: the last message that changed files, or
     /// the last `/undo`.
     last_change: Option<changes::LastChange>,
+    /// What the model is told with the next message (files a `/undo` took back), oldest
+    /// first; sent once.
+    notes_for_model: Vec<String>,
 }
 
 impl Session {
@@ -259,6 +280,7 @@ impl Session {
             color: options.color,
             snapshots: options.snapshots,
             last_change: None,
+            notes_for_model: Vec::new(),
         }
     }
 

@@ -21,13 +21,14 @@ pub struct SessionScreen {
 
 impl Screen for SessionScreen {
     fn pause(&mut self) {
-        lock(&self.composer).hide();
+        lock(&self.composer).step_aside();
         Screen::pause(&mut Some(Arc::clone(&self.tui)));
         self.gate.pause();
     }
 
     fn resume(&mut self) {
         let _ = SessionTerminal::raw();
+        lock(&self.composer).come_back();
         self.gate.resume();
     }
 }

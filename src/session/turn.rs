@@ -192,6 +192,8 @@ impl Session {
     /// Runs one turn of the loop for `message`, the person free to type meanwhile.
     async fn turn(&mut self, message: &str) -> TurnEnd {
         let opening = self.opening(message);
+        // The person's words are what is recorded; the model also gets the notes waiting.
+        let sent = super::undo::with_notes(&mut self.notes_for_model, message);
         self.recorder.record(&opening);
         // Each message snapshots into the session's run record, as `run --continue` does.
         let run = match &opening {
@@ -259,7 +261,7 @@ impl Session {
                 approver,
                 config,
                 conversation,
-                message,
+                &sent,
                 &mut stats,
                 &mut emit,
             );
@@ -272,6 +274,11 @@ impl Session {
             TurnEnd::Stopped(stopped) => Some(stopped.note.as_str()),
             TurnEnd::Finished(_) => None,
         };
+        if note.is_some() {
+            // The loop was dropped, maybe while a prompt asked (a signal): the screen is put
+            // back as an answered prompt leaves it — raw mode, keys read, the composer drawn.
+            crate::approve::Screen::resume(&mut self.approver.screen);
+        }
         if let Some(note) = note {
             // The loop was dropped: its closing snapshot is taken here.
             emit(done_event(&stats, note, config.snapshots.close()));

@@ -127,10 +127,13 @@ impl Session {
         match report {
             Ok(report) => {
                 self.say(&done_line(&plan, &report, &last.label));
+                let undid_an_undo = last.label == UNDO_LABEL;
+                self.notes_for_model
+                    .extend(note_for_model(&report, undid_an_undo));
                 if let Ok(record) = store.record(Some(&report.undo_run)) {
                     self.last_change = Some(LastChange {
                         record,
-                        label: "the /undo".to_owned(),
+                        label: UNDO_LABEL.to_owned(),
                     });
                 }
             }
@@ -197,6 +200,56 @@ impl Session {
 }
 
 /// What the undo did, in one line.
+/// What an undo's changes are called (`/undo` again takes them back).
+const UNDO_LABEL: &str = "the /undo";
+
+/// Most files named in a note for the model; the rest are counted.
+const NOTE_FILES: usize = 20;
+
+/// What the model is told with the next message about an undo that put files back, so it
+/// does not go on believing in changes that are gone (or gone in changes that are back).
+/// `None` when nothing was put back.
+fn note_for_model(report: &UndoReport, undid_an_undo: bool) -> Option<String> {
+    if report.done.is_empty() {
+        return None;
+    }
+    let mut files: Vec<String> = report
+        .done
+        .iter()
+        .take(NOTE_FILES)
+        .map(|step| format!("`{}`", step.path.to_string_lossy()))
+        .collect();
+    if report.done.len() > NOTE_FILES {
+        files.push(format!("and {} more", report.done.len() - NOTE_FILES));
+    }
+    let files = files.join(", ");
+    let partly = if report.interrupted || !report.failed.is_empty() {
+        " (only in part: the other files stayed as they were)"
+    } else {
+        ""
+    };
+    Some(if undid_an_undo {
+        format!(
+            "[agent: the user took back their /undo{partly}: the changes to {files} are in              place again, as you made them]"
+        )
+    } else {
+        format!(
+            "[agent: the user took back the changes of your last message that changed files              with /undo{partly}: {files} are as they were before it]"
+        )
+    })
+}
+
+/// The message sent to the model: the notes waiting for it (taken), then the person's words.
+pub(super) fn with_notes(notes: &mut Vec<String>, message: &str) -> String {
+    if notes.is_empty() {
+        return message.to_owned();
+    }
+    let mut sent = std::mem::take(notes).join("\n");
+    sent.push_str("\n\n");
+    sent.push_str(message);
+    sent
+}
+
 fn done_line(plan: &UndoPlan, report: &UndoReport, label: &str) -> String {
     let done = report.done.len();
     let files = if done == 1 { "file" } else { "files" };
@@ -214,5 +267,17 @@ fn done_line(plan: &UndoPlan, report: &UndoReport, label: &str) -> String {
              again puts back what was undone",
             report.failed.len()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_go_once_before_the_words() {
+        let mut notes = vec!["[a]".to_owned(), "[b]".to_owned()];
+        assert_eq!(with_notes(&mut notes, "next"), "[a]\n[b]\n\nnext");
+        assert_eq!(with_notes(&mut notes, "again"), "again");
     }
 }

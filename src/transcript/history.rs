@@ -19,7 +19,8 @@ pub struct RunSummary {
     pub time: String,
     /// The prompt.
     pub prompt: String,
-    /// The workspace it started in (not in `history --json`, which lists every workspace).
+    /// The workspace it started in (not in `history --json`: `history` lists this
+    /// workspace's runs, `--all` every workspace's).
     #[serde(skip)]
     pub cwd: String,
     /// Parts: 1, plus one per `run --continue` / `--resume`.
@@ -156,6 +157,16 @@ pub fn list(runs_dir: &Path) -> std::io::Result<Vec<RunSummary>> {
         .collect())
 }
 
+/// The short id shown for run `id`: its random part (`1a2b3c` of
+/// `20261205T043712Z-1a2b3c`), which [`find`] takes back; the whole id when it has none.
+#[must_use]
+pub fn short_id(id: &str) -> &str {
+    match id.rsplit_once('-') {
+        Some((_, short)) if !short.is_empty() => short,
+        _ => id,
+    }
+}
+
 /// The transcript whose id is `id`, ends with `id` (the short id) or starts with it. Only
 /// file names are compared: no transcript is opened.
 ///
@@ -288,6 +299,10 @@ pub fn render_show(events: &[Value]) -> String {
             },
             "decision" => {
                 let _ = writeln!(out, "  {}: {}", s(&event["decision"]), s(&event["reason"]));
+                // The person edited the model's command (above): this one is what ran.
+                if let Some(ran) = event["command"].as_str() {
+                    let _ = writeln!(out, "$ {ran}  # edited by you; this ran");
+                }
             }
             "tool_result" => render_result(&mut out, event),
             "error" => {
@@ -316,4 +331,37 @@ pub fn render_show(events: &[Value]) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A call the person edited shows the command that ran, marked, after the model's.
+    #[test]
+    fn an_edited_call_shows_the_command_that_ran() {
+        let events = [
+            json!({"type": "tool_call", "id": "1", "command": "cargo test", "description": "test"}),
+            json!({"type": "decision", "id": "1", "decision": "allow", "reason": "allowed at the prompt",
+                   "command": "cargo nextest run", "edited_from": "cargo test"}),
+            json!({"type": "tool_call", "id": "2", "command": "ls", "description": "list"}),
+            json!({"type": "decision", "id": "2", "decision": "allow", "reason": "read-only"}),
+        ];
+        let shown = render_show(&events);
+        assert!(
+            shown.contains(
+                "$ cargo test  # test\n  allow: allowed at the prompt\n$ cargo nextest run  # edited by you; this ran\n"
+            ),
+            "{shown}"
+        );
+        assert_eq!(shown.matches("edited by you").count(), 1, "{shown}");
+    }
+
+    #[test]
+    fn the_short_id_is_the_random_part() {
+        assert_eq!(short_id("20261205T043712Z-1a2b3c"), "1a2b3c");
+        assert_eq!(short_id("plain"), "plain");
+        assert_eq!(short_id("x-"), "x-");
+    }
 }

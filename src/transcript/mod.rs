@@ -14,7 +14,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-pub use history::{RunSummary, find, list, read_events, render_show};
+pub use history::{RunSummary, find, list, read_events, render_show, short_id};
 pub use resume::{Rebuilt, latest_in, rebuild, summary_message};
 
 use crate::event::Event;
@@ -42,7 +42,7 @@ impl Transcript {
             .chars()
             .filter(|c| !matches!(c, '-' | ':'))
             .collect();
-        let id = format!("{stamp}-{}", short_id());
+        let id = format!("{stamp}-{}", random_id());
         let path = runs_dir.join(format!("{id}.ndjson"));
         let file = std::fs::OpenOptions::new()
             .append(true)
@@ -132,7 +132,7 @@ fn last_byte(path: &Path) -> Option<u8> {
 }
 
 /// Six hex digits, random per run (std's hasher keys are random per process).
-fn short_id() -> String {
+fn random_id() -> String {
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u128(
         SystemTime::now()

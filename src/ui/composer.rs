@@ -76,6 +76,9 @@ pub struct Composer {
     /// Names that Tab completes (`/help` …).
     completions: Vec<String>,
     color: bool,
+    /// A prompt has the screen: the area stays hidden (a tick must not draw it over the
+    /// question or its echoed answer) until [`Self::come_back`].
+    aside: bool,
 }
 
 impl Composer {
@@ -95,6 +98,7 @@ impl Composer {
             draft: String::new(),
             completions,
             color,
+            aside: false,
         }
     }
 
@@ -358,9 +362,23 @@ impl Composer {
         self.text.move_cursor(CursorMove::End);
     }
 
+    /// Hides the area and keeps it hidden while a prompt has the screen.
+    pub fn step_aside(&mut self) {
+        self.hide();
+        self.aside = true;
+    }
+
+    /// The prompt is answered: [`Self::show`] draws the area again.
+    pub fn come_back(&mut self) {
+        self.aside = false;
+    }
+
     /// Draws the area at the cursor (which must be at the start of a line) and leaves the
-    /// cursor at the text's insertion point.
+    /// cursor at the text's insertion point; nothing while a prompt has the screen.
     pub fn show(&mut self) {
+        if self.aside {
+            return;
+        }
         let (columns, _) = crossterm::terminal::size().unwrap_or((80, 24));
         let frame = self.render(columns);
         let mut stderr = std::io::stderr().lock();

@@ -1,9 +1,9 @@
 //! The model's Markdown made readable on a terminal, a line at a time so it can
 //! stream: headings bold (underlined at level 1), list bullets as `•`, code
-//! blocks indented and coloured, block quotes barred, rules drawn, and inline
-//! `code`, **strong** and *emphasis* styled (their markers dropped). Without
-//! colour only what reads better anyway changes (bullets, quotes, rules, code
-//! indentation); markers stay. Everything is sanitised first
+//! blocks coloured between dimmed fences and never indented (a copied block is
+//! the code as written), block quotes barred, rules drawn, and inline `code`,
+//! **strong** and *emphasis* styled (their markers dropped). Without colour only
+//! what reads better anyway changes (bullets, quotes, rules); markers stay. Everything is sanitised first
 //! ([`super::sanitize::escape_prose`]), so styling never lets a model's escape
 //! sequence through. Text for a file or a pipe is never rendered (the callers
 //! decide).
@@ -39,7 +39,8 @@ impl Markdown {
                 self.fence = None;
                 return self.dim(&format!("{indent}{trimmed}"));
             }
-            return format!("    {}", self.paint_code(&line));
+            // As written, never indented: a copied block is the code, nothing added.
+            return self.paint_code(&line);
         }
         for fence in ["```", "~~~"] {
             if trimmed.starts_with(fence) {
@@ -208,7 +209,7 @@ mod tests {
         assert_eq!(
             render(text, false),
             format!(
-                "# Plan\n• one `x`\n• two **b**\n│ quoted\n{}\n```rust\n    let a = 1;\n```\n1. first",
+                "# Plan\n• one `x`\n• two **b**\n│ quoted\n{}\n```rust\nlet a = 1;\n```\n1. first",
                 "─".repeat(40)
             )
         );
@@ -229,6 +230,28 @@ mod tests {
         assert!(shown.contains(&"now".bold().to_string()), "{shown:?}");
         assert!(shown.contains(&"please".italic().to_string()), "{shown:?}");
         assert!(shown.contains("snake_case_name"), "{shown:?}");
+    }
+
+    /// Whatever a code block holds, it is shown as written (no indent added), so copying it
+    /// from the terminal gives the code back.
+    #[test]
+    fn a_code_block_is_shown_as_written() {
+        let lines = [
+            "fn main() {",
+            "    println!(\"hi\");",
+            "\tlet tab = 1;",
+            "",
+            "# comment",
+            "- not a list",
+            "}",
+        ];
+        for fence in ["```", "~~~", "```rust", "  ```"] {
+            let close = fence.trim().trim_end_matches("rust");
+            let text = format!("{fence}\n{}\n{close}", lines.join("\n"));
+            let shown = render(&text, false);
+            let inside: Vec<&str> = shown.lines().skip(1).take(lines.len()).collect();
+            assert_eq!(inside, lines, "{fence}: {shown:?}");
+        }
     }
 
     #[test]

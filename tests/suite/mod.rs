@@ -29,6 +29,7 @@ mod run;
 mod runners;
 mod sandbox;
 mod sanitize;
+mod screen_slips;
 mod secrets;
 mod session;
 mod ship;

@@ -779,6 +779,17 @@ fn rerun_case(key: &str) -> (bool, Vec<serde_json::Value>) {
         screen.contains("a guess") && screen.contains("Permission denied"),
         "the offer must say it is a guess and show the line:\n{screen}"
     );
+    // Its warning says why Enter is withheld — no sandbox — not that `touch` is destructive.
+    assert!(
+        screen.contains("⚠ without the sandbox") && !screen.contains("destructive"),
+        "{screen}"
+    );
+    // What the command printed is on screen before the question.
+    let before = &screen[..screen.rfind("agent wants to run").unwrap_or(0)];
+    assert!(
+        before.matches("Permission denied").count() >= 1,
+        "the failing output is not shown before the question:\n{screen}"
+    );
     assert!(
         !target.exists(),
         "it ran unsandboxed before the answer:\n{screen}"

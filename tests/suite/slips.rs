@@ -40,9 +40,15 @@ fn the_first_line_names_the_provider_the_model_and_why() {
     );
     let tmux = Tmux::start(&sandbox, &[("OPENAI_API_KEY", KEY)], &script);
     tmux.wait_for("EXIT=0");
+    // A server that is not OpenAI's own is named by its host (issue 36).
+    let host = server
+        .openai_url()
+        .trim_start_matches("http://")
+        .trim_end_matches("/v1")
+        .to_owned();
     assert_eq!(
         first_row(&tmux),
-        "agent: openai gpt-4.1-mini · OPENAI_API_KEY is set"
+        format!("agent: openai-compatible · {host} · gpt-4.1-mini · OPENAI_API_KEY is set")
     );
 
     let sandbox = Sandbox::new();

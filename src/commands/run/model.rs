@@ -80,14 +80,19 @@ pub(in crate::commands) fn retry_notice(message: &str) {
     let _ = writeln!(std::io::stderr(), "{clear}agent: {message}");
 }
 
-/// `agent: openai gpt-4.1-mini · OPENAI_API_KEY is set`, `agent: demo · no provider
-/// configured …`: the provider and model this run uses, and why that provider.
+/// `agent: openai gpt-4.1-mini · OPENAI_API_KEY is set`, `agent: openai-compatible ·
+/// localhost:8080 · qwen2.5 · …` for a server that is not the provider's own, `agent: demo ·
+/// no provider configured …`: the provider, server and model this run uses, and why that
+/// provider.
 fn provider_line(settings: &Settings) -> String {
     use crate::ui::summary::{home_path, one_line};
     let provider = settings.provider.value;
-    let what = match provider {
-        ProviderKind::Demo => "demo".to_owned(),
-        _ => format!("{} {}", provider.name(), one_line(&settings.model.value)),
+    let model = one_line(&settings.model.value);
+    let what = match (provider, other_server(provider, &settings.base_url.value)) {
+        (ProviderKind::Demo, _) => "demo".to_owned(),
+        (ProviderKind::OpenAi, Some(host)) => format!("openai-compatible · {host} · {model}"),
+        (_, Some(host)) => format!("{} · {host} · {model}", provider.name()),
+        (_, None) => format!("{} {model}", provider.name()),
     };
     let why = match &settings.provider.origin {
         Origin::Default(why) => (*why).to_owned(),
@@ -110,6 +115,21 @@ fn provider_line(settings: &Settings) -> String {
         _ => "",
     };
     format!("agent: {what} · {why}{demo}")
+}
+
+/// The host (and port) of `base_url` when it is not `provider`'s own server, made safe to
+/// print: no scheme, path or credentials (`user:key@` is dropped).
+fn other_server(provider: ProviderKind, base_url: &str) -> Option<String> {
+    let url = base_url.trim().trim_end_matches('/');
+    if url.is_empty() || url == provider.default_base_url() {
+        return None;
+    }
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    (!host.is_empty()).then(|| crate::ui::summary::one_line(host))
 }
 
 /// On a terminal, the first line: which model answers and why; elsewhere only the demo says
@@ -145,5 +165,41 @@ fn dim_line(line: &str, color: bool) {
         let _ = writeln!(stderr, "\x1b[2m{line}\x1b[0m");
     } else {
         let _ = writeln!(stderr, "{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_of_its_own_is_named_by_its_host_never_its_credentials() {
+        let own = ProviderKind::OpenAi.default_base_url();
+        assert_eq!(other_server(ProviderKind::OpenAi, own), None);
+        assert_eq!(other_server(ProviderKind::OpenAi, &format!("{own}/")), None);
+        let anthropic = ProviderKind::Anthropic.default_base_url();
+        assert_eq!(other_server(ProviderKind::Anthropic, anthropic), None);
+        for (url, host) in [
+            ("http://localhost:8080/v1", "localhost:8080"),
+            ("http://127.0.0.1:11434", "127.0.0.1:11434"),
+            (
+                "https://user:sk-secret@proxy.example:8443/v1?x=1",
+                "proxy.example:8443",
+            ),
+            ("https://gw.example/openai#frag", "gw.example"),
+            ("http://[::1]:9000/v1", "[::1]:9000"),
+        ] {
+            for provider in [ProviderKind::OpenAi, ProviderKind::Anthropic] {
+                let shown = other_server(provider, url);
+                assert_eq!(shown.as_deref(), Some(host), "{url}");
+            }
+        }
+        assert_eq!(
+            other_server(
+                ProviderKind::Anthropic,
+                ProviderKind::OpenAi.default_base_url()
+            ),
+            Some("api.openai.com".to_owned())
+        );
     }
 }
