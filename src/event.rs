@@ -321,6 +321,9 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         changes: Option<crate::snapshot::Changes>,
     },
+    /// A decision of the network proxy (`[network] mode = "allowlist"`): a host a command
+    /// reached or was refused, the rule that decided, and the setting that would allow it.
+    Network(crate::net::NetworkEvent),
     /// In a session: everything the model saw before this point is replaced by `summary`
     /// (written by the model), or by nothing (`/clear`). A continued run rebuilds the
     /// conversation from here.

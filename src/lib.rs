@@ -14,6 +14,7 @@ pub mod event;
 pub mod exec;
 pub mod mcp;
 pub mod model;
+pub mod net;
 pub mod policy;
 pub mod sandbox;
 pub mod session;

@@ -153,6 +153,7 @@ impl Loop<'_> {
             decision,
             prefix: Some(rule),
             edited_from: None,
+            unsandboxed: false,
         };
         let allowed = |reason: &str| {
             Some((

@@ -76,6 +76,9 @@ pub struct Config {
     pub secrets: exec::Secrets,
     /// The command sandbox (commands run inside it when it is active).
     pub sandbox: crate::sandbox::Sandbox,
+    /// The network proxy's log, when commands go through it (`[network] mode =
+    /// "allowlist"`): each command's decisions become `network` events and part of its result.
+    pub network: Option<crate::net::Log>,
     /// `--max-tokens` and `--max-time` for this invocation.
     pub budget: Budget,
     /// The project's AGENTS.md, added to the system prompt (words to the model only).

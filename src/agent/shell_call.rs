@@ -98,7 +98,7 @@ impl Loop<'_> {
         if !read_only(&decided) {
             let _ = self.config.snapshots.before_change(stats.turns);
         }
-        let mut result = run_streaming(&request, &id, emit).await;
+        let mut result = self.run_networked(&request, &id, emit).await;
         let mark = |content: String| match &decided.edited_from {
             Some(from) => approval::mark_edited(&content, from, &decided.command),
             None => content,
@@ -128,6 +128,28 @@ impl Loop<'_> {
             error: None,
         });
         Some(content)
+    }
+
+    /// Runs `request` (see `run_streaming`); through the network proxy, its decisions while
+    /// the command ran become `network` events and part of the result.
+    async fn run_networked(
+        &self,
+        request: &ExecRequest,
+        id: &str,
+        emit: &mut (dyn FnMut(Event) + Send),
+    ) -> exec::ExecResult {
+        let Some(log) = &self.config.network else {
+            return run_streaming(request, id, emit).await;
+        };
+        log.set_command(Some(id.to_owned()));
+        let mut result = run_streaming(request, id, emit).await;
+        // Background processes of the command may still connect: named by no command.
+        log.set_command(None);
+        result.network = log.take().0;
+        for decision in &result.network {
+            emit(Event::Network(decision.clone()));
+        }
+        result
     }
 
     /// Why a well-formed call is not even decided: the sandbox is required but unavailable, or
@@ -177,7 +199,9 @@ impl Loop<'_> {
                 // Only the workspace is writable (not `[sandbox] writable`'s extras, which no
                 // snapshot keeps), and git's directories are read-only as a whole.
                 Policy {
+                    // Closed: not even the allowlist's proxy (a person's yes opens it).
                     network: false,
+                    proxy: None,
                     writable: policy
                         .writable
                         .iter()

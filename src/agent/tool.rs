@@ -120,6 +120,16 @@ pub fn result_content(result: &ExecResult) -> String {
     if !result.sandbox_undone.is_empty() {
         value["sandbox_undone"] = json!(result.sandbox_undone);
     }
+    // What the network proxy refused, and the setting that would allow it: the model can
+    // tell the person instead of retrying.
+    let refused: Vec<_> = result
+        .network
+        .iter()
+        .filter(|event| event.decision == crate::net::NetDecision::Deny)
+        .collect();
+    if !refused.is_empty() {
+        value["network_refused"] = json!(refused);
+    }
     value.to_string()
 }
 

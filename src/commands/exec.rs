@@ -20,12 +20,16 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
     }
     let overrides = super::with_sandbox_flags(super::overrides(global), &args.sandbox);
     let settings = super::load_settings(global, &overrides, &cwd)?;
-    let sandbox = super::sandbox(&settings, &cwd);
+    #[cfg_attr(not(unix), allow(unused_mut))]
+    let mut sandbox = super::sandbox(&settings, &cwd);
     super::sandbox_notice(&sandbox, global.quiet);
     if sandbox.refusal().is_some() {
         // The notice above said why on stderr; nothing runs.
         return Ok(Status::Failure.into());
     }
+    let runtime = super::runtime()?;
+    #[cfg(unix)]
+    let proxy = super::network::start(&runtime, &settings, &mut sandbox)?;
     let mut request = ExecRequest::new(command, cwd);
     request.sandbox = sandbox.active_policy().cloned();
     if let Some(timeout) = args.timeout {
@@ -45,7 +49,6 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
             Stream::Stderr => std::io::stderr().lock().write_all(chunk.bytes),
         };
     };
-    let runtime = super::runtime()?;
     let result = runtime.block_on(async {
         let mut signals = Signals::listen();
         let run = exec::run(&request, &mut sink);
@@ -59,7 +62,8 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
             }
         }
     });
-    let result = match result {
+    #[cfg_attr(not(unix), allow(unused_mut))]
+    let mut result = match result {
         Ok(result) => result,
         Err(Stop::Interrupt) => return Err(Error::Interrupted),
         Err(stop) => {
@@ -69,6 +73,10 @@ pub(crate) fn run(global: &GlobalArgs, args: ExecArgs) -> Result<ExitCode> {
             });
         }
     };
+    #[cfg(unix)]
+    if let Some(proxy) = &proxy {
+        result.network = super::network::told(&proxy.log(), json);
+    }
     if json {
         let line = serde_json::to_string(&result).map_err(|error| {
             Error::Runtime(format!("cannot encode the result (a bug): {error}"))

@@ -323,12 +323,13 @@ async fn ask_unfenced<A: crate::approve::Approve>(
             reason: format!("MCP server `{}` would run without the sandbox", server.name),
             source: crate::policy::Source::User,
             rule: None,
-            destructive: true,
+            destructive: false,
             prefix: None,
             parts: Vec::new(),
         },
         prefix: None,
         edited_from: None,
+        unsandboxed: true,
     };
     matches!(
         approver.ask(&request).await,

@@ -10,6 +10,7 @@ mod history;
 mod history_table;
 mod man;
 mod mcp;
+mod network;
 mod resume;
 mod rules;
 mod run;
@@ -128,7 +129,9 @@ pub(crate) fn sandbox(settings: &Settings, workspace: &std::path::Path) -> Sandb
     if let Some(cache) = sandbox_cache() {
         policy.keep_in(cache);
     }
-    Sandbox::new(policy, settings.sandbox_required.value)
+    let mut sandbox = Sandbox::new(policy, settings.sandbox_required.value);
+    network::say_when_impossible(settings, &mut sandbox);
+    sandbox
 }
 
 /// What starting an MCP server needs: the workspace, the commands' sandbox policy (when

@@ -45,7 +45,11 @@ pub(crate) fn open(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     run::model_notice(&settings, global);
     let sandbox = super::sandbox(&settings, &workspace);
     let model = run::model_for(&settings, global.quiet)?;
-    let config = run::agent_config(&settings, &workspace, &args, sandbox)?;
+    #[cfg_attr(not(unix), allow(unused_mut))]
+    let mut config = run::agent_config(&settings, &workspace, &args, sandbox)?;
+    let runtime = super::runtime()?;
+    #[cfg(unix)]
+    let _proxy = super::network::start_for_loop(&runtime, &settings, &mut config)?;
     run::instructions_notice(&config.instructions, global);
     super::sandbox_notice(&config.sandbox, global.quiet);
     let resumed = match earlier {
@@ -84,7 +88,6 @@ pub(crate) fn open(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         snapshots,
         config,
     };
-    let runtime = super::runtime()?;
     let status = runtime.block_on(async {
         let mut signals = Signals::listen();
         let (sender, stops) = tokio::sync::mpsc::unbounded_channel();

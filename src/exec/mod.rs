@@ -228,6 +228,7 @@ fn finished(
         sandbox_denied: sandbox_note.is_some(),
         sandbox_note,
         sandbox_undone: Vec::new(),
+        network: Vec::new(),
     }
 }
 

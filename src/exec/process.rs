@@ -40,6 +40,22 @@ pub(crate) fn command(
         command.env_remove(name);
     }
     command.envs(request.env_set.iter().map(|(k, v)| (k, v)));
+    let policy = sandbox.map(crate::sandbox::Run::policy);
+    if policy.is_some_and(|policy| !policy.network && policy.proxy.is_some()) {
+        // Every tool pointed at the bridge to the proxy, git's entry after those set above.
+        let git_entries = request
+            .env_set
+            .iter()
+            .find(|(name, _)| name == "GIT_CONFIG_COUNT")
+            .map(|(_, count)| count.clone())
+            .or_else(|| std::env::var("GIT_CONFIG_COUNT").ok())
+            .and_then(|count| count.trim().parse().ok())
+            .unwrap_or(0);
+        command.envs(crate::net::env::proxy_env(
+            crate::sandbox::BRIDGE_PORT,
+            git_entries,
+        ));
+    }
     if let Some(temp) = sandbox.and_then(crate::sandbox::Run::temp_dir) {
         command.env("TMPDIR", temp);
     }

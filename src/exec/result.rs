@@ -73,6 +73,10 @@ pub struct ExecResult {
     /// (or to `.agent/`), each undone after it ended: what was found and what was done.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sandbox_undone: Vec<String>,
+    /// What the network proxy decided while the command ran (`[network] mode =
+    /// "allowlist"`): each host it reached or was refused.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub network: Vec<crate::net::NetworkEvent>,
 }
 
 impl ExecResult {
@@ -91,6 +95,7 @@ impl ExecResult {
             sandbox_denied: false,
             sandbox_note: None,
             sandbox_undone: Vec::new(),
+            network: Vec::new(),
         }
     }
 

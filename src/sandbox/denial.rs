@@ -45,7 +45,10 @@ pub fn likely_denial(policy: &Policy, exit_code: Option<i32>, stderr: &str) -> O
             git_dir.display()
         ));
     }
-    let what = if network {
+    let what = if network && policy.proxy.is_some() {
+        "the network reaches only the hosts `[network] allow` names, through the agent's proxy"
+            .to_owned()
+    } else if network {
         "network use is off in the sandbox".to_owned()
     } else {
         match policy.mode {
@@ -61,7 +64,9 @@ pub fn likely_denial(policy: &Policy, exit_code: Option<i32>, stderr: &str) -> O
             ),
         }
     };
-    let lift = if network {
+    let lift = if network && policy.proxy.is_some() {
+        "the host in `[network] allow`"
+    } else if network {
         "`--network`"
     } else {
         "`--sandbox off`, or a `writable` path in the user settings"
@@ -122,6 +127,21 @@ mod tests {
         )
         .unwrap();
         assert!(note.contains("network use is off"), "{note}");
+        let proxied = Policy {
+            proxy: Some("/run/proxy".into()),
+            ..policy.clone()
+        };
+        let note = likely_denial(
+            &proxied,
+            Some(7),
+            "curl: (7) Failed to connect: socket: Permission denied\n",
+        )
+        .unwrap();
+        assert!(
+            note.contains("only the hosts `[network] allow` names"),
+            "{note}"
+        );
+        assert!(note.contains("(the host in `[network] allow`)"), "{note}");
         assert_eq!(
             likely_denial(&policy, Some(1), "error: no such file\n"),
             None

@@ -24,6 +24,10 @@ pub const HELPER_ARG: &str = "__sandbox";
 /// (a private mount namespace can be made) and exits 0 if so.
 pub(super) const PROBE_MOUNTS_ARG: &str = "--probe-mounts";
 
+/// The helper's argument that only checks whether a network namespace can be made here and
+/// exits 0 if so.
+pub(super) const PROBE_NETNS_ARG: &str = "--probe-netns";
+
 /// The program and arguments that run `argv` (the shell invocation) inside `run`.
 ///
 /// # Errors
@@ -130,6 +134,22 @@ fn helper_with(first: &str, args: impl IntoIterator<Item = OsString>) -> std::pr
         #[cfg(not(target_os = "linux"))]
         return std::process::ExitCode::from(1);
     }
+    if args.first().is_some_and(|arg| arg == PROBE_NETNS_ARG) {
+        #[cfg(target_os = "linux")]
+        return std::process::ExitCode::from(u8::from(!super::netns::possible()));
+        #[cfg(not(target_os = "linux"))]
+        return std::process::ExitCode::from(1);
+    }
+    #[cfg(target_os = "linux")]
+    if args
+        .first()
+        .is_some_and(|arg| arg == super::netns::BRIDGE_ARG)
+    {
+        return match args.get(1) {
+            Some(socket) => super::netns::bridge_main(std::path::Path::new(socket)),
+            None => fail("`--bridge` needs the proxy's socket (the helper is internal to agent)"),
+        };
+    }
     let stage = args.first().is_some_and(|arg| arg == STAGE_ARG);
     let given = if stage {
         args.split_off(1)
@@ -147,7 +167,7 @@ fn helper_with(first: &str, args: impl IntoIterator<Item = OsString>) -> std::pr
                 Err(error) => fail(&error),
             };
         }
-        let pid_namespace = match linux::prepare(&parsed) {
+        let pid_namespace = match linux::prepare(&parsed, std::ffi::OsStr::new(first)) {
             Ok(pid_namespace) => pid_namespace,
             Err(error) => return fail(&error),
         };

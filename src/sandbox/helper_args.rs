@@ -10,6 +10,11 @@ use super::limits::ResourceLimits;
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct HelperArgs {
     pub(super) network: bool,
+    /// The network proxy's directory: a network namespace of the command's own, bridged to
+    /// the proxy's socket there.
+    pub(super) proxy: Option<PathBuf>,
+    /// The stub resolver's configuration, bound over `/etc/resolv.conf` (with `proxy`).
+    pub(super) resolv: Option<PathBuf>,
     pub(super) writable: Vec<PathBuf>,
     /// Existing paths made read-only in the mount namespace.
     pub(super) read_only: Vec<PathBuf>,
@@ -34,7 +39,8 @@ impl HelperArgs {
         !(self.read_only.is_empty()
             && self.pinned.is_empty()
             && self.hidden.is_empty()
-            && self.tmp.is_none())
+            && self.tmp.is_none()
+            && self.resolv.is_none())
     }
 }
 
@@ -62,6 +68,8 @@ pub(super) fn parse_helper_args(
             "--hide" => parsed.hidden.push(value()?),
             "--read" => parsed.readable.push(value()?),
             "--tmp" => parsed.tmp = Some(value()?),
+            "--proxy" => parsed.proxy = Some(value()?),
+            "--resolv" => parsed.resolv = Some(value()?),
             "--" => {
                 parsed.argv = args.collect();
                 break;

@@ -28,9 +28,17 @@
 //! 5. Landlock scopes (ABI 6): no signals to processes outside the sandbox (the agent) and
 //!    no abstract Unix sockets made outside it. Device nodes can never be created.
 //!
+//! Through the network proxy (`[network] mode = "allowlist"`, `--proxy`), before step 1 the
+//! helper makes the command a network namespace of its own with the bridge to the proxy in it
+//! (`netns.rs`), and binds the stub resolver's `resolv.conf` over `/etc/resolv.conf`; Landlock
+//! then leaves TCP alone (the namespace holds nothing but the command's own servers and the
+//! bridge) and seccomp refuses `socket()` for every family but `AF_INET` and `AF_INET6` (no
+//! Unix socket to a service outside; `socketpair` still works) and `io_uring_setup`.
+//!
 //! No `unsafe` here: the crates' safe APIs do the system calls.
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use landlock::{
@@ -43,6 +51,7 @@ use seccompiler::{
 };
 
 use super::HelperArgs;
+use super::unshare::{map_user, unshare};
 
 /// The Landlock ABI whose file-system rights are handled (ABI 5 adds device ioctls);
 /// older kernels get what they support (the crate's best-effort mode).
@@ -70,6 +79,10 @@ const TIOCLINUX: u64 = 0x541C;
 const DEVICE_DIRS: &[&str] = &["/dev/pts"];
 /// Shared memory, writable like the temp dir (in `workspace-write` mode only).
 const SHARED_MEMORY: &str = "/dev/shm";
+/// The proxy's socket in its directory (`net::proxy::SOCKET_NAME`).
+const PROXY_SOCKET: &str = "proxy.sock";
+/// The resolver configuration the stub's replaces, through the proxy.
+const RESOLV_CONF: &str = "/etc/resolv.conf";
 /// Where the command's private temp directory is bound, when a mount namespace can be made.
 const TMP: &str = "/tmp";
 
@@ -104,10 +117,14 @@ pub(super) fn probe() -> Result<String, String> {
 /// the stage, and the command inherit. This process itself stays unrestricted otherwise.
 /// Whether it made a PID namespace: then the command it starts next is its first process, and
 /// nothing the command starts outlives that process (`supervise.rs`).
-pub(super) fn prepare(args: &HelperArgs) -> Result<bool, String> {
+pub(super) fn prepare(args: &HelperArgs, first: &OsStr) -> Result<bool, String> {
     // Descriptors the agent inherited (from a shell, an editor, a CI runner) are not the
     // command's: they close when it starts (0, 1 and 2 are the command's own).
     close_fds::CloseFdsBuilder::new().cloexecfrom(3);
+    // First: the bridge process starts here, outside the namespaces still to come.
+    if let Some(dir) = &args.proxy {
+        super::netns::enter(&dir.join(PROXY_SOCKET), first)?;
+    }
     if args.mounts() {
         // The parent checked that it can work here (`mounts_possible`): fail closed.
         protect(args).map_err(|error| {
@@ -137,7 +154,7 @@ pub(super) fn restrict(args: &HelperArgs) -> Result<(), String> {
         // The parent saw Landlock work; refuse rather than run unrestricted.
         return Err("Landlock did not enforce the rules".to_owned());
     }
-    filter_syscalls(args.network).map_err(|error| format!("seccomp: {error}"))
+    filter_syscalls(args.network, args.proxy.is_some()).map_err(|error| format!("seccomp: {error}"))
 }
 
 /// The capabilities a command keeps where it has them (as root, or as root of its user
@@ -214,7 +231,9 @@ fn landlock(
     let mut ruleset = Ruleset::default()
         .handle_access(AccessFs::from_all(FS_ABI))?
         .scope(Scope::Signal | Scope::AbstractUnixSocket)?;
-    if !args.network {
+    // Through the proxy, the command's own network namespace is the boundary: TCP inside it
+    // (its own servers, the bridge) is free.
+    if !args.network && args.proxy.is_none() {
         ruleset = ruleset.handle_access(AccessNet::from_all(NET_ABI))?;
     }
     let mut created = ruleset.create()?;
@@ -272,8 +291,10 @@ const SOCKET_TYPE_MASK: u64 = 0xf;
 const IOPRIO_WHO_PROCESS: u64 = 1;
 
 /// `ioctl(TIOCSTI | TIOCLINUX)` fail with `EACCES`; with the network off, so do
-/// `socket(family ≠ AF_UNIX, …)`, `io_uring_setup` and `connect`.
-fn filter_syscalls(network: bool) -> Result<(), seccompiler::Error> {
+/// `socket(family ≠ AF_UNIX, …)`, `io_uring_setup` and `connect`; through the proxy
+/// (`proxied`: the command's own network namespace), `socket()` for any family but `AF_INET`
+/// and `AF_INET6` (no Unix socket reaches a service outside) and `io_uring_setup`.
+fn filter_syscalls(network: bool, proxied: bool) -> Result<(), seccompiler::Error> {
     let request = |value: u64| {
         SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, value)
             .and_then(|condition| SeccompRule::new(vec![condition]))
@@ -336,7 +357,28 @@ fn filter_syscalls(network: bool) -> Result<(), seccompiler::Error> {
     ] {
         rules.insert(call, Vec::new());
     }
-    if !network {
+    if proxied {
+        // Inside its own network namespace the command may use TCP and UDP (they reach only
+        // that namespace: its own servers and the bridge to the proxy), but no Unix socket:
+        // a path or abstract name outside is a local service (D-Bus, Docker, ssh-agent) that
+        // acts for the user. `socketpair` (pipes between its own processes) still works.
+        let family = |value: i32| {
+            SeccompCondition::new(
+                0,
+                SeccompCmpArgLen::Dword,
+                SeccompCmpOp::Ne,
+                u64::from(value.unsigned_abs()),
+            )
+        };
+        rules.insert(
+            libc::SYS_socket,
+            vec![SeccompRule::new(vec![
+                family(libc::AF_INET)?,
+                family(libc::AF_INET6)?,
+            ])?],
+        );
+        rules.insert(libc::SYS_io_uring_setup, Vec::new());
+    } else if !network {
         // Any family but `AF_UNIX`; and a Unix datagram socket, which reaches a service
         // outside (`/dev/log`, the journal, any bound socket) by `sendto` without `connect`.
         let mut socket = first_not(u64::from(libc::AF_UNIX.unsigned_abs()))?;
@@ -398,6 +440,12 @@ fn protect(args: &HelperArgs) -> std::io::Result<bool> {
     }
     for file in args.hidden.iter().filter(|file| file.is_file()) {
         mount_bind("/dev/null", file)?;
+    }
+    // The stub resolver's configuration (through the proxy), before `/tmp` may cover it.
+    if let Some(resolv) = &args.resolv
+        && Path::new(RESOLV_CONF).exists()
+    {
+        mount_bind(resolv, RESOLV_CONF)?;
     }
     if let Some(tmp) = &args.tmp {
         mount_bind(tmp, TMP)?;
@@ -487,15 +535,6 @@ fn enter_namespaces(mounts: bool) -> std::io::Result<bool> {
     Ok(false)
 }
 
-/// Maps this user and group (`ids`, as they were outside) to themselves in the user namespace
-/// just made.
-fn map_user((uid, gid): (u32, u32)) -> std::io::Result<()> {
-    // Older kernels lack `setgroups`; the maps below still work there.
-    let _ = std::fs::write("/proc/self/setgroups", "deny");
-    std::fs::write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
-    std::fs::write("/proc/self/gid_map", format!("{gid} {gid} 1"))
-}
-
 /// Binds `path` onto itself and makes that mount read-only.
 fn bind_read_only(path: &Path) -> std::io::Result<()> {
     use rustix::mount::{MountFlags, mount_bind, mount_remount};
@@ -517,12 +556,4 @@ fn bind_read_only(path: &Path) -> std::io::Result<()> {
     mount_bind(path, path)?;
     mount_remount(path, MountFlags::BIND | MountFlags::RDONLY | kept, "")?;
     Ok(())
-}
-
-/// `unshare(2)` for namespaces only. rustix deprecated its safe wrapper because
-/// `CLONE_FILES` is unsound in a multi-threaded process; this helper is single-threaded
-/// and never passes `CLONE_FILES`.
-#[allow(deprecated)]
-fn unshare(flags: rustix::thread::UnshareFlags) -> std::io::Result<()> {
-    Ok(rustix::thread::unshare(flags)?)
 }

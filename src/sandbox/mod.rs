@@ -18,6 +18,8 @@
 
 mod beneath;
 mod denial;
+#[cfg(target_os = "linux")]
+mod dns;
 mod helper;
 mod helper_args;
 mod in_progress;
@@ -26,6 +28,8 @@ mod limits;
 mod linux;
 #[cfg(target_os = "macos")]
 mod macos;
+#[cfg(target_os = "linux")]
+mod netns;
 mod policy;
 mod run;
 mod setup;
@@ -33,6 +37,8 @@ mod setup;
 mod supervise;
 mod surfaces;
 mod tree;
+#[cfg(target_os = "linux")]
+mod unshare;
 
 pub use denial::{denial_line, likely_denial};
 pub use helper::{HELPER_ARG, helper_main, helper_program_main, wrap};
@@ -43,7 +49,7 @@ pub use policy::{Policy, SandboxMode};
 pub use run::Run;
 #[cfg(unix)]
 use setup::write_private;
-pub use setup::{Sandbox, State, Status, availability};
+pub use setup::{Sandbox, State, Status, availability, network_namespace_possible};
 
 /// Whether a sandboxed command runs under the helper, in a process group of its own: the
 /// agent then signals the helper alone, which passes a polite signal (SIGTERM, SIGINT, SIGHUP,
@@ -67,6 +73,15 @@ pub const TEST_NO_MOUNTS_ENV: &str = "AGENT_TEST_SANDBOX_NO_MOUNTS";
 /// the helper makes no PID namespace, so tests can exercise the fallback that ends what a
 /// command leaves behind without one.
 pub const TEST_NO_PID_NAMESPACE_ENV: &str = "AGENT_TEST_SANDBOX_NO_PID_NAMESPACE";
+
+/// Test-only switch: when set to `1`, no network namespace can be made here (as where user
+/// namespaces are off), so tests see `[network] mode = "allowlist"` refuse all network.
+pub const TEST_NO_NETNS_ENV: &str = "AGENT_TEST_SANDBOX_NO_NETNS";
+
+/// The port of the bridge to the network proxy inside a command's own network namespace
+/// (`127.0.0.1:3128`, the customary proxy port; the namespace is the command's, so nothing
+/// else holds it).
+pub const BRIDGE_PORT: u16 = 3128;
 
 /// Said in an active sandbox's description where Landlock cannot refuse `truncate(2)`
 /// (ABI 1 and 2, kernels before 6.2): a file outside the workspace could be emptied, so mode

@@ -89,6 +89,10 @@ pub struct Policy {
     /// the stash), not only its configuration and hooks: for what mode `auto` runs without a
     /// yes, since snapshots keep the working tree but not git's history. Needs `mounts`.
     pub git_read_only: bool,
+    /// The network proxy's private directory (`[network] mode = "allowlist"`): the command
+    /// runs in a network namespace of its own whose only way out is a bridge to the proxy's
+    /// socket there (Linux). Set by whoever started the proxy; `network` is then false.
+    pub proxy: Option<PathBuf>,
 }
 
 impl Policy {
@@ -137,6 +141,7 @@ impl Policy {
             cache: None,
             limits: ResourceLimits::default(),
             git_read_only: false,
+            proxy: None,
         }
     }
 
@@ -159,6 +164,7 @@ impl Policy {
             cache: self.cache.clone(),
             limits: self.limits,
             git_read_only: false,
+            proxy: None,
         }
     }
 

@@ -13,6 +13,10 @@ use super::{Policy, SandboxMode};
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const TMP: &str = "/tmp";
 
+/// The stub resolver's configuration in the proxy's directory (`net::proxy::RESOLV_CONF_NAME`).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+const RESOLV_CONF_NAME: &str = "resolv.conf";
+
 /// Numbers the private temp directories this process makes.
 static TEMP_DIRS: AtomicU64 = AtomicU64::new(0);
 
@@ -135,6 +139,14 @@ impl Run {
                 },
                 temp,
             );
+        }
+        if !policy.network
+            && let Some(proxy) = &policy.proxy
+        {
+            push("--proxy", proxy);
+            if policy.mounts {
+                push("--resolv", &proxy.join(RESOLV_CONF_NAME));
+            }
         }
         if policy.network {
             args.push("--network".into());

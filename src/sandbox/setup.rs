@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::helper::{PROBE_MOUNTS_ARG, helper};
+use super::helper::{PROBE_MOUNTS_ARG, PROBE_NETNS_ARG, helper};
 use super::limits::ResourceLimits;
 #[cfg(target_os = "linux")]
 use super::linux;
@@ -104,6 +104,7 @@ impl Sandbox {
                 cache: None,
                 limits: ResourceLimits::default(),
                 git_read_only: false,
+                proxy: None,
             },
             required: false,
             state: State::Off,
@@ -189,16 +190,7 @@ fn read_only_protection(cache: Option<&Path>) -> Result<(), String> {
     {
         return Ok(());
     }
-    let (helper, first) = helper().map_err(|error| error.to_string())?;
-    let status = std::process::Command::new(helper)
-        .arg(first)
-        .arg(PROBE_MOUNTS_ARG)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .map_err(|error| error.to_string())?;
-    if status.success() {
+    if helper_says_yes(PROBE_MOUNTS_ARG)? {
         if let Some((file, key)) = kept {
             write_private(&file, key.as_bytes());
         }
@@ -207,6 +199,49 @@ fn read_only_protection(cache: Option<&Path>) -> Result<(), String> {
         Err(
             "this system lets the agent make no private mount namespace (not root, and no \
              unprivileged user namespaces)"
+                .to_owned(),
+        )
+    }
+}
+
+/// Asks a throw-away helper process `probe` (it exits 0 for yes).
+fn helper_says_yes(probe: &str) -> Result<bool, String> {
+    let (helper, first) = helper().map_err(|error| error.to_string())?;
+    let status = std::process::Command::new(helper)
+        .arg(first)
+        .arg(probe)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map_err(|error| error.to_string())?;
+    Ok(status.success())
+}
+
+/// Whether a command can get a network namespace of its own here (for `[network] mode =
+/// "allowlist"`), asked of a throw-away helper process.
+///
+/// # Errors
+/// Why no network namespace can be made (to be said once, with what to do).
+pub fn network_namespace_possible() -> Result<(), String> {
+    if std::env::var_os(super::TEST_NO_NETNS_ENV).is_some_and(|v| v == "1") {
+        return Err(format!(
+            "forced by {}=1, a test-only switch",
+            super::TEST_NO_NETNS_ENV
+        ));
+    }
+    if !cfg!(target_os = "linux") {
+        return Err(format!(
+            "network namespaces are Linux's; {} has none",
+            std::env::consts::OS
+        ));
+    }
+    if helper_says_yes(PROBE_NETNS_ARG)? {
+        Ok(())
+    } else {
+        Err(
+            "this system lets the agent make no network namespace (not root, and no \
+             unprivileged user namespaces, e.g. Ubuntu's AppArmor restriction)"
                 .to_owned(),
         )
     }

@@ -7,8 +7,10 @@ use std::time::Duration;
 use super::DEFAULT_MAX_TURNS;
 use super::file::{Entry, Value};
 use super::merged::{FileSettings, ListedRule, ModelFacts, RuleKind, Settings, SnapshotSettings};
+use super::network::NetValue;
 use super::origin::{Origin, Sourced, sourced};
 use crate::model::ProviderKind;
+use crate::net::NetworkMode;
 use crate::policy::{Mode, ReadOnly, Rule, Source};
 use crate::sandbox::SandboxMode;
 
@@ -72,7 +74,22 @@ impl Draft {
             Value::InspectMemoryMb(mb) => s.inspect_memory_mb = sourced(*mb, origin),
             Value::Shell(shell) => s.shell = sourced(shell.clone(), origin),
             Value::SandboxMode(mode) => s.sandbox_mode = sourced(*mode, origin),
-            Value::Network(network) => s.network = sourced(*network, origin),
+            Value::Network(network) => {
+                // The old key: on is every host, off no network.
+                let mode = if *network {
+                    NetworkMode::Full
+                } else {
+                    NetworkMode::Off
+                };
+                s.net.mode = sourced(mode, origin.clone());
+                s.network = sourced(*network, origin);
+            }
+            Value::Net(value) => {
+                s.net.apply(value, &origin);
+                if let NetValue::Mode(mode) = value {
+                    s.network = sourced(*mode == NetworkMode::Full, origin);
+                }
+            }
             Value::Writable(paths) => s.writable.extend(
                 paths
                     .iter()
@@ -143,6 +160,7 @@ impl Draft {
                 shell: sourced(crate::exec::default_shell().to_owned(), default("")),
                 sandbox_mode: sourced(SandboxMode::default(), default("")),
                 network: sourced(false, default("")),
+                net: super::NetworkSettings::built_in(),
                 writable: Vec::new(),
                 sandbox_required: sourced(false, default("")),
                 snapshots: SnapshotSettings::built_in(),

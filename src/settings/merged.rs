@@ -95,8 +95,11 @@ pub struct Settings {
     pub shell: Sourced<String>,
     /// How much commands may write (`[sandbox] mode`).
     pub sandbox_mode: Sourced<SandboxMode>,
-    /// Commands may use the network inside the sandbox.
+    /// Commands may use the network inside the sandbox (every host: `[network] mode =
+    /// "full"`, or the old `[sandbox] network = true`).
     pub network: Sourced<bool>,
+    /// `[network]`: the mode, host rules, presets, `allow_local` and `hosts`.
+    pub net: super::NetworkSettings,
     /// Extra writable paths, as written (`~` not yet expanded).
     pub writable: Vec<Sourced<String>>,
     /// Refuse to run commands when the sandbox cannot apply.

@@ -106,6 +106,9 @@ pub(super) fn apply_flags(draft: &mut Draft, overrides: &Overrides) {
     }
     if let Some(network) = overrides.network {
         s.network = sourced(network, Origin::Flag("--network"));
+        if network {
+            s.net.mode = sourced(crate::net::NetworkMode::Full, Origin::Flag("--network"));
+        }
     }
     if let Some(required) = overrides.sandbox_required {
         s.sandbox_required = sourced(required, Origin::Flag("--sandbox-required"));

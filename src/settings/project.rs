@@ -18,9 +18,21 @@ impl Draft {
             self.narrow_writable(paths, path, entry.line);
             return;
         }
+        if let Value::Net(value) = &entry.value
+            && let Some(why) = self.settings.net.project_refusal(value)
+        {
+            self.settings.warnings.push(format!(
+                "{}:{}: `{}` is ignored: {why}",
+                path.display(),
+                entry.line,
+                entry.key
+            ));
+            return;
+        }
         let s = &self.settings;
         let tightens = match &entry.value {
-            Value::Deny(_) | Value::FileDeny(_) | Value::AskRead(_) => true,
+            // What narrows the network (the rest was refused above).
+            Value::Deny(_) | Value::FileDeny(_) | Value::AskRead(_) | Value::Net(_) => true,
             Value::Edits(edits) => edits.strictness() >= s.files.edits.value.strictness(),
             // `auto` is consent the person gives: a cloned repository never chooses it.
             Value::Mode(mode) => {

@@ -227,7 +227,59 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
             .iter()
             .map(|entry| row("sandbox.writable", json!(entry.value), &entry.origin)),
     );
+    rows.extend(network_rows(&settings.net));
     rows
+}
+
+/// `[network]`: the mode, then each list as one row whose origin names every place its
+/// entries came from.
+fn network_rows(net: &super::NetworkSettings) -> Vec<(String, Value, String)> {
+    fn list<T: Clone + serde::Serialize>(
+        key: &str,
+        entries: &[super::Sourced<T>],
+    ) -> (String, Value, String) {
+        let values: Vec<T> = entries.iter().map(|entry| entry.value.clone()).collect();
+        let mut origins: Vec<String> = Vec::new();
+        for entry in entries {
+            let origin = entry.origin.to_string();
+            if !origins.contains(&origin) {
+                origins.push(origin);
+            }
+        }
+        let origin = if origins.is_empty() {
+            "default".to_owned()
+        } else {
+            origins.join("; ")
+        };
+        (key.to_owned(), json!(values), origin)
+    }
+    let hosts: serde_json::Map<String, Value> = net
+        .hosts
+        .iter()
+        .map(|entry| (entry.value.0.clone(), json!(entry.value.1)))
+        .collect();
+    let mut hosts_row = list("network.hosts", &net.hosts);
+    hosts_row.1 = Value::Object(hosts);
+    vec![
+        (
+            "network.mode".to_owned(),
+            json!(net.mode.value.name()),
+            net.mode.origin.to_string(),
+        ),
+        list("network.allow", &net.allow),
+        list("network.deny", &net.deny),
+        {
+            let mut row = list("network.presets", &net.presets);
+            row.2 = format!(
+                "{} (presets version {})",
+                row.2,
+                crate::net::rules::presets_version()
+            );
+            row
+        },
+        list("network.allow_local", &net.allow_local),
+        hosts_row,
+    ]
 }
 
 /// The merged settings as text (`key = value  # origin`) or JSON. `sandbox` is whether

@@ -7,6 +7,7 @@ pub mod changes;
 pub mod composer;
 pub mod input;
 pub mod markdown;
+pub mod network;
 mod pane;
 pub mod pick;
 mod plain;

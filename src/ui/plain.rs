@@ -36,6 +36,8 @@ pub struct Plain {
     tail: super::tail::Tail,
     /// The model's text as it streams, when it is written as it arrives (at a terminal).
     flow: Option<super::stream::FlowText>,
+    /// The hosts the network proxy refused, for the closing line.
+    blocked: super::network::Blocked,
 }
 
 /// Characters of a turn's reasoning shown without `-v` — enough to follow the model's drift,
@@ -56,6 +58,7 @@ impl Plain {
             output_lines: super::summary::OutputLines::default(),
             tail: super::tail::Tail::default(),
             flow: None,
+            blocked: super::network::Blocked::default(),
         }
     }
 
@@ -247,10 +250,20 @@ impl Plain {
                 if let Some(line) = super::summary::allow_next_time(denials) {
                     let _ = writeln!(std::io::stderr().lock(), "{line}");
                 }
+                if let Some(line) = self.blocked.summary() {
+                    let _ = writeln!(std::io::stderr().lock(), "{line}");
+                }
                 done_lines(note.as_deref(), changes.as_ref(), usage.as_ref())
             }
             Event::Warning { code, message } if code == crate::event::MCP_WARNING => {
                 format!("agent: warning: {}", sanitize::escape_prose(message))
+            }
+            Event::Network(decision) => {
+                // Even with -q, like a denial.
+                if let Some(line) = self.blocked.see(decision) {
+                    let _ = writeln!(std::io::stderr().lock(), "{line}");
+                }
+                return;
             }
             _ => return,
         };

@@ -57,6 +57,8 @@ pub struct Tui {
     working_line: bool,
     /// The working line is on screen (the cursor at its start).
     working_drawn: bool,
+    /// The hosts the network proxy refused, for the closing line.
+    blocked: super::network::Blocked,
 }
 
 impl Tui {
@@ -80,6 +82,7 @@ impl Tui {
             working: Working::new("Ctrl+C to stop"),
             working_line: true,
             working_drawn: false,
+            blocked: super::network::Blocked::default(),
         }
     }
 
@@ -174,6 +177,7 @@ impl Tui {
             | Event::Done { .. }
             | Event::Error { .. } => self.working.stop(),
             Event::Compacted { .. }
+            | Event::Network(_)
             | Event::ReasoningDelta { .. }
             | Event::Retry { .. }
             | Event::Warning { .. } => {}
@@ -330,6 +334,16 @@ impl Tui {
             } => {
                 self.done(note.as_deref(), changes.as_ref(), *usage);
                 if let Some(line) = super::summary::allow_next_time(denials) {
+                    self.line(&line);
+                }
+                if let Some(line) = self.blocked.summary() {
+                    self.line(&line);
+                }
+            }
+            Event::Network(decision) => {
+                if let Some(line) = self.blocked.see(decision) {
+                    self.end_line();
+                    let line = self.dim(&line);
                     self.line(&line);
                 }
             }

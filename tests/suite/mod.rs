@@ -21,6 +21,8 @@ mod live;
 mod mcp;
 mod mcp_http;
 mod model;
+#[cfg(unix)]
+mod network;
 mod pickers;
 mod readme;
 mod resume;

@@ -108,6 +108,7 @@ pub(in crate::commands) fn agent_config(
             .collect(),
         secrets: exec::Secrets::new(secrets(settings)),
         sandbox,
+        network: None,
         budget: agent::Budget {
             max_tokens: args.max_tokens,
             max_time: args.max_time,

@@ -44,6 +44,9 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let sandbox = super::sandbox(&settings, &workspace);
     let mut model = model_for(&settings, global.quiet)?;
     let mut config = agent_config(&settings, &workspace, &args, sandbox)?;
+    let runtime = super::runtime()?;
+    #[cfg(unix)]
+    let _proxy = super::network::start_for_loop(&runtime, &settings, &mut config)?;
     instructions_notice(&config.instructions, global);
     super::sandbox_notice(&config.sandbox, quiet);
 
@@ -94,7 +97,6 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         tui.clone(),
     );
     let mut stats = Stats::default();
-    let runtime = super::runtime()?;
     config.mcp = runtime.block_on(start_mcp(&catalogue, &config, &mut approver, &mut emit));
     let outcome = runtime.block_on(drive(
         agent::run_after(

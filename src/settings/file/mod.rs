@@ -57,6 +57,8 @@ pub(crate) enum Value {
     KeepDays(u32),
     MaxFileMb(u64),
     TimeBudgetMs(u64),
+    /// A `[network]` value.
+    Net(crate::settings::network::NetValue),
 }
 
 /// A value and the line it was written on.

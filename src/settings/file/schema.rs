@@ -1,6 +1,8 @@
 //! The schema of a settings file: every known key with its table and the kind of value it
 //! takes, and the tables that only group other tables.
 
+use crate::settings::network::NetKey;
+
 /// Kinds of value a key takes.
 #[derive(Clone, Copy)]
 pub(super) enum Kind {
@@ -33,6 +35,8 @@ pub(super) enum Kind {
     Files(FilesKey),
     /// A `[snapshots]` key.
     Snapshot(SnapshotKey),
+    /// A `[network]` key.
+    Net(NetKey),
 }
 
 /// The keys of `[permissions.files]`.
@@ -182,6 +186,32 @@ pub(super) const SCHEMA: &[(&str, &str, Kind, &str)] = &[
         Kind::Snapshot(SnapshotKey::TimeBudgetMs),
         "snapshots.time_budget_ms",
     ),
+    ("network", "mode", Kind::Net(NetKey::Mode), "network.mode"),
+    (
+        "network",
+        "allow",
+        Kind::Net(NetKey::Allow),
+        "network.allow",
+    ),
+    ("network", "deny", Kind::Net(NetKey::Deny), "network.deny"),
+    (
+        "network",
+        "presets",
+        Kind::Net(NetKey::Presets),
+        "network.presets",
+    ),
+    (
+        "network",
+        "allow_local",
+        Kind::Net(NetKey::AllowLocal),
+        "network.allow_local",
+    ),
+    (
+        "network",
+        "hosts",
+        Kind::Net(NetKey::Hosts),
+        "network.hosts",
+    ),
 ];
 
 /// Tables that only group other tables.
@@ -195,6 +225,7 @@ pub(super) const TABLES: &[&str] = &[
     "sandbox",
     "ci",
     "snapshots",
+    "network",
 ];
 
 /// `permissions` is a child table of the root (`""`); `permissions.commands` of `permissions`.

@@ -161,6 +161,9 @@ impl Reader<'_> {
             Kind::SandboxRequired => Value::SandboxRequired(flag()?),
             Kind::FailOnDeny => Value::FailOnDeny(flag()?),
             Kind::Snapshot(key) => snapshot_value(item, key, &wrong)?,
+            Kind::Net(key) => Value::Net(
+                crate::settings::network::read_value(key, item).map_err(|what| wrong(&what))?,
+            ),
             Kind::Writable => {
                 let array = item.as_array().ok_or_else(|| wrong("an array of paths"))?;
                 let mut paths = Vec::new();

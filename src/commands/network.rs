@@ -1,0 +1,95 @@
+//! `[network] mode = "allowlist"` for the commands that run commands (`exec`, `run`,
+//! `session`): whether commands get a network namespace of their own behind the proxy here
+//! (and, once, why not), starting the proxy for a run, and what it decided, told after each
+//! command.
+
+#[cfg(unix)]
+use crate::error::{Error, Result};
+use crate::net::NetworkMode;
+use crate::sandbox::Sandbox;
+use crate::settings::Settings;
+
+/// Whether commands get a network namespace of their own behind the proxy: `Ok(true)` in mode
+/// `allowlist` with an active sandbox where one can be made, `Ok(false)` when not asked for
+/// (or no sandbox applies: the notice says commands run without it), `Err(why)` when asked for
+/// but impossible here.
+fn own_network(settings: &Settings, sandbox: &Sandbox) -> std::result::Result<bool, String> {
+    if settings.net.mode.value != NetworkMode::Allowlist || sandbox.active_policy().is_none() {
+        return Ok(false);
+    }
+    crate::sandbox::network_namespace_possible().map(|()| true)
+}
+
+/// Where `allowlist` cannot be enforced, the sandbox's limitation says so (once: on stderr,
+/// in `config show` and the `start` event); its commands then get no network at all.
+pub(super) fn say_when_impossible(settings: &Settings, sandbox: &mut Sandbox) {
+    if let Err(why) = own_network(settings, sandbox) {
+        let limit = format!(
+            "`[network] mode = \"allowlist\"` cannot be enforced here ({why}): commands get no \
+             network at all (allow unprivileged user namespaces, or choose mode \"full\" or \
+             \"off\")"
+        );
+        sandbox.limitation = Some(match sandbox.limitation.take() {
+            Some(before) => format!("{before}; {limit}"),
+            None => limit,
+        });
+    }
+}
+
+/// Starts the network proxy when commands go through it and points the sandbox's policy at
+/// it; keep the proxy for as long as commands run (it serves in `runtime`).
+///
+/// # Errors
+/// The proxy's socket cannot be made.
+#[cfg(unix)]
+pub(crate) fn start(
+    runtime: &tokio::runtime::Runtime,
+    settings: &Settings,
+    sandbox: &mut Sandbox,
+) -> Result<Option<crate::net::proxy::Proxy>> {
+    if own_network(settings, sandbox) != Ok(true) {
+        return Ok(None);
+    }
+    let _inside = runtime.enter();
+    let proxy = crate::net::proxy::Proxy::start(settings.net.rules(), &sandbox.policy.temp)
+        .map_err(|error| {
+            Error::Runtime(format!(
+                "cannot start the network proxy in {}: {error}: set `[network] mode` to \"off\" \
+                 or \"full\"",
+                sandbox.policy.temp.display()
+            ))
+        })?;
+    sandbox.policy.proxy = Some(proxy.dir().to_path_buf());
+    Ok(Some(proxy))
+}
+
+/// [`start`] for a run or session in `runtime`: its commands' decisions go to the loop through
+/// `config.network`. Keep the proxy for as long as the loop runs.
+///
+/// # Errors
+/// The proxy's socket cannot be made.
+#[cfg(unix)]
+pub(crate) fn start_for_loop(
+    runtime: &tokio::runtime::Runtime,
+    settings: &Settings,
+    config: &mut crate::agent::Config,
+) -> Result<Option<crate::net::proxy::Proxy>> {
+    let proxy = start(runtime, settings, &mut config.sandbox)?;
+    config.network = proxy.as_ref().map(crate::net::proxy::Proxy::log);
+    Ok(proxy)
+}
+
+/// The decisions of `agent exec`'s command, each refusal told on stderr (unless `--json`,
+/// whose result carries them).
+#[cfg(unix)]
+pub(crate) fn told(log: &crate::net::Log, json: bool) -> Vec<crate::net::NetworkEvent> {
+    use std::io::Write as _;
+    let decisions = log.take().0;
+    let mut blocked = crate::ui::network::Blocked::default();
+    for line in decisions.iter().filter_map(|event| blocked.see(event)) {
+        if !json {
+            let _ = writeln!(std::io::stderr(), "{line}");
+        }
+    }
+    decisions
+}

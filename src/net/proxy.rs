@@ -1,0 +1,701 @@
+//! The network proxy of a run (Unix): the only way out of a sandboxed command's own network
+//! namespace in `allowlist` mode. It listens on a Unix socket in a private directory (the
+//! sandbox helper's bridge inside the namespace splices to it), reads each connection's
+//! request — `CONNECT host:port`, a plain `http://` request, a SOCKS5 `CONNECT` (told apart by
+//! the first byte), or the stub resolver's `RESOLVE name` — decides by the host name
+//! ([`Rules::decide`]), resolves the name itself (static `hosts` answers first) and connects
+//! only to public addresses — or to what `hosts` says, or to this machine as
+//! `host.agent.internal` on an `allow_local` port. It never terminates TLS: a tunnel is bytes
+//! both ways, once its first record's server name (if TLS) is the tunnel's host.
+//!
+//! Refusals are `403` replies (SOCKS5: "not allowed") naming the host and the setting that
+//! would allow it; every decision is a [`NetworkEvent`] in the run's [`Log`]. Memory is
+//! bounded: at most [`MAX_CONNECTIONS`] at once, each with a head buffer of
+//! [`MAX_HEAD_BYTES`] and fixed copy buffers.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::{TcpStream, UnixListener, UnixStream};
+use tokio::sync::Semaphore;
+
+use super::address::not_public;
+use super::event::{Log, NetDecision, NetworkEvent};
+use super::host::Host;
+use super::request::{Ask, MAX_HEAD_BYTES, head_end, parse};
+use super::rules::{HOST_ALIAS, Rules, Verdict};
+use super::sni::{Hello, MAX_RECORD_BYTES, client_hello};
+use super::socks;
+
+/// The socket's file name in the proxy's private directory.
+pub const SOCKET_NAME: &str = "proxy.sock";
+
+/// The resolver configuration's file name in the proxy's private directory.
+pub const RESOLV_CONF_NAME: &str = "resolv.conf";
+
+/// The command's resolver configuration: the stub on its own loopback, one quick try.
+const RESOLV_CONF: &str = "nameserver 127.0.0.1\noptions timeout:2 attempts:1\n";
+
+/// Connections served at once (each holds two sockets and ~40 KiB): past it, `503`.
+pub const MAX_CONNECTIONS: usize = 128;
+
+/// How long a client has to send its request head: a stalled client must not hold a slot.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long connecting to one address of the origin may take before the next is tried.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+#[derive(Debug)]
+struct Shared {
+    rules: Rules,
+    log: Log,
+}
+
+impl Shared {
+    fn note(
+        &self,
+        host: &Host,
+        port: u16,
+        allowed: bool,
+        rule: String,
+        allow_with: Option<String>,
+    ) {
+        self.log.note(NetworkEvent {
+            host: host.display(),
+            port,
+            decision: if allowed {
+                NetDecision::Allow
+            } else {
+                NetDecision::Deny
+            },
+            rule,
+            allow_with,
+            command: None,
+        });
+    }
+}
+
+/// A running proxy. Dropping it stops it and removes its directory.
+#[derive(Debug)]
+pub struct Proxy {
+    dir: PathBuf,
+    shared: Arc<Shared>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Proxy {
+    /// Starts the proxy for `rules` on a socket in a new private directory (mode 0700) in
+    /// `parent`. Must be called inside a Tokio runtime.
+    ///
+    /// # Errors
+    /// The directory or the socket cannot be made.
+    pub fn start(rules: Rules, parent: &Path) -> std::io::Result<Proxy> {
+        let dir = private_dir(parent)?;
+        // What the helper binds over `/etc/resolv.conf`: the stub in the command's namespace.
+        std::fs::write(dir.join(RESOLV_CONF_NAME), RESOLV_CONF)?;
+        let listener = match UnixListener::bind(dir.join(SOCKET_NAME)) {
+            Ok(listener) => listener,
+            Err(error) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                return Err(error);
+            }
+        };
+        let shared = Arc::new(Shared {
+            rules,
+            log: Log::default(),
+        });
+        let task = tokio::spawn(serve(listener, Arc::clone(&shared)));
+        Ok(Proxy { dir, shared, task })
+    }
+
+    /// The private directory holding the socket (given to the sandbox helper).
+    #[must_use]
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The log of its decisions (for the run's events).
+    #[must_use]
+    pub fn log(&self) -> Log {
+        self.shared.log.clone()
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.task.abort();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn private_dir(parent: &Path) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    let mut builder = std::fs::DirBuilder::new();
+    builder.mode(0o700);
+    for n in 0u32.. {
+        let dir = parent.join(format!("agent-net-{}-{n}", std::process::id()));
+        match builder.create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Err(std::io::Error::other("no free directory name"))
+}
+
+async fn serve(listener: UnixListener, shared: Arc<Shared>) {
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let Ok((mut client, _)) = listener.accept().await else {
+            // Out of descriptors, say: wait a little rather than spin.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            tokio::spawn(async move {
+                let _ = reply(
+                    &mut client,
+                    503,
+                    "agent: network: too many connections at once\n",
+                )
+                .await;
+            });
+            continue;
+        };
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let _slot = slot;
+            let _ = handle(client, &shared).await;
+        });
+    }
+}
+
+/// Reads more of the client's first bytes into `buffer` (after `filled`); `false` at its end,
+/// on a stall, or when the buffer is full.
+async fn read_more(
+    client: &mut UnixStream,
+    buffer: &mut [u8],
+    filled: &mut usize,
+) -> std::io::Result<bool> {
+    if *filled == buffer.len() {
+        return Ok(false);
+    }
+    match tokio::time::timeout(HEAD_TIMEOUT, client.read(&mut buffer[*filled..])).await {
+        Ok(Ok(0)) | Err(_) => Ok(false),
+        Ok(Ok(n)) => {
+            *filled += n;
+            Ok(true)
+        }
+        Ok(Err(error)) => Err(error),
+    }
+}
+
+async fn handle(mut client: UnixStream, shared: &Shared) -> std::io::Result<()> {
+    let mut buffer = vec![0u8; MAX_HEAD_BYTES];
+    let mut filled = 0;
+    if !read_more(&mut client, &mut buffer, &mut filled).await? {
+        return Ok(());
+    }
+    // SOCKS5 starts with its version byte, HTTP with a method's letter.
+    if buffer[0] == socks::VERSION {
+        return serve_socks(client, shared, buffer, filled).await;
+    }
+    let end = loop {
+        if let Some(end) = head_end(&buffer[..filled]) {
+            break end;
+        }
+        if filled == buffer.len() {
+            let body = "agent: network: the request head is too large\n";
+            return reply(&mut client, 431, body).await;
+        }
+        if !read_more(&mut client, &mut buffer, &mut filled).await? {
+            return Ok(());
+        }
+    };
+    let ask = match parse(&buffer[..end]) {
+        Ok(ask) => ask,
+        Err(why) => {
+            return reply(&mut client, 400, &format!("agent: network: {why}\n")).await;
+        }
+    };
+    let (host, port) = ask.target();
+    let (host, port) = (host.clone(), port);
+    if matches!(ask, Ask::Resolve { .. }) {
+        return resolve(&mut client, shared, &host).await;
+    }
+    let (mut origin, rule) = match open(shared, &host, port).await {
+        Ok(opened) => opened,
+        Err(refused) => return reply(&mut client, refused.status, &refused.body).await,
+    };
+    let first = buffer[end..filled].to_vec();
+    drop(buffer);
+    match ask {
+        Ask::Tunnel { .. } => {
+            client
+                .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                .await?;
+        }
+        Ask::Forward { head, .. } => {
+            origin.write_all(&head).await?;
+            shared.note(&host, port, true, rule, None);
+            origin.write_all(&first).await?;
+            tokio::io::copy_bidirectional(&mut client, &mut origin).await?;
+            return Ok(());
+        }
+        Ask::Resolve { .. } => return Ok(()),
+    }
+    relay_tunnel(client, origin, first, shared, (&host, port, rule)).await
+}
+
+/// A refusal: the HTTP status and the text naming the host and the setting that would allow
+/// it (SOCKS5 clients get `NotAllowed` or `HostUnreachable` instead).
+struct Refused {
+    status: u16,
+    body: String,
+}
+
+/// Decides on `host:port`, resolves it and connects: the connection and the rule that allowed
+/// it, or the refusal (recorded).
+async fn open(shared: &Shared, host: &Host, port: u16) -> Result<(TcpStream, String), Refused> {
+    let refused = |why: String, allow_with: Option<String>| {
+        let body = refusal(host, port, &why, allow_with.as_deref());
+        shared.note(host, port, false, why, allow_with);
+        Refused { status: 403, body }
+    };
+    let rule = match shared.rules.decide(host, port) {
+        Verdict::Allow { rule } => rule,
+        Verdict::Deny { rule, allow_with } => {
+            return Err(refused(format!("refused by `{rule}`"), allow_with));
+        }
+        Verdict::Unknown { allow_with } => {
+            return Err(refused(
+                "not in `[network] allow`".to_owned(),
+                Some(allow_with),
+            ));
+        }
+    };
+    let addresses = match addresses(&shared.rules, host, port).await {
+        Ok(addresses) => addresses,
+        Err(why) => {
+            let answer = format!(
+                "[network] hosts = {{ \"{}\" = \"ADDRESS\" }}",
+                host.display()
+            );
+            return Err(refused(why, Some(answer)));
+        }
+    };
+    match connect(&addresses).await {
+        Some(origin) => Ok((origin, rule)),
+        None => {
+            shared.note(host, port, true, rule, None);
+            Err(Refused {
+                status: 502,
+                body: format!(
+                    "agent: network: cannot connect to `{}` port {port}\n",
+                    host.display()
+                ),
+            })
+        }
+    }
+}
+
+/// A tunnel that is open (CONNECT answered, or SOCKS5): copies both ways, the origin's bytes
+/// at once (a server may speak first), the client's once its first record is read: a TLS
+/// handshake naming another host than `host` ends the tunnel (recorded as a refusal). `first`:
+/// what the client sent after its request.
+async fn relay_tunnel(
+    client: UnixStream,
+    origin: TcpStream,
+    mut first: Vec<u8>,
+    shared: &Shared,
+    (host, port, rule): (&Host, u16, String),
+) -> std::io::Result<()> {
+    shared.note(host, port, true, rule, None);
+    let (mut client_read, mut client_write) = client.into_split();
+    let (mut origin_read, mut origin_write) = origin.into_split();
+    let up = async {
+        if let Some(name) = tunnel_name(&mut client_read, &mut first).await?
+            && Host::parse(&name).as_ref() != Ok(host)
+        {
+            return Ok(Some(name));
+        }
+        origin_write.write_all(&first).await?;
+        first = Vec::new();
+        tokio::io::copy(&mut client_read, &mut origin_write).await?;
+        origin_write.shutdown().await?;
+        Ok::<_, std::io::Error>(None)
+    };
+    let down = async {
+        tokio::io::copy(&mut origin_read, &mut client_write).await?;
+        client_write.shutdown().await
+    };
+    tokio::pin!(up, down);
+    tokio::select! {
+        sent = &mut up => {
+            if let Some(name) = sent? {
+                let why = format!(
+                    "the TLS handshake names `{}`, not the tunnel's host",
+                    name.escape_debug()
+                );
+                shared.note(host, port, false, why, None);
+                return Ok(());
+            }
+            down.await
+        }
+        // The origin is done: so is the tunnel (the client may still be silent, waiting).
+        received = &mut down => received,
+    }
+}
+
+/// A SOCKS5 client (`socks5h://`): its greeting, its `CONNECT` decided like any other, then a
+/// tunnel. `buffer[..filled]`: what it sent so far.
+async fn serve_socks(
+    mut client: UnixStream,
+    shared: &Shared,
+    mut buffer: Vec<u8>,
+    mut filled: usize,
+) -> std::io::Result<()> {
+    let used = loop {
+        match socks::greeting(&buffer[..filled]) {
+            socks::Read::Done(true, used) => break used,
+            socks::Read::Done(false, _) => {
+                return client.write_all(&socks::method_reply(false)).await;
+            }
+            socks::Read::Bad(_) => return Ok(()),
+            socks::Read::NeedMore => {
+                if !read_more(&mut client, &mut buffer, &mut filled).await? {
+                    return Ok(());
+                }
+            }
+        }
+    };
+    client.write_all(&socks::method_reply(true)).await?;
+    buffer.copy_within(used..filled, 0);
+    filled -= used;
+    let ((host, port), used) = loop {
+        match socks::request(&buffer[..filled]) {
+            socks::Read::Done(target, used) => break (target, used),
+            socks::Read::Bad(code) => {
+                if let Some(code) = code {
+                    client.write_all(&socks::reply(code)).await?;
+                }
+                return Ok(());
+            }
+            socks::Read::NeedMore => {
+                if !read_more(&mut client, &mut buffer, &mut filled).await? {
+                    return Ok(());
+                }
+            }
+        }
+    };
+    let (origin, rule) = match open(shared, &host, port).await {
+        Ok(opened) => opened,
+        Err(refused) => {
+            let code = if refused.status == 403 {
+                socks::Reply::NotAllowed
+            } else {
+                socks::Reply::HostUnreachable
+            };
+            return client.write_all(&socks::reply(code)).await;
+        }
+    };
+    client
+        .write_all(&socks::reply(socks::Reply::Success))
+        .await?;
+    let first = buffer[used..filled].to_vec();
+    drop(buffer);
+    relay_tunnel(client, origin, first, shared, (&host, port, rule)).await
+}
+
+/// Reads the first TLS record of a tunnel into `first` (at most one record) and returns the
+/// server name its ClientHello asks for, if it is one and names one.
+async fn tunnel_name(
+    client: &mut tokio::net::unix::OwnedReadHalf,
+    first: &mut Vec<u8>,
+) -> std::io::Result<Option<String>> {
+    let mut chunk = [0u8; 4096];
+    loop {
+        match client_hello(first) {
+            Hello::NeedMore if first.len() < MAX_RECORD_BYTES => {
+                let read = tokio::time::timeout(HEAD_TIMEOUT, client.read(&mut chunk)).await;
+                match read {
+                    Ok(Ok(0)) | Err(_) => return Ok(None),
+                    Ok(Ok(n)) => first.extend_from_slice(&chunk[..n]),
+                    Ok(Err(error)) => return Err(error),
+                }
+            }
+            Hello::Tls(name) => return Ok(name),
+            Hello::NeedMore | Hello::NotTls => return Ok(None),
+        }
+    }
+}
+
+/// Answers the stub resolver: `200` with the addresses (one a line) of an allowed name, `403`
+/// for any other. Not an event: the connection that follows is one.
+async fn resolve(client: &mut UnixStream, shared: &Shared, host: &Host) -> std::io::Result<()> {
+    let found = match shared.rules.decide(host, 443) {
+        Verdict::Allow { .. } => addresses(&shared.rules, host, 443).await.ok(),
+        Verdict::Deny { .. } | Verdict::Unknown { .. } => None,
+    };
+    match found {
+        Some(addresses) => {
+            let lines: String = addresses
+                .iter()
+                .map(|address| format!("{}\n", address.ip()))
+                .collect();
+            reply(client, 200, &lines).await
+        }
+        None => reply(client, 403, "").await,
+    }
+}
+
+/// The addresses to connect to for an allowed `host`: this machine for [`HOST_ALIAS`], the
+/// static answer, the address itself, or the public addresses DNS gives.
+async fn addresses(rules: &Rules, host: &Host, port: u16) -> Result<Vec<SocketAddr>, String> {
+    if *host == Host::Name(HOST_ALIAS.to_owned()) {
+        return Ok(vec![SocketAddr::from(([127, 0, 0, 1], port))]);
+    }
+    if let Some(ip) = rules.static_answer(host) {
+        return Ok(vec![SocketAddr::new(ip, port)]);
+    }
+    let name = match host {
+        // An address a rule names: the person wrote it.
+        Host::Ip(ip) => return Ok(vec![SocketAddr::new(*ip, port)]),
+        Host::Name(name) => name,
+    };
+    let found: Vec<SocketAddr> = tokio::net::lookup_host((name.as_str(), port))
+        .await
+        .map_err(|error| format!("`{name}` does not resolve ({error})"))?
+        .collect();
+    let public: Vec<SocketAddr> = found
+        .iter()
+        .copied()
+        .filter(|address| not_public(address.ip()).is_none())
+        .collect();
+    match (public.is_empty(), found.first()) {
+        (false, _) => Ok(public),
+        (true, Some(first)) => Err(format!(
+            "`{name}` resolves to {} ({}), which sandboxed commands may not reach by name",
+            first.ip(),
+            not_public(first.ip()).unwrap_or("not public")
+        )),
+        (true, None) => Err(format!("`{name}` does not resolve")),
+    }
+}
+
+async fn connect(addresses: &[SocketAddr]) -> Option<TcpStream> {
+    for address in addresses {
+        if let Ok(Ok(stream)) =
+            tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(address)).await
+        {
+            return Some(stream);
+        }
+    }
+    None
+}
+
+/// The text of a refusal: the host, why, and the setting that would allow it.
+fn refusal(host: &Host, port: u16, why: &str, allow_with: Option<&str>) -> String {
+    let mut text = format!(
+        "agent: network: `{}` port {port} is refused for sandboxed commands: {why}",
+        host.display()
+    );
+    if let Some(setting) = allow_with {
+        text.push_str(&format!("; to allow it, add `{setting}` to the settings"));
+    }
+    text.push('\n');
+    text
+}
+
+async fn reply(client: &mut UnixStream, status: u16, body: &str) -> std::io::Result<()> {
+    let reason = match status {
+        200 => "OK",
+        400 => "Bad Request",
+        403 => "Forbidden",
+        431 => "Request Header Fields Too Large",
+        502 => "Bad Gateway",
+        _ => "Service Unavailable",
+    };
+    let head = format!(
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    client.write_all(head.as_bytes()).await?;
+    client.write_all(body.as_bytes()).await?;
+    client.shutdown().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    /// A one-shot origin on 127.0.0.1 that answers `hello` to whatever arrives.
+    async fn origin() -> u16 {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let mut buffer = [0u8; 1024];
+                    let _ = stream.read(&mut buffer).await;
+                    let _ = stream.write_all(b"hello").await;
+                });
+            }
+        });
+        port
+    }
+
+    fn rules() -> Rules {
+        let mut rules = Rules::default();
+        rules.add(false, "allowed.test", "user").unwrap();
+        rules.add_host("allowed.test", "127.0.0.1").unwrap();
+        rules.add_host("blocked.test", "127.0.0.1").unwrap();
+        rules
+    }
+
+    async fn ask(proxy: &Proxy, request: &[u8]) -> String {
+        let mut stream = UnixStream::connect(proxy.dir().join(SOCKET_NAME))
+            .await
+            .unwrap();
+        stream.write_all(request).await.unwrap();
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer).await;
+        String::from_utf8_lossy(&answer).into_owned()
+    }
+
+    /// The proxy's decisions so far, checked to be `allowed.test` allowed, then `blocked.test`
+    /// refused, none dropped.
+    fn allowed_then_refused(proxy: &Proxy) -> Vec<NetworkEvent> {
+        let (events, dropped) = proxy.log().take();
+        assert_eq!(dropped, 0);
+        let decisions: Vec<_> = events
+            .iter()
+            .map(|e| (e.host.as_str(), e.decision))
+            .collect();
+        assert_eq!(
+            decisions,
+            [
+                ("allowed.test", NetDecision::Allow),
+                ("blocked.test", NetDecision::Deny)
+            ]
+        );
+        events
+    }
+
+    #[tokio::test]
+    async fn allowed_names_are_relayed_and_others_refused_with_the_setting() {
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(), parent.path()).unwrap();
+        proxy.log().set_command(Some("call_1".to_owned()));
+        let port = origin().await;
+        let answer = ask(
+            &proxy,
+            format!("GET http://allowed.test:{port}/ HTTP/1.1\r\n\r\n").as_bytes(),
+        )
+        .await;
+        assert_eq!(answer, "hello");
+        let answer = ask(
+            &proxy,
+            format!("CONNECT blocked.test:{port} HTTP/1.1\r\n\r\n").as_bytes(),
+        )
+        .await;
+        assert!(answer.starts_with("HTTP/1.1 403 Forbidden\r\n"), "{answer}");
+        assert!(
+            answer.contains("add `[network] allow = [\"blocked.test\"]`"),
+            "{answer}"
+        );
+        let events = allowed_then_refused(&proxy);
+        assert_eq!(events[1].command.as_deref(), Some("call_1"));
+        assert_eq!(proxy.log().blocked(), ["blocked.test"]);
+        assert!(proxy.log().take().0.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_tunnel_whose_handshake_names_another_host_is_closed() {
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(), parent.path()).unwrap();
+        let port = origin().await;
+        // A ClientHello record naming `blocked.test`, sent right after CONNECT.
+        let name = b"blocked.test";
+        let mut ext = vec![0, 0, 0, 17, 0, 15, 0, 0, 12];
+        ext.extend_from_slice(name);
+        let mut body = vec![3, 3];
+        body.extend_from_slice(&[0; 32]);
+        body.extend_from_slice(&[0, 0, 2, 0x13, 1, 1, 0, 0, 21]);
+        body.extend_from_slice(&ext);
+        let mut record = vec![
+            0x16,
+            3,
+            1,
+            0,
+            u8::try_from(body.len() + 4).unwrap(),
+            1,
+            0,
+            0,
+        ];
+        record.push(u8::try_from(body.len()).unwrap());
+        record.extend_from_slice(&body);
+        let mut request = format!("CONNECT allowed.test:{port} HTTP/1.1\r\n\r\n").into_bytes();
+        request.extend_from_slice(&record);
+        let answer = ask(&proxy, &request).await;
+        assert_eq!(answer, "HTTP/1.1 200 Connection established\r\n\r\n");
+        let (events, _) = proxy.log().take();
+        assert_eq!(events[1].decision, NetDecision::Deny, "{events:?}");
+        assert!(events[1].rule.contains("`blocked.test`"), "{events:?}");
+    }
+
+    #[tokio::test]
+    async fn a_server_may_speak_first_through_a_tunnel() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            if let Ok((mut stream, _)) = listener.accept().await {
+                let _ = stream.write_all(b"220 welcome").await;
+            }
+        });
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(), parent.path()).unwrap();
+        let request = format!("CONNECT allowed.test:{port} HTTP/1.1\r\n\r\n");
+        let answer = ask(&proxy, request.as_bytes()).await;
+        assert_eq!(
+            answer,
+            "HTTP/1.1 200 Connection established\r\n\r\n220 welcome"
+        );
+    }
+
+    #[tokio::test]
+    async fn socks5_clients_connect_by_name_under_the_same_rules() {
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(), parent.path()).unwrap();
+        let port = origin().await;
+        let connect = |name: &str| {
+            let mut bytes = vec![5, 1, 0, 5, 1, 0, 3, u8::try_from(name.len()).unwrap()];
+            bytes.extend_from_slice(name.as_bytes());
+            bytes.extend_from_slice(&port.to_be_bytes());
+            bytes.extend_from_slice(b"GET / HTTP/1.0\r\n\r\n");
+            bytes
+        };
+        let answer = ask(&proxy, &connect("allowed.test")).await;
+        assert_eq!(answer.as_bytes()[..2], [5, 0]);
+        assert_eq!(answer.as_bytes()[2..4], [5, 0]);
+        assert!(answer.ends_with("hello"), "{answer:?}");
+        let answer = ask(&proxy, &connect("blocked.test")).await;
+        assert_eq!(answer.as_bytes(), [5, 0, 5, 2, 0, 1, 0, 0, 0, 0, 0, 0]);
+        allowed_then_refused(&proxy);
+    }
+
+    #[tokio::test]
+    async fn a_name_that_resolves_inside_is_refused() {
+        let parent = tempfile::tempdir().unwrap();
+        let mut rules = Rules::default();
+        rules.add(false, "localhost", "user").unwrap();
+        let proxy = Proxy::start(rules, parent.path()).unwrap();
+        let answer = ask(&proxy, b"GET http://localhost:1/ HTTP/1.1\r\n\r\n").await;
+        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+        assert!(answer.contains("loopback"), "{answer}");
+    }
+}

@@ -1,0 +1,272 @@
+//! A command's own network namespace (Linux, `[network] mode = "allowlist"`): the helper makes
+//! it before starting the command, brings its loopback up (so `localhost` is the command's
+//! own, where the servers it starts meet), and runs the bridge: a listener on
+//! `127.0.0.1:PORT` inside the namespace whose every connection is spliced to the agent's
+//! proxy on its Unix socket. No route leads anywhere else, so every connection out goes
+//! through the proxy, which decides by host name (`net/proxy.rs`).
+//!
+//! The bridge is a process of its own (the helper again, `--bridge`), started in the new
+//! network namespace before the helper makes the mount and PID namespaces (a process that
+//! made a PID namespace can start no thread, and one with threads can make no mount
+//! namespace): so it sees the proxy's socket where the agent made it, is none of the
+//! command's processes, and stays outside the command's Landlock domain and seccomp filter.
+//! It copies with fixed buffers and serves at most [`MAX_BRIDGED`] connections at once; on
+//! `127.0.0.1:53` it answers DNS for the names the proxy allows (`dns.rs`).
+
+use std::ffi::OsStr;
+use std::io::{BufRead as _, Read, Write};
+use std::net::{IpAddr, Shutdown, TcpListener, TcpStream, UdpSocket};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// The helper's argument that makes it the bridge (`--bridge SOCKET`).
+pub(super) const BRIDGE_ARG: &str = "--bridge";
+
+/// What the bridge says on stdout once it listens.
+const READY: &str = "ready";
+
+/// Connections the bridge serves at once (two threads each); past it, new ones are closed.
+const MAX_BRIDGED: usize = 256;
+
+/// The bridge's copy buffer per direction.
+const COPY_BUFFER_BYTES: usize = 16 * 1024;
+
+/// The DNS port of the stub resolver on the namespace's loopback.
+const DNS_PORT: u16 = 53;
+
+/// How long the stub waits for the proxy's answer about one name.
+const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The index of the loopback interface in a new network namespace (always the first).
+const LOOPBACK_INDEX: i32 = 1;
+
+/// Whether this (throw-away) process can make a network namespace: as root, or inside a new
+/// user namespace.
+pub(super) fn possible() -> bool {
+    use rustix::thread::UnshareFlags as Flags;
+    super::unshare::unshare(Flags::NEWNET).is_ok()
+        || super::unshare::unshare(Flags::NEWUSER | Flags::NEWNET).is_ok()
+}
+
+/// Enters a new network namespace (inside a new user namespace where this user may not make
+/// one directly), brings its loopback up, and starts the bridge to the proxy at `socket` as a
+/// process of its own (this one must stay single-threaded for the namespaces still to come,
+/// and after the PID namespace could start no thread). Returns once the bridge listens.
+///
+/// The bridge is started before the PID and mount namespaces: it is not one of the command's
+/// processes, and it sees the proxy's socket where the agent made it. It ends with this
+/// process (the parent-death signal) and is ended with what the command leaves behind.
+///
+/// # Errors
+/// Why the namespace or the bridge cannot be made (the command must then not run: it would
+/// otherwise reach the network without the proxy, or not at all without saying why).
+pub(super) fn enter(socket: &Path, helper_first: &OsStr) -> Result<(), String> {
+    use rustix::thread::UnshareFlags as Flags;
+    if super::unshare::unshare(Flags::NEWNET).is_err() {
+        let ids = (
+            rustix::process::getuid().as_raw(),
+            rustix::process::getgid().as_raw(),
+        );
+        super::unshare::unshare(Flags::NEWUSER | Flags::NEWNET)
+            .and_then(|()| super::unshare::map_user(ids))
+            .map_err(|error| format!("cannot make a network namespace: {error}"))?;
+    }
+    loopback_up().map_err(|error| format!("cannot bring up the loopback: {error}"))?;
+    // The stub resolver's port 53 without privileges: only in this namespace, which is the
+    // command's own. Without it there is no stub, and names resolve to nothing (quickly).
+    let _ = std::fs::write("/proc/sys/net/ipv4/ip_unprivileged_port_start", "0");
+    let mut bridge = std::process::Command::new("/proc/self/exe");
+    std::os::unix::process::CommandExt::arg0(&mut bridge, "agent-sandbox");
+    let mut child = bridge
+        .arg(helper_first)
+        .arg(BRIDGE_ARG)
+        .arg(socket)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|error| format!("cannot start the bridge: {error}"))?;
+    let mut ready = String::new();
+    let read = child
+        .stdout
+        .take()
+        .map(|out| std::io::BufReader::new(out).read_line(&mut ready));
+    if ready.trim() == READY {
+        return Ok(());
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    Err(match read {
+        Some(Err(error)) => format!("the bridge did not start: {error}"),
+        _ => "the bridge did not start".to_owned(),
+    })
+}
+
+/// The bridge process (`agent-sandbox --bridge SOCKET`): listens on `127.0.0.1:PORT` and
+/// `127.0.0.1:53` in the namespace it was started in, says so on stdout, and serves until
+/// its parent, the helper, ends.
+#[must_use]
+pub(super) fn bridge_main(socket: &Path) -> std::process::ExitCode {
+    use rustix::process::Signal;
+    let _ = rustix::process::set_parent_process_death_signal(Some(Signal::KILL));
+    // The helper may have ended before the line above took effect.
+    if rustix::process::getppid().is_none_or(|parent| parent.as_raw_nonzero().get() == 1) {
+        return std::process::ExitCode::from(1);
+    }
+    let port = super::BRIDGE_PORT;
+    let Ok(listener) = TcpListener::bind(("127.0.0.1", port)) else {
+        return std::process::ExitCode::from(1);
+    };
+    // Best effort: without the stub, names do not resolve inside (quickly: no route out).
+    if let Ok(dns) = UdpSocket::bind(("127.0.0.1", DNS_PORT)) {
+        let socket = socket.to_path_buf();
+        let _ = std::thread::Builder::new()
+            .name("dns".to_owned())
+            .spawn(move || stub_resolver(&dns, &socket));
+    }
+    let mut stdout = std::io::stdout();
+    if writeln!(stdout, "{READY}")
+        .and_then(|()| stdout.flush())
+        .is_err()
+    {
+        return std::process::ExitCode::from(1);
+    }
+    bridge(&listener, socket);
+    std::process::ExitCode::SUCCESS
+}
+
+/// Sets the loopback interface up through rtnetlink (`RTM_NEWLINK`, `IFF_UP`), as `ip link
+/// set lo up` does, and waits for the kernel's answer.
+fn loopback_up() -> std::io::Result<()> {
+    use rustix::net::{AddressFamily, RecvFlags, SendFlags, SocketType};
+    const RTM_NEWLINK: u16 = 16;
+    const NLM_F_REQUEST: u16 = 1;
+    const NLM_F_ACK: u16 = 4;
+    const NLMSG_ERROR: u16 = 2;
+    const IFF_UP: u32 = 1;
+    let socket = rustix::net::socket(AddressFamily::NETLINK, SocketType::RAW, None)?;
+    let mut message = Vec::with_capacity(32);
+    message.extend_from_slice(&32u32.to_ne_bytes());
+    message.extend_from_slice(&RTM_NEWLINK.to_ne_bytes());
+    message.extend_from_slice(&(NLM_F_REQUEST | NLM_F_ACK).to_ne_bytes());
+    message.extend_from_slice(&1u32.to_ne_bytes()); // sequence number
+    message.extend_from_slice(&0u32.to_ne_bytes()); // to the kernel
+    message.extend_from_slice(&[0, 0]); // AF_UNSPEC, padding
+    message.extend_from_slice(&0u16.to_ne_bytes()); // device type
+    message.extend_from_slice(&LOOPBACK_INDEX.to_ne_bytes());
+    message.extend_from_slice(&IFF_UP.to_ne_bytes()); // flags
+    message.extend_from_slice(&IFF_UP.to_ne_bytes()); // which flags change
+    rustix::net::send(&socket, &message, SendFlags::empty())?;
+    let mut answer = [0u8; 256];
+    let (read, _) = rustix::net::recv(&socket, &mut answer, RecvFlags::empty())?;
+    let field = |at: usize| answer.get(at..at + 4).and_then(|b| b.try_into().ok());
+    let kind = answer
+        .get(4..6)
+        .and_then(|b| b.try_into().ok())
+        .map(u16::from_ne_bytes);
+    match (kind, field(16).map(i32::from_ne_bytes)) {
+        (Some(NLMSG_ERROR), Some(0)) if read >= 20 => Ok(()),
+        (Some(NLMSG_ERROR), Some(error)) if error < 0 => {
+            Err(std::io::Error::from_raw_os_error(-error))
+        }
+        _ => Err(std::io::Error::other("no answer from the kernel")),
+    }
+}
+
+/// Accepts connections inside the namespace and splices each to the proxy.
+fn bridge(listener: &TcpListener, socket: &Path) {
+    let active = Arc::new(AtomicUsize::new(0));
+    for client in listener.incoming() {
+        let Ok(client) = client else { continue };
+        if active.load(Ordering::Acquire) >= MAX_BRIDGED {
+            continue;
+        }
+        let Ok(proxy) = UnixStream::connect(socket) else {
+            continue;
+        };
+        active.fetch_add(1, Ordering::AcqRel);
+        let done = Arc::clone(&active);
+        let spawned = std::thread::Builder::new()
+            .name("bridge-conn".to_owned())
+            .spawn(move || {
+                splice(client, proxy);
+                done.fetch_sub(1, Ordering::AcqRel);
+            });
+        if spawned.is_err() {
+            // The connection was dropped with the closure: its slot is free again.
+            active.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
+/// Copies both ways until both sides are done, closing each direction as it ends.
+fn splice(client: TcpStream, proxy: UnixStream) {
+    let (Ok(client_back), Ok(proxy_back)) = (client.try_clone(), proxy.try_clone()) else {
+        return;
+    };
+    let up = std::thread::Builder::new()
+        .name("bridge-up".to_owned())
+        .spawn(move || {
+            copy(&client, &proxy);
+            let _ = proxy.shutdown(Shutdown::Write);
+        });
+    copy(&proxy_back, &client_back);
+    let _ = client_back.shutdown(Shutdown::Write);
+    if let Ok(up) = up {
+        let _ = up.join();
+    }
+}
+
+fn copy(mut from: impl Read, mut to: impl Write) {
+    let mut buffer = vec![0u8; COPY_BUFFER_BYTES];
+    loop {
+        match from.read(&mut buffer) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                if to.write_all(&buffer[..n]).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Answers the command's DNS queries on `127.0.0.1:53`: the addresses the proxy gives for an
+/// allowed name, NXDOMAIN for every other (see `dns.rs`).
+fn stub_resolver(socket: &UdpSocket, proxy: &Path) {
+    let mut packet = [0u8; 512];
+    loop {
+        let Ok((read, from)) = socket.recv_from(&mut packet) else {
+            continue;
+        };
+        let Some(query) = super::dns::parse_query(&packet[..read]) else {
+            continue;
+        };
+        let addresses = ask_proxy(proxy, &query.name);
+        let _ = socket.send_to(&query.answer(addresses.as_deref()), from);
+    }
+}
+
+/// The proxy's addresses for `name`, or `None` when it refuses the name (or cannot be asked).
+fn ask_proxy(proxy: &Path, name: &str) -> Option<Vec<IpAddr>> {
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic()) {
+        return None;
+    }
+    let mut stream = UnixStream::connect(proxy).ok()?;
+    stream.set_read_timeout(Some(RESOLVE_TIMEOUT)).ok()?;
+    stream
+        .write_all(format!("RESOLVE {name} HTTP/1.1\r\n\r\n").as_bytes())
+        .ok()?;
+    let mut answer = Vec::new();
+    stream.take(4096).read_to_end(&mut answer).ok()?;
+    let text = String::from_utf8_lossy(&answer);
+    let (head, body) = text.split_once("\r\n\r\n")?;
+    head.starts_with("HTTP/1.1 200 ").then(|| {
+        body.lines()
+            .filter_map(|line| line.trim().parse().ok())
+            .collect()
+    })
+}

@@ -1,0 +1,564 @@
+//! Network by host name (`[network] mode = "allowlist"`) through the real binary: local HTTP
+//! servers on 127.0.0.1 stand in for the internet, named through `[network] hosts`. A
+//! sandboxed `curl` reaches them only through the agent's proxy (the command runs in a network
+//! namespace of its own), by the names the rules allow. Linux with the sandbox and `curl`;
+//! skipped with a note elsewhere.
+
+use std::io::{Read as _, Write as _};
+use std::net::TcpListener;
+
+use super::harness::{Sandbox, json};
+use pretty_assertions::assert_eq;
+
+/// A tiny HTTP server on 127.0.0.1 that answers every request with `hello from NAME` and
+/// closes. It lives until the test process ends.
+fn server(name: &'static str) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
+                    head.push(byte[0]);
+                }
+                let body = format!("hello from {name}\n");
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    port
+}
+
+fn program(name: &str) -> bool {
+    std::process::Command::new("sh")
+        .args(["-c", &format!("command -v {name}")])
+        .output()
+        .is_ok_and(|output| output.status.success())
+}
+
+/// Whether these tests can run here: the sandbox works, network namespaces can be made and
+/// `curl` exists.
+fn available(sandbox: &Sandbox) -> bool {
+    if !cfg!(target_os = "linux") || !program("curl") {
+        eprintln!("note: not Linux or no curl; network tests skipped");
+        return false;
+    }
+    let output = sandbox
+        .agent()
+        .args(["config", "show", "--json"])
+        .output()
+        .unwrap();
+    let shown = json(&output);
+    if shown["sandbox.active"]["value"] != true {
+        eprintln!("note: the sandbox is not available here; network tests skipped");
+        return false;
+    }
+    true
+}
+
+fn settings(extra: &str) -> String {
+    format!(
+        r#"
+[network]
+mode = "allowlist"
+allow = ["allowed.test"]
+hosts = {{ "allowed.test" = "127.0.0.1", "blocked.test" = "127.0.0.1" }}
+{extra}
+"#
+    )
+}
+
+/// A sandbox with `settings(extra)` and a server `A` on its port, when these tests can run.
+fn ready(extra: &str) -> Option<(Sandbox, u16)> {
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(extra));
+    available(&sandbox).then(|| (sandbox, server("A")))
+}
+
+/// Writes the project's `.agent/settings.toml`.
+fn project_file(sandbox: &Sandbox, toml: &str) {
+    let project = sandbox.work().join(".agent");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join("settings.toml"), toml).unwrap();
+}
+
+/// `curl` of `allowed.test`, then of `blocked.test` with the status code written last: the
+/// command's stdout.
+fn allowed_then_blocked(sandbox: &Sandbox, port: u16) -> String {
+    let command = format!(
+        "curl -sS http://allowed.test:{port}/; curl -sS -w '%{{http_code}}' http://blocked.test:{port}/"
+    );
+    let result = exec(sandbox, &command);
+    result["stdout"].as_str().unwrap().to_owned()
+}
+
+/// `agent exec --json COMMAND` with `settings`: the result.
+fn exec(sandbox: &Sandbox, command: &str) -> serde_json::Value {
+    let output = sandbox
+        .agent()
+        .args(["exec", "--json", "--", command])
+        .output()
+        .unwrap();
+    json(&output)
+}
+
+#[test]
+fn an_allowed_name_is_reached_through_the_proxy() {
+    let Some((sandbox, port)) = ready("") else {
+        return;
+    };
+    let result = exec(&sandbox, &format!("curl -sS http://allowed.test:{port}/"));
+    assert_eq!(result["stdout"], "hello from A\n", "{result}");
+    let events = result["network"].as_array().unwrap();
+    assert_eq!(events[0]["host"], "allowed.test");
+    assert_eq!(events[0]["decision"], "allow");
+    assert_eq!(events[0]["port"], port);
+}
+
+#[test]
+fn an_unknown_name_is_refused_with_403_naming_it_and_the_setting() {
+    let Some((sandbox, port)) = ready("") else {
+        return;
+    };
+    let result = exec(
+        &sandbox,
+        &format!("curl -sS -w '%{{http_code}}' http://Blocked.test.:{port}/"),
+    );
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(stdout.ends_with("403"), "{result}");
+    assert!(stdout.contains("`blocked.test` port"), "{stdout}");
+    assert!(
+        stdout.contains("[network] allow = [\"blocked.test\"]"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("hello"), "{stdout}");
+    let event = &result["network"][0];
+    assert_eq!(event["host"], "blocked.test", "{result}");
+    assert_eq!(event["decision"], "deny");
+    assert_eq!(event["allow_with"], "[network] allow = [\"blocked.test\"]");
+}
+
+#[test]
+fn a_tunnel_to_an_unknown_name_is_refused_too() {
+    let Some((sandbox, port)) = ready("") else {
+        return;
+    };
+    let result = exec(
+        &sandbox,
+        &format!("curl -sS -p http://blocked.test:{port}/ 2>&1; echo \" exit=$?\""),
+    );
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(stdout.contains("403"), "{stdout}");
+    assert!(!stdout.contains("hello"), "{stdout}");
+    assert!(!stdout.contains("exit=0"), "{stdout}");
+}
+
+#[test]
+fn deny_wins_over_a_wildcard_allow() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(
+        r#"
+[network]
+mode = "allowlist"
+allow = ["*.test"]
+deny = ["blocked.test"]
+hosts = { "allowed.test" = "127.0.0.1", "blocked.test" = "127.0.0.1" }
+"#,
+    );
+    if !available(&sandbox) {
+        return;
+    }
+    let stdout = allowed_then_blocked(&sandbox, server("A"));
+    assert!(stdout.starts_with("hello from A\n"), "{stdout}");
+    assert!(stdout.ends_with("403"), "{stdout}");
+    assert!(
+        stdout.contains("[network] deny = [\"blocked.test\"]"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn localhost_is_the_commands_own_namespace() {
+    let Some((sandbox, port)) = ready("") else {
+        return;
+    };
+    // Direct (no proxy), the machine's server is not there; through the proxy, an address
+    // no rule names is refused.
+    let result = exec(
+        &sandbox,
+        &format!(
+            "curl -sS http://127.0.0.1:{port}/; echo \"direct=$?\"; \
+             curl -sS -w '%{{http_code}}' --proxy http://127.0.0.1:3128 --noproxy '' http://127.0.0.1:{port}/"
+        ),
+    );
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(!stdout.contains("hello"), "{stdout}");
+    assert!(stdout.contains("direct=7"), "{stdout}");
+    assert!(stdout.ends_with("403"), "{stdout}");
+}
+
+#[test]
+fn this_machine_is_reached_as_host_agent_internal_on_allow_local_ports_only() {
+    let sandbox = Sandbox::new();
+    let port_b = server("B");
+    sandbox.settings(&settings(""));
+    if !available(&sandbox) {
+        return;
+    }
+    let command = format!("curl -sS -w '%{{http_code}}' http://host.agent.internal:{port_b}/");
+    let result = exec(&sandbox, &command);
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(stdout.ends_with("403"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("[network] allow_local = [{port_b}]")),
+        "{stdout}"
+    );
+    sandbox.settings(&settings(&format!("allow_local = [{port_b}]")));
+    let result = exec(&sandbox, &command);
+    assert_eq!(result["stdout"], "hello from B\n200", "{result}");
+}
+
+#[test]
+fn the_command_cannot_open_other_unix_sockets() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(""));
+    if !available(&sandbox) || !program("python3") {
+        return;
+    }
+    let outside = sandbox.root.path().join("service.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&outside).unwrap();
+    let command = format!(
+        "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{}')\" 2>&1; echo \"exit=$?\"",
+        outside.display()
+    );
+    let result = exec(&sandbox, &command);
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(stdout.contains("exit=1"), "{stdout}");
+    assert!(stdout.contains("Permission denied"), "{stdout}");
+    drop(listener);
+}
+
+#[test]
+fn a_project_file_cannot_open_the_network() {
+    let Some((sandbox, port)) = ready("") else {
+        return;
+    };
+    project_file(
+        &sandbox,
+        "[network]\nmode = \"full\"\nallow = [\"blocked.test\"]\nallow_local = [1]\nhosts = { \"allowed.test\" = \"10.0.0.1\" }\n",
+    );
+    let stdout = allowed_then_blocked(&sandbox, port);
+    assert!(stdout.starts_with("hello from A\n"), "{stdout}");
+    assert!(stdout.ends_with("403"), "{stdout}");
+}
+
+#[test]
+fn a_project_file_may_narrow() {
+    let Some((sandbox, port)) = ready("") else {
+        return;
+    };
+    project_file(&sandbox, "[network]\ndeny = [\"allowed.test\"]\n");
+    let stdout = allowed_then_blocked(&sandbox, port);
+    assert!(
+        stdout.starts_with("agent: network: `allowed.test` port"),
+        "{stdout}"
+    );
+    assert!(stdout.ends_with("403"), "{stdout}");
+}
+
+#[test]
+fn config_show_names_the_network_mode_and_rules() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings("presets = [\"npm\"]\nallow_local = [5432]"));
+    let output = sandbox
+        .agent()
+        .args(["config", "show", "--json"])
+        .output()
+        .unwrap();
+    let shown = json(&output);
+    assert_eq!(shown["network.mode"]["value"], "allowlist", "{shown}");
+    assert_eq!(shown["network.allow"]["value"][0], "allowed.test");
+    assert_eq!(shown["network.presets"]["value"][0], "npm");
+    assert_eq!(shown["network.allow_local"]["value"][0], 5432);
+}
+
+#[test]
+fn malformed_network_settings_name_the_key() {
+    let sandbox = Sandbox::new();
+    for (toml, words) in [
+        ("[network]\nmode = \"some\"\n", "network.mode"),
+        ("[network]\nallow = [\"a@b\"]\n", "network.allow"),
+        ("[network]\npresets = [\"nuget\"]\n", "network.presets"),
+        ("[network]\nallow_local = [0]\n", "network.allow_local"),
+        (
+            "[network]\nhosts = { \"a.test\" = \"nowhere\" }\n",
+            "network.hosts",
+        ),
+    ] {
+        sandbox.settings(toml);
+        let output = sandbox.agent().args(["config", "show"]).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{toml}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(words), "{toml}: {stderr}");
+    }
+}
+
+#[test]
+fn https_goes_through_a_tunnel_the_proxy_does_not_open() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(""));
+    if !available(&sandbox) || !program("openssl") {
+        return;
+    }
+    let dir = sandbox.root.path();
+    let made = std::process::Command::new("openssl")
+        .current_dir(dir)
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "key.pem",
+            "-out",
+            "cert.pem",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=allowed.test",
+            "-addext",
+            "subjectAltName=DNS:allowed.test",
+        ])
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = std::process::Command::new("openssl")
+        .current_dir(dir)
+        .args([
+            "s_server", "-quiet", "-www", "-cert", "cert.pem", "-key", "key.pem",
+        ])
+        .args(["-accept", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    super::harness::wait_for(
+        std::time::Duration::from_secs(20),
+        "openssl s_server",
+        || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok(),
+    );
+    let cert = dir.join("cert.pem");
+    std::fs::copy(&cert, sandbox.work().join("cert.pem")).unwrap();
+    let result = exec(
+        &sandbox,
+        &format!(
+            "curl -sS --cacert cert.pem -o /dev/null -w '%{{http_code}}' https://allowed.test:{port}/"
+        ),
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(result["stdout"], "200", "{result}");
+    assert_eq!(result["network"][0]["decision"], "allow", "{result}");
+}
+
+#[test]
+fn names_resolve_inside_only_when_allowed() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(""));
+    if !available(&sandbox) || !program("getent") {
+        return;
+    }
+    let result = exec(
+        &sandbox,
+        "getent hosts allowed.test; echo \"allowed=$?\"; getent hosts blocked.test; echo \"blocked=$?\"; \
+         getent hosts example.com; echo \"example=$?\"",
+    );
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(
+        stdout.starts_with("127.0.0.1       allowed.test\nallowed=0\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\nblocked=2\n"), "{stdout}");
+    assert!(stdout.ends_with("\nexample=2\n"), "{stdout}");
+}
+
+#[test]
+fn without_a_network_namespace_allowlist_refuses_all_network_and_says_why() {
+    let Some((sandbox, port)) = ready("") else {
+        return;
+    };
+    let output = sandbox
+        .agent()
+        .env("AGENT_TEST_SANDBOX_NO_NETNS", "1")
+        .args(["exec", "--json", "--"])
+        .arg(format!("curl -sS http://allowed.test:{port}/"))
+        .output()
+        .unwrap();
+    let result = json(&output);
+    assert!(
+        !result["stdout"].as_str().unwrap().contains("hello"),
+        "{result}"
+    );
+    assert_ne!(result["exit_code"], 0, "{result}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("`[network] mode = \"allowlist\"` cannot be enforced here"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("commands get no network at all"),
+        "{stderr}"
+    );
+    let shown = sandbox
+        .agent()
+        .env("AGENT_TEST_SANDBOX_NO_NETNS", "1")
+        .args(["config", "show"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(text.contains("cannot be enforced here"), "{text}");
+}
+
+#[test]
+fn the_old_sandbox_network_key_still_means_every_host() {
+    let sandbox = Sandbox::new();
+    sandbox.settings("[sandbox]\nnetwork = true\n");
+    let output = sandbox
+        .agent()
+        .args(["config", "show", "--json"])
+        .output()
+        .unwrap();
+    let shown = json(&output);
+    assert_eq!(shown["network.mode"]["value"], "full", "{shown}");
+    assert_eq!(shown["sandbox.network"]["value"], true, "{shown}");
+}
+
+#[test]
+fn a_run_records_network_events_tells_the_model_and_sums_up() {
+    use super::fake_model::{FakeModel, turn_text, turn_tool_call};
+    let Some((sandbox, port)) = ready("") else {
+        return;
+    };
+    let command =
+        format!("curl -sS http://allowed.test:{port}/; curl -sS http://blocked.test:{port}/");
+    let run = |json: bool| {
+        let server =
+            FakeModel::openai_turns([turn_tool_call(&command, "fetch"), turn_text("done")]);
+        let mut agent = sandbox.agent();
+        agent
+            .env("OPENAI_API_KEY", "sk-test")
+            .args(["run", "--provider", "openai", "--base-url"])
+            .arg(server.openai_url())
+            .args(["--allow", "curl"]);
+        if json {
+            agent.arg("--json");
+        }
+        let output = agent.arg("fetch").output().unwrap();
+        let result = server.request(1).tool_results()[0].1.clone();
+        (output, result)
+    };
+    let (output, result) = run(true);
+    assert!(output.status.success(), "{output:?}");
+    let events = super::harness::events(&output.stdout);
+    let network: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|event| event["type"] == "network")
+        .collect();
+    assert_eq!(network.len(), 2, "{events:?}");
+    assert_eq!(network[0]["host"], "allowed.test");
+    assert_eq!(network[0]["decision"], "allow");
+    assert_eq!(network[1]["host"], "blocked.test");
+    assert_eq!(network[1]["decision"], "deny");
+    assert_eq!(
+        network[1]["allow_with"],
+        "[network] allow = [\"blocked.test\"]"
+    );
+    let call = events
+        .iter()
+        .find(|event| event["type"] == "tool_call")
+        .unwrap();
+    assert_eq!(network[1]["command"], call["id"], "{events:?}");
+    let transcripts = sandbox.transcripts().join("\n");
+    assert!(
+        transcripts.contains("\"type\":\"network\""),
+        "{transcripts}"
+    );
+    // The model learns what was refused and what would allow it.
+    assert!(result.contains("hello from A"), "{result}");
+    assert!(result.contains("\"network_refused\""), "{result}");
+    assert!(result.contains("blocked.test"), "{result}");
+
+    let (output, _) = run(false);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("agent: network: refused `blocked.test` port"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("agent: network: blocked: 1 host (blocked.test)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn socks5_with_host_names_goes_through_the_same_rules() {
+    let Some((sandbox, port)) = ready("") else {
+        return;
+    };
+    let socks = "--proxy socks5h://127.0.0.1:3128";
+    let result = exec(
+        &sandbox,
+        &format!(
+            "curl -sS {socks} http://allowed.test:{port}/; curl -sS {socks} http://blocked.test:{port}/ 2>&1; echo \"exit=$?\""
+        ),
+    );
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(stdout.starts_with("hello from A\n"), "{stdout}");
+    assert!(!stdout.contains("exit=0"), "{stdout}");
+    assert_eq!(result["network"][1]["host"], "blocked.test", "{result}");
+    assert_eq!(result["network"][1]["decision"], "deny", "{result}");
+}
+
+#[test]
+fn what_mode_auto_runs_gets_no_network_even_through_the_proxy() {
+    use super::fake_model::{FakeModel, turn_text, turn_tool_call};
+    let Some((sandbox, port)) = ready("") else {
+        return;
+    };
+    let settings = std::fs::read_to_string(sandbox.config_dir().join("settings.toml")).unwrap();
+    sandbox.settings(&format!("[permissions]\nmode = \"auto\"\n{settings}"));
+    let command = format!("curl -sS http://allowed.test:{port}/");
+    let server = FakeModel::openai_turns([turn_tool_call(&command, "fetch"), turn_text("done")]);
+    let output = sandbox
+        .agent()
+        .env("OPENAI_API_KEY", "sk-test")
+        .args(["run", "--provider", "openai", "--base-url"])
+        .arg(server.openai_url())
+        .args(["--json", "fetch"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let events = super::harness::events(&output.stdout);
+    let decided = events
+        .iter()
+        .find(|event| event["type"] == "decision")
+        .unwrap();
+    // Auto let it run (sandboxed, no prompt) — with the network closed: no proxy to reach.
+    assert_eq!(decided["decision"], "allow", "{events:?}");
+    let result = server.request(1).tool_results()[0].1.clone();
+    assert!(result.contains("\"sandbox_denied\":true"), "{result}");
+    assert!(!result.contains("hello from A"), "{result}");
+}
