@@ -902,6 +902,38 @@ fn fsmonitor(marker: &Path) -> String {
     )
 }
 
+/// The control for a planted git trap: `command` run by plain `sh` (no agent, no sandbox) in
+/// a fresh repository, with a repository of its own at `inner` when that is not `.`; then the
+/// person's `git status` in `inner` runs the trap and `marker` appears. It proves the test
+/// that asserts the trap did not fire can fail. `marker` is removed again.
+fn assert_trap_fires(command: &str, inner: &str, marker: &Path) {
+    let control = Dirs::new();
+    let work = repository(&control);
+    let dir = work.join(inner);
+    if inner != "." {
+        std::fs::create_dir_all(&dir).unwrap();
+        assert!(git(&dir, &["init", "-q"]).status.success());
+    }
+    let planted = std::process::Command::new("sh")
+        .args(["-c", command])
+        .current_dir(&work)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(planted.status.success(), "the control: {planted:?}");
+    assert_status_runs(&dir);
+    assert!(marker.exists(), "the control: the trap did not fire");
+    std::fs::remove_file(marker).unwrap();
+}
+
+/// The person's `git status` in `dir`, which must succeed: a git that stops early reads no
+/// trap, and the test asserting the trap did not fire would pass for nothing.
+fn assert_status_runs(dir: &Path) {
+    let status = git(dir, &["status"]);
+    assert!(status.status.success(), "git status failed: {status:?}");
+}
+
 fn undone(result: &serde_json::Value) -> String {
     result["sandbox_undone"]
         .as_array()
@@ -931,10 +963,11 @@ fn a_planted_commondir_is_undone_and_reported() {
         "cp -r .git evil && cp {} evil/config && echo \"$PWD/evil\" > .git/commondir; true",
         quoted(&dirs.tmp.join("evil-config"))
     );
+    assert_trap_fires(&command, ".", &marker);
     let (result, _) = dirs.exec(&[&command]);
     assert!(!work.join(".git/commondir").exists(), "{result}");
     assert!(undone(&result).contains(".git/commondir"), "{result}");
-    git(&work, &["status"]);
+    assert_status_runs(&work);
     assert!(!marker.exists(), "git ran the planted fsmonitor: {result}");
 }
 
@@ -955,6 +988,7 @@ fn a_nested_repository_added_as_a_gitlink_is_undone() {
          && git ls-files -s sub",
         marker.display()
     );
+    assert_trap_fires(&command, ".", &marker);
     let (result, status) = dirs.exec(&[&command]);
     assert_eq!(status, Some(0), "{result}");
     assert!(
@@ -973,7 +1007,7 @@ fn a_nested_repository_added_as_a_gitlink_is_undone() {
         !String::from_utf8_lossy(&listed.stdout).contains("160000"),
         "the gitlink stayed in the index"
     );
-    git(&work, &["status"]);
+    assert_status_runs(&work);
     assert!(!marker.exists(), "git ran the nested fsmonitor: {result}");
 }
 
@@ -1491,10 +1525,11 @@ fn the_kept_tree_sees_what_changed_between_processes() {
             "git config -f deep/er/sub{round}/.git/config core.fsmonitor 'touch {}; false'; true",
             marker.display()
         );
+        assert_trap_fires(&command, &format!("deep/er/sub{round}"), &marker);
         let (result, _) = dirs.exec(&[&command]);
         let config = std::fs::read_to_string(nested.join(".git/config")).unwrap();
         assert!(!config.contains("fsmonitor"), "round {round}: {result}");
-        git(&nested, &["status"]);
+        assert_status_runs(&nested);
         assert!(
             !marker.exists(),
             "round {round}: git ran the planted fsmonitor"
