@@ -351,6 +351,41 @@ fn with_ci_set_it_denies_without_asking() {
     assert!(!exists(&sandbox.work().join("F")));
 }
 
+/// Where nobody can answer, nobody is asked, whatever the policy says: `--no-prompt`, `CI`,
+/// a stderr that is not the terminal (stdin still is). Each says why in the result the model
+/// gets. The same run at the same terminal without any of them asks (the control).
+#[test]
+fn nobody_is_asked_where_nobody_can_answer() {
+    for (env, flag, redirect, why) in [
+        (None, "", "", None),
+        (None, "--no-prompt", "", Some("--no-prompt was given")),
+        (Some(("CI", "1")), "", "", Some("CI is set")),
+        (None, "", "2> err.txt", Some("there is no terminal to ask")),
+    ] {
+        let case = format!("{env:?} {flag} {redirect}");
+        let sandbox = Sandbox::new();
+        let server =
+            FakeModel::openai_turns([turn_tool_call("touch F", "create F"), turn_text("over")]);
+        let env: Vec<(&str, &str)> = env.into_iter().collect();
+        let tail = format!("{flag} 'make F' {redirect}");
+        let tmux = run_in_tmux(&sandbox, &server, &env, &tail);
+        let Some(why) = why else {
+            tmux.wait_for("1. Allow");
+            tmux.keys(&["0"]);
+            tmux.wait_for("EXIT=0");
+            continue;
+        };
+        let screen = tmux.wait_for("EXIT=0");
+        assert!(!screen.contains("1. Allow"), "{case}: asked:\n{screen}");
+        assert!(!exists(&sandbox.work().join("F")), "{case}: ran:\n{screen}");
+        let result = &server.request(1).tool_results()[0].1;
+        assert!(
+            result.contains(&format!("nobody can be asked ({why})")),
+            "{case}: {result}"
+        );
+    }
+}
+
 #[test]
 fn redirected_stdout_gets_the_answer_while_the_screen_shows_progress() {
     let sandbox = Sandbox::new();
