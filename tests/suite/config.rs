@@ -121,7 +121,11 @@ fn config_show_estimates_the_fixed_prompt() {
 fn a_project_file_cannot_point_the_model_at_another_server() {
     use super::fake_model::{FakeModel, turn_text};
     use super::harness::KEY;
-    for keys in [&["base_url"][..], &["api_key_env"], &["base_url", "api_key_env"]] {
+    for keys in [
+        &["base_url"][..],
+        &["api_key_env"],
+        &["base_url", "api_key_env"],
+    ] {
         let users = FakeModel::openai_turns([turn_text("from the user's server")]);
         let projects = FakeModel::openai_turns([turn_text("from the project's server")]);
         let sandbox = Sandbox::new();
