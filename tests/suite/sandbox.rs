@@ -1414,9 +1414,9 @@ fn what_the_read_only_list_allows_runs_read_only() {
     let script = format!(
         "#!/bin/sh\ncat {home}/secret; cat .env; cat notes.txt; touch written && echo wrote; \
          git status --short >/dev/null 2>&1 && echo git-ok; \
-         echo via-tmp > /tmp/agent-inspection-{pid} && echo wrote-tmp\n",
+         echo outside > {outside}/written && echo wrote-outside\n",
         home = quoted(&home),
-        pid = std::process::id()
+        outside = quoted(&dirs.outside),
     );
     // Inside the workspace: an inspection command cannot even see programs elsewhere.
     let path = super::harness::first_on_path(&work.join("bin"), "ls", &script);
@@ -1451,7 +1451,7 @@ fn what_the_read_only_list_allows_runs_read_only() {
         );
         assert!(!stdout.contains("wrote"), "{switch:?}: wrote: {stdout}");
         assert!(!work.join("written").exists());
-        let _ = std::fs::remove_file(format!("/tmp/agent-inspection-{}", std::process::id()));
+        assert!(!dirs.outside.join("written").exists());
     }
 
     // Allowed by a rule instead: the workspace-write sandbox, as before.

@@ -85,7 +85,9 @@ impl Tmux {
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
-    /// Waits until `needle` is on screen; returns the screen.
+    /// Waits until `needle` is on screen or in the last 200 lines of scrollback (text that
+    /// appears once in a test); returns the screen. For a state shown again, see
+    /// [`Tmux::wait_on_screen`].
     pub(super) fn wait_for(&self, needle: &str) -> String {
         let start = Instant::now();
         loop {
@@ -96,6 +98,24 @@ impl Tmux {
             assert!(
                 start.elapsed() < PATIENCE,
                 "`{needle}` never appeared; the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Waits until `needle` is on the visible screen, not in the scrollback: for a state the
+    /// screen shows now (the composer's footer saying it is ready again), where a copy from
+    /// before, scrolled out of sight, must not count.
+    pub(super) fn wait_on_screen(&self, needle: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.tmux_output(&["capture-pane", "-p", "-J"]);
+            if screen.contains(needle) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < PATIENCE,
+                "`{needle}` never appeared on the visible screen:\n{screen}"
             );
             std::thread::sleep(Duration::from_millis(50));
         }
