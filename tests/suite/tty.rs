@@ -89,33 +89,29 @@ impl Tmux {
     /// appears once in a test); returns the screen. For a state shown again, see
     /// [`Tmux::wait_on_screen`].
     pub(super) fn wait_for(&self, needle: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if screen.contains(needle) {
-                return screen;
-            }
-            assert!(
-                start.elapsed() < PATIENCE,
-                "`{needle}` never appeared; the screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        self.poll(needle, "on screen", Self::screen)
     }
 
     /// Waits until `needle` is on the visible screen, not in the scrollback: for a state the
     /// screen shows now (the composer's footer saying it is ready again), where a copy from
     /// before, scrolled out of sight, must not count.
     pub(super) fn wait_on_screen(&self, needle: &str) -> String {
+        self.poll(needle, "on the visible screen", |tmux| {
+            tmux.tmux_output(&["capture-pane", "-p", "-J"])
+        })
+    }
+
+    /// Captures with `capture` until `needle` is in it (failing after [`PATIENCE`]).
+    fn poll(&self, needle: &str, place: &str, capture: impl Fn(&Self) -> String) -> String {
         let start = Instant::now();
         loop {
-            let screen = self.tmux_output(&["capture-pane", "-p", "-J"]);
+            let screen = capture(self);
             if screen.contains(needle) {
                 return screen;
             }
             assert!(
                 start.elapsed() < PATIENCE,
-                "`{needle}` never appeared on the visible screen:\n{screen}"
+                "`{needle}` never appeared {place}; the screen:\n{screen}"
             );
             std::thread::sleep(Duration::from_millis(50));
         }
