@@ -47,18 +47,15 @@ fn an_allow_rule_does_not_cover_an_option_that_writes_a_file() {
         .code(0);
 }
 
+/// The test's own hermetic `git ARGS` in `dir`, which must succeed.
+fn git_ok(dir: &std::path::Path, args: &[&str]) {
+    let output = super::harness::git(dir, args);
+    assert!(output.status.success(), "git {args:?}: {output:?}");
+}
+
 /// A repository whose `.git/config` runs `touch PWNED` from `core.fsmonitor`.
 fn booby_trapped_repository(sandbox: &Sandbox) {
-    let git = |args: &[&str]| {
-        let status = std::process::Command::new("git")
-            .args(args)
-            .current_dir(sandbox.work())
-            .env("HOME", sandbox.root.path().join("home"))
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .status()
-            .expect("git must be installed");
-        assert!(status.success(), "git {args:?}");
-    };
+    let git = |args: &[&str]| git_ok(&sandbox.work(), args);
     git(&["init", "-q", "."]);
     std::fs::write(sandbox.work().join("f"), "a\n").unwrap();
     git(&["config", "core.fsmonitor", "touch PWNED; false"]);
@@ -113,10 +110,7 @@ fn an_ext_url_runs_nothing_under_a_command_no_person_approved() {
     ] {
         let case = format!("{flags:?}, the person's GIT_CONFIG_COUNT: {users_entries}");
         let sandbox = Sandbox::new();
-        let git = |args: &[&str]| {
-            let output = super::harness::git(&sandbox.work(), args);
-            assert!(output.status.success(), "git {args:?}: {output:?}");
-        };
+        let git = |args: &[&str]| git_ok(&sandbox.work(), args);
         git(&["init", "-q", "."]);
         git(&["config", "protocol.ext.allow", "always"]);
         let server = FakeModel::openai_turns([
@@ -142,7 +136,7 @@ fn an_ext_url_runs_nothing_under_a_command_no_person_approved() {
         );
     }
     let sandbox = Sandbox::new();
-    let git = |args: &[&str]| super::harness::git(&sandbox.work(), args);
+    let git = |args: &[&str]| git_ok(&sandbox.work(), args);
     git(&["init", "-q", "."]);
     git(&["config", "protocol.ext.allow", "always"]);
     let _ = sandbox
