@@ -81,8 +81,9 @@ fn the_gate_is_held_exactly_while_the_command_runs() {
             .current_dir(dir.path())
             .spawn()
             .unwrap();
-        wait_for(patience, "the command to start", || {
-            dir.path().join("started").exists()
+        // Its `sleep` running, not only its marker written: the shell forks it after.
+        wait_for(patience, "the command's sleep to start", || {
+            !left_running(dir.path()).is_empty()
         });
         // The shell goes; its `sleep` stays unless killed too, as a survivor would.
         child.kill().unwrap();
