@@ -34,5 +34,6 @@ mod ship;
 mod signals;
 mod slips;
 mod snapshots;
+mod support;
 mod tty;
 mod usage;
