@@ -4,7 +4,7 @@
 //! `>FILE`/`2>&1` redirections — building the same [`Script`] tree-sitter-bash would (a
 //! property test compares the two on generated commands of this grammar, field by field).
 //! Anything else, or anything it is unsure of, is `None` and goes to tree-sitter: `$`,
-//! backticks, `\`, `#`, newlines and control characters, parentheses and braces, `[`, `!`,
+//! backticks, `\`, `#`, newlines and control characters, `((` anywhere, unquoted parentheses and braces, `[`, `!`,
 //! `<`, `&` other than in `&&`/`&>`/`>&`, a quote glued to other text, a reserved or
 //! declaration word (`if`, `export` …) as a program, `@` or `==` (tree-sitter-bash reads
 //! some of those as errors). Owns only that lexing; decides nothing.
@@ -39,8 +39,9 @@ struct Statement {
 /// Reads `text` as a script of this module's grammar, or `None`.
 pub(super) fn parse(text: &str) -> Option<Script> {
     // `parse` reads texts with these again in other ways (escaped blanks, `((`), even
-    // inside quotes.
-    if text.contains(['\\', '(']) {
+    // inside quotes. A lone `(` or `)` is read here only inside quotes: unquoted, it ends
+    // no word and starts no operator of this grammar, so the text goes to tree-sitter.
+    if text.contains('\\') || text.contains("((") {
         return None;
     }
     let bytes = text.as_bytes();

@@ -96,6 +96,17 @@ const WORDS: &[&str] = &[
     "\"-rf\"",
     "x2",
     "*1",
+    "\"^(export|import) \"",
+    "\"(a|b)\"",
+    "'(x)'",
+    "\"a)\"",
+    "\")(\"",
+    "\"f(<|>)\"",
+    "\"))\"",
+    "(",
+    ")",
+    "x)",
+    "(x",
 ];
 
 const REDIRECTIONS: &[&str] = &[
@@ -224,6 +235,9 @@ fn the_lexer_reads_the_common_shapes() {
         "sed -n '1,80p' src/main.rs",
         "*.rs",
         "src/*.rs x",
+        "grep -E \"^(export|import) \" README.md | sort | uniq -c",
+        "rg -n \"rating(<|>)\" pkg/api",
+        "grep 'f(x)' src",
     ] {
         let fast = lex::parse(text);
         assert!(fast.is_some(), "not read: {text:?}");
@@ -263,6 +277,12 @@ fn the_lexer_leaves_the_rest_to_tree_sitter() {
         "ls me@x.com | x",
         "ls me@x.com",
         "ls | ls \"((\"",
+        "ls \"))\" '(('",
+        "ls (x)",
+        "ls x)",
+        "ls ( x )",
+        "(ls) | x",
+        "ls \"a\"(b)",
         "cat \" \"",
         "ls 'a\\ b'",
         "*2>x",
