@@ -4,18 +4,27 @@
 //! `>FILE`/`2>&1` redirections — building the same [`Script`] tree-sitter-bash would (a
 //! property test compares the two on generated commands of this grammar, field by field).
 //! Anything else, or anything it is unsure of, is `None` and goes to tree-sitter: `$`,
-//! backticks, `\`, `#`, newlines and control characters, `((` anywhere, unquoted parentheses and braces, `[`, `!`,
+//! backticks, `\`, `#`, newlines and control characters, `((` anywhere, unquoted parentheses and braces, `[` (but a test of a plain shape at a command's start: `[ -f x ]`), `!`,
 //! `<`, `&` other than in `&&`/`&>`/`>&`, a quote glued to other text, a reserved or
 //! declaration word (`if`, `export` …) as a program, `@` or `==` (tree-sitter-bash reads
 //! some of those as errors). Owns only that lexing; decides nothing.
 
-use super::script::{Command, RESERVED_WORDS, Script, Shape};
+use super::script::{Command, RESERVED_WORDS, Script, Shape, TEST};
 use super::word::{Word, WordKind};
 
 /// Programs tree-sitter-bash reads as a declaration or `unset`, not a command.
 const DECLARATION_WORDS: &[&str] = &[
     "declare", "typeset", "export", "readonly", "local", "unset", "unsetenv",
 ];
+
+/// The unary tests of `[ -X WORD ]` and `[[ -X WORD ]]` read here (files and strings).
+const UNARY_TESTS: &[&str] = &[
+    "-e", "-f", "-d", "-s", "-r", "-w", "-x", "-L", "-h", "-n", "-z",
+];
+
+/// The binary tests of `[ WORD OP WORD ]` read here (not in `[[ … ]]`, where the right side
+/// of `=` is a pattern).
+const BINARY_TESTS: &[&str] = &["=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot"];
 
 /// Most commands read this way; longer scripts go to tree-sitter.
 const MAX_COMMANDS: usize = 16;
@@ -49,11 +58,22 @@ pub(super) fn parse(text: &str) -> Option<Script> {
     let mut commands: Vec<Command> = Vec::new();
     let mut statements = 0usize;
     let mut statement = Statement::default();
+    // Commands and tests read (a test adds no command, as in tree-sitter-bash's reading).
+    let mut read = 0usize;
+    let mut only_test = false;
     loop {
         lexer.blanks();
-        let (command, redirected) = lexer.command()?;
-        commands.push(command);
-        if commands.len() > MAX_COMMANDS {
+        let (command, redirected) = if lexer.peek() == Some(b'[') {
+            lexer.test()?;
+            only_test = read == 0;
+            (None, false)
+        } else {
+            let (command, redirected) = lexer.command()?;
+            (Some(command), redirected)
+        };
+        read += 1;
+        commands.extend(command);
+        if read > MAX_COMMANDS {
             return None;
         }
         // tree-sitter-bash reads a redirection of the last command as one of the whole
@@ -105,6 +125,8 @@ pub(super) fn parse(text: &str) -> Option<Script> {
         Shape::Other("a command list")
     } else if statement.pipe {
         Shape::Other("a pipeline")
+    } else if only_test {
+        Shape::Other(TEST)
     } else {
         Shape::Simple
     };
@@ -206,6 +228,55 @@ impl Lexer<'_> {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// A test command of one of the plain shapes `[ -X WORD ]`, `[ WORD OP WORD ]` or
+    /// `[[ -X WORD ]]`, the operator unquoted, the operands plain words or quoted text without
+    /// brackets, `=`, `-` at the start or globs; anything else is `None`. Only an operator or the end may follow
+    /// (tree-sitter-bash reads a redirection of a test as one of the statement).
+    fn test(&mut self) -> Option<()> {
+        let double = self.bytes[self.at..].starts_with(b"[[");
+        let close: &[u8] = if double { b"]]" } else { b"]" };
+        self.at += close.len();
+        if !matches!(self.peek(), Some(b' ' | b'\t')) {
+            return None;
+        }
+        let mut words = Vec::new();
+        loop {
+            self.blanks();
+            if self.bytes[self.at..].starts_with(close) {
+                self.at += close.len();
+                if !self.at_word_end() {
+                    return None;
+                }
+                break;
+            }
+            if words.len() == 3 {
+                return None;
+            }
+            // Whether the word is quoted: tree-sitter-bash reads only a bare operator as one.
+            let quoted = matches!(self.peek(), Some(b'\'' | b'"'));
+            words.push((self.word()?, quoted));
+        }
+        let operand = |(word, _): &(Word, bool)| {
+            word.kind == WordKind::Literal
+                && !word.text.is_empty()
+                && !word.text.starts_with('-')
+                && !word.text.contains([
+                    '[', ']', '(', ')', '=', '*', '?', '~', '{', '}', '#', '<', '>',
+                ])
+        };
+        let unary =
+            |(word, quoted): &(Word, bool)| !quoted && UNARY_TESTS.contains(&word.text.as_str());
+        let binary =
+            |(word, quoted): &(Word, bool)| !quoted && BINARY_TESTS.contains(&word.text.as_str());
+        match words.as_slice() {
+            [test, word] if unary(test) && operand(word) => Some(()),
+            [left, test, right] if !double && binary(test) && operand(left) && operand(right) => {
+                Some(())
+            }
+            _ => None,
         }
     }
 

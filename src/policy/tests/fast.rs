@@ -180,10 +180,55 @@ fn part() -> impl Strategy<Value = String> {
         })
 }
 
+/// Words inside a generated test (`[ … ]`, `[[ … ]]`): operators, operands and odd ones.
+const TEST_WORDS: &[&str] = &[
+    "-f", "-d", "-e", "-s", "-n", "-z", "-L", "-x", "-v", "-o", "-a", "=", "==", "!=", "-eq",
+    "-nt", "-lt", "!", "x", "src/a.rs", "Makefile", "'a b'", "\"a b\"", "\"\"", "''", "*.rs",
+    "a=b", "-", "~", "(", ")", "]", "[", "]]", "x]", "'-f'", "\"]\"", "1", "2>x", "#",
+];
+
+/// A test command, well-formed or not (closed by the wrong bracket, glued, redirected).
+fn test_part() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(&["[", "[["][..]),
+        prop::collection::vec(
+            prop_oneof![
+                4 => prop::sample::select(TEST_WORDS).prop_map(str::to_owned),
+                1 => word(),
+            ],
+            0..4,
+        ),
+        prop::sample::select(&["", "]", "]]", " ]", " ]]", "]x", " ] x"][..]),
+        prop::sample::select(&[" ", "  ", "\t", ""][..]),
+        prop::option::weighted(0.1, prop::sample::select(REDIRECTIONS)),
+    )
+        .prop_map(|(open, words, close, blank, redirection)| {
+            let mut text = open.to_owned();
+            for w in words {
+                text.push_str(blank);
+                text.push_str(&w);
+            }
+            // A matching closing bracket most of the time.
+            let close = match close {
+                "" if open == "[" => " ]",
+                "" => " ]]",
+                other => other,
+            };
+            text.push_str(close);
+            text.push_str(redirection.unwrap_or(""));
+            text
+        })
+}
+
+/// A simple command or a test.
+fn piece() -> impl Strategy<Value = String> {
+    prop_oneof![4 => part(), 1 => test_part()]
+}
+
 fn script() -> impl Strategy<Value = String> {
     (
-        part(),
-        prop::collection::vec((prop::sample::select(OPERATORS), part()), 0..4),
+        piece(),
+        prop::collection::vec((prop::sample::select(OPERATORS), piece()), 0..4),
         prop::sample::select(&["", ";", " ;", " ", "; "][..]),
     )
         .prop_map(|(first, rest, end)| {
@@ -238,6 +283,12 @@ fn the_lexer_reads_the_common_shapes() {
         "grep -E \"^(export|import) \" README.md | sort | uniq -c",
         "rg -n \"rating(<|>)\" pkg/api",
         "grep 'f(x)' src",
+        "[ -f Makefile ]",
+        "[ -s pyproject.toml ] || echo empty",
+        "[[ -d web/app ]] && ls web/app",
+        "[ -f x ] && cat x || echo none",
+        "[ \"a b\" = c ]",
+        "ls | [ -n x ]",
     ] {
         let fast = lex::parse(text);
         assert!(fast.is_some(), "not read: {text:?}");
@@ -283,6 +334,19 @@ fn the_lexer_leaves_the_rest_to_tree_sitter() {
         "ls ( x )",
         "(ls) | x",
         "ls \"a\"(b)",
+        "[ -f x ] 2>/dev/null",
+        "[ -f x ]x",
+        "[ -f ]",
+        "[ ]",
+        "[[ a = b ]]",
+        "[ -f x -a -d y ]",
+        "[ ! -f x ]",
+        "[ x = *.rs ]",
+        "[-f x ]",
+        "[ -f x]",
+        "[[ -f x ]",
+        "A=1 [ -f x ]",
+        "if [ -f x ]; then ls; fi",
         "cat \" \"",
         "ls 'a\\ b'",
         "*2>x",
