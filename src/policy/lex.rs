@@ -4,10 +4,11 @@
 //! `>FILE`/`2>&1` redirections — building the same [`Script`] tree-sitter-bash would (a
 //! property test compares the two on generated commands of this grammar, field by field).
 //! Anything else, or anything it is unsure of, is `None` and goes to tree-sitter: `$`,
-//! backticks, `\`, `#`, newlines and control characters, `((` anywhere, unquoted parentheses and braces, `[` (but a test of a plain shape at a command's start: `[ -f x ]`), `!`,
-//! `<`, `&` other than in `&&`/`&>`/`>&`, a quote glued to other text, a reserved or
-//! declaration word (`if`, `export` …) as a program, `@` or `==` (tree-sitter-bash reads
-//! some of those as errors). Owns only that lexing; decides nothing.
+//! backticks, `\`, `#`, newlines and control characters, `((` anywhere, unquoted parentheses
+//! and braces, `[` (but a test of a plain shape at a command's start: `[ -f x ]`), `!`, `<`,
+//! `&` other than in `&&`/`&>`/`>&`, a quote glued to other text, a reserved or declaration
+//! word (`if`, `export` …) as a program, `@` or `==` (tree-sitter-bash reads some of those
+//! as errors). Owns only that lexing; decides nothing.
 
 use super::script::{Command, RESERVED_WORDS, Script, Shape, TEST};
 use super::word::{Word, WordKind};
@@ -233,8 +234,9 @@ impl Lexer<'_> {
 
     /// A test command of one of the plain shapes `[ -X WORD ]`, `[ WORD OP WORD ]` or
     /// `[[ -X WORD ]]`, the operator unquoted, the operands plain words or quoted text without
-    /// brackets, `=`, `-` at the start or globs; anything else is `None`. Only an operator or the end may follow
-    /// (tree-sitter-bash reads a redirection of a test as one of the statement).
+    /// brackets, `=`, `-` at the start or globs; anything else is `None`. Only an operator or
+    /// the end may follow (tree-sitter-bash reads a redirection of a test as one of the
+    /// statement).
     fn test(&mut self) -> Option<()> {
         let double = self.bytes[self.at..].starts_with(b"[[");
         let close: &[u8] = if double { b"]]" } else { b"]" };
