@@ -1,6 +1,7 @@
 //! The second fast path of the parser: a conservative lexer for the few shapes that most
 //! commands take beyond plain words — `NAME=value` prefixes, pipelines and `&&`/`||`/`;`
-//! lists of simple commands, whole-word `'…'`/`"…"` strings without expansions, and trailing
+//! lists of simple commands, plain tests (`[ -f x ]`), one `if … then … [elif …] [else …] fi`
+//! of such lists, whole-word `'…'`/`"…"` strings without expansions, and trailing
 //! `>FILE`/`2>&1` redirections — building the same [`Script`] tree-sitter-bash would (a
 //! property test compares the two on generated commands of this grammar, field by field).
 //! Anything else, or anything it is unsure of, is `None` and goes to tree-sitter: `$`,
@@ -56,6 +57,11 @@ pub(super) fn parse(text: &str) -> Option<Script> {
     }
     let bytes = text.as_bytes();
     let mut lexer = Lexer { text, bytes, at: 0 };
+    lexer.blanks();
+    if lexer.keyword("if") {
+        return lexer.if_statement();
+    }
+    lexer.at = 0;
     let mut commands: Vec<Command> = Vec::new();
     let mut statements = 0usize;
     let mut statement = Statement::default();
@@ -132,6 +138,80 @@ pub(super) fn parse(text: &str) -> Option<Script> {
         Shape::Simple
     };
     Some(Script::read_plainly(commands, shape))
+}
+
+impl Lexer<'_> {
+    /// Whether the reserved word `word` is next (a word of its own); consumes it if so.
+    fn keyword(&mut self, word: &str) -> bool {
+        let end = self.at + word.len();
+        let whole = self.bytes[self.at..].starts_with(word.as_bytes())
+            && matches!(self.bytes.get(end), Some(b' ' | b'\t') | None);
+        if whole {
+            self.at = end;
+        }
+        whole
+    }
+
+    /// The whole text as one `if LIST; then LIST; [elif LIST; then LIST;]… [else LIST;] fi`,
+    /// each list a pipeline or `&&`/`||` list of commands and tests without redirections,
+    /// ended by `;`; only blanks may follow `fi`. The lexer stands after `if`.
+    fn if_statement(&mut self) -> Option<Script> {
+        let mut commands = Vec::new();
+        let mut read = 0usize;
+        self.list(&mut commands, &mut read)?;
+        loop {
+            if !self.keyword("then") {
+                return None;
+            }
+            self.list(&mut commands, &mut read)?;
+            if self.keyword("elif") {
+                self.list(&mut commands, &mut read)?;
+                continue;
+            }
+            if self.keyword("else") {
+                self.list(&mut commands, &mut read)?;
+            }
+            if !self.keyword("fi") {
+                return None;
+            }
+            self.blanks();
+            return (self.at == self.bytes.len())
+                .then(|| Script::read_plainly(commands, Shape::Other("a compound command")));
+        }
+    }
+
+    /// One list of an `if` statement up to its `;` and the blanks after it.
+    fn list(&mut self, commands: &mut Vec<Command>, read: &mut usize) -> Option<()> {
+        let mut pipes = 0usize;
+        loop {
+            self.blanks();
+            if self.peek() == Some(b'[') {
+                self.test()?;
+            } else {
+                let (command, redirected) = self.command()?;
+                if redirected {
+                    return None;
+                }
+                commands.push(command);
+            }
+            *read += 1;
+            if *read > MAX_COMMANDS {
+                return None;
+            }
+            self.blanks();
+            match self.operator()? {
+                Operator::Pipe => pipes += 1,
+                // As in `parse`: tree-sitter-bash reads `a | b | c && d` as one pipeline.
+                Operator::List if pipes >= 2 => return None,
+                Operator::List => pipes = 0,
+                Operator::Then => {
+                    self.blanks();
+                    return Some(());
+                }
+                Operator::End => return None,
+            }
+        }
+    }
 }
 
 enum Operator {

@@ -225,7 +225,92 @@ fn piece() -> impl Strategy<Value = String> {
     prop_oneof![4 => part(), 1 => test_part()]
 }
 
+/// Commands and tests of the shapes `if` statements hold.
+const IF_PIECES: &[&str] = &[
+    "ls -la src",
+    "cat Makefile",
+    "echo missing",
+    "wc -l x",
+    "git status",
+    "rm -rf /",
+    "test -f x",
+    "echo then",
+    "echo fi",
+    "[ -f Makefile ]",
+    "[[ -d src ]]",
+    "[ a = b ]",
+    "[ -n \"a b\" ]",
+    "true",
+    ":",
+];
+
+/// A list of pieces for an `if` statement.
+fn list() -> impl Strategy<Value = String> {
+    let piece =
+        || prop_oneof![3 => prop::sample::select(IF_PIECES).prop_map(str::to_owned), 1 => piece()];
+    (
+        piece(),
+        prop::collection::vec(
+            (
+                prop_oneof![
+                    3 => prop::sample::select(&[" | ", " && ", " || ", "&&"][..]),
+                    1 => prop::sample::select(OPERATORS),
+                ],
+                piece(),
+            ),
+            0..2,
+        ),
+    )
+        .prop_map(|(first, rest)| {
+            let mut text = first;
+            for (operator, part) in rest {
+                text.push_str(operator);
+                text.push_str(&part);
+            }
+            text
+        })
+}
+
+/// An `if` statement, well-formed or not (keywords and separators picked at random).
+fn if_script() -> impl Strategy<Value = String> {
+    let separator = || prop::sample::select(&["; ", ";", " ; ", " ", "\t;\t", ";  "][..]);
+    let keyword = |usual: &'static str| prop_oneof![20 => Just(usual), 1 => prop::sample::select(&["then", "fi", "else", "elif", "do", "if"][..])];
+    (
+        prop::sample::select(&["if ", " if ", "if\t", "if  "][..]),
+        list(),
+        separator(),
+        keyword("then"),
+        list(),
+        separator(),
+        prop::option::weighted(
+            0.3,
+            (list(), separator(), keyword("then"), list(), separator()),
+        ),
+        prop::option::weighted(0.4, (list(), separator())),
+        keyword("fi"),
+        prop::sample::select(&["", "", "", " ", ";", " x", "; ls", " | ls"][..]),
+    )
+        .prop_map(
+            |(start, condition, s1, then, body, s2, elif, otherwise, fi, end)| {
+                let mut text = format!("{start}{condition}{s1}{then} {body}{s2}");
+                if let Some((condition, s3, then, body, s4)) = elif {
+                    text.push_str(&format!("elif {condition}{s3}{then} {body}{s4}"));
+                }
+                if let Some((body, s5)) = otherwise {
+                    text.push_str(&format!("else {body}{s5}"));
+                }
+                text.push_str(fi);
+                text.push_str(end);
+                text
+            },
+        )
+}
+
 fn script() -> impl Strategy<Value = String> {
+    prop_oneof![4 => plain_script(), 1 => if_script()]
+}
+
+fn plain_script() -> impl Strategy<Value = String> {
     (
         piece(),
         prop::collection::vec((prop::sample::select(OPERATORS), piece()), 0..4),
@@ -249,6 +334,20 @@ proptest! {
     fn lexer_reads_what_tree_sitter_reads(text in script()) {
         if let Some(fast) = lex::parse(&text) {
             let slow = parse::parse_slow(&text);
+            prop_assert_eq!(fast, slow, "input: {:?}", text);
+        }
+    }
+
+    #[test]
+    fn if_statements_read_and_decide_alike(text in if_script()) {
+        if let Some(fast) = lex::parse(&text) {
+            let slow = parse::parse_slow(&text);
+            prop_assert_eq!(fast, slow, "input: {:?}", text);
+        }
+        let rules = rules();
+        for read_only in [ReadOnly::Inspect, ReadOnly::Strict] {
+            let context = context(OsFamily::Unix, read_only);
+            let (fast, slow) = both_ways(&rules, &context, &text);
             prop_assert_eq!(fast, slow, "input: {:?}", text);
         }
     }
@@ -289,6 +388,10 @@ fn the_lexer_reads_the_common_shapes() {
         "[ -f x ] && cat x || echo none",
         "[ \"a b\" = c ]",
         "ls | [ -n x ]",
+        "if [ -f Makefile ]; then cat Makefile; fi",
+        "if [ -d src ]; then ls -la src; else echo missing; fi",
+        "if test -f x; then wc -l x; fi",
+        "if a | b; then c && d; elif e; then f; else g; fi",
     ] {
         let fast = lex::parse(text);
         assert!(fast.is_some(), "not read: {text:?}");
@@ -346,7 +449,14 @@ fn the_lexer_leaves_the_rest_to_tree_sitter() {
         "[ -f x]",
         "[[ -f x ]",
         "A=1 [ -f x ]",
-        "if [ -f x ]; then ls; fi",
+        "if [ -f x ]; then ls; fi; ls",
+        "if a; then b; fi | c",
+        "if a; then b; fi >x",
+        "if a; then b >x; fi",
+        "if a; then b; fi;",
+        "if a; fi",
+        "if a; then fi",
+        "x; if a; then b; fi",
         "cat \" \"",
         "ls 'a\\ b'",
         "*2>x",
