@@ -3,7 +3,7 @@
 //!
 //! Measures `agent exec true` against a bare `sh -c true` and with the sandbox on vs
 //! off, `agent --version`
-//! start-up, one gigabyte of output through the output cap, and the policy's
+//! start-up against a Rust hello world built at bench time, one gigabyte of output through the output cap, and the policy's
 //! decision rate through `agent check --stdin` (and, for `benches/agent-commands.txt`, the
 //! share of distinct commands that ask, per class), the `search` tool over 10,000 files / 100 MB
 //! against `rg` (or `grep -rn` where rg is not installed) on the same tree, and `read_file`
@@ -400,7 +400,7 @@ fn loop_overhead() {
 
 /// Median wall time of `runs` runs of `argv`.
 fn median_wall(argv: &[&str], runs: usize) -> Duration {
-    let mut times: Vec<Duration> = (0..runs)
+    let times: Vec<Duration> = (0..runs)
         .map(|_| {
             let start = Instant::now();
             let status = Command::new(argv[0])
@@ -413,8 +413,7 @@ fn median_wall(argv: &[&str], runs: usize) -> Duration {
             start.elapsed()
         })
         .collect();
-    times.sort();
-    times[times.len() / 2]
+    median(times)
 }
 
 /// Peak resident set of one run of `argv`, in KiB, from GNU time.
@@ -441,13 +440,52 @@ fn rss(argv: &[&str]) -> String {
     )
 }
 
+/// `agent --version` against a Rust hello world built here and now with `rustc -O` (the
+/// floor for a Rust binary on this machine): the ratio is the number to keep at most 1.4.
+/// The two are timed in alternating rounds, so a busy machine slows both alike.
 fn startup() {
-    let wall = median_wall(&[AGENT, "--version"], 200);
-    println!(
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = dir.path().join("hello.rs");
+    let hello = dir.path().join("hello");
+    std::fs::write(&source, "fn main() { println!(\"hello\"); }\n").expect("write hello.rs");
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
+    let built = Command::new(rustc)
+        .arg("-O")
+        .arg("-o")
+        .arg(&hello)
+        .arg(&source)
+        .status()
+        .is_ok_and(|status| status.success());
+    let hello = hello.to_string_lossy().into_owned();
+    let (mut agent, mut floor) = (Vec::new(), Vec::new());
+    for _ in 0..10 {
+        agent.push(median_wall(&[AGENT, "--version"], 40));
+        if built {
+            floor.push(median_wall(&[&hello], 40));
+        }
+    }
+    let agent = median(agent);
+    print!(
         "agent --version: median {:.2} ms, peak RSS {}",
-        ms(wall),
+        ms(agent),
         rss(&[AGENT, "--version"])
     );
+    if built {
+        let floor = median(floor);
+        println!(
+            "; a Rust hello world (rustc -O): {:.2} ms, peak RSS {} (ratio {:.2})",
+            ms(floor),
+            rss(&[&hello]),
+            agent.as_secs_f64() / floor.as_secs_f64()
+        );
+    } else {
+        println!("; no rustc to build a hello world to compare with");
+    }
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
 }
 
 fn exec_overhead() {

@@ -7,7 +7,7 @@
 
 use super::parse;
 use super::scan::{Findings, Scan};
-use super::script::Shape;
+use super::script::{Shape, TEST};
 use super::simple::{MAX_COMMAND_BYTES, control_character, posix_metacharacter};
 use super::word::{Word, WordKind};
 use super::{
@@ -86,7 +86,7 @@ fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
             return ask(reason);
         }
     }
-    if inspect && script.shape == Shape::Other(parse::TEST) {
+    if inspect && script.shape == Shape::Other(TEST) {
         return match builtins_pure::test_command(context, command) {
             Ok(entry) => {
                 let reason = format!("`{entry}` is on the built-in read-only list");

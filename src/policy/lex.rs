@@ -1,21 +1,32 @@
 //! The second fast path of the parser: a conservative lexer for the few shapes that most
 //! commands take beyond plain words — `NAME=value` prefixes, pipelines and `&&`/`||`/`;`
-//! lists of simple commands, whole-word `'…'`/`"…"` strings without expansions, and trailing
+//! lists of simple commands, plain tests (`[ -f x ]`), one `if … then … [elif …] [else …] fi`
+//! of such lists, whole-word `'…'`/`"…"` strings without expansions, and trailing
 //! `>FILE`/`2>&1` redirections — building the same [`Script`] tree-sitter-bash would (a
 //! property test compares the two on generated commands of this grammar, field by field).
 //! Anything else, or anything it is unsure of, is `None` and goes to tree-sitter: `$`,
-//! backticks, `\`, `#`, newlines and control characters, parentheses and braces, `[`, `!`,
-//! `<`, `&` other than in `&&`/`&>`/`>&`, a quote glued to other text, a reserved or
-//! declaration word (`if`, `export` …) as a program, `@` or `==` (tree-sitter-bash reads
-//! some of those as errors). Owns only that lexing; decides nothing.
+//! backticks, `\`, `#`, newlines and control characters, `((` anywhere, unquoted parentheses
+//! and braces, `[` (but a test of a plain shape at a command's start: `[ -f x ]`), `!`, `<`,
+//! `&` other than in `&&`/`&>`/`>&`, a quote glued to other text, a reserved or declaration
+//! word (`if`, `export` …) as a program, `@` or `==` (tree-sitter-bash reads some of those
+//! as errors). Owns only that lexing; decides nothing.
 
-use super::script::{Command, RESERVED_WORDS, Script, Shape};
+use super::script::{Command, RESERVED_WORDS, Script, Shape, TEST};
 use super::word::{Word, WordKind};
 
 /// Programs tree-sitter-bash reads as a declaration or `unset`, not a command.
 const DECLARATION_WORDS: &[&str] = &[
     "declare", "typeset", "export", "readonly", "local", "unset", "unsetenv",
 ];
+
+/// The unary tests of `[ -X WORD ]` and `[[ -X WORD ]]` read here (files and strings).
+const UNARY_TESTS: &[&str] = &[
+    "-e", "-f", "-d", "-s", "-r", "-w", "-x", "-L", "-h", "-n", "-z",
+];
+
+/// The binary tests of `[ WORD OP WORD ]` read here (not in `[[ … ]]`, where the right side
+/// of `=` is a pattern).
+const BINARY_TESTS: &[&str] = &["=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot"];
 
 /// Most commands read this way; longer scripts go to tree-sitter.
 const MAX_COMMANDS: usize = 16;
@@ -39,20 +50,37 @@ struct Statement {
 /// Reads `text` as a script of this module's grammar, or `None`.
 pub(super) fn parse(text: &str) -> Option<Script> {
     // `parse` reads texts with these again in other ways (escaped blanks, `((`), even
-    // inside quotes.
-    if text.contains(['\\', '(']) {
+    // inside quotes. A lone `(` or `)` is read here only inside quotes: unquoted, it ends
+    // no word and starts no operator of this grammar, so the text goes to tree-sitter.
+    if text.contains('\\') || text.contains("((") {
         return None;
     }
     let bytes = text.as_bytes();
     let mut lexer = Lexer { text, bytes, at: 0 };
+    lexer.blanks();
+    if lexer.keyword("if") {
+        return lexer.if_statement();
+    }
+    lexer.at = 0;
     let mut commands: Vec<Command> = Vec::new();
     let mut statements = 0usize;
     let mut statement = Statement::default();
+    // Commands and tests read (a test adds no command, as in tree-sitter-bash's reading).
+    let mut read = 0usize;
+    let mut only_test = false;
     loop {
         lexer.blanks();
-        let (command, redirected) = lexer.command()?;
-        commands.push(command);
-        if commands.len() > MAX_COMMANDS {
+        let (command, redirected) = if lexer.peek() == Some(b'[') {
+            lexer.test()?;
+            only_test = read == 0;
+            (None, false)
+        } else {
+            let (command, redirected) = lexer.command()?;
+            (Some(command), redirected)
+        };
+        read += 1;
+        commands.extend(command);
+        if read > MAX_COMMANDS {
             return None;
         }
         // tree-sitter-bash reads a redirection of the last command as one of the whole
@@ -104,10 +132,86 @@ pub(super) fn parse(text: &str) -> Option<Script> {
         Shape::Other("a command list")
     } else if statement.pipe {
         Shape::Other("a pipeline")
+    } else if only_test {
+        Shape::Other(TEST)
     } else {
         Shape::Simple
     };
     Some(Script::read_plainly(commands, shape))
+}
+
+impl Lexer<'_> {
+    /// Whether the reserved word `word` is next (a word of its own); consumes it if so.
+    fn keyword(&mut self, word: &str) -> bool {
+        let end = self.at + word.len();
+        let whole = self.bytes[self.at..].starts_with(word.as_bytes())
+            && matches!(self.bytes.get(end), Some(b' ' | b'\t') | None);
+        if whole {
+            self.at = end;
+        }
+        whole
+    }
+
+    /// The whole text as one `if LIST; then LIST; [elif LIST; then LIST;]… [else LIST;] fi`,
+    /// each list a pipeline or `&&`/`||` list of commands and tests without redirections,
+    /// ended by `;`; only blanks may follow `fi`. The lexer stands after `if`.
+    fn if_statement(&mut self) -> Option<Script> {
+        let mut commands = Vec::new();
+        let mut read = 0usize;
+        self.list(&mut commands, &mut read)?;
+        loop {
+            if !self.keyword("then") {
+                return None;
+            }
+            self.list(&mut commands, &mut read)?;
+            if self.keyword("elif") {
+                self.list(&mut commands, &mut read)?;
+                continue;
+            }
+            if self.keyword("else") {
+                self.list(&mut commands, &mut read)?;
+            }
+            if !self.keyword("fi") {
+                return None;
+            }
+            self.blanks();
+            return (self.at == self.bytes.len())
+                .then(|| Script::read_plainly(commands, Shape::Other("a compound command")));
+        }
+    }
+
+    /// One list of an `if` statement up to its `;` and the blanks after it.
+    fn list(&mut self, commands: &mut Vec<Command>, read: &mut usize) -> Option<()> {
+        let mut pipes = 0usize;
+        loop {
+            self.blanks();
+            if self.peek() == Some(b'[') {
+                self.test()?;
+            } else {
+                let (command, redirected) = self.command()?;
+                if redirected {
+                    return None;
+                }
+                commands.push(command);
+            }
+            *read += 1;
+            if *read > MAX_COMMANDS {
+                return None;
+            }
+            self.blanks();
+            match self.operator()? {
+                Operator::Pipe => pipes += 1,
+                // As in `parse`: tree-sitter-bash reads `a | b | c && d` as one pipeline.
+                Operator::List if pipes >= 2 => return None,
+                Operator::List => pipes = 0,
+                Operator::Then => {
+                    self.blanks();
+                    return Some(());
+                }
+                Operator::End => return None,
+            }
+        }
+    }
 }
 
 enum Operator {
@@ -205,6 +309,56 @@ impl Lexer<'_> {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// A test command of one of the plain shapes `[ -X WORD ]`, `[ WORD OP WORD ]` or
+    /// `[[ -X WORD ]]`, the operator unquoted, the operands plain words or quoted text without
+    /// brackets, `=`, `-` at the start or globs; anything else is `None`. Only an operator or
+    /// the end may follow (tree-sitter-bash reads a redirection of a test as one of the
+    /// statement).
+    fn test(&mut self) -> Option<()> {
+        let double = self.bytes[self.at..].starts_with(b"[[");
+        let close: &[u8] = if double { b"]]" } else { b"]" };
+        self.at += close.len();
+        if !matches!(self.peek(), Some(b' ' | b'\t')) {
+            return None;
+        }
+        let mut words = Vec::new();
+        loop {
+            self.blanks();
+            if self.bytes[self.at..].starts_with(close) {
+                self.at += close.len();
+                if !self.at_word_end() {
+                    return None;
+                }
+                break;
+            }
+            if words.len() == 3 {
+                return None;
+            }
+            // Whether the word is quoted: tree-sitter-bash reads only a bare operator as one.
+            let quoted = matches!(self.peek(), Some(b'\'' | b'"'));
+            words.push((self.word()?, quoted));
+        }
+        let operand = |(word, _): &(Word, bool)| {
+            word.kind == WordKind::Literal
+                && !word.text.is_empty()
+                && !word.text.starts_with('-')
+                && !word.text.contains([
+                    '[', ']', '(', ')', '=', '*', '?', '~', '{', '}', '#', '<', '>',
+                ])
+        };
+        let unary =
+            |(word, quoted): &(Word, bool)| !quoted && UNARY_TESTS.contains(&word.text.as_str());
+        let binary =
+            |(word, quoted): &(Word, bool)| !quoted && BINARY_TESTS.contains(&word.text.as_str());
+        match words.as_slice() {
+            [test, word] if unary(test) && operand(word) => Some(()),
+            [left, test, right] if !double && binary(test) && operand(left) && operand(right) => {
+                Some(())
+            }
+            _ => None,
         }
     }
 

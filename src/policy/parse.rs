@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use tree_sitter::{Node, Parser, Tree};
 
 use super::lex;
-use super::script::{Command, RESERVED_WORDS, Script, Shape};
+use super::script::{Command, RESERVED_WORDS, Script, Shape, TEST};
 use super::word::{Word, WordBuilder, decode_ansi_c, is_plain};
 
 thread_local! {
@@ -233,9 +233,6 @@ pub(super) fn parse_tree(text: &str) -> Script {
         shape: shape(root),
     }
 }
-
-/// The shape of a test (`[ … ]`, `[[ … ]]`), which tree-sitter reads as no simple command.
-pub(super) const TEST: &str = "a test ('[[ … ]]')";
 
 /// The top-level shape of a parsed tree.
 fn shape(root: Node<'_>) -> Shape {

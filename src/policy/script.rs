@@ -19,6 +19,9 @@ pub(super) struct Command {
     pub(super) odd: Option<&'static str>,
 }
 
+/// The shape of a test (`[ … ]`, `[[ … ]]`), which tree-sitter reads as no simple command.
+pub(super) const TEST: &str = "a test ('[[ … ]]')";
+
 /// What the top level of a script is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Shape {

@@ -118,8 +118,59 @@ pub(super) fn pathspec_could_match(context: &Context, relative: &str) -> Option<
     names.or_else(paths).cloned()
 }
 
-/// Whether two globs match a common string: a search over pairs of positions.
+/// Whether two globs match a common string. Most calls pair a glob with a literal path, or
+/// two globs whose fixed first or last characters differ: those are answered without the
+/// search (a test compares both ways on generated globs).
 fn intersects(left: &[Token], right: &[Token]) -> bool {
+    let literal = |glob: &[Token]| glob.iter().all(|t| matches!(t, Token::Char(_)));
+    // A common string starts (ends) with both globs' fixed first (last) characters.
+    let differ = |a: Option<&Token>, b: Option<&Token>| matches!((a, b), (Some(Token::Char(x)), Some(Token::Char(y))) if x != y);
+    if differ(left.first(), right.first()) || differ(left.last(), right.last()) {
+        return false;
+    }
+    if literal(left) {
+        return matches_literal(right, left);
+    }
+    if literal(right) {
+        return matches_literal(left, right);
+    }
+    search(left, right)
+}
+
+/// Whether `glob` matches the fixed text `text` (only [`Token::Char`]s): `*` any run, `?` any
+/// one character; a star backtracks to the last one seen.
+fn matches_literal(glob: &[Token], text: &[Token]) -> bool {
+    let (mut g, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        match glob.get(g) {
+            Some(Token::Star) => {
+                star = Some((g, t));
+                g += 1;
+            }
+            Some(Token::One) => {
+                g += 1;
+                t += 1;
+            }
+            Some(c) if *c == text[t] => {
+                g += 1;
+                t += 1;
+            }
+            _ => match star {
+                Some((star_at, from)) => {
+                    g = star_at + 1;
+                    t = from + 1;
+                    star = Some((star_at, from + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    glob[g..].iter().all(|t| *t == Token::Star)
+}
+
+/// Whether two globs match a common string: a search over pairs of positions.
+fn search(left: &[Token], right: &[Token]) -> bool {
     let mut seen = vec![false; (left.len() + 1) * (right.len() + 1)];
     let mut stack = vec![(0usize, 0usize)];
     while let Some((i, j)) = stack.pop() {
@@ -156,7 +207,21 @@ fn intersects(left: &[Token], right: &[Token]) -> bool {
 mod tests {
     use std::sync::Arc;
 
+    use proptest::prelude::*;
+
     use super::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+        /// The shortcuts of `intersects` (fixed ends, a literal side) answer as the search.
+        #[test]
+        fn intersects_answers_as_the_search(left in "[ab.*?/]{0,7}", right in "[ab.*?/]{0,7}") {
+            let (left, right) = (tokens(&left), tokens(&right));
+            prop_assert_eq!(intersects(&left, &right), search(&left, &right));
+            prop_assert_eq!(intersects(&right, &left), search(&left, &right));
+        }
+    }
     use crate::policy::{OsFamily, ReadOnly};
 
     fn context() -> Context {

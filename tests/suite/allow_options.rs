@@ -47,18 +47,15 @@ fn an_allow_rule_does_not_cover_an_option_that_writes_a_file() {
         .code(0);
 }
 
+/// The test's own hermetic `git ARGS` in `dir`, which must succeed.
+fn git_ok(dir: &std::path::Path, args: &[&str]) {
+    let output = super::harness::git(dir, args);
+    assert!(output.status.success(), "git {args:?}: {output:?}");
+}
+
 /// A repository whose `.git/config` runs `touch PWNED` from `core.fsmonitor`.
 fn booby_trapped_repository(sandbox: &Sandbox) {
-    let git = |args: &[&str]| {
-        let status = std::process::Command::new("git")
-            .args(args)
-            .current_dir(sandbox.work())
-            .env("HOME", sandbox.root.path().join("home"))
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .status()
-            .expect("git must be installed");
-        assert!(status.success(), "git {args:?}");
-    };
+    let git = |args: &[&str]| git_ok(&sandbox.work(), args);
     git(&["init", "-q", "."]);
     std::fs::write(sandbox.work().join("f"), "a\n").unwrap();
     git(&["config", "core.fsmonitor", "touch PWNED; false"]);
@@ -92,6 +89,62 @@ fn repository_config_cannot_run_code_under_an_allowed_git_command() {
         .args(["exec", "--sandbox", "off", "git status --short"])
         .assert()
         .success();
+    assert!(
+        sandbox.work().join("PWNED").exists(),
+        "the trap did not fire"
+    );
+}
+
+/// A repository whose `.git/config` allows `ext::` URLs, which run a program of the URL's
+/// choosing: under a command no person approved (an allow rule, mode allow-all) git is told
+/// `protocol.ext.allow=never`, and the person's own `GIT_CONFIG_COUNT` entries stay in force
+/// beside it. Typed by the person the URL runs its program (the control: the trap is real).
+#[test]
+fn an_ext_url_runs_nothing_under_a_command_no_person_approved() {
+    const EXT: &str = "git ls-remote 'ext::sh -c touch% PWNED'";
+    for (flags, users_entries) in [
+        (&["--allow", "git ls-remote"][..], false),
+        (&["--allow", "git ls-remote"], true),
+        (&["--mode", "allow-all"], false),
+        (&["--mode", "allow-all"], true),
+    ] {
+        let case = format!("{flags:?}, the person's GIT_CONFIG_COUNT: {users_entries}");
+        let sandbox = Sandbox::new();
+        let git = |args: &[&str]| git_ok(&sandbox.work(), args);
+        git(&["init", "-q", "."]);
+        git(&["config", "protocol.ext.allow", "always"]);
+        let server = FakeModel::openai_turns([
+            turn_tool_call("git config user.name", "who"),
+            turn_tool_call(EXT, "list the remote"),
+            turn_text("done"),
+        ]);
+        let mut run = sandbox.openai_run(&server);
+        run.env("GIT_CONFIG_NOSYSTEM", "1");
+        if users_entries {
+            run.env("GIT_CONFIG_COUNT", "1")
+                .env("GIT_CONFIG_KEY_0", "user.name")
+                .env("GIT_CONFIG_VALUE_0", "Person From Env");
+        }
+        run.args(flags).arg("look").assert().success();
+        let results = server.request(2).tool_results();
+        let work = sandbox.work();
+        assert!(!work.join("PWNED").exists(), "{case}: {results:?}");
+        assert_eq!(
+            results[0].1.contains("Person From Env"),
+            users_entries,
+            "{case}: {results:?}"
+        );
+    }
+    let sandbox = Sandbox::new();
+    let git = |args: &[&str]| git_ok(&sandbox.work(), args);
+    git(&["init", "-q", "."]);
+    git(&["config", "protocol.ext.allow", "always"]);
+    let _ = sandbox
+        .agent()
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .args(["exec", "--sandbox", "off", EXT])
+        .output()
+        .unwrap();
     assert!(
         sandbox.work().join("PWNED").exists(),
         "the trap did not fire"

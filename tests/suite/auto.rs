@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use super::fake_model::{FakeModel, turn_text, turn_tool_call};
 use super::harness::{Sandbox, events, git};
+use super::support::{require, require_program};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
@@ -22,7 +23,7 @@ fn dirs() -> (Sandbox, PathBuf, PathBuf) {
 }
 
 /// Whether mode `auto` applies on this machine (the sandbox fully active): `agent check
-/// --mode auto` allows `touch x` only then; tests that need it skip, saying so, elsewhere.
+/// --mode auto` allows `touch x` only then; tests that need it skip elsewhere ([`require`]).
 fn auto_applies(sandbox: &Sandbox, tmp: &PathBuf) -> bool {
     let output = sandbox
         .agent()
@@ -30,14 +31,7 @@ fn auto_applies(sandbox: &Sandbox, tmp: &PathBuf) -> bool {
         .args(["check", "--mode", "auto", "touch", "x"])
         .output()
         .unwrap();
-    let applies = output.status.success();
-    if !applies {
-        eprintln!(
-            "note: mode auto acts as ask on this machine ({}); auto tests skipped",
-            String::from_utf8_lossy(&output.stderr).trim()
-        );
-    }
-    applies
+    require("sandbox", output.status.success())
 }
 
 /// `agent run --mode auto --json` as CI runs it, with `args` and `prompt`: its events and
@@ -239,19 +233,13 @@ fn with_the_sandbox_off_auto_acts_as_ask_and_says_so() {
 #[test]
 fn what_auto_lets_through_runs_with_the_network_closed_even_when_settings_open_it() {
     let (sandbox, tmp, _) = dirs();
-    let Some(bash) = ["/bin/bash", "/usr/bin/bash"]
-        .into_iter()
-        .find(|path| std::path::Path::new(path).exists())
-    else {
-        return;
-    };
-    if !auto_applies(&sandbox, &tmp) {
+    if !require_program("bash") || !auto_applies(&sandbox, &tmp) {
         return;
     }
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port();
-    let command = format!("{bash} -c 'echo hi > /dev/tcp/127.0.0.1/{port}'");
+    let command = format!("bash -c 'echo hi > /dev/tcp/127.0.0.1/{port}'");
     let server = FakeModel::openai_turns([turn_tool_call(&command, "connect"), turn_text("done")]);
     let (events, _) = ci_run(&sandbox, &tmp, &server, &["--network"]);
     assert_eq!(of_type(&events, "decision")[0]["by"], "mode");

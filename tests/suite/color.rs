@@ -2,10 +2,11 @@
 //! terminal). Runs the demo model in a real pseudo-terminal made by `script(1)`.
 
 use super::harness::Sandbox;
+use super::support::require_program;
 
 /// The bytes `agent ARGS run --plain 'list the files here'` writes to a terminal, with
-/// `env` added; `None` when `script` is not installed.
-fn on_a_terminal(args: &str, env: &[(&str, &str)]) -> Option<String> {
+/// `env` added.
+fn on_a_terminal(args: &str, env: &[(&str, &str)]) -> String {
     let sandbox = Sandbox::new();
     let agent = assert_cmd::cargo::cargo_bin("agent");
     let line = format!(
@@ -25,30 +26,30 @@ fn on_a_terminal(args: &str, env: &[(&str, &str)]) -> Option<String> {
     for (key, value) in env {
         cmd.env(key, value);
     }
-    let output = cmd.output().ok()?;
+    let output = cmd.output().expect("script(1)");
     assert!(output.status.success(), "{output:?}");
-    Some(String::from_utf8_lossy(&output.stdout).into_owned())
+    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 const DIM: &str = "\x1b[2m";
 
 #[test]
 fn the_demo_notice_follows_the_colour_decision() {
-    let Some(auto) = on_a_terminal("", &[]) else {
-        eprintln!("skipped: script(1) is not installed");
+    if !require_program("script") {
         return;
-    };
+    }
+    let auto = on_a_terminal("", &[]);
     assert!(
         auto.contains(DIM) && auto.contains("offline demo model"),
         "a terminal gets the dimmed notice: {auto:?}"
     );
-    let never = on_a_terminal("--color never", &[]).unwrap();
+    let never = on_a_terminal("--color never", &[]);
     assert!(never.contains("offline demo model"), "{never:?}");
     assert!(
         !never.contains('\x1b'),
         "--color never wrote colour: {never:?}"
     );
-    let no_color = on_a_terminal("", &[("NO_COLOR", "1")]).unwrap();
+    let no_color = on_a_terminal("", &[("NO_COLOR", "1")]);
     assert!(
         !no_color.contains('\x1b'),
         "NO_COLOR wrote colour: {no_color:?}"

@@ -221,3 +221,46 @@ fn api_keys_and_loader_variables_are_scrubbed_and_stdin_is_null() {
 fn missing_command_is_a_usage_error() {
     Sandbox::new().agent().arg("exec").assert().code(2);
 }
+
+/// A `working_directory` the model names outside the workspace (`/`, `..`, an absolute path
+/// beside it, a symlink out and a path through one) is refused with `ECWD` and nothing runs,
+/// even in mode allow-all without the sandbox. A directory inside runs (the control).
+#[cfg(unix)]
+#[test]
+fn a_model_s_working_directory_outside_the_workspace_runs_nothing() {
+    use super::fake_model::{FakeModel, Turn, turn_text};
+    let sandbox = Sandbox::new();
+    let outside = sandbox.root.path().join("outside");
+    std::fs::create_dir_all(outside.join("sub")).unwrap();
+    std::fs::create_dir_all(sandbox.work().join("inner")).unwrap();
+    std::os::unix::fs::symlink(&outside, sandbox.work().join("out")).unwrap();
+    let ran = outside.join("ran");
+    let outside_text = outside.display().to_string();
+    for (dir, runs) in [
+        ("/", false),
+        ("..", false),
+        ("inner/../..", false),
+        (outside_text.as_str(), false),
+        ("out", false),
+        ("out/sub", false),
+        ("inner", true),
+    ] {
+        let arguments = serde_json::json!({
+            "command": format!("touch '{}'", ran.display()),
+            "description": "touch",
+            "working_directory": dir,
+        })
+        .to_string();
+        let call = Turn::default().with_call("call_cwd", "shell", &arguments);
+        let server = FakeModel::openai_turns([call, turn_text("done")]);
+        sandbox
+            .openai_run(&server)
+            .args(["--mode", "allow-all", "--sandbox", "off", "touch"])
+            .assert()
+            .success();
+        let result = &server.request(1).tool_results()[0].1;
+        assert_eq!(ran.exists(), runs, "{dir}: {result}");
+        assert_eq!(result.contains("ECWD"), !runs, "{dir}: {result}");
+        let _ = std::fs::remove_file(&ran);
+    }
+}

@@ -4,7 +4,7 @@
 //! anything that would ask is denied).
 
 use super::fake_model::{FakeModel, turn_text, turn_tool_call};
-use super::harness::Sandbox;
+use super::harness::{Sandbox, git};
 use pretty_assertions::assert_eq;
 
 /// `agent check --json` for one command in the sandbox's workspace.
@@ -194,22 +194,14 @@ fn a_bare_repository_in_the_workspace_cannot_run_its_configured_programs() {
     // runner's `safe.bareRepository=explicit` keeps git from taking it for a repository.
     let sandbox = Sandbox::new();
     let evil = sandbox.work().join("evil.git");
-    let status = std::process::Command::new("git")
-        .args(["init", "-q", "--bare"])
-        .arg(&evil)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let evil_text = evil.to_string_lossy();
+    let init = git(&sandbox.work(), &["init", "-q", "--bare", &evil_text]);
+    assert!(init.status.success(), "{init:?}");
     let marker = sandbox.work().join("pwned");
     let program = format!("sh -c 'echo ran > {}'", marker.display());
     for key in ["core.pager", "diff.external", "core.fsmonitor"] {
-        let status = std::process::Command::new("git")
-            .arg("-C")
-            .arg(&evil)
-            .args(["config", key, &program])
-            .status()
-            .unwrap();
-        assert!(status.success());
+        let set = git(&evil, &["config", key, &program]);
+        assert!(set.status.success(), "{set:?}");
     }
     assert_eq!(
         check(&sandbox, &[], "git -C evil.git log")["decision"],

@@ -1,7 +1,7 @@
 //! The CPU time and memory of a command the read-only list allowed (it runs with nobody's
 //! yes, in the read-only sandbox): a runaway look is stopped by its limits, not by the
 //! timeout; a command allowed by a rule keeps today's limits. Linux with Landlock only
-//! (skipped with a note elsewhere, like the sandbox's tests).
+//! (skipped through `support::require` elsewhere, like the sandbox's tests).
 
 use super::fake_model::{FakeModel, turn_text, turn_tool_call};
 use super::harness::Sandbox;

@@ -38,5 +38,6 @@ mod ship;
 mod signals;
 mod slips;
 mod snapshots;
+mod support;
 mod tty;
 mod usage;

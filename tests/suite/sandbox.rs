@@ -1,5 +1,5 @@
-//! The command sandbox through the real binary (Linux with Landlock; skipped with a
-//! note where the kernel has none). The test's temp root holds `work/` (the workspace),
+//! The command sandbox through the real binary (Linux with Landlock; skipped through
+//! `support::require` where the kernel has none). The test's temp root holds `work/` (the workspace),
 //! `tmp/` (given to the agent as `TMPDIR`, so `/tmp` itself is *not* writable) and
 //! `outside/`, which is neither: a write there must fail with the sandbox on.
 
@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::fake_model::{FakeModel, turn_text, turn_tool_call};
 use super::harness::{Sandbox, git, json};
+use super::support::{require, require_program};
 use assert_cmd::Command;
 use predicates::prelude::*;
 use pretty_assertions::assert_eq;
@@ -62,7 +63,8 @@ impl Dirs {
     }
 }
 
-/// Whether the sandbox works on this machine; tests skip (saying so) where it does not.
+/// Whether the sandbox works on this machine, through [`require`]: tests skip (saying so)
+/// where it does not, and fail there in strict mode.
 pub(super) fn available() -> bool {
     let dirs = Dirs::new();
     let output = dirs
@@ -70,11 +72,7 @@ pub(super) fn available() -> bool {
         .args(["config", "show", "--json"])
         .output()
         .unwrap();
-    let active = json(&output)["sandbox.active"]["value"] == true;
-    if !active {
-        eprintln!("note: the sandbox is not available on this machine; sandbox tests skipped");
-    }
-    active
+    require("sandbox", json(&output)["sandbox.active"]["value"] == true)
 }
 
 fn quoted(path: &Path) -> String {
@@ -204,20 +202,15 @@ fn grandchildren_are_restricted_too() {
 }
 
 /// `bash` opens TCP for `> /dev/tcp/HOST/PORT`; `sh` (dash) cannot.
-fn connect_command(port: u16) -> Option<String> {
-    let bash = ["/bin/bash", "/usr/bin/bash"]
-        .into_iter()
-        .find(|path| Path::new(path).exists())?;
-    Some(format!("{bash} -c 'echo hi > /dev/tcp/127.0.0.1/{port}'"))
+fn connect_command(port: u16) -> String {
+    format!("bash -c 'echo hi > /dev/tcp/127.0.0.1/{port}'")
 }
 
 /// One `agent run` whose model (on 127.0.0.1) asks to connect to `listener`; whether the
 /// listener saw a connection, and what the model got back.
 fn run_connect(dirs: &Dirs, listener: &std::net::TcpListener, flags: &[&str]) -> (bool, String) {
     let port = listener.local_addr().unwrap().port();
-    let Some(command) = connect_command(port) else {
-        return (false, String::new());
-    };
+    let command = connect_command(port);
     let server = FakeModel::openai_turns([turn_tool_call(&command, "connect"), turn_text("done")]);
     dirs.agent()
         .env("OPENAI_API_KEY", "sk-test")
@@ -236,7 +229,7 @@ fn run_connect(dirs: &Dirs, listener: &std::net::TcpListener, flags: &[&str]) ->
 
 #[test]
 fn the_network_is_off_for_commands_but_not_for_the_agent() {
-    if !available() || connect_command(1).is_none() {
+    if !available() || !require_program("bash") {
         return;
     }
     let dirs = Dirs::new();
@@ -458,9 +451,12 @@ fn git_cannot_be_renamed_away_or_reconfigured() {
     assert_eq!(config, "[core]\n", "{result}");
 }
 
+/// Only root may make a device node at all, so only root's run can fail: the test needs root
+/// (`.ci/run` runs it where it is root).
 #[test]
-fn device_nodes_cannot_be_made() {
-    if !available() || !running_as_root() {
+#[ignore = "needs root"]
+fn device_nodes_cannot_be_made_as_root() {
+    if !available() || !require("root", running_as_root()) {
         return;
     }
     let dirs = Dirs::new();
@@ -480,28 +476,26 @@ fn running_as_root() -> bool {
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
 }
 
-/// `TIOCSTI` on a pseudo-terminal of its own: refused in the sandbox (as root it works
-/// without one, so that run proves the test can fail).
+/// `TIOCSTI` on a pseudo-terminal of its own: refused in the sandbox. The control run without
+/// the sandbox proves the test can fail; it types only where the kernel lets this user
+/// (root, or `dev.tty.legacy_tiocsti=1`), and the test needs that.
 #[test]
 fn a_command_cannot_type_into_a_terminal() {
-    if !available() {
+    if !available() || !require_program("python3") {
         return;
     }
     let dirs = Dirs::new();
+    let typed = dirs.work().join("typed");
     let script = "python3 -c 'import os,fcntl,termios; m,s=os.openpty(); \
                   fcntl.ioctl(s, termios.TIOCSTI, b\"x\"); open(\"typed\",\"w\")'";
-    let (result, _) = dirs.exec(&[script]);
-    assert!(
-        !dirs.work().join("typed").exists(),
-        "TIOCSTI worked: {result}"
-    );
-    if running_as_root() {
-        let (result, _) = dirs.exec(&["--sandbox", "off", script]);
-        assert!(
-            dirs.work().join("typed").exists(),
-            "the control run failed: {result}"
-        );
+    let (control, _) = dirs.exec(&["--sandbox", "off", script]);
+    if !require("TIOCSTI outside the sandbox", typed.exists()) {
+        eprintln!("the control run: {control}");
+        return;
     }
+    std::fs::remove_file(&typed).unwrap();
+    let (result, _) = dirs.exec(&[script]);
+    assert!(!typed.exists(), "TIOCSTI worked: {result}");
 }
 
 /// A Unix socket outside the workspace stands for a local service (tmux, D-Bus, Docker):
@@ -509,7 +503,7 @@ fn a_command_cannot_type_into_a_terminal() {
 #[cfg(unix)]
 #[test]
 fn local_services_over_unix_sockets_need_the_network() {
-    if !available() {
+    if !available() || !require_program("python3") {
         return;
     }
     let dirs = Dirs::new();
@@ -532,7 +526,7 @@ fn local_services_over_unix_sockets_need_the_network() {
 #[cfg(unix)]
 #[test]
 fn local_services_over_unix_datagrams_need_the_network() {
-    if !available() {
+    if !available() || !require_program("python3") {
         return;
     }
     let dirs = Dirs::new();
@@ -609,7 +603,7 @@ fn a_command_cannot_signal_the_agent() {
 /// refuses `prlimit` on another process.
 #[test]
 fn a_command_cannot_signal_its_helper() {
-    if !available() {
+    if !available() || !require_program("prlimit") {
         return;
     }
     let script = format!(
@@ -617,8 +611,7 @@ fn a_command_cannot_signal_its_helper() {
          helper=${{helper%% *}}; echo \"helper $helper\" >&2; \
          if [ \"$helper\" = 0 ]; then echo unnamed; else \
          kill -STOP $helper || echo stop-refused; kill -KILL $helper || echo kill-refused; \
-         if command -v prlimit >/dev/null; then prlimit --pid $helper --nofile=0:0 \
-         || echo limit-refused; else echo limit-refused; fi; fi; {}",
+         prlimit --pid $helper --nofile=0:0 || echo limit-refused; fi; {}",
         leavers()[0]
     );
     for switch in [None, Some("AGENT_TEST_SANDBOX_NO_PID_NAMESPACE")] {
@@ -650,17 +643,7 @@ fn a_command_cannot_signal_its_helper() {
 /// is the command's own group, harmless either way: it works without the sandbox.
 #[test]
 fn a_command_cannot_lower_the_priority_of_other_processes() {
-    if !available() {
-        return;
-    }
-    let found = |program: &str| {
-        std::process::Command::new("sh")
-            .args(["-c", &format!("command -v {program}")])
-            .output()
-            .is_ok_and(|output| output.status.success())
-    };
-    if !(found("renice") && found("ionice")) {
-        eprintln!("note: renice or ionice missing; priority test skipped");
+    if !available() || !require_program("renice") || !require_program("ionice") {
         return;
     }
     let dirs = Dirs::new();
@@ -714,17 +697,16 @@ fn a_command_cannot_read_the_agents_environment() {
 /// agent's memory. The system calls for those fail whatever the capabilities (seccomp).
 #[test]
 fn a_command_keeps_no_capability_that_reaches_past_the_sandbox() {
-    if !available() {
+    if !available() || !require_program("python3") {
         return;
     }
     // CHOWN, DAC_OVERRIDE, FOWNER, FSETID, NET_BIND_SERVICE.
     const KEPT: u64 = 0x41b;
     // open_tree(AT_FDCWD, "/", OPEN_TREE_CLONE): 428 on every architecture.
     let script = "grep -E '^Cap(Eff|Prm|Bnd|Amb):' /proc/self/status; \
-                  if command -v python3 >/dev/null; then python3 -c 'import ctypes; \
+                  python3 -c 'import ctypes; \
                   l = ctypes.CDLL(None, use_errno=True); r = l.syscall(428, -100, b\"/\", 1); \
-                  print(\"open_tree\", r, ctypes.get_errno())'; \
-                  else echo open_tree -1 13; fi";
+                  print(\"open_tree\", r, ctypes.get_errno())'";
     for switch in [
         None,
         Some("AGENT_TEST_SANDBOX_NO_PID_NAMESPACE"),
@@ -931,6 +913,38 @@ fn fsmonitor(marker: &Path) -> String {
     )
 }
 
+/// The control for a planted git trap: `command` run by plain `sh` (no agent, no sandbox) in
+/// a fresh repository, with a repository of its own at `inner` when that is not `.`; then the
+/// person's `git status` in `inner` runs the trap and `marker` appears. It proves the test
+/// that asserts the trap did not fire can fail. `marker` is removed again.
+fn assert_trap_fires(command: &str, inner: &str, marker: &Path) {
+    let control = Dirs::new();
+    let work = repository(&control);
+    let dir = work.join(inner);
+    if inner != "." {
+        std::fs::create_dir_all(&dir).unwrap();
+        assert!(git(&dir, &["init", "-q"]).status.success());
+    }
+    let planted = std::process::Command::new("sh")
+        .args(["-c", command])
+        .current_dir(&work)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(planted.status.success(), "the control: {planted:?}");
+    assert_status_runs(&dir);
+    assert!(marker.exists(), "the control: the trap did not fire");
+    std::fs::remove_file(marker).unwrap();
+}
+
+/// The person's `git status` in `dir`, which must succeed: a git that stops early reads no
+/// trap, and the test asserting the trap did not fire would pass for nothing.
+fn assert_status_runs(dir: &Path) {
+    let status = git(dir, &["status"]);
+    assert!(status.status.success(), "git status failed: {status:?}");
+}
+
 fn undone(result: &serde_json::Value) -> String {
     result["sandbox_undone"]
         .as_array()
@@ -960,10 +974,11 @@ fn a_planted_commondir_is_undone_and_reported() {
         "cp -r .git evil && cp {} evil/config && echo \"$PWD/evil\" > .git/commondir; true",
         quoted(&dirs.tmp.join("evil-config"))
     );
+    assert_trap_fires(&command, ".", &marker);
     let (result, _) = dirs.exec(&[&command]);
     assert!(!work.join(".git/commondir").exists(), "{result}");
     assert!(undone(&result).contains(".git/commondir"), "{result}");
-    git(&work, &["status"]);
+    assert_status_runs(&work);
     assert!(!marker.exists(), "git ran the planted fsmonitor: {result}");
 }
 
@@ -984,6 +999,7 @@ fn a_nested_repository_added_as_a_gitlink_is_undone() {
          && git ls-files -s sub",
         marker.display()
     );
+    assert_trap_fires(&command, ".", &marker);
     let (result, status) = dirs.exec(&[&command]);
     assert_eq!(status, Some(0), "{result}");
     assert!(
@@ -1002,7 +1018,7 @@ fn a_nested_repository_added_as_a_gitlink_is_undone() {
         !String::from_utf8_lossy(&listed.stdout).contains("160000"),
         "the gitlink stayed in the index"
     );
-    git(&work, &["status"]);
+    assert_status_runs(&work);
     assert!(!marker.exists(), "git ran the nested fsmonitor: {result}");
 }
 
@@ -1409,9 +1425,9 @@ fn what_the_read_only_list_allows_runs_read_only() {
     let script = format!(
         "#!/bin/sh\ncat {home}/secret; cat .env; cat notes.txt; touch written && echo wrote; \
          git status --short >/dev/null 2>&1 && echo git-ok; \
-         echo via-tmp > /tmp/agent-inspection-{pid} && echo wrote-tmp\n",
+         echo outside > {outside}/written && echo wrote-outside\n",
         home = quoted(&home),
-        pid = std::process::id()
+        outside = quoted(&dirs.outside),
     );
     // Inside the workspace: an inspection command cannot even see programs elsewhere.
     let path = super::harness::first_on_path(&work.join("bin"), "ls", &script);
@@ -1446,7 +1462,7 @@ fn what_the_read_only_list_allows_runs_read_only() {
         );
         assert!(!stdout.contains("wrote"), "{switch:?}: wrote: {stdout}");
         assert!(!work.join("written").exists());
-        let _ = std::fs::remove_file(format!("/tmp/agent-inspection-{}", std::process::id()));
+        assert!(!dirs.outside.join("written").exists());
     }
 
     // Allowed by a rule instead: the workspace-write sandbox, as before.
@@ -1520,10 +1536,11 @@ fn the_kept_tree_sees_what_changed_between_processes() {
             "git config -f deep/er/sub{round}/.git/config core.fsmonitor 'touch {}; false'; true",
             marker.display()
         );
+        assert_trap_fires(&command, &format!("deep/er/sub{round}"), &marker);
         let (result, _) = dirs.exec(&[&command]);
         let config = std::fs::read_to_string(nested.join(".git/config")).unwrap();
         assert!(!config.contains("fsmonitor"), "round {round}: {result}");
-        git(&nested, &["status"]);
+        assert_status_runs(&nested);
         assert!(
             !marker.exists(),
             "round {round}: git ran the planted fsmonitor"
@@ -1825,11 +1842,17 @@ fn what_the_sandbox_undid_is_shown_to_the_person_and_the_model() {
 /// gone when it ends — it neither sees the machine's shared memory nor leaves any there.
 #[test]
 fn shared_memory_is_the_commands_own_and_gone_after_it() {
-    if !available() || !Path::new("/dev/shm").is_dir() {
+    if !available() || !require("/dev/shm", Path::new("/dev/shm").is_dir()) {
         return;
     }
     let dirs = Dirs::new();
     repository(&dirs);
+    let probe = dirs.agent().args(["exec", "true"]).output().unwrap();
+    // Without a mount namespace `/dev/shm` stays the machine's (said in the README).
+    let namespace = !String::from_utf8_lossy(&probe.stderr).contains("stay writable");
+    if !require("a mount namespace", namespace) {
+        return;
+    }
     let name = format!("agent-test-{}", std::process::id());
     let host = Path::new("/dev/shm").join(format!("{name}-host"));
     let left = Path::new("/dev/shm").join(format!("{name}-left"));
@@ -1853,11 +1876,6 @@ fn shared_memory_is_the_commands_own_and_gone_after_it() {
     let shared = (json(&output), output.status.code(), left.exists());
     let _ = std::fs::remove_file(&host);
     let _ = std::fs::remove_file(&left);
-    let probe = dirs.agent().args(["exec", "true"]).output().unwrap();
-    if String::from_utf8_lossy(&probe.stderr).contains("stay writable") {
-        eprintln!("note: no mount namespace here; /dev/shm stays the machine's");
-        return;
-    }
     assert_eq!(result["stdout"], "y\n", "{result}");
     assert_eq!(
         status,

@@ -12,6 +12,7 @@ use serde_json::json;
 
 use super::fake_model::{FakeModel, Reply, Turn, openai, turn_text, turn_tool_call};
 use super::harness::{Sandbox, events, kill_left, left_running, wait_for};
+use super::support::gate::{Gate, held_command};
 use super::tty::{Tmux, agent_bin, shell_quote};
 
 /// Bare `agent ARGS` in tmux, talking to `server` (settings name it).
@@ -191,7 +192,7 @@ fn esc_stops_a_running_command_and_the_session_goes_on() {
         started.elapsed() < Duration::from_secs(15),
         "the command was not stopped:\n{screen}"
     );
-    tmux.wait_for(READY);
+    tmux.wait_on_screen(READY);
     tmux.keys(&["go on", "Enter"]);
     tmux.wait_for("still here");
     let request = server.request(1);
@@ -533,14 +534,14 @@ fn the_prompt_in_a_session_takes_y_n_and_a_saved_rule_holds_for_the_next_message
     tmux.wait_for("$ touch G");
     tmux.keys(&["n"]);
     tmux.wait_for("made F only");
-    tmux.wait_for(READY);
+    tmux.wait_on_screen(READY);
     tmux.keys(&["make H", "Enter"]);
     tmux.wait_for("$ touch H");
     tmux.keys(&["a"]);
     tmux.wait_for("press y to save the rule");
     tmux.keys(&["y"]);
     tmux.wait_for("made H");
-    tmux.wait_for(READY);
+    tmux.wait_on_screen(READY);
     // The rule saved at the prompt holds for the rest of the session: no prompt for I.
     tmux.keys(&["make I", "Enter"]);
     tmux.wait_for("made I");
@@ -584,7 +585,7 @@ fn allowed_for_this_run_holds_for_the_rest_of_the_session() {
     tmux.wait_for("$ touch F");
     tmux.keys(&["2"]);
     tmux.wait_for("made F");
-    tmux.wait_for(READY);
+    tmux.wait_on_screen(READY);
     tmux.keys(&["make F and G", "Enter"]);
     tmux.wait_for("$ touch G");
     tmux.keys(&["y"]);
@@ -606,13 +607,15 @@ fn allowed_for_this_run_holds_for_the_rest_of_the_session() {
     assert!(sandbox.work().join("G").exists());
 }
 
-/// What the signal tests' command does: a marker to `started`, `LATER` a second on.
-const SLOW_COMMAND: &str = "echo started > started; sleep 1; touch LATER";
-
+/// The signal tests' command holds a FIFO (`held_command`): once the session ended, nothing
+/// may hold it (`Gate::held`).
 fn signal_case(name: &str, expected: i32) {
     let sandbox = Sandbox::new();
-    let server =
-        FakeModel::openai_turns([turn_tool_call(SLOW_COMMAND, "wait"), turn_text("never")]);
+    let gate = Gate::new(&sandbox.work());
+    let server = FakeModel::openai_turns([
+        turn_tool_call(&held_command(""), "wait"),
+        turn_text("never"),
+    ]);
     sandbox.settings(&format!(
         "[model]\nprovider = \"openai\"\nbase_url = \"{}\"\n",
         server.openai_url()
@@ -642,8 +645,7 @@ fn signal_case(name: &str, expected: i32) {
     assert!(status.success());
     let screen = tmux.wait_for("EXIT=");
     let left = left_running(&sandbox.work());
-    std::thread::sleep(Duration::from_millis(1500));
-    let later = sandbox.work().join("LATER").exists();
+    let held = gate.held();
     kill_left(&sandbox.work());
     assert!(
         screen.contains(&format!("EXIT={expected} TTY=icanon")),
@@ -658,7 +660,7 @@ fn signal_case(name: &str, expected: i32) {
         "SIG{name}: {left:?} of the command survived the session"
     );
     assert!(
-        !later,
+        !held,
         "SIG{name}: the command ran on after the session ended"
     );
     let events = transcript_events(&sandbox);

@@ -1,9 +1,9 @@
 //! A command never outlives the agent: SIGTERM, SIGHUP, SIGQUIT (and SIGINT) sent to
 //! `agent exec` or `agent run` end the command's whole process group and exit
-//! 128 + the signal, and `run` records its `done` event. Each command writes its
-//! marker first and a file `LATER` after a second; the tests wait for the marker, signal
-//! the agent's own pid, and check that `LATER` never appears and nothing of the command is
-//! left running.
+//! 128 + the signal, and `run` records its `done` event. Each command holds a FIFO and
+//! writes its marker (`held_command`); the tests wait for the marker, signal the agent's own
+//! pid, and once it has exited check that nothing holds the FIFO any more: nothing of the
+//! command is left running (`Gate::held`), with no window of time to wait out.
 
 use std::path::Path;
 use std::process::{Child, Stdio};
@@ -11,9 +11,8 @@ use std::time::{Duration, Instant};
 
 use super::fake_model::{FakeModel, turn_text, turn_tool_call};
 use super::harness::{Sandbox, kill_left, left_running, wait_for};
-
-/// Writes the marker, then would write `LATER` one second later.
-const COMMAND: &str = "echo started > started; sleep 1; touch LATER";
+use super::support::gate::{Gate, held_command};
+use super::support::reaped::Reaped;
 /// Long enough for a debug build to start and reach the command.
 const START_LIMIT: Duration = Duration::from_secs(30);
 
@@ -74,16 +73,15 @@ fn wait_exit(child: &mut Child) -> Option<i32> {
 
 /// Signals the agent once its command runs; checks the exit status, that the agent
 /// did not wait needlessly, and that the command neither finished nor survived.
-fn stop_and_check(mut child: Child, work: &Path, name: &str, expected: i32) {
+fn stop_and_check(child: Child, gate: Gate, work: &Path, name: &str, expected: i32) {
+    let mut child = Reaped::new(child, work);
     wait_for_start(work);
     let started = Instant::now();
     signal(&child, name);
     let code = wait_exit(&mut child);
     let took = started.elapsed();
     let left = left_running(work);
-    // Wait past the command's own second: `LATER` must never come.
-    std::thread::sleep(Duration::from_millis(1500).saturating_sub(started.elapsed()));
-    let later = work.join("LATER").exists();
+    let held = gate.held();
     kill_left(work);
     let mut stderr = String::new();
     if let Some(mut pipe) = child.stderr.take() {
@@ -96,7 +94,7 @@ fn stop_and_check(mut child: Child, work: &Path, name: &str, expected: i32) {
     );
     assert!(left.is_empty(), "SIG{name}: {left:?} survived the agent");
     assert!(
-        !later,
+        !held,
         "SIG{name}: the command ran on after the agent stopped"
     );
     assert!(
@@ -107,14 +105,15 @@ fn stop_and_check(mut child: Child, work: &Path, name: &str, expected: i32) {
 
 fn exec_case(name: &str, expected: i32) {
     let sandbox = Sandbox::new();
+    let gate = Gate::new(&sandbox.work());
     let child = sandbox
         .agent_process()
-        .args(["exec", COMMAND])
+        .args(["exec", &held_command("")])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    stop_and_check(child, &sandbox.work(), name, expected);
+    stop_and_check(child, gate, &sandbox.work(), name, expected);
 }
 
 #[test]
@@ -139,7 +138,11 @@ fn exec_sigint_kills_the_group_and_exits_130() {
 
 fn run_case(name: &str, expected: i32) {
     let sandbox = Sandbox::new();
-    let server = FakeModel::openai_turns([turn_tool_call(COMMAND, "wait"), turn_text("never")]);
+    let gate = Gate::new(&sandbox.work());
+    let server = FakeModel::openai_turns([
+        turn_tool_call(&held_command(""), "wait"),
+        turn_text("never"),
+    ]);
     let child = sandbox
         .agent_process()
         .env("OPENAI_API_KEY", "sk-test")
@@ -151,7 +154,7 @@ fn run_case(name: &str, expected: i32) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    stop_and_check(child, &sandbox.work(), name, expected);
+    stop_and_check(child, gate, &sandbox.work(), name, expected);
     let runs = sandbox.state_dir().join("agent/runs");
     let file = std::fs::read_dir(&runs)
         .unwrap()
@@ -197,16 +200,15 @@ fn run_sigint_kills_the_group_records_done_and_exits_130() {
 fn a_command_ignoring_term_is_killed_after_the_grace() {
     let sandbox = Sandbox::new();
     let work = sandbox.work();
-    let mut child = sandbox
+    let gate = Gate::new(&work);
+    let child = sandbox
         .agent_process()
-        .args([
-            "exec",
-            "trap '' TERM; echo started > started; sleep 6; touch LATER",
-        ])
+        .args(["exec", &held_command("trap '' TERM; ")])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    let mut child = Reaped::new(child, &work);
     wait_for_start(&work);
     // The sandbox helper, where there is one: it is gone too when the agent has exited (the
     // workspace's check comes after it).
@@ -221,12 +223,11 @@ fn a_command_ignoring_term_is_killed_after_the_grace() {
         helpers_left.is_empty(),
         "the agent exited before its helpers {helpers_left:?}"
     );
-    std::thread::sleep(Duration::from_secs(7).saturating_sub(started.elapsed()));
-    let later = work.join("LATER").exists();
+    let held = gate.held();
     kill_left(&work);
     assert_eq!(code, Some(143));
     assert!(left.is_empty(), "{left:?} survived SIGKILL");
-    assert!(!later, "the command ran on after the agent stopped");
+    assert!(!held, "the command ran on after the agent stopped");
     assert!(
         took >= Duration::from_millis(4900) && took < Duration::from_secs(6),
         "KILL should come after the 5 s grace, came after {took:?}"

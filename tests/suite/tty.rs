@@ -85,17 +85,33 @@ impl Tmux {
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
-    /// Waits until `needle` is on screen; returns the screen.
+    /// Waits until `needle` is on screen or in the last 200 lines of scrollback (text that
+    /// appears once in a test); returns the screen. For a state shown again, see
+    /// [`Tmux::wait_on_screen`].
     pub(super) fn wait_for(&self, needle: &str) -> String {
+        self.poll(needle, "on screen", Self::screen)
+    }
+
+    /// Waits until `needle` is on the visible screen, not in the scrollback: for a state the
+    /// screen shows now (the composer's footer saying it is ready again), where a copy from
+    /// before, scrolled out of sight, must not count.
+    pub(super) fn wait_on_screen(&self, needle: &str) -> String {
+        self.poll(needle, "on the visible screen", |tmux| {
+            tmux.tmux_output(&["capture-pane", "-p", "-J"])
+        })
+    }
+
+    /// Captures with `capture` until `needle` is in it (failing after [`PATIENCE`]).
+    fn poll(&self, needle: &str, place: &str, capture: impl Fn(&Self) -> String) -> String {
         let start = Instant::now();
         loop {
-            let screen = self.screen();
+            let screen = capture(self);
             if screen.contains(needle) {
                 return screen;
             }
             assert!(
                 start.elapsed() < PATIENCE,
-                "`{needle}` never appeared; the screen:\n{screen}"
+                "`{needle}` never appeared {place}; the screen:\n{screen}"
             );
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -349,6 +365,41 @@ fn with_ci_set_it_denies_without_asking() {
     assert!(!screen.contains("1. Allow"), "asked in CI:\n{screen}");
     assert!(screen.contains("⊘ touch F"), "{screen}");
     assert!(!exists(&sandbox.work().join("F")));
+}
+
+/// Where nobody can answer, nobody is asked, whatever the policy says: `--no-prompt`, `CI`,
+/// a stderr that is not the terminal (stdin still is). Each says why in the result the model
+/// gets. The same run at the same terminal without any of them asks (the control).
+#[test]
+fn nobody_is_asked_where_nobody_can_answer() {
+    for (env, flag, redirect, why) in [
+        (None, "", "", None),
+        (None, "--no-prompt", "", Some("--no-prompt was given")),
+        (Some(("CI", "1")), "", "", Some("CI is set")),
+        (None, "", "2> err.txt", Some("there is no terminal to ask")),
+    ] {
+        let case = format!("{env:?} {flag} {redirect}");
+        let sandbox = Sandbox::new();
+        let server =
+            FakeModel::openai_turns([turn_tool_call("touch F", "create F"), turn_text("over")]);
+        let env: Vec<(&str, &str)> = env.into_iter().collect();
+        let tail = format!("{flag} 'make F' {redirect}");
+        let tmux = run_in_tmux(&sandbox, &server, &env, &tail);
+        let Some(why) = why else {
+            tmux.wait_for("1. Allow");
+            tmux.keys(&["0"]);
+            tmux.wait_for("EXIT=0");
+            continue;
+        };
+        let screen = tmux.wait_for("EXIT=0");
+        assert!(!screen.contains("1. Allow"), "{case}: asked:\n{screen}");
+        assert!(!exists(&sandbox.work().join("F")), "{case}: ran:\n{screen}");
+        let result = &server.request(1).tool_results()[0].1;
+        assert!(
+            result.contains(&format!("nobody can be asked ({why})")),
+            "{case}: {result}"
+        );
+    }
 }
 
 #[test]

@@ -96,6 +96,17 @@ const WORDS: &[&str] = &[
     "\"-rf\"",
     "x2",
     "*1",
+    "\"^(export|import) \"",
+    "\"(a|b)\"",
+    "'(x)'",
+    "\"a)\"",
+    "\")(\"",
+    "\"f(<|>)\"",
+    "\"))\"",
+    "(",
+    ")",
+    "x)",
+    "(x",
 ];
 
 const REDIRECTIONS: &[&str] = &[
@@ -169,10 +180,140 @@ fn part() -> impl Strategy<Value = String> {
         })
 }
 
-fn script() -> impl Strategy<Value = String> {
+/// Words inside a generated test (`[ … ]`, `[[ … ]]`): operators, operands and odd ones.
+const TEST_WORDS: &[&str] = &[
+    "-f", "-d", "-e", "-s", "-n", "-z", "-L", "-x", "-v", "-o", "-a", "=", "==", "!=", "-eq",
+    "-nt", "-lt", "!", "x", "src/a.rs", "Makefile", "'a b'", "\"a b\"", "\"\"", "''", "*.rs",
+    "a=b", "-", "~", "(", ")", "]", "[", "]]", "x]", "'-f'", "\"]\"", "1", "2>x", "#",
+];
+
+/// A test command, well-formed or not (closed by the wrong bracket, glued, redirected).
+fn test_part() -> impl Strategy<Value = String> {
     (
-        part(),
-        prop::collection::vec((prop::sample::select(OPERATORS), part()), 0..4),
+        prop::sample::select(&["[", "[["][..]),
+        prop::collection::vec(
+            prop_oneof![
+                4 => prop::sample::select(TEST_WORDS).prop_map(str::to_owned),
+                1 => word(),
+            ],
+            0..4,
+        ),
+        prop::sample::select(&["", "]", "]]", " ]", " ]]", "]x", " ] x"][..]),
+        prop::sample::select(&[" ", "  ", "\t", ""][..]),
+        prop::option::weighted(0.1, prop::sample::select(REDIRECTIONS)),
+    )
+        .prop_map(|(open, words, close, blank, redirection)| {
+            let mut text = open.to_owned();
+            for w in words {
+                text.push_str(blank);
+                text.push_str(&w);
+            }
+            // A matching closing bracket most of the time.
+            let close = match close {
+                "" if open == "[" => " ]",
+                "" => " ]]",
+                other => other,
+            };
+            text.push_str(close);
+            text.push_str(redirection.unwrap_or(""));
+            text
+        })
+}
+
+/// A simple command or a test.
+fn piece() -> impl Strategy<Value = String> {
+    prop_oneof![4 => part(), 1 => test_part()]
+}
+
+/// Commands and tests of the shapes `if` statements hold.
+const IF_PIECES: &[&str] = &[
+    "ls -la src",
+    "cat Makefile",
+    "echo missing",
+    "wc -l x",
+    "git status",
+    "rm -rf /",
+    "test -f x",
+    "echo then",
+    "echo fi",
+    "[ -f Makefile ]",
+    "[[ -d src ]]",
+    "[ a = b ]",
+    "[ -n \"a b\" ]",
+    "true",
+    ":",
+];
+
+/// A list of pieces for an `if` statement.
+fn list() -> impl Strategy<Value = String> {
+    let piece =
+        || prop_oneof![3 => prop::sample::select(IF_PIECES).prop_map(str::to_owned), 1 => piece()];
+    (
+        piece(),
+        prop::collection::vec(
+            (
+                prop_oneof![
+                    3 => prop::sample::select(&[" | ", " && ", " || ", "&&"][..]),
+                    1 => prop::sample::select(OPERATORS),
+                ],
+                piece(),
+            ),
+            0..2,
+        ),
+    )
+        .prop_map(|(first, rest)| {
+            let mut text = first;
+            for (operator, part) in rest {
+                text.push_str(operator);
+                text.push_str(&part);
+            }
+            text
+        })
+}
+
+/// An `if` statement, well-formed or not (keywords and separators picked at random).
+fn if_script() -> impl Strategy<Value = String> {
+    let separator = || prop::sample::select(&["; ", ";", " ; ", " ", "\t;\t", ";  "][..]);
+    let keyword = |usual: &'static str| prop_oneof![20 => Just(usual), 1 => prop::sample::select(&["then", "fi", "else", "elif", "do", "if"][..])];
+    (
+        prop::sample::select(&["if ", " if ", "if\t", "if  "][..]),
+        list(),
+        separator(),
+        keyword("then"),
+        list(),
+        separator(),
+        prop::option::weighted(
+            0.3,
+            (list(), separator(), keyword("then"), list(), separator()),
+        ),
+        prop::option::weighted(0.4, (list(), separator())),
+        keyword("fi"),
+        prop::sample::select(&["", "", "", " ", ";", " x", "; ls", " | ls"][..]),
+    )
+        .prop_map(
+            |(start, condition, s1, then, body, s2, elif, otherwise, fi, end)| {
+                let mut text = format!("{start}{condition}{s1}{then} {body}{s2}");
+                if let Some((condition, s3, then, body, s4)) = elif {
+                    text.push_str(&format!("elif {condition}{s3}{then} {body}{s4}"));
+                }
+                if let Some((body, s5)) = otherwise {
+                    text.push_str(&format!("else {body}{s5}"));
+                }
+                text.push_str(fi);
+                text.push_str(end);
+                text
+            },
+        )
+}
+
+fn script() -> impl Strategy<Value = String> {
+    prop_oneof![4 => plain_script(), 1 => if_script()]
+}
+
+fn plain_script() -> impl Strategy<Value = String> {
+    (
+        piece(),
+        prop::collection::vec((prop::sample::select(OPERATORS), piece()), 0..4),
         prop::sample::select(&["", ";", " ;", " ", "; "][..]),
     )
         .prop_map(|(first, rest, end)| {
@@ -193,6 +334,20 @@ proptest! {
     fn lexer_reads_what_tree_sitter_reads(text in script()) {
         if let Some(fast) = lex::parse(&text) {
             let slow = parse::parse_slow(&text);
+            prop_assert_eq!(fast, slow, "input: {:?}", text);
+        }
+    }
+
+    #[test]
+    fn if_statements_read_and_decide_alike(text in if_script()) {
+        if let Some(fast) = lex::parse(&text) {
+            let slow = parse::parse_slow(&text);
+            prop_assert_eq!(fast, slow, "input: {:?}", text);
+        }
+        let rules = rules();
+        for read_only in [ReadOnly::Inspect, ReadOnly::Strict] {
+            let context = context(OsFamily::Unix, read_only);
+            let (fast, slow) = both_ways(&rules, &context, &text);
             prop_assert_eq!(fast, slow, "input: {:?}", text);
         }
     }
@@ -224,6 +379,19 @@ fn the_lexer_reads_the_common_shapes() {
         "sed -n '1,80p' src/main.rs",
         "*.rs",
         "src/*.rs x",
+        "grep -E \"^(export|import) \" README.md | sort | uniq -c",
+        "rg -n \"rating(<|>)\" pkg/api",
+        "grep 'f(x)' src",
+        "[ -f Makefile ]",
+        "[ -s pyproject.toml ] || echo empty",
+        "[[ -d web/app ]] && ls web/app",
+        "[ -f x ] && cat x || echo none",
+        "[ \"a b\" = c ]",
+        "ls | [ -n x ]",
+        "if [ -f Makefile ]; then cat Makefile; fi",
+        "if [ -d src ]; then ls -la src; else echo missing; fi",
+        "if test -f x; then wc -l x; fi",
+        "if a | b; then c && d; elif e; then f; else g; fi",
     ] {
         let fast = lex::parse(text);
         assert!(fast.is_some(), "not read: {text:?}");
@@ -263,6 +431,32 @@ fn the_lexer_leaves_the_rest_to_tree_sitter() {
         "ls me@x.com | x",
         "ls me@x.com",
         "ls | ls \"((\"",
+        "ls \"))\" '(('",
+        "ls (x)",
+        "ls x)",
+        "ls ( x )",
+        "(ls) | x",
+        "ls \"a\"(b)",
+        "[ -f x ] 2>/dev/null",
+        "[ -f x ]x",
+        "[ -f ]",
+        "[ ]",
+        "[[ a = b ]]",
+        "[ -f x -a -d y ]",
+        "[ ! -f x ]",
+        "[ x = *.rs ]",
+        "[-f x ]",
+        "[ -f x]",
+        "[[ -f x ]",
+        "A=1 [ -f x ]",
+        "if [ -f x ]; then ls; fi; ls",
+        "if a; then b; fi | c",
+        "if a; then b; fi >x",
+        "if a; then b >x; fi",
+        "if a; then b; fi;",
+        "if a; fi",
+        "if a; then fi",
+        "x; if a; then b; fi",
         "cat \" \"",
         "ls 'a\\ b'",
         "*2>x",

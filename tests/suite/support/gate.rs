@@ -1,0 +1,102 @@
+//! A command the tests stop, and the proof that nothing of it is left, without waiting for
+//! time to pass. The command holds a FIFO (`gate`, made by [`Gate::new`]) open for reading and
+//! writes `started` once it does; every process it starts inherits the FIFO. The test holds
+//! the other end (so the command's open does not block) until the agent has ended; then
+//! [`Gate::held`] lets go of it and opens the write end without blocking, which fails exactly
+//! when no process holds the FIFO for reading: nothing of the command survived. No sleep, no
+//! window of time.
+
+use std::path::{Path, PathBuf};
+
+/// `prefix` (say `trap '' TERM; `), then the command: holds `gate`, says `started`, and would
+/// write `LATER` after a long sleep.
+pub fn held_command(prefix: &str) -> String {
+    format!("{prefix}exec 3< gate; echo started > started; sleep 60; touch LATER")
+}
+
+/// The FIFO `gate` in a workspace, with the test's own end of it.
+pub struct Gate {
+    path: PathBuf,
+    own: std::fs::File,
+}
+
+impl Gate {
+    /// Makes the FIFO `gate` in `work`, where [`held_command`] runs, and holds it open.
+    pub fn new(work: &Path) -> Self {
+        let path = work.join("gate");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .expect("mkfifo");
+        assert!(status.success(), "mkfifo failed");
+        // Read and write: on Linux this never blocks, and the command's read end opens at once.
+        let own = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .expect("open the gate");
+        Self { path, own }
+    }
+
+    /// Whether any process other than the test still holds the gate open for reading (the
+    /// command, or anything it started). Opening the write end without blocking fails with
+    /// `ENXIO` exactly when none does.
+    #[cfg(unix)]
+    pub fn held(self) -> bool {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        drop(self.own);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits().cast_signed())
+            .open(&self.path)
+        {
+            Ok(_) => true,
+            Err(error) if error.raw_os_error() == Some(rustix::io::Errno::NXIO.raw_os_error()) => {
+                false
+            }
+            Err(error) => panic!("opening the gate: {error}"),
+        }
+    }
+
+    /// FIFOs are Unix's: elsewhere the tests that stop a command cannot tell what is left.
+    #[cfg(not(unix))]
+    pub fn held(self) -> bool {
+        drop(self.own);
+        panic!("the gate {} is a FIFO: Unix only", self.path.display())
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn the_gate_is_held_exactly_while_the_command_runs() {
+    use super::super::harness::{kill_left, left_running, wait_for};
+    let patience = std::time::Duration::from_secs(30);
+    let dir = tempfile::tempdir().unwrap();
+    assert!(!Gate::new(dir.path()).held(), "held before anything ran");
+    std::fs::remove_file(dir.path().join("gate")).unwrap();
+    for survivor in [false, true] {
+        let gate = Gate::new(dir.path());
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", &held_command("")])
+            .current_dir(dir.path())
+            .spawn()
+            .unwrap();
+        // Its `sleep` running, not only its marker written: the shell forks it after.
+        wait_for(patience, "the command's sleep to start", || {
+            !left_running(dir.path()).is_empty()
+        });
+        // The shell goes; its `sleep` stays unless killed too, as a survivor would.
+        child.kill().unwrap();
+        child.wait().unwrap();
+        if !survivor {
+            kill_left(dir.path());
+            wait_for(patience, "the sleep to end", || {
+                left_running(dir.path()).is_empty()
+            });
+        }
+        assert_eq!(gate.held(), survivor, "survivor: {survivor}");
+        kill_left(dir.path());
+        std::fs::remove_file(dir.path().join("gate")).unwrap();
+        std::fs::remove_file(dir.path().join("started")).unwrap();
+    }
+}
