@@ -562,3 +562,52 @@ fn what_mode_auto_runs_gets_no_network_even_through_the_proxy() {
     assert!(result.contains("\"sandbox_denied\":true"), "{result}");
     assert!(!result.contains("hello from A"), "{result}");
 }
+
+/// Where the proxy's private directory is inside a path the command may write (here `TMPDIR`
+/// inside the workspace; also `writable = ["/tmp"]`), the command must not be able to swap
+/// `proxy.sock` for a link to another Unix socket of the user (Docker, D-Bus, ssh-agent) that
+/// the bridge — outside Landlock and seccomp — would connect to. With a mount namespace the
+/// directory is hidden from the command; without one it is there, the link is made, and the
+/// bridge refuses a socket that is not the agent's.
+#[test]
+fn the_command_cannot_point_the_bridge_at_another_socket() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(""));
+    if !available(&sandbox) {
+        return;
+    }
+    let victim = sandbox.root.path().join("victim.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&victim).unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let _ = stream.write_all(
+                b"HTTP/1.0 200 OK\r\nContent-Length: 20\r\nConnection: close\r\n\r\nhost service reached",
+            );
+        }
+    });
+    let tmp = sandbox.work().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let command = format!(
+        "d=$(ls -d {tmp}/agent-net-*) && rm -f $d/proxy.sock && ln -s {victim} $d/proxy.sock && \
+         echo swapped; curl -sS --noproxy '*' http://127.0.0.1:3128/",
+        tmp = tmp.display(),
+        victim = victim.display()
+    );
+    for mounts in [true, false] {
+        let mut agent = sandbox.agent();
+        if !mounts {
+            agent.env("AGENT_TEST_SANDBOX_NO_MOUNTS", "1");
+        }
+        let output = agent
+            .env("TMPDIR", &tmp)
+            .args(["exec", "--json", "--", &command])
+            .output()
+            .unwrap();
+        let result = json(&output);
+        let stdout = result["stdout"].as_str().unwrap_or_default();
+        assert!(!stdout.contains("host service reached"), "{result}");
+        // Hidden with a mount namespace; swapped (and refused) without one.
+        assert_eq!(stdout.contains("swapped"), !mounts, "{result}");
+    }
+}
