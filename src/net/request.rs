@@ -80,9 +80,17 @@ pub fn parse(head: &[u8]) -> Result<Ask, String> {
         .ok_or_else(|| "the request head does not end with a blank line".to_owned())?;
     let mut lines = text.split("\r\n");
     let request_line = lines.next().unwrap_or_default();
+    // The request line is printable ASCII: its parts are compared, sliced and shown.
+    if let Some(bad) = request_line.chars().find(|c| !(' '..='~').contains(c)) {
+        return Err(format!(
+            "a request line with the character `{}`",
+            bad.escape_default()
+        ));
+    }
     let headers: Vec<(&str, &str)> = lines
         .map(|line| {
-            if line.contains(['\r', '\n']) || line.starts_with([' ', '\t']) {
+            if line.contains(|c: char| c.is_control() && c != '\t') || line.starts_with([' ', '\t'])
+            {
                 return Err("a malformed header line".to_owned());
             }
             line.split_once(':')
@@ -162,7 +170,8 @@ pub fn parse(head: &[u8]) -> Result<Ask, String> {
 }
 
 fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
-    (text.len() >= prefix.len() && text[..prefix.len()].eq_ignore_ascii_case(prefix))
+    text.get(..prefix.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
         .then(|| &text[prefix.len()..])
 }
 
@@ -262,5 +271,32 @@ mod tests {
     fn the_head_ends_at_the_blank_line() {
         assert_eq!(head_end(b"GET / HTTP/1.1\r\n\r\nbody"), Some(18));
         assert_eq!(head_end(b"GET / HTTP/1.1\r\n"), None);
+    }
+
+    /// rev-net: a multi-byte character at byte 7 of the target panics the proxy (and the panic
+    /// message prints the target raw to the agent's stderr).
+    #[test]
+    fn rev_net_a_target_with_a_wide_character_is_refused_not_a_panic() {
+        assert!(parse("GET http:/\u{e9} HTTP/1.1\r\n\r\n".as_bytes()).is_err());
+    }
+
+    /// Every byte outside printable ASCII, at every place of the request line, is refused
+    /// with a message that holds no control character (and nothing panics).
+    #[test]
+    fn a_request_line_outside_printable_ascii_is_refused() {
+        let line = "GET http://a.test/ HTTP/1.1";
+        for bad in [
+            "\u{1b}", "\u{7}", "\u{9b}", "\u{e9}", "\u{7f}", "\t", "\u{2028}", "\0",
+        ] {
+            for at in 0..=line.len() {
+                let head = format!("{}{bad}{}\r\n\r\n", &line[..at], &line[at..]);
+                let why = parse(head.as_bytes()).unwrap_err();
+                assert!(!why.chars().any(char::is_control), "{why:?}");
+            }
+        }
+        for bad in ["\u{1b}[31m", "\u{7f}", "\0"] {
+            let head = format!("GET http://a.test/ HTTP/1.1\r\nX-A: a{bad}\r\n\r\n");
+            assert!(parse(head.as_bytes()).is_err(), "{head:?}");
+        }
     }
 }

@@ -611,3 +611,33 @@ fn the_command_cannot_point_the_bridge_at_another_socket() {
         assert_eq!(stdout.contains("swapped"), !mounts, "{result}");
     }
 }
+
+/// A request whose line holds a wide character and escape sequences is answered `400`; none
+/// of the command's bytes reach the agent's stderr raw (they once did, in a panic's message).
+#[test]
+fn a_request_with_control_bytes_is_refused_and_never_printed_raw() {
+    let Some((sandbox, _)) = ready("") else {
+        return;
+    };
+    if !program("bash") {
+        return;
+    }
+    let command = "bash -c 'exec 3<>/dev/tcp/127.0.0.1/3128; \
+        printf \"GET http:/\\303\\251\\033]0;TITLE\\007\\033[31mRED HTTP/1.1\\r\\n\\r\\n\" >&3; \
+        head -c 12 <&3'";
+    let output = sandbox
+        .agent()
+        .args(["exec", "--", command])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stdout.starts_with("HTTP/1.1 400"),
+        "{stdout:?} / {stderr:?}"
+    );
+    assert!(
+        !stderr.contains('\u{1b}') && !stderr.contains('\u{7}'),
+        "{stderr:?}"
+    );
+}
