@@ -612,6 +612,50 @@ fn the_command_cannot_point_the_bridge_at_another_socket() {
     }
 }
 
+/// `allowlist` needs the sandbox: where it is off (by the settings or a flag), no command
+/// runs, and that is said — on stderr even with -q, in `config show` and to the model —
+/// instead of commands reaching every host.
+#[test]
+fn allowlist_without_the_sandbox_refuses_to_run_and_says_so() {
+    let cases = [
+        ("[sandbox]\nmode = \"off\"\n", None, false),
+        ("", Some("off"), false),
+        ("", None, true),
+    ];
+    for (extra, flag, unavailable) in cases {
+        let sandbox = Sandbox::new();
+        sandbox.settings(&settings(extra));
+        let port = server("A");
+        let mut agent = sandbox.agent();
+        if unavailable {
+            agent.env("AGENT_TEST_SANDBOX_UNAVAILABLE", "1");
+        }
+        agent.args(["exec", "-q"]);
+        if let Some(mode) = flag {
+            agent.args(["--sandbox", mode]);
+        }
+        let output = agent
+            .arg("--")
+            .arg(format!("curl -sS http://127.0.0.1:{port}/"))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stdout.contains("hello"), "{stdout}");
+        assert!(!output.status.success(), "{stderr}");
+        assert!(
+            stderr.contains("`[network] mode = \"allowlist\"` needs the sandbox"),
+            "{stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    }
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings("[sandbox]\nmode = \"off\"\n"));
+    let shown = sandbox.agent().args(["config", "show"]).output().unwrap();
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(text.contains("needs the sandbox"), "{text}");
+}
+
 /// A request whose line holds a wide character and escape sequences is answered `400`; none
 /// of the command's bytes reach the agent's stderr raw (they once did, in a panic's message).
 #[test]
