@@ -685,3 +685,37 @@ fn a_request_with_control_bytes_is_refused_and_never_printed_raw() {
         "{stderr:?}"
     );
 }
+
+/// Plain HTTP through a CONNECT tunnel (`curl -p`) reaches the tunnel's host only: a `Host`
+/// naming another site (which a CDN front end would route by) is refused.
+#[test]
+fn plain_http_through_a_tunnel_must_name_the_tunnel_host() {
+    let Some((sandbox, port)) = ready("") else {
+        return;
+    };
+    let run = |extra: &str| {
+        let output = sandbox
+            .agent()
+            .args(["exec", "--json", "--"])
+            .arg(format!("curl -sS -p {extra} http://allowed.test:{port}/"))
+            .output()
+            .unwrap();
+        json(&output)
+    };
+    let same = run("");
+    assert!(
+        same["stdout"].as_str().unwrap().contains("hello from A"),
+        "{same}"
+    );
+    let other = run("-H 'Host: evil.test'");
+    assert!(
+        !other["stdout"].as_str().unwrap().contains("hello"),
+        "{other}"
+    );
+    let refused = other["network"].as_array().unwrap();
+    assert!(
+        refused.iter().any(|event| event["decision"] == "deny"
+            && event["rule"].as_str().unwrap().contains("`evil.test`")),
+        "{other}"
+    );
+}
