@@ -1,14 +1,16 @@
 //! One decision of the network proxy, as recorded in the transcript and `--json` (the
 //! `network` event) and carried in the result of the command that made it.
 
-use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Serialize;
 
 /// Decisions kept between two [`Log::take`] calls; past it they are counted only (a command
 /// that opens connections in a loop must not grow the agent's memory).
-const MAX_KEPT_EVENTS: usize = 1000;
+const MAX_KEPT_EVENTS: usize = 200;
+
+/// The longest host and rule an event keeps (in characters; a host name has at most 253).
+const MAX_TEXT_CHARS: usize = 300;
 
 /// Allowed or refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -44,7 +46,6 @@ struct Record {
     command: Option<String>,
     events: Vec<NetworkEvent>,
     dropped: usize,
-    blocked: BTreeSet<String>,
 }
 
 /// The decisions of a run's proxy, shared between the proxy (which writes them) and the agent
@@ -60,14 +61,13 @@ impl Log {
     /// Records one decision (naming the running command).
     pub fn note(&self, mut event: NetworkEvent) {
         let mut record = self.record();
-        if event.decision == NetDecision::Deny {
-            record.blocked.insert(event.host.clone());
-        }
         if record.events.len() >= MAX_KEPT_EVENTS {
             record.dropped += 1;
             return;
         }
         event.command = event.command.or_else(|| record.command.clone());
+        bound(&mut event.host);
+        bound(&mut event.rule);
         record.events.push(event);
     }
 
@@ -83,10 +83,38 @@ impl Log {
         let dropped = std::mem::take(&mut record.dropped);
         (std::mem::take(&mut record.events), dropped)
     }
+}
 
-    /// The hosts refused so far in this run.
-    #[must_use]
-    pub fn blocked(&self) -> Vec<String> {
-        self.record().blocked.iter().cloned().collect()
+/// Cuts `text` to [`MAX_TEXT_CHARS`] characters, saying so.
+fn bound(text: &mut String) {
+    if let Some((at, _)) = text.char_indices().nth(MAX_TEXT_CHARS) {
+        text.truncate(at);
+        text.push('…');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_bounded_in_number_and_size() {
+        let log = Log::default();
+        for n in 0..MAX_KEPT_EVENTS + 5 {
+            log.note(NetworkEvent {
+                host: "é".repeat(1000 + n),
+                port: 1,
+                decision: NetDecision::Deny,
+                rule: "\u{1b}".repeat(10_000),
+                allow_with: None,
+                command: None,
+            });
+        }
+        let (events, dropped) = log.take();
+        assert_eq!((events.len(), dropped), (MAX_KEPT_EVENTS, 5));
+        for event in events {
+            assert_eq!(event.host.chars().count(), MAX_TEXT_CHARS + 1);
+            assert_eq!(event.rule.chars().count(), MAX_TEXT_CHARS + 1);
+        }
     }
 }

@@ -719,3 +719,23 @@ fn plain_http_through_a_tunnel_must_name_the_tunnel_host() {
         "{other}"
     );
 }
+
+/// A host refused again and again is told once on stderr.
+#[test]
+fn a_host_refused_many_times_is_one_line() {
+    let Some((sandbox, port)) = ready("") else {
+        return;
+    };
+    let curl = format!("curl -sS http://blocked.test:{port}/");
+    let output = sandbox
+        .agent()
+        .args(["exec", "--", &format!("{curl}; {curl}; {curl}")])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let told = stderr
+        .lines()
+        .filter(|line| line.starts_with("agent: network: refused `blocked.test`"))
+        .count();
+    assert_eq!(told, 1, "{stderr}");
+}
