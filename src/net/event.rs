@@ -50,12 +50,33 @@ struct Record {
 
 /// The decisions of a run's proxy, shared between the proxy (which writes them) and the agent
 /// (which names the running command and takes them after it). Cloning shares it.
-#[derive(Debug, Clone, Default)]
-pub struct Log(Arc<Mutex<Record>>);
+#[derive(Debug, Clone)]
+pub struct Log {
+    record: Arc<Mutex<Record>>,
+    /// Bumped whenever the running command changes: the proxy then ends the connections of
+    /// the one before (its processes are gone; an origin that never closes must not keep a
+    /// connection, and its slot, for the rest of the run).
+    commands: Arc<tokio::sync::watch::Sender<u64>>,
+}
+
+impl Default for Log {
+    fn default() -> Self {
+        Self {
+            record: Arc::default(),
+            commands: Arc::new(tokio::sync::watch::channel(0).0),
+        }
+    }
+}
 
 impl Log {
     fn record(&self) -> std::sync::MutexGuard<'_, Record> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        self.record.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Changes when the running command does (see [`Log::set_command`]).
+    #[must_use]
+    pub fn command_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.commands.subscribe()
     }
 
     /// Records one decision (naming the running command).
@@ -72,8 +93,10 @@ impl Log {
     }
 
     /// Names the command whose connections come next (its tool call id), for the events.
+    /// The connections made so far are ended.
     pub fn set_command(&self, id: Option<String>) {
         self.record().command = id;
+        self.commands.send_modify(|n| *n += 1);
     }
 
     /// The decisions since the last call, and how many more were not kept.

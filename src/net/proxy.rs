@@ -54,6 +54,8 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 struct Shared {
     rules: Rules,
     log: Log,
+    /// One per connection served at once.
+    slots: Arc<Semaphore>,
 }
 
 impl Shared {
@@ -108,6 +110,7 @@ impl Proxy {
         let shared = Arc::new(Shared {
             rules,
             log: Log::default(),
+            slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
         });
         let task = tokio::spawn(serve(listener, Arc::clone(&shared)));
         Ok(Proxy { dir, shared, task })
@@ -149,14 +152,13 @@ fn private_dir(parent: &Path) -> std::io::Result<PathBuf> {
 }
 
 async fn serve(listener: UnixListener, shared: Arc<Shared>) {
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     loop {
         let Ok((mut client, _)) = listener.accept().await else {
             // Out of descriptors, say: wait a little rather than spin.
             tokio::time::sleep(Duration::from_millis(50)).await;
             continue;
         };
-        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+        let Ok(slot) = Arc::clone(&shared.slots).try_acquire_owned() else {
             tokio::spawn(async move {
                 let _ = reply(
                     &mut client,
@@ -168,24 +170,31 @@ async fn serve(listener: UnixListener, shared: Arc<Shared>) {
             continue;
         };
         let shared = Arc::clone(&shared);
+        let mut command_changes = shared.log.command_changes();
         tokio::spawn(async move {
             let _slot = slot;
-            let _ = handle(client, &shared).await;
+            tokio::select! {
+                _ = handle(client, &shared) => {}
+                // The command that made it is over: so is the connection.
+                _ = command_changes.changed() => {}
+            }
         });
     }
 }
 
 /// Reads more of the client's first bytes into `buffer` (after `filled`); `false` at its end,
-/// on a stall, or when the buffer is full.
+/// past `deadline` (for the whole head: a byte now and then must not hold a slot), or when
+/// the buffer is full.
 async fn read_more(
     client: &mut UnixStream,
     buffer: &mut [u8],
     filled: &mut usize,
+    deadline: tokio::time::Instant,
 ) -> std::io::Result<bool> {
     if *filled == buffer.len() {
         return Ok(false);
     }
-    match tokio::time::timeout(HEAD_TIMEOUT, client.read(&mut buffer[*filled..])).await {
+    match tokio::time::timeout_at(deadline, client.read(&mut buffer[*filled..])).await {
         Ok(Ok(0)) | Err(_) => Ok(false),
         Ok(Ok(n)) => {
             *filled += n;
@@ -198,12 +207,13 @@ async fn read_more(
 async fn handle(mut client: UnixStream, shared: &Shared) -> std::io::Result<()> {
     let mut buffer = vec![0u8; MAX_HEAD_BYTES];
     let mut filled = 0;
-    if !read_more(&mut client, &mut buffer, &mut filled).await? {
+    let deadline = tokio::time::Instant::now() + HEAD_TIMEOUT;
+    if !read_more(&mut client, &mut buffer, &mut filled, deadline).await? {
         return Ok(());
     }
     // SOCKS5 starts with its version byte, HTTP with a method's letter.
     if buffer[0] == socks::VERSION {
-        return serve_socks(client, shared, buffer, filled).await;
+        return serve_socks(client, shared, (buffer, filled), deadline).await;
     }
     let end = loop {
         if let Some(end) = head_end(&buffer[..filled]) {
@@ -213,7 +223,7 @@ async fn handle(mut client: UnixStream, shared: &Shared) -> std::io::Result<()> 
             let body = "agent: network: the request head is too large\n";
             return reply(&mut client, 431, body).await;
         }
-        if !read_more(&mut client, &mut buffer, &mut filled).await? {
+        if !read_more(&mut client, &mut buffer, &mut filled, deadline).await? {
             return Ok(());
         }
     };
@@ -425,8 +435,8 @@ async fn check_opening(
 async fn serve_socks(
     mut client: UnixStream,
     shared: &Shared,
-    mut buffer: Vec<u8>,
-    mut filled: usize,
+    (mut buffer, mut filled): (Vec<u8>, usize),
+    deadline: tokio::time::Instant,
 ) -> std::io::Result<()> {
     let used = loop {
         match socks::greeting(&buffer[..filled]) {
@@ -436,7 +446,7 @@ async fn serve_socks(
             }
             socks::Read::Bad(_) => return Ok(()),
             socks::Read::NeedMore => {
-                if !read_more(&mut client, &mut buffer, &mut filled).await? {
+                if !read_more(&mut client, &mut buffer, &mut filled, deadline).await? {
                     return Ok(());
                 }
             }
@@ -455,7 +465,7 @@ async fn serve_socks(
                 return Ok(());
             }
             socks::Read::NeedMore => {
-                if !read_more(&mut client, &mut buffer, &mut filled).await? {
+                if !read_more(&mut client, &mut buffer, &mut filled, deadline).await? {
                     return Ok(());
                 }
             }
@@ -899,5 +909,55 @@ mod tests {
                 event.rule.len()
             );
         }
+    }
+
+    /// Connections whose origin never answers nor closes end once their command is over:
+    /// they would otherwise hold their slots for the rest of the run.
+    #[tokio::test]
+    async fn connections_end_with_their_command() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                // Never answers nor closes.
+                tokio::spawn(async move {
+                    let mut sink = Vec::new();
+                    let _ = stream.read_to_end(&mut sink).await;
+                    std::future::pending::<()>().await;
+                });
+            }
+        });
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(), parent.path()).unwrap();
+        let log = proxy.log();
+        log.set_command(Some("call_1".to_owned()));
+        let requests = [
+            format!("GET http://allowed.test:{port}/ HTTP/1.1\r\n\r\n"),
+            format!("GET http://allowed.test:{port}/b HTTP/1.1\r\n\r\n"),
+        ];
+        for request in &requests {
+            let mut stream = UnixStream::connect(proxy.dir().join(SOCKET_NAME))
+                .await
+                .unwrap();
+            stream.write_all(request.as_bytes()).await.unwrap();
+            // The command is killed: its side of the connection is gone.
+            drop(stream);
+        }
+        let mut made = 0;
+        while made < requests.len() {
+            made += log.take().0.len();
+            tokio::task::yield_now().await;
+        }
+        let busy = || MAX_CONNECTIONS - proxy.shared.slots.available_permits();
+        assert_eq!(busy(), requests.len());
+        log.set_command(None);
+        let ended = async {
+            while busy() > 0 {
+                tokio::task::yield_now().await;
+            }
+        };
+        // A guard against a hang, not a measure: the connections end at once.
+        let ended = tokio::time::timeout(Duration::from_secs(60), ended).await;
+        assert!(ended.is_ok(), "{} connections still held", busy());
     }
 }
