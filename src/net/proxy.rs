@@ -670,33 +670,28 @@ mod tests {
         assert!(proxy.log().take().0.is_empty());
     }
 
+    /// A ClientHello handshake message (no record header) naming `blocked.test`.
+    fn hello_for_blocked_test() -> Vec<u8> {
+        let mut body = vec![3, 3];
+        body.extend_from_slice(&[0; 32]);
+        body.extend_from_slice(&[0, 0, 2, 0x13, 1, 1, 0, 0, 21]);
+        body.extend_from_slice(&[0, 0, 0, 17, 0, 15, 0, 0, 12]);
+        body.extend_from_slice(b"blocked.test");
+        let mut message = vec![1, 0, 0, u8::try_from(body.len()).unwrap()];
+        message.extend_from_slice(&body);
+        message
+    }
+
     #[tokio::test]
     async fn a_tunnel_whose_handshake_names_another_host_is_closed() {
         let parent = tempfile::tempdir().unwrap();
         let proxy = Proxy::start(rules(), parent.path()).unwrap();
         let port = origin().await;
         // A ClientHello record naming `blocked.test`, sent right after CONNECT.
-        let name = b"blocked.test";
-        let mut ext = vec![0, 0, 0, 17, 0, 15, 0, 0, 12];
-        ext.extend_from_slice(name);
-        let mut body = vec![3, 3];
-        body.extend_from_slice(&[0; 32]);
-        body.extend_from_slice(&[0, 0, 2, 0x13, 1, 1, 0, 0, 21]);
-        body.extend_from_slice(&ext);
-        let mut record = vec![
-            0x16,
-            3,
-            1,
-            0,
-            u8::try_from(body.len() + 4).unwrap(),
-            1,
-            0,
-            0,
-        ];
-        record.push(u8::try_from(body.len()).unwrap());
-        record.extend_from_slice(&body);
+        let message = hello_for_blocked_test();
         let mut request = format!("CONNECT allowed.test:{port} HTTP/1.1\r\n\r\n").into_bytes();
-        request.extend_from_slice(&record);
+        request.extend_from_slice(&[0x16, 3, 1, 0, u8::try_from(message.len()).unwrap()]);
+        request.extend_from_slice(&message);
         let answer = ask(&proxy, &request).await;
         assert_eq!(answer, "HTTP/1.1 200 Connection established\r\n\r\n");
         let (events, _) = proxy.log().take();
@@ -761,15 +756,7 @@ mod tests {
         let parent = tempfile::tempdir().unwrap();
         let proxy = Proxy::start(rules(), parent.path()).unwrap();
         let port = origin().await;
-        let name = b"blocked.test";
-        let mut ext = vec![0, 0, 0, 17, 0, 15, 0, 0, 12];
-        ext.extend_from_slice(name);
-        let mut body = vec![3, 3];
-        body.extend_from_slice(&[0; 32]);
-        body.extend_from_slice(&[0, 0, 2, 0x13, 1, 1, 0, 0, 21]);
-        body.extend_from_slice(&ext);
-        let mut message = vec![1, 0, 0, u8::try_from(body.len()).unwrap()];
-        message.extend_from_slice(&body);
+        let message = hello_for_blocked_test();
         let mut request = format!("CONNECT allowed.test:{port} HTTP/1.1\r\n\r\n").into_bytes();
         let (a, b) = message.split_at(6);
         for part in [a, b] {
