@@ -49,6 +49,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     if args.peek().is_some_and(|arg| arg == sandbox::HELPER_ARG) {
         return sandbox::helper_main(args.skip(1));
     }
+    // A panic's text may quote a command's bytes: printed escaped.
+    ui::panic::install_hook();
     // The agent holds API keys in its environment: other processes of this user (the
     // commands it runs among them) may not read `/proc/<agent>/environ` or attach a debugger.
     // Programs the agent starts are dumpable again after their `exec`.

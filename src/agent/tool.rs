@@ -9,6 +9,9 @@ use crate::model::{ToolCall, ToolSpec};
 use crate::policy::OsFamily;
 use crate::tool_error::{ToolError, ToolErrorCode};
 
+/// Refused hosts named in a tool result (one event each); past it, only counted.
+const MAX_REFUSED_TOLD: usize = 20;
+
 /// The tool's name.
 pub const SHELL: &str = "shell";
 
@@ -122,13 +125,20 @@ pub fn result_content(result: &ExecResult) -> String {
     }
     // What the network proxy refused, and the setting that would allow it: the model can
     // tell the person instead of retrying.
+    // One per host, the first few (the rest counted): the result stays small.
+    let mut hosts = std::collections::BTreeSet::new();
     let refused: Vec<_> = result
         .network
         .iter()
         .filter(|event| event.decision == crate::net::NetDecision::Deny)
+        .filter(|event| hosts.insert(event.host.as_str()))
         .collect();
     if !refused.is_empty() {
-        value["network_refused"] = json!(refused);
+        let told = refused.len().min(MAX_REFUSED_TOLD);
+        value["network_refused"] = json!(refused[..told]);
+        if refused.len() > told {
+            value["network_refused_more_hosts"] = json!(refused.len() - told);
+        }
     }
     value.to_string()
 }
@@ -206,5 +216,31 @@ mod tests {
         let cwd = ToolError::from(ExecError::new(ErrorCode::Cwd, "gone"));
         let content = error_content(&cwd);
         assert_eq!(content, r#"{"error":{"code":"ECWD","message":"gone"}}"#);
+    }
+
+    /// The model is told each refused host once, the first few only: a command refusing
+    /// hosts in a loop cannot flood the model's context.
+    #[test]
+    fn refused_hosts_are_told_once_each_and_bounded() {
+        use crate::net::{NetDecision, NetworkEvent};
+        let mut result = ExecResult::failed(crate::exec::ExecError::new(
+            crate::exec::ErrorCode::TimedOut,
+            "x",
+        ));
+        for n in 0..500 {
+            result.network.push(NetworkEvent {
+                host: format!("h{}.test", n % 100),
+                port: 443,
+                decision: NetDecision::Deny,
+                rule: "not in `[network] allow`".to_owned(),
+                allow_with: None,
+                command: None,
+            });
+        }
+        let value: serde_json::Value = serde_json::from_str(&result_content(&result)).unwrap();
+        let told = value["network_refused"].as_array().unwrap();
+        assert_eq!(told.len(), MAX_REFUSED_TOLD);
+        assert_eq!(told[1]["host"], "h1.test");
+        assert_eq!(value["network_refused_more_hosts"], 100 - MAX_REFUSED_TOLD);
     }
 }

@@ -49,10 +49,17 @@ pub(crate) fn run(global: &GlobalArgs, command: &ConfigCommand) -> Result<ExitCo
                 Some(limitation) => format!("{} (but {limitation})", sandbox_how(&sandbox)),
                 None => sandbox_how(&sandbox),
             };
-            let state = match &sandbox.state {
-                State::Active(_) => Ok(active.as_str()),
-                State::Unavailable(why) => Err(why.as_str()),
-                State::Off => Err("mode off"),
+            let inactive = match &sandbox.state {
+                State::Active(_) => None,
+                State::Unavailable(why) => Some(why.as_str()),
+                State::Off => Some("mode off"),
+            };
+            let refused = inactive.zip(sandbox.refused.as_deref());
+            let refused = refused.map(|(why, refused)| format!("{why}; {refused}"));
+            let state = match (refused.as_deref(), inactive) {
+                (Some(refused), _) => Err(refused),
+                (None, Some(why)) => Err(why),
+                (None, None) => Ok(active.as_str()),
             };
             let config = super::run::agent_config(
                 &settings,

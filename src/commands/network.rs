@@ -23,6 +23,20 @@ fn own_network(settings: &Settings, sandbox: &Sandbox) -> std::result::Result<bo
 /// Where `allowlist` cannot be enforced, the sandbox's limitation says so (once: on stderr,
 /// in `config show` and the `start` event); its commands then get no network at all.
 pub(super) fn say_when_impossible(settings: &Settings, sandbox: &mut Sandbox) {
+    if settings.net.mode.value == NetworkMode::Allowlist && sandbox.active_policy().is_none() {
+        // Without the sandbox a command has the machine's network: refuse rather than run
+        // with every host open.
+        let why = match &sandbox.state {
+            crate::sandbox::State::Unavailable(_) => "the sandbox is not available here",
+            _ => "the sandbox is off",
+        };
+        sandbox.refused = Some(format!(
+            "`[network] mode = \"allowlist\"` needs the sandbox, and {why}: no command runs \
+             (commands would reach every host); turn the sandbox on, or choose `[network] mode` \
+             \"full\" or \"off\""
+        ));
+        return;
+    }
     if let Err(why) = own_network(settings, sandbox) {
         let limit = format!(
             "`[network] mode = \"allowlist\"` cannot be enforced here ({why}): commands get no \

@@ -1,14 +1,16 @@
 //! One decision of the network proxy, as recorded in the transcript and `--json` (the
 //! `network` event) and carried in the result of the command that made it.
 
-use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Serialize;
 
 /// Decisions kept between two [`Log::take`] calls; past it they are counted only (a command
 /// that opens connections in a loop must not grow the agent's memory).
-const MAX_KEPT_EVENTS: usize = 1000;
+const MAX_KEPT_EVENTS: usize = 200;
+
+/// The longest host and rule an event keeps (in characters; a host name has at most 253).
+const MAX_TEXT_CHARS: usize = 300;
 
 /// Allowed or refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -44,36 +46,57 @@ struct Record {
     command: Option<String>,
     events: Vec<NetworkEvent>,
     dropped: usize,
-    blocked: BTreeSet<String>,
 }
 
 /// The decisions of a run's proxy, shared between the proxy (which writes them) and the agent
 /// (which names the running command and takes them after it). Cloning shares it.
-#[derive(Debug, Clone, Default)]
-pub struct Log(Arc<Mutex<Record>>);
+#[derive(Debug, Clone)]
+pub struct Log {
+    record: Arc<Mutex<Record>>,
+    /// Bumped whenever the running command changes: the proxy then ends the connections of
+    /// the one before (its processes are gone; an origin that never closes must not keep a
+    /// connection, and its slot, for the rest of the run).
+    commands: Arc<tokio::sync::watch::Sender<u64>>,
+}
+
+impl Default for Log {
+    fn default() -> Self {
+        Self {
+            record: Arc::default(),
+            commands: Arc::new(tokio::sync::watch::channel(0).0),
+        }
+    }
+}
 
 impl Log {
     fn record(&self) -> std::sync::MutexGuard<'_, Record> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        self.record.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Changes when the running command does (see [`Log::set_command`]).
+    #[must_use]
+    pub fn command_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.commands.subscribe()
     }
 
     /// Records one decision (naming the running command).
     pub fn note(&self, mut event: NetworkEvent) {
         let mut record = self.record();
-        if event.decision == NetDecision::Deny {
-            record.blocked.insert(event.host.clone());
-        }
         if record.events.len() >= MAX_KEPT_EVENTS {
             record.dropped += 1;
             return;
         }
         event.command = event.command.or_else(|| record.command.clone());
+        bound(&mut event.host);
+        bound(&mut event.rule);
         record.events.push(event);
     }
 
     /// Names the command whose connections come next (its tool call id), for the events.
+    /// The connections made so far are ended.
     pub fn set_command(&self, id: Option<String>) {
         self.record().command = id;
+        self.commands.send_modify(|n| *n += 1);
     }
 
     /// The decisions since the last call, and how many more were not kept.
@@ -83,10 +106,38 @@ impl Log {
         let dropped = std::mem::take(&mut record.dropped);
         (std::mem::take(&mut record.events), dropped)
     }
+}
 
-    /// The hosts refused so far in this run.
-    #[must_use]
-    pub fn blocked(&self) -> Vec<String> {
-        self.record().blocked.iter().cloned().collect()
+/// Cuts `text` to [`MAX_TEXT_CHARS`] characters, saying so.
+fn bound(text: &mut String) {
+    if let Some((at, _)) = text.char_indices().nth(MAX_TEXT_CHARS) {
+        text.truncate(at);
+        text.push('…');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_bounded_in_number_and_size() {
+        let log = Log::default();
+        for n in 0..MAX_KEPT_EVENTS + 5 {
+            log.note(NetworkEvent {
+                host: "é".repeat(1000 + n),
+                port: 1,
+                decision: NetDecision::Deny,
+                rule: "\u{1b}".repeat(10_000),
+                allow_with: None,
+                command: None,
+            });
+        }
+        let (events, dropped) = log.take();
+        assert_eq!((events.len(), dropped), (MAX_KEPT_EVENTS, 5));
+        for event in events {
+            assert_eq!(event.host.chars().count(), MAX_TEXT_CHARS + 1);
+            assert_eq!(event.rule.chars().count(), MAX_TEXT_CHARS + 1);
+        }
     }
 }

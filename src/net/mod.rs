@@ -1,7 +1,7 @@
 //! Network by host name for sandboxed commands (`[network] mode = "allowlist"`): the rules
 //! ([`rules`], over the host names and patterns of [`host`]), the addresses a name may lead to
 //! ([`address`]), the proxy every connection of a command goes through ([`proxy`], Unix) with
-//! the request heads it reads ([`request`], [`socks`]) and the TLS server names it checks ([`sni`]), and the environment that points tools at it
+//! the request heads it reads ([`request`], [`socks`]) and what goes through its tunnels ([`sni`], [`tunnel`]), and the environment that points tools at it
 //! ([`env`]). The command's side — its own network namespace and the bridge inside it that
 //! reaches the proxy — is the sandbox's (`sandbox/netns.rs`). Nothing here knows settings
 //! files, models or terminals.
@@ -16,6 +16,7 @@ pub mod request;
 pub mod rules;
 pub mod sni;
 pub mod socks;
+pub mod tunnel;
 
 pub use event::{Log, NetDecision, NetworkEvent};
 pub use host::{Host, Pattern};

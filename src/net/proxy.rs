@@ -6,7 +6,9 @@
 //! ([`Rules::decide`]), resolves the name itself (static `hosts` answers first) and connects
 //! only to public addresses — or to what `hosts` says, or to this machine as
 //! `host.agent.internal` on an `allow_local` port. It never terminates TLS: a tunnel is bytes
-//! both ways, once its first record's server name (if TLS) is the tunnel's host.
+//! both ways once its opening is for the tunnel's host (`tunnel.rs`: a whole ClientHello
+//! naming it, or a plain-HTTP request whose `Host` is it). A plain-HTTP request goes on
+//! with its body and nothing after it: the next request is a new connection, decided again.
 //!
 //! Refusals are `403` replies (SOCKS5: "not allowed") naming the host and the setting that
 //! would allow it; every decision is a [`NetworkEvent`] in the run's [`Log`]. Memory is
@@ -25,10 +27,10 @@ use tokio::sync::Semaphore;
 use super::address::not_public;
 use super::event::{Log, NetDecision, NetworkEvent};
 use super::host::Host;
-use super::request::{Ask, MAX_HEAD_BYTES, head_end, parse};
+use super::request::{Ask, MAX_HEAD_BYTES, body_length, head_end, parse};
 use super::rules::{HOST_ALIAS, Rules, Verdict};
-use super::sni::{Hello, MAX_RECORD_BYTES, client_hello};
 use super::socks;
+use super::tunnel::{Through, judge};
 
 /// The socket's file name in the proxy's private directory.
 pub const SOCKET_NAME: &str = "proxy.sock";
@@ -52,6 +54,8 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 struct Shared {
     rules: Rules,
     log: Log,
+    /// One per connection served at once.
+    slots: Arc<Semaphore>,
 }
 
 impl Shared {
@@ -106,6 +110,7 @@ impl Proxy {
         let shared = Arc::new(Shared {
             rules,
             log: Log::default(),
+            slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
         });
         let task = tokio::spawn(serve(listener, Arc::clone(&shared)));
         Ok(Proxy { dir, shared, task })
@@ -147,14 +152,13 @@ fn private_dir(parent: &Path) -> std::io::Result<PathBuf> {
 }
 
 async fn serve(listener: UnixListener, shared: Arc<Shared>) {
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     loop {
         let Ok((mut client, _)) = listener.accept().await else {
             // Out of descriptors, say: wait a little rather than spin.
             tokio::time::sleep(Duration::from_millis(50)).await;
             continue;
         };
-        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+        let Ok(slot) = Arc::clone(&shared.slots).try_acquire_owned() else {
             tokio::spawn(async move {
                 let _ = reply(
                     &mut client,
@@ -166,24 +170,31 @@ async fn serve(listener: UnixListener, shared: Arc<Shared>) {
             continue;
         };
         let shared = Arc::clone(&shared);
+        let mut command_changes = shared.log.command_changes();
         tokio::spawn(async move {
             let _slot = slot;
-            let _ = handle(client, &shared).await;
+            tokio::select! {
+                _ = handle(client, &shared) => {}
+                // The command that made it is over: so is the connection.
+                _ = command_changes.changed() => {}
+            }
         });
     }
 }
 
 /// Reads more of the client's first bytes into `buffer` (after `filled`); `false` at its end,
-/// on a stall, or when the buffer is full.
+/// past `deadline` (for the whole head: a byte now and then must not hold a slot), or when
+/// the buffer is full.
 async fn read_more(
     client: &mut UnixStream,
     buffer: &mut [u8],
     filled: &mut usize,
+    deadline: tokio::time::Instant,
 ) -> std::io::Result<bool> {
     if *filled == buffer.len() {
         return Ok(false);
     }
-    match tokio::time::timeout(HEAD_TIMEOUT, client.read(&mut buffer[*filled..])).await {
+    match tokio::time::timeout_at(deadline, client.read(&mut buffer[*filled..])).await {
         Ok(Ok(0)) | Err(_) => Ok(false),
         Ok(Ok(n)) => {
             *filled += n;
@@ -196,12 +207,13 @@ async fn read_more(
 async fn handle(mut client: UnixStream, shared: &Shared) -> std::io::Result<()> {
     let mut buffer = vec![0u8; MAX_HEAD_BYTES];
     let mut filled = 0;
-    if !read_more(&mut client, &mut buffer, &mut filled).await? {
+    let deadline = tokio::time::Instant::now() + HEAD_TIMEOUT;
+    if !read_more(&mut client, &mut buffer, &mut filled, deadline).await? {
         return Ok(());
     }
     // SOCKS5 starts with its version byte, HTTP with a method's letter.
     if buffer[0] == socks::VERSION {
-        return serve_socks(client, shared, buffer, filled).await;
+        return serve_socks(client, shared, (buffer, filled), deadline).await;
     }
     let end = loop {
         if let Some(end) = head_end(&buffer[..filled]) {
@@ -211,7 +223,7 @@ async fn handle(mut client: UnixStream, shared: &Shared) -> std::io::Result<()> 
             let body = "agent: network: the request head is too large\n";
             return reply(&mut client, 431, body).await;
         }
-        if !read_more(&mut client, &mut buffer, &mut filled).await? {
+        if !read_more(&mut client, &mut buffer, &mut filled, deadline).await? {
             return Ok(());
         }
     };
@@ -226,7 +238,13 @@ async fn handle(mut client: UnixStream, shared: &Shared) -> std::io::Result<()> 
     if matches!(ask, Ask::Resolve { .. }) {
         return resolve(&mut client, shared, &host).await;
     }
-    let (mut origin, rule) = match open(shared, &host, port).await {
+    let length = match (&ask, body_length(&buffer[..end])) {
+        (Ask::Forward { .. }, Err(why)) => {
+            return reply(&mut client, 400, &format!("agent: network: {why}\n")).await;
+        }
+        (_, length) => length.unwrap_or(0),
+    };
+    let (origin, rule) = match open(shared, &host, port).await {
         Ok(opened) => opened,
         Err(refused) => return reply(&mut client, refused.status, &refused.body).await,
     };
@@ -239,11 +257,13 @@ async fn handle(mut client: UnixStream, shared: &Shared) -> std::io::Result<()> 
                 .await?;
         }
         Ask::Forward { head, .. } => {
-            origin.write_all(&head).await?;
             shared.note(&host, port, true, rule, None);
-            origin.write_all(&first).await?;
-            tokio::io::copy_bidirectional(&mut client, &mut origin).await?;
-            return Ok(());
+            let through = Through::One {
+                head,
+                at: 0,
+                length,
+            };
+            return relay(client, origin, first, shared, (&host, port), Some(through)).await;
         }
         Ask::Resolve { .. } => return Ok(()),
     }
@@ -302,30 +322,62 @@ async fn open(shared: &Shared, host: &Host, port: u16) -> Result<(TcpStream, Str
     }
 }
 
-/// A tunnel that is open (CONNECT answered, or SOCKS5): copies both ways, the origin's bytes
-/// at once (a server may speak first), the client's once its first record is read: a TLS
-/// handshake naming another host than `host` ends the tunnel (recorded as a refusal). `first`:
-/// what the client sent after its request.
+/// A tunnel that is open (CONNECT answered, or SOCKS5): recorded as allowed, then relayed
+/// once its opening bytes pass [`check_opening`] (a refusal is recorded and closes it).
+/// `first`: what the client sent after its request.
 async fn relay_tunnel(
     client: UnixStream,
     origin: TcpStream,
-    mut first: Vec<u8>,
+    first: Vec<u8>,
     shared: &Shared,
     (host, port, rule): (&Host, u16, String),
 ) -> std::io::Result<()> {
     shared.note(host, port, true, rule, None);
+    relay(client, origin, first, shared, (host, port), None).await
+}
+
+/// Copies both ways: the origin's bytes all and at once (a server may speak first), the
+/// client's as `through` says — or, for a tunnel (`None`), as its checked opening says.
+/// `first`: what the client sent already. Ends when the origin is done.
+async fn relay(
+    client: UnixStream,
+    origin: TcpStream,
+    mut first: Vec<u8>,
+    shared: &Shared,
+    (host, port): (&Host, u16),
+    through: Option<Through>,
+) -> std::io::Result<()> {
     let (mut client_read, mut client_write) = client.into_split();
     let (mut origin_read, mut origin_write) = origin.into_split();
     let up = async {
-        if let Some(name) = tunnel_name(&mut client_read, &mut first).await?
-            && Host::parse(&name).as_ref() != Ok(host)
-        {
-            return Ok(Some(name));
+        let through = match through {
+            Some(through) => through,
+            None => match check_opening(&mut client_read, &mut first, host).await? {
+                Ok(through) => through,
+                Err(why) => return Ok(Some(why)),
+            },
+        };
+        match through {
+            Through::All => {
+                origin_write.write_all(&first).await?;
+                first = Vec::new();
+                tokio::io::copy(&mut client_read, &mut origin_write).await?;
+                origin_write.shutdown().await?;
+            }
+            Through::One { head, at, length } => {
+                origin_write.write_all(&head).await?;
+                let body = first.get(at..).unwrap_or_default();
+                let have = body
+                    .len()
+                    .min(usize::try_from(length).unwrap_or(usize::MAX));
+                origin_write.write_all(&body[..have]).await?;
+                let rest = length - u64::try_from(have).unwrap_or(length);
+                tokio::io::copy(&mut (&mut client_read).take(rest), &mut origin_write).await?;
+                // Nothing more is sent; the write side stays open (a half-close may be taken
+                // for an abort) until the origin answers and closes (`Connection: close`).
+                std::future::pending::<()>().await;
+            }
         }
-        origin_write.write_all(&first).await?;
-        first = Vec::new();
-        tokio::io::copy(&mut client_read, &mut origin_write).await?;
-        origin_write.shutdown().await?;
         Ok::<_, std::io::Error>(None)
     };
     let down = async {
@@ -335,11 +387,7 @@ async fn relay_tunnel(
     tokio::pin!(up, down);
     tokio::select! {
         sent = &mut up => {
-            if let Some(name) = sent? {
-                let why = format!(
-                    "the TLS handshake names `{}`, not the tunnel's host",
-                    name.escape_debug()
-                );
+            if let Some(why) = sent? {
                 shared.note(host, port, false, why, None);
                 return Ok(());
             }
@@ -350,13 +398,45 @@ async fn relay_tunnel(
     }
 }
 
+/// Reads a tunnel's opening bytes into `first` until they can be judged: what may go through
+/// to `host`, or why nothing may (no byte of the client's in it). A client that has said
+/// nothing yet is waited for (a server may speak first); one that has started gets
+/// [`HEAD_TIMEOUT`] in all to finish its opening.
+async fn check_opening(
+    client: &mut tokio::net::unix::OwnedReadHalf,
+    first: &mut Vec<u8>,
+    host: &Host,
+) -> std::io::Result<Result<Through, String>> {
+    let deadline = tokio::time::Instant::now() + HEAD_TIMEOUT;
+    let mut chunk = [0u8; 4096];
+    loop {
+        if let Some(judged) = judge(first, host) {
+            return Ok(judged);
+        }
+        let read = if first.is_empty() {
+            Ok(client.read(&mut chunk).await)
+        } else {
+            tokio::time::timeout_at(deadline, client.read(&mut chunk)).await
+        };
+        match read {
+            Ok(Ok(0)) if first.is_empty() => return Ok(Ok(Through::All)),
+            Ok(Ok(n)) if n > 0 => first.extend_from_slice(&chunk[..n]),
+            Ok(Err(error)) => return Err(error),
+            Ok(Ok(_)) | Err(_) => {
+                let why = "the tunnel's opening did not arrive whole in time";
+                return Ok(Err(why.to_owned()));
+            }
+        }
+    }
+}
+
 /// A SOCKS5 client (`socks5h://`): its greeting, its `CONNECT` decided like any other, then a
 /// tunnel. `buffer[..filled]`: what it sent so far.
 async fn serve_socks(
     mut client: UnixStream,
     shared: &Shared,
-    mut buffer: Vec<u8>,
-    mut filled: usize,
+    (mut buffer, mut filled): (Vec<u8>, usize),
+    deadline: tokio::time::Instant,
 ) -> std::io::Result<()> {
     let used = loop {
         match socks::greeting(&buffer[..filled]) {
@@ -366,7 +446,7 @@ async fn serve_socks(
             }
             socks::Read::Bad(_) => return Ok(()),
             socks::Read::NeedMore => {
-                if !read_more(&mut client, &mut buffer, &mut filled).await? {
+                if !read_more(&mut client, &mut buffer, &mut filled, deadline).await? {
                     return Ok(());
                 }
             }
@@ -385,7 +465,7 @@ async fn serve_socks(
                 return Ok(());
             }
             socks::Read::NeedMore => {
-                if !read_more(&mut client, &mut buffer, &mut filled).await? {
+                if !read_more(&mut client, &mut buffer, &mut filled, deadline).await? {
                     return Ok(());
                 }
             }
@@ -408,29 +488,6 @@ async fn serve_socks(
     let first = buffer[used..filled].to_vec();
     drop(buffer);
     relay_tunnel(client, origin, first, shared, (&host, port, rule)).await
-}
-
-/// Reads the first TLS record of a tunnel into `first` (at most one record) and returns the
-/// server name its ClientHello asks for, if it is one and names one.
-async fn tunnel_name(
-    client: &mut tokio::net::unix::OwnedReadHalf,
-    first: &mut Vec<u8>,
-) -> std::io::Result<Option<String>> {
-    let mut chunk = [0u8; 4096];
-    loop {
-        match client_hello(first) {
-            Hello::NeedMore if first.len() < MAX_RECORD_BYTES => {
-                let read = tokio::time::timeout(HEAD_TIMEOUT, client.read(&mut chunk)).await;
-                match read {
-                    Ok(Ok(0)) | Err(_) => return Ok(None),
-                    Ok(Ok(n)) => first.extend_from_slice(&chunk[..n]),
-                    Ok(Err(error)) => return Err(error),
-                }
-            }
-            Hello::Tls(name) => return Ok(name),
-            Hello::NeedMore | Hello::NotTls => return Ok(None),
-        }
-    }
 }
 
 /// Answers the stub resolver: `200` with the addresses (one a line) of an allowed name, `403`
@@ -610,8 +667,19 @@ mod tests {
         );
         let events = allowed_then_refused(&proxy);
         assert_eq!(events[1].command.as_deref(), Some("call_1"));
-        assert_eq!(proxy.log().blocked(), ["blocked.test"]);
         assert!(proxy.log().take().0.is_empty());
+    }
+
+    /// A ClientHello handshake message (no record header) naming `blocked.test`.
+    fn hello_for_blocked_test() -> Vec<u8> {
+        let mut body = vec![3, 3];
+        body.extend_from_slice(&[0; 32]);
+        body.extend_from_slice(&[0, 0, 2, 0x13, 1, 1, 0, 0, 21]);
+        body.extend_from_slice(&[0, 0, 0, 17, 0, 15, 0, 0, 12]);
+        body.extend_from_slice(b"blocked.test");
+        let mut message = vec![1, 0, 0, u8::try_from(body.len()).unwrap()];
+        message.extend_from_slice(&body);
+        message
     }
 
     #[tokio::test]
@@ -620,27 +688,10 @@ mod tests {
         let proxy = Proxy::start(rules(), parent.path()).unwrap();
         let port = origin().await;
         // A ClientHello record naming `blocked.test`, sent right after CONNECT.
-        let name = b"blocked.test";
-        let mut ext = vec![0, 0, 0, 17, 0, 15, 0, 0, 12];
-        ext.extend_from_slice(name);
-        let mut body = vec![3, 3];
-        body.extend_from_slice(&[0; 32]);
-        body.extend_from_slice(&[0, 0, 2, 0x13, 1, 1, 0, 0, 21]);
-        body.extend_from_slice(&ext);
-        let mut record = vec![
-            0x16,
-            3,
-            1,
-            0,
-            u8::try_from(body.len() + 4).unwrap(),
-            1,
-            0,
-            0,
-        ];
-        record.push(u8::try_from(body.len()).unwrap());
-        record.extend_from_slice(&body);
+        let message = hello_for_blocked_test();
         let mut request = format!("CONNECT allowed.test:{port} HTTP/1.1\r\n\r\n").into_bytes();
-        request.extend_from_slice(&record);
+        request.extend_from_slice(&[0x16, 3, 1, 0, u8::try_from(message.len()).unwrap()]);
+        request.extend_from_slice(&message);
         let answer = ask(&proxy, &request).await;
         assert_eq!(answer, "HTTP/1.1 200 Connection established\r\n\r\n");
         let (events, _) = proxy.log().take();
@@ -697,5 +748,203 @@ mod tests {
         let answer = ask(&proxy, b"GET http://localhost:1/ HTTP/1.1\r\n\r\n").await;
         assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
         assert!(answer.contains("loopback"), "{answer}");
+    }
+
+    /// The same handshake as above split over two TLS records is read whole and closed too.
+    #[tokio::test]
+    async fn a_fragmented_handshake_for_another_host_is_closed_too() {
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(), parent.path()).unwrap();
+        let port = origin().await;
+        let message = hello_for_blocked_test();
+        let mut request = format!("CONNECT allowed.test:{port} HTTP/1.1\r\n\r\n").into_bytes();
+        let (a, b) = message.split_at(6);
+        for part in [a, b] {
+            request.extend_from_slice(&[0x16, 3, 1, 0, u8::try_from(part.len()).unwrap()]);
+            request.extend_from_slice(part);
+        }
+        let answer = ask(&proxy, &request).await;
+        let (events, _) = proxy.log().take();
+        let last = events.last().unwrap();
+        assert_eq!(last.decision, NetDecision::Deny, "{events:?} / {answer:?}");
+        assert!(last.rule.contains("`blocked.test`"), "{events:?}");
+        assert_eq!(answer, "HTTP/1.1 200 Connection established\r\n\r\n");
+    }
+
+    /// Plain HTTP inside a tunnel to an allowed host naming another host is refused.
+    #[tokio::test]
+    async fn plain_http_for_another_host_in_a_tunnel_is_refused() {
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(), parent.path()).unwrap();
+        let port = origin().await;
+        let request = format!(
+            "CONNECT allowed.test:{port} HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\nHost: blocked.test\r\n\r\n"
+        );
+        let answer = ask(&proxy, request.as_bytes()).await;
+        assert!(
+            !answer.ends_with("hello"),
+            "the origin answered: {answer:?}"
+        );
+        let (events, _) = proxy.log().take();
+        assert_eq!(
+            events.last().unwrap().decision,
+            NetDecision::Deny,
+            "{events:?}"
+        );
+    }
+
+    /// A plain-HTTP request in a tunnel for the tunnel's host goes through, rewritten, with
+    /// its body and nothing after it; one for another host (by `Host`, after empty lines, or
+    /// by absolute URL) and a CONNECT in the tunnel are refused before a byte reaches the
+    /// origin.
+    #[tokio::test]
+    async fn plain_http_in_a_tunnel_is_held_to_the_tunnel_host() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (seen_tx, mut seen_rx) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let seen_tx = seen_tx.clone();
+                tokio::spawn(async move {
+                    let mut got = Vec::new();
+                    let mut buffer = [0u8; 1024];
+                    // What arrives up to the request's 4-byte body (or the end).
+                    while let Ok(n) = stream.read(&mut buffer).await {
+                        got.extend_from_slice(&buffer[..n]);
+                        if n == 0 || got.ends_with(b"body") {
+                            break;
+                        }
+                    }
+                    let _ = stream.write_all(b"hello").await;
+                    let _ = seen_tx.send(String::from_utf8_lossy(&got).into_owned());
+                });
+            }
+        });
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(), parent.path()).unwrap();
+        let connect = format!("CONNECT allowed.test:{port} HTTP/1.1\r\n\r\n");
+        let good = format!(
+            "{connect}POST /a HTTP/1.1\r\nHost: allowed.test:{port}\r\nContent-Length: 4\r\n\r\nbody\
+             GET / HTTP/1.1\r\nHost: blocked.test\r\n\r\n"
+        );
+        let answer = ask(&proxy, good.as_bytes()).await;
+        assert!(answer.ends_with("hello"), "{answer:?}");
+        let seen = seen_rx.recv().await.unwrap();
+        assert!(
+            seen.starts_with("POST /a HTTP/1.1\r\nHost: allowed.test:"),
+            "{seen:?}"
+        );
+        assert!(seen.ends_with("Connection: close\r\n\r\nbody"), "{seen:?}");
+        assert!(!seen.contains("blocked"), "{seen:?}");
+        for bad in [
+            "GET / HTTP/1.1\r\nHost: blocked.test\r\n\r\n",
+            "\r\nGET / HTTP/1.1\r\nhost: blocked.test\r\n\r\n",
+            "GET http://blocked.test/ HTTP/1.1\r\n\r\n",
+            "CONNECT blocked.test:443 HTTP/1.1\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: allowed.test\r\nTransfer-Encoding: chunked\r\n\r\n",
+        ] {
+            let answer = ask(&proxy, format!("{connect}{bad}").as_bytes()).await;
+            assert!(!answer.ends_with("hello"), "{bad:?}: {answer:?}");
+            let (events, _) = proxy.log().take();
+            assert_eq!(
+                events.last().unwrap().decision,
+                NetDecision::Deny,
+                "{bad:?}"
+            );
+            // The origin was connected to, and got nothing.
+            assert_eq!(seen_rx.recv().await.unwrap(), "", "{bad:?}");
+        }
+    }
+
+    /// A 10,000-byte server name is refused without becoming a 40 KB event.
+    #[tokio::test]
+    async fn a_huge_server_name_makes_a_small_event() {
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(), parent.path()).unwrap();
+        let port = origin().await;
+        let name = vec![0x1bu8; 10_000];
+        let n = u16::try_from(name.len()).unwrap();
+        let mut ext = vec![0, 0];
+        ext.extend_from_slice(&(n + 5).to_be_bytes());
+        ext.extend_from_slice(&(n + 3).to_be_bytes());
+        ext.push(0);
+        ext.extend_from_slice(&n.to_be_bytes());
+        ext.extend_from_slice(&name);
+        let mut body = vec![3, 3];
+        body.extend_from_slice(&[0; 32]);
+        body.extend_from_slice(&[0, 0, 2, 0x13, 1, 1, 0]);
+        body.extend_from_slice(&u16::try_from(ext.len()).unwrap().to_be_bytes());
+        body.extend_from_slice(&ext);
+        let mut message = vec![1];
+        message.extend_from_slice(&u32::try_from(body.len()).unwrap().to_be_bytes()[1..]);
+        message.extend_from_slice(&body);
+        let mut request = format!("CONNECT allowed.test:{port} HTTP/1.1\r\n\r\n").into_bytes();
+        request.extend_from_slice(&[0x16, 3, 1]);
+        request.extend_from_slice(&u16::try_from(message.len()).unwrap().to_be_bytes());
+        request.extend_from_slice(&message);
+        let _ = ask(&proxy, &request).await;
+        let (events, _) = proxy.log().take();
+        assert_eq!(
+            events.last().unwrap().decision,
+            NetDecision::Deny,
+            "{events:?}"
+        );
+        for event in &events {
+            assert!(
+                event.rule.len() < 1000,
+                "rule of {} chars",
+                event.rule.len()
+            );
+        }
+    }
+
+    /// Connections whose origin never answers nor closes end once their command is over:
+    /// they would otherwise hold their slots for the rest of the run.
+    #[tokio::test]
+    async fn connections_end_with_their_command() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                // Never answers nor closes.
+                tokio::spawn(async move {
+                    let mut sink = Vec::new();
+                    let _ = stream.read_to_end(&mut sink).await;
+                    std::future::pending::<()>().await;
+                });
+            }
+        });
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(), parent.path()).unwrap();
+        let log = proxy.log();
+        log.set_command(Some("call_1".to_owned()));
+        let requests = [
+            format!("GET http://allowed.test:{port}/ HTTP/1.1\r\n\r\n"),
+            format!("GET http://allowed.test:{port}/b HTTP/1.1\r\n\r\n"),
+        ];
+        for request in &requests {
+            let mut stream = UnixStream::connect(proxy.dir().join(SOCKET_NAME))
+                .await
+                .unwrap();
+            stream.write_all(request.as_bytes()).await.unwrap();
+            // The command is killed: its side of the connection is gone.
+            drop(stream);
+        }
+        let mut made = 0;
+        while made < requests.len() {
+            made += log.take().0.len();
+            tokio::task::yield_now().await;
+        }
+        let busy = || MAX_CONNECTIONS - proxy.shared.slots.available_permits();
+        assert_eq!(busy(), requests.len());
+        log.set_command(None);
+        let ended = async {
+            while busy() > 0 {
+                tokio::task::yield_now().await;
+            }
+        };
+        // A guard against a hang, not a measure: the connections end at once.
+        let ended = tokio::time::timeout(Duration::from_secs(60), ended).await;
+        assert!(ended.is_ok(), "{} connections still held", busy());
     }
 }

@@ -80,9 +80,17 @@ pub fn parse(head: &[u8]) -> Result<Ask, String> {
         .ok_or_else(|| "the request head does not end with a blank line".to_owned())?;
     let mut lines = text.split("\r\n");
     let request_line = lines.next().unwrap_or_default();
+    // The request line is printable ASCII: its parts are compared, sliced and shown.
+    if let Some(bad) = request_line.chars().find(|c| !(' '..='~').contains(c)) {
+        return Err(format!(
+            "a request line with the character `{}`",
+            bad.escape_default()
+        ));
+    }
     let headers: Vec<(&str, &str)> = lines
         .map(|line| {
-            if line.contains(['\r', '\n']) || line.starts_with([' ', '\t']) {
+            if line.contains(|c: char| c.is_control() && c != '\t') || line.starts_with([' ', '\t'])
+            {
                 return Err("a malformed header line".to_owned());
             }
             line.split_once(':')
@@ -139,10 +147,7 @@ pub fn parse(head: &[u8]) -> Result<Ask, String> {
     };
     let path = path.split('#').next().unwrap_or("/").to_owned();
     let (host, port) = split_authority(&authority, Some(80))?;
-    let shown_host = match &host {
-        Host::Ip(std::net::IpAddr::V6(ip)) => format!("[{ip}]"),
-        other => other.display(),
-    };
+    let shown_host = host_header(&host);
     let mut out = format!("{method} {path} {version}\r\nHost: {shown_host}");
     if port != 80 {
         out.push_str(&format!(":{port}"));
@@ -161,8 +166,51 @@ pub fn parse(head: &[u8]) -> Result<Ask, String> {
     })
 }
 
+/// `host` as a `Host` header names it (IPv6 in brackets).
+#[must_use]
+pub fn host_header(host: &Host) -> String {
+    match host {
+        Host::Ip(std::net::IpAddr::V6(ip)) => format!("[{ip}]"),
+        other => other.display(),
+    }
+}
+
+/// The length of the body after a request `head` (as the client sent it): its one
+/// `Content-Length`, or none. The proxy sends exactly that many bytes on and stops: whatever
+/// the client sends next (a pipelined request for another host) never reaches the origin.
+///
+/// # Errors
+/// A body whose end the proxy cannot tell (`Transfer-Encoding`, several or malformed
+/// lengths).
+pub fn body_length(head: &[u8]) -> Result<u64, String> {
+    let text = String::from_utf8_lossy(head);
+    let mut lengths = Vec::new();
+    for (name, value) in text
+        .split("\r\n")
+        .skip(1)
+        .filter_map(|line| line.split_once(':'))
+    {
+        if name.eq_ignore_ascii_case("transfer-encoding") {
+            return Err(
+                "a request body in chunks goes through the proxy only with a length".into(),
+            );
+        }
+        if name.eq_ignore_ascii_case("content-length") {
+            lengths.push(value.trim().to_owned());
+        }
+    }
+    match lengths.as_slice() {
+        [] => Ok(0),
+        [one] if !one.is_empty() && one.bytes().all(|b| b.is_ascii_digit()) => one
+            .parse()
+            .map_err(|_| "a request body too large".to_owned()),
+        _ => Err("a request with a malformed `Content-Length`".to_owned()),
+    }
+}
+
 fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
-    (text.len() >= prefix.len() && text[..prefix.len()].eq_ignore_ascii_case(prefix))
+    text.get(..prefix.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
         .then(|| &text[prefix.len()..])
 }
 
@@ -262,5 +310,51 @@ mod tests {
     fn the_head_ends_at_the_blank_line() {
         assert_eq!(head_end(b"GET / HTTP/1.1\r\n\r\nbody"), Some(18));
         assert_eq!(head_end(b"GET / HTTP/1.1\r\n"), None);
+    }
+
+    #[test]
+    fn the_body_length_is_one_content_length_or_none() {
+        let head = |headers: &str| format!("POST / HTTP/1.1\r\n{headers}\r\n");
+        assert_eq!(body_length(head("Host: a\r\n").as_bytes()), Ok(0));
+        assert_eq!(
+            body_length(head("content-length: 12\r\n").as_bytes()),
+            Ok(12)
+        );
+        for bad in [
+            "Transfer-Encoding: chunked\r\n",
+            "Content-Length: 1\r\nContent-Length: 2\r\n",
+            "Content-Length: -1\r\n",
+            "Content-Length: 1,1\r\n",
+            "Content-Length: 99999999999999999999999\r\n",
+        ] {
+            assert!(body_length(head(bad).as_bytes()).is_err(), "{bad:?}");
+        }
+    }
+
+    /// rev-net: a multi-byte character at byte 7 of the target panics the proxy (and the panic
+    /// message prints the target raw to the agent's stderr).
+    #[test]
+    fn rev_net_a_target_with_a_wide_character_is_refused_not_a_panic() {
+        assert!(parse("GET http:/\u{e9} HTTP/1.1\r\n\r\n".as_bytes()).is_err());
+    }
+
+    /// Every byte outside printable ASCII, at every place of the request line, is refused
+    /// with a message that holds no control character (and nothing panics).
+    #[test]
+    fn a_request_line_outside_printable_ascii_is_refused() {
+        let line = "GET http://a.test/ HTTP/1.1";
+        for bad in [
+            "\u{1b}", "\u{7}", "\u{9b}", "\u{e9}", "\u{7f}", "\t", "\u{2028}", "\0",
+        ] {
+            for at in 0..=line.len() {
+                let head = format!("{}{bad}{}\r\n\r\n", &line[..at], &line[at..]);
+                let why = parse(head.as_bytes()).unwrap_err();
+                assert!(!why.chars().any(char::is_control), "{why:?}");
+            }
+        }
+        for bad in ["\u{1b}[31m", "\u{7f}", "\0"] {
+            let head = format!("GET http://a.test/ HTTP/1.1\r\nX-A: a{bad}\r\n\r\n");
+            assert!(parse(head.as_bytes()).is_err(), "{head:?}");
+        }
     }
 }

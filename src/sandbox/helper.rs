@@ -145,9 +145,15 @@ fn helper_with(first: &str, args: impl IntoIterator<Item = OsString>) -> std::pr
         .first()
         .is_some_and(|arg| arg == super::netns::BRIDGE_ARG)
     {
-        return match args.get(1) {
-            Some(socket) => super::netns::bridge_main(std::path::Path::new(socket)),
-            None => fail("`--bridge` needs the proxy's socket (the helper is internal to agent)"),
+        let pid = args.get(2).and_then(|pid| pid.to_str()?.parse().ok());
+        return match (args.get(1), pid) {
+            (Some(socket), Some(pid)) => {
+                super::netns::bridge_main(std::path::Path::new(socket), pid)
+            }
+            _ => fail(
+                "`--bridge` needs the proxy's socket and process id (the helper is internal to \
+                 agent)",
+            ),
         };
     }
     let stage = args.first().is_some_and(|arg| arg == STAGE_ARG);

@@ -13,6 +13,9 @@ pub(super) struct HelperArgs {
     /// The network proxy's directory: a network namespace of the command's own, bridged to
     /// the proxy's socket there.
     pub(super) proxy: Option<PathBuf>,
+    /// The agent's process id (with `proxy`): the bridge connects only to a socket that
+    /// process listens on, whatever the path has become.
+    pub(super) proxy_pid: Option<u32>,
     /// The stub resolver's configuration, bound over `/etc/resolv.conf` (with `proxy`).
     pub(super) resolv: Option<PathBuf>,
     pub(super) writable: Vec<PathBuf>,
@@ -69,6 +72,11 @@ pub(super) fn parse_helper_args(
             "--read" => parsed.readable.push(value()?),
             "--tmp" => parsed.tmp = Some(value()?),
             "--proxy" => parsed.proxy = Some(value()?),
+            "--proxy-pid" => {
+                let pid = value()?;
+                let pid = pid.to_str().and_then(|pid| pid.parse().ok());
+                parsed.proxy_pid = Some(pid.ok_or("`--proxy-pid` needs a process id")?);
+            }
             "--resolv" => parsed.resolv = Some(value()?),
             "--" => {
                 parsed.argv = args.collect();
@@ -76,6 +84,9 @@ pub(super) fn parse_helper_args(
             }
             _ => return Err(format!("unknown argument `{}`", arg.to_string_lossy())),
         }
+    }
+    if parsed.proxy.is_some() && parsed.proxy_pid.is_none() {
+        return Err("`--proxy` needs `--proxy-pid`".to_owned());
     }
     if parsed.argv.is_empty() {
         return Err("no program to run after `--`".to_owned());

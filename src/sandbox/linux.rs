@@ -122,8 +122,8 @@ pub(super) fn prepare(args: &HelperArgs, first: &OsStr) -> Result<bool, String> 
     // command's: they close when it starts (0, 1 and 2 are the command's own).
     close_fds::CloseFdsBuilder::new().cloexecfrom(3);
     // First: the bridge process starts here, outside the namespaces still to come.
-    if let Some(dir) = &args.proxy {
-        super::netns::enter(&dir.join(PROXY_SOCKET), first)?;
+    if let (Some(dir), Some(pid)) = (&args.proxy, args.proxy_pid) {
+        super::netns::enter(&dir.join(PROXY_SOCKET), pid, first)?;
     }
     if args.mounts() {
         // The parent checked that it can work here (`mounts_possible`): fail closed.
@@ -450,8 +450,26 @@ fn protect(args: &HelperArgs) -> std::io::Result<bool> {
     if let Some(tmp) = &args.tmp {
         mount_bind(tmp, TMP)?;
     }
+    // The bridge (started before this namespace) reaches the proxy's directory; the command
+    // neither sees nor changes it, wherever it lies.
+    if let Some(dir) = args.proxy.as_ref().filter(|dir| dir.is_dir()) {
+        hide_directory(dir)?;
+    }
     private_shared_memory(args)?;
     Ok(pid_namespace)
+}
+
+/// Covers `dir` with an empty read-only file system of the namespace's own.
+fn hide_directory(dir: &Path) -> std::io::Result<()> {
+    use rustix::mount::{MountFlags, mount};
+    let flags = MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC;
+    Ok(mount(
+        "tmpfs",
+        dir,
+        "tmpfs",
+        flags,
+        Some(c"mode=0500,size=4k"),
+    )?)
 }
 
 /// A `/dev/shm` of the command's own, empty, gone with its mount namespace: nothing the

@@ -17,7 +17,7 @@ use std::ffi::OsStr;
 use std::io::{BufRead as _, Read, Write};
 use std::net::{IpAddr, Shutdown, TcpListener, TcpStream, UdpSocket};
 use std::os::unix::net::UnixStream;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -64,7 +64,7 @@ pub(super) fn possible() -> bool {
 /// # Errors
 /// Why the namespace or the bridge cannot be made (the command must then not run: it would
 /// otherwise reach the network without the proxy, or not at all without saying why).
-pub(super) fn enter(socket: &Path, helper_first: &OsStr) -> Result<(), String> {
+pub(super) fn enter(socket: &Path, proxy_pid: u32, helper_first: &OsStr) -> Result<(), String> {
     use rustix::thread::UnshareFlags as Flags;
     if super::unshare::unshare(Flags::NEWNET).is_err() {
         let ids = (
@@ -85,6 +85,7 @@ pub(super) fn enter(socket: &Path, helper_first: &OsStr) -> Result<(), String> {
         .arg(helper_first)
         .arg(BRIDGE_ARG)
         .arg(socket)
+        .arg(proxy_pid.to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .spawn()
@@ -105,11 +106,12 @@ pub(super) fn enter(socket: &Path, helper_first: &OsStr) -> Result<(), String> {
     })
 }
 
-/// The bridge process (`agent-sandbox --bridge SOCKET`): listens on `127.0.0.1:PORT` and
+/// The bridge process (`agent-sandbox --bridge SOCKET PID`): listens on `127.0.0.1:PORT` and
 /// `127.0.0.1:53` in the namespace it was started in, says so on stdout, and serves until
-/// its parent, the helper, ends.
+/// its parent, the helper, ends. It connects only to a socket process `PID` (the agent)
+/// listens on.
 #[must_use]
-pub(super) fn bridge_main(socket: &Path) -> std::process::ExitCode {
+pub(super) fn bridge_main(socket: &Path, proxy_pid: u32) -> std::process::ExitCode {
     use rustix::process::Signal;
     let _ = rustix::process::set_parent_process_death_signal(Some(Signal::KILL));
     // The helper may have ended before the line above took effect.
@@ -122,10 +124,13 @@ pub(super) fn bridge_main(socket: &Path) -> std::process::ExitCode {
     };
     // Best effort: without the stub, names do not resolve inside (quickly: no route out).
     if let Ok(dns) = UdpSocket::bind(("127.0.0.1", DNS_PORT)) {
-        let socket = socket.to_path_buf();
+        let proxy = Proxy {
+            socket: socket.to_path_buf(),
+            pid: proxy_pid,
+        };
         let _ = std::thread::Builder::new()
             .name("dns".to_owned())
-            .spawn(move || stub_resolver(&dns, &socket));
+            .spawn(move || stub_resolver(&dns, &proxy));
     }
     let mut stdout = std::io::stdout();
     if writeln!(stdout, "{READY}")
@@ -134,7 +139,11 @@ pub(super) fn bridge_main(socket: &Path) -> std::process::ExitCode {
     {
         return std::process::ExitCode::from(1);
     }
-    bridge(&listener, socket);
+    let proxy = Proxy {
+        socket: socket.to_path_buf(),
+        pid: proxy_pid,
+    };
+    bridge(&listener, &proxy);
     std::process::ExitCode::SUCCESS
 }
 
@@ -176,15 +185,32 @@ fn loopback_up() -> std::io::Result<()> {
     }
 }
 
+/// The agent's proxy: its socket's path and the agent's process id.
+struct Proxy {
+    socket: PathBuf,
+    pid: u32,
+}
+
+impl Proxy {
+    /// A connection to the agent's proxy, or `None`. The path may have been changed by the
+    /// command (a link to the Docker socket, say): the peer must be the agent's process.
+    fn connect(&self) -> Option<UnixStream> {
+        let stream = UnixStream::connect(&self.socket).ok()?;
+        let peer = rustix::net::sockopt::socket_peercred(&stream).ok()?;
+        let pid = u32::try_from(peer.pid.as_raw_nonzero().get()).ok();
+        (pid == Some(self.pid)).then_some(stream)
+    }
+}
+
 /// Accepts connections inside the namespace and splices each to the proxy.
-fn bridge(listener: &TcpListener, socket: &Path) {
+fn bridge(listener: &TcpListener, proxy: &Proxy) {
     let active = Arc::new(AtomicUsize::new(0));
     for client in listener.incoming() {
         let Ok(client) = client else { continue };
         if active.load(Ordering::Acquire) >= MAX_BRIDGED {
             continue;
         }
-        let Ok(proxy) = UnixStream::connect(socket) else {
+        let Some(proxy) = proxy.connect() else {
             continue;
         };
         active.fetch_add(1, Ordering::AcqRel);
@@ -236,7 +262,7 @@ fn copy(mut from: impl Read, mut to: impl Write) {
 
 /// Answers the command's DNS queries on `127.0.0.1:53`: the addresses the proxy gives for an
 /// allowed name, NXDOMAIN for every other (see `dns.rs`).
-fn stub_resolver(socket: &UdpSocket, proxy: &Path) {
+fn stub_resolver(socket: &UdpSocket, proxy: &Proxy) {
     let mut packet = [0u8; 512];
     loop {
         let Ok((read, from)) = socket.recv_from(&mut packet) else {
@@ -251,11 +277,11 @@ fn stub_resolver(socket: &UdpSocket, proxy: &Path) {
 }
 
 /// The proxy's addresses for `name`, or `None` when it refuses the name (or cannot be asked).
-fn ask_proxy(proxy: &Path, name: &str) -> Option<Vec<IpAddr>> {
+fn ask_proxy(proxy: &Proxy, name: &str) -> Option<Vec<IpAddr>> {
     if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic()) {
         return None;
     }
-    let mut stream = UnixStream::connect(proxy).ok()?;
+    let mut stream = proxy.connect()?;
     stream.set_read_timeout(Some(RESOLVE_TIMEOUT)).ok()?;
     stream
         .write_all(format!("RESOLVE {name} HTTP/1.1\r\n\r\n").as_bytes())

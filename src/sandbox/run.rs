@@ -144,6 +144,8 @@ impl Run {
             && let Some(proxy) = &policy.proxy
         {
             push("--proxy", proxy);
+            // The bridge checks that the socket it reaches is this process's.
+            push("--proxy-pid", Path::new(&std::process::id().to_string()));
             if policy.mounts {
                 push("--resolv", &proxy.join(RESOLV_CONF_NAME));
             }

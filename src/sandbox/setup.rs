@@ -38,6 +38,9 @@ pub struct Sandbox {
     /// What an active sandbox cannot do here, said once on stderr and in the `start` event
     /// (the read-only paths stay writable where no mount namespace can be made).
     pub limitation: Option<String>,
+    /// Why no command may run although the sandbox is off or unavailable: a setting only it
+    /// could enforce (`[network] mode = "allowlist"`). Said like [`Sandbox::refusal`].
+    pub refused: Option<String>,
 }
 
 impl Sandbox {
@@ -84,6 +87,7 @@ impl Sandbox {
             required,
             state,
             limitation,
+            refused: None,
         }
     }
 
@@ -109,6 +113,7 @@ impl Sandbox {
             required: false,
             state: State::Off,
             limitation: None,
+            refused: None,
         }
     }
 
@@ -121,6 +126,9 @@ impl Sandbox {
     /// Commands must not run: the sandbox is required but cannot apply. Says why.
     #[must_use]
     pub fn refusal(&self) -> Option<String> {
+        if let Some(refused) = &self.refused {
+            return Some(refused.clone());
+        }
         match &self.state {
             State::Unavailable(why) if self.required => Some(format!(
                 "the sandbox is required but not available here ({why}): no command runs; \
@@ -143,7 +151,7 @@ impl Sandbox {
             active,
             network: self.policy.network || self.policy.mode == SandboxMode::Off,
             reason,
-            limitation: self.limitation.clone(),
+            limitation: self.refused.clone().or_else(|| self.limitation.clone()),
         }
     }
 }

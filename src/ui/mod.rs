@@ -9,6 +9,7 @@ pub mod input;
 pub mod markdown;
 pub mod network;
 mod pane;
+pub mod panic;
 pub mod pick;
 mod plain;
 pub mod sanitize;

@@ -6,17 +6,31 @@ use std::collections::BTreeSet;
 
 use crate::net::{NetDecision, NetworkEvent};
 
+/// Hosts named one by one, on their lines and in the closing line; past it they are counted
+/// (a command refusing a new name in a loop must not flood the terminal or grow the memory).
+const MAX_NAMED_HOSTS: usize = 50;
+
 /// The hosts refused in a run, for its closing line.
 #[derive(Debug, Default)]
-pub struct Blocked(BTreeSet<String>);
+pub struct Blocked {
+    named: BTreeSet<String>,
+    /// Refusals past the named hosts (hosts, as far as can be told).
+    more: usize,
+}
 
 impl Blocked {
-    /// Takes note of `event`; the line to show when it is a refusal.
+    /// Takes note of `event`; the line to show when it is the first refusal of its host.
     pub fn see(&mut self, event: &NetworkEvent) -> Option<String> {
-        if event.decision != NetDecision::Deny {
+        if event.decision != NetDecision::Deny || self.named.contains(&event.host) {
             return None;
         }
-        self.0.insert(event.host.clone());
+        if self.named.len() >= MAX_NAMED_HOSTS {
+            self.more += 1;
+            return (self.more == 1).then(|| {
+                format!("agent: network: more than {MAX_NAMED_HOSTS} hosts refused; no more are told one by one")
+            });
+        }
+        self.named.insert(event.host.clone());
         let allow = event
             .allow_with
             .as_deref()
@@ -33,15 +47,19 @@ impl Blocked {
     /// `agent: network: blocked: 2 hosts (a.test, b.test)`, when any was.
     #[must_use]
     pub fn summary(&self) -> Option<String> {
-        let count = self.0.len();
+        let count = self.named.len() + self.more;
         (count > 0).then(|| {
-            let hosts: Vec<String> = self
-                .0
+            let mut hosts: Vec<String> = self
+                .named
                 .iter()
                 .map(|h| super::sanitize::escape(h).into_owned())
                 .collect();
+            if self.more > 0 {
+                hosts.push(format!("and {} more", self.more));
+            }
             format!(
-                "agent: network: blocked: {count} host{} ({})",
+                "agent: network: blocked: {}{count} host{} ({})",
+                if self.more > 0 { "at least " } else { "" },
                 if count == 1 { "" } else { "s" },
                 hosts.join(", ")
             )
@@ -90,5 +108,34 @@ mod tests {
             .see(&event("a\u{1b}[2J.test", NetDecision::Deny))
             .unwrap();
         assert!(!line.contains('\u{1b}'), "{line}");
+    }
+
+    /// One line per refused host: the second refusal of the same host says nothing.
+    #[test]
+    fn a_host_refused_twice_is_told_once() {
+        let mut blocked = Blocked::default();
+        assert!(blocked.see(&event("b.test", NetDecision::Deny)).is_some());
+        assert_eq!(blocked.see(&event("b.test", NetDecision::Deny)), None);
+    }
+
+    /// However many hosts are refused, the lines told and the closing line stay bounded.
+    #[test]
+    fn many_refused_hosts_are_told_in_bounded_lines() {
+        let mut blocked = Blocked::default();
+        let lines: Vec<String> = (0..10_000)
+            .filter_map(|n| blocked.see(&event(&format!("h{n}.test"), NetDecision::Deny)))
+            .collect();
+        assert_eq!(lines.len(), MAX_NAMED_HOSTS + 1);
+        assert!(
+            lines.last().unwrap().contains("no more are told"),
+            "{lines:?}"
+        );
+        let summary = blocked.summary().unwrap();
+        assert!(
+            summary.starts_with("agent: network: blocked: at least 10000 hosts"),
+            "{summary}"
+        );
+        assert!(summary.ends_with(&format!("and {} more)", 10_000 - MAX_NAMED_HOSTS)));
+        assert!(summary.len() < 2000, "{summary}");
     }
 }

@@ -562,3 +562,180 @@ fn what_mode_auto_runs_gets_no_network_even_through_the_proxy() {
     assert!(result.contains("\"sandbox_denied\":true"), "{result}");
     assert!(!result.contains("hello from A"), "{result}");
 }
+
+/// Where the proxy's private directory is inside a path the command may write (here `TMPDIR`
+/// inside the workspace; also `writable = ["/tmp"]`), the command must not be able to swap
+/// `proxy.sock` for a link to another Unix socket of the user (Docker, D-Bus, ssh-agent) that
+/// the bridge — outside Landlock and seccomp — would connect to. With a mount namespace the
+/// directory is hidden from the command; without one it is there, the link is made, and the
+/// bridge refuses a socket that is not the agent's.
+#[test]
+fn the_command_cannot_point_the_bridge_at_another_socket() {
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(""));
+    if !available(&sandbox) {
+        return;
+    }
+    let victim = sandbox.root.path().join("victim.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&victim).unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let _ = stream.write_all(
+                b"HTTP/1.0 200 OK\r\nContent-Length: 20\r\nConnection: close\r\n\r\nhost service reached",
+            );
+        }
+    });
+    let tmp = sandbox.work().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let command = format!(
+        "d=$(ls -d {tmp}/agent-net-*) && rm -f $d/proxy.sock && ln -s {victim} $d/proxy.sock && \
+         echo swapped; curl -sS --noproxy '*' http://127.0.0.1:3128/",
+        tmp = tmp.display(),
+        victim = victim.display()
+    );
+    for mounts in [true, false] {
+        let mut agent = sandbox.agent();
+        if !mounts {
+            agent.env("AGENT_TEST_SANDBOX_NO_MOUNTS", "1");
+        }
+        let output = agent
+            .env("TMPDIR", &tmp)
+            .args(["exec", "--json", "--", &command])
+            .output()
+            .unwrap();
+        let result = json(&output);
+        let stdout = result["stdout"].as_str().unwrap_or_default();
+        assert!(!stdout.contains("host service reached"), "{result}");
+        // Hidden with a mount namespace; swapped (and refused) without one.
+        assert_eq!(stdout.contains("swapped"), !mounts, "{result}");
+    }
+}
+
+/// `allowlist` needs the sandbox: where it is off (by the settings or a flag), no command
+/// runs, and that is said — on stderr even with -q, in `config show` and to the model —
+/// instead of commands reaching every host.
+#[test]
+fn allowlist_without_the_sandbox_refuses_to_run_and_says_so() {
+    let cases = [
+        ("[sandbox]\nmode = \"off\"\n", None, false),
+        ("", Some("off"), false),
+        ("", None, true),
+    ];
+    for (extra, flag, unavailable) in cases {
+        let sandbox = Sandbox::new();
+        sandbox.settings(&settings(extra));
+        let port = server("A");
+        let mut agent = sandbox.agent();
+        if unavailable {
+            agent.env("AGENT_TEST_SANDBOX_UNAVAILABLE", "1");
+        }
+        agent.args(["exec", "-q"]);
+        if let Some(mode) = flag {
+            agent.args(["--sandbox", mode]);
+        }
+        let output = agent
+            .arg("--")
+            .arg(format!("curl -sS http://127.0.0.1:{port}/"))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stdout.contains("hello"), "{stdout}");
+        assert!(!output.status.success(), "{stderr}");
+        assert!(
+            stderr.contains("`[network] mode = \"allowlist\"` needs the sandbox"),
+            "{stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    }
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings("[sandbox]\nmode = \"off\"\n"));
+    let shown = sandbox.agent().args(["config", "show"]).output().unwrap();
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(text.contains("needs the sandbox"), "{text}");
+}
+
+/// A request whose line holds a wide character and escape sequences is answered `400`; none
+/// of the command's bytes reach the agent's stderr raw (they once did, in a panic's message).
+#[test]
+fn a_request_with_control_bytes_is_refused_and_never_printed_raw() {
+    let Some((sandbox, _)) = ready("") else {
+        return;
+    };
+    if !program("bash") {
+        return;
+    }
+    let command = "bash -c 'exec 3<>/dev/tcp/127.0.0.1/3128; \
+        printf \"GET http:/\\303\\251\\033]0;TITLE\\007\\033[31mRED HTTP/1.1\\r\\n\\r\\n\" >&3; \
+        head -c 12 <&3'";
+    let output = sandbox
+        .agent()
+        .args(["exec", "--", command])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stdout.starts_with("HTTP/1.1 400"),
+        "{stdout:?} / {stderr:?}"
+    );
+    assert!(
+        !stderr.contains('\u{1b}') && !stderr.contains('\u{7}'),
+        "{stderr:?}"
+    );
+}
+
+/// Plain HTTP through a CONNECT tunnel (`curl -p`) reaches the tunnel's host only: a `Host`
+/// naming another site (which a CDN front end would route by) is refused.
+#[test]
+fn plain_http_through_a_tunnel_must_name_the_tunnel_host() {
+    let Some((sandbox, port)) = ready("") else {
+        return;
+    };
+    let run = |extra: &str| {
+        let output = sandbox
+            .agent()
+            .args(["exec", "--json", "--"])
+            .arg(format!("curl -sS -p {extra} http://allowed.test:{port}/"))
+            .output()
+            .unwrap();
+        json(&output)
+    };
+    let same = run("");
+    assert!(
+        same["stdout"].as_str().unwrap().contains("hello from A"),
+        "{same}"
+    );
+    let other = run("-H 'Host: evil.test'");
+    assert!(
+        !other["stdout"].as_str().unwrap().contains("hello"),
+        "{other}"
+    );
+    let refused = other["network"].as_array().unwrap();
+    assert!(
+        refused.iter().any(|event| event["decision"] == "deny"
+            && event["rule"].as_str().unwrap().contains("`evil.test`")),
+        "{other}"
+    );
+}
+
+/// A host refused again and again is told once on stderr.
+#[test]
+fn a_host_refused_many_times_is_one_line() {
+    let Some((sandbox, port)) = ready("") else {
+        return;
+    };
+    let curl = format!("curl -sS http://blocked.test:{port}/");
+    let output = sandbox
+        .agent()
+        .args(["exec", "--", &format!("{curl}; {curl}; {curl}")])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let told = stderr
+        .lines()
+        .filter(|line| line.starts_with("agent: network: refused `blocked.test`"))
+        .count();
+    assert_eq!(told, 1, "{stderr}");
+}
