@@ -8,6 +8,7 @@ use std::io::{Read as _, Write as _};
 use std::net::TcpListener;
 
 use super::harness::{Sandbox, json};
+use super::support::require;
 use pretty_assertions::assert_eq;
 
 /// A tiny HTTP server on 127.0.0.1 that answers every request with `hello from NAME` and
@@ -46,8 +47,7 @@ fn program(name: &str) -> bool {
 /// Whether these tests can run here: the sandbox works, network namespaces can be made and
 /// `curl` exists.
 fn available(sandbox: &Sandbox) -> bool {
-    if !cfg!(target_os = "linux") || !program("curl") {
-        eprintln!("note: not Linux or no curl; network tests skipped");
+    if !require("Linux", cfg!(target_os = "linux")) || !require("curl", program("curl")) {
         return false;
     }
     let output = sandbox
@@ -55,12 +55,7 @@ fn available(sandbox: &Sandbox) -> bool {
         .args(["config", "show", "--json"])
         .output()
         .unwrap();
-    let shown = json(&output);
-    if shown["sandbox.active"]["value"] != true {
-        eprintln!("note: the sandbox is not available here; network tests skipped");
-        return false;
-    }
-    true
+    require("sandbox", json(&output)["sandbox.active"]["value"] == true)
 }
 
 fn settings(extra: &str) -> String {
