@@ -96,7 +96,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &McpArgs) -> Result<ExitCode> {
                 "approved MCP server `{name}` for {} as proposed now ({}); a changed proposal \
                  needs approval again",
                 workspace.display(),
-                describe(server)
+                escape(&format!("{}{}", describe(server), details(server)))
             ))
         }
     }
@@ -137,6 +137,39 @@ fn describe(server: &ServerConfig) -> String {
         }
         Transport::Http { url, .. } => format!("http: {url}"),
     }
+}
+
+/// What else decides what a server can do or get, by name only (values may be secrets):
+/// `; env A, B; token from $T; headers X; network h` — empty when there is nothing.
+fn details(server: &ServerConfig) -> String {
+    let names = |pairs: &[(String, String)]| {
+        pairs
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut parts = Vec::new();
+    if !server.env.is_empty() {
+        parts.push(format!("env {}", names(&server.env)));
+    }
+    if let Transport::Http {
+        headers,
+        bearer_token_env,
+        ..
+    } = &server.transport
+    {
+        if let Some(var) = bearer_token_env {
+            parts.push(format!("token from ${var}"));
+        }
+        if !headers.is_empty() {
+            parts.push(format!("headers {}", names(headers)));
+        }
+    }
+    if !server.network.is_empty() {
+        parts.push(format!("network {}", server.network.join(", ")));
+    }
+    parts.iter().map(|part| format!("; {part}")).collect()
 }
 
 /// `agent mcp list`: starts what may start (fenced), lists tools, ends them.
@@ -187,6 +220,7 @@ fn list(
             "standing": standing.name(),
             "state": state,
             "transport": describe(server),
+            "details": details(server),
             "sandbox": server.sandbox.name(),
             "tools": own.iter().map(|t| json!({
                 "name": t.name,
@@ -219,10 +253,11 @@ fn render(rows: &[Value], notices: &[String]) -> String {
     let mut out = String::new();
     for row in rows {
         out.push_str(&format!(
-            "{}  {}  {}  [{}]\n  {}  (sandbox {})\n",
+            "{}  {}  {}{}  [{}]\n  {}  (sandbox {})\n",
             text(&row["name"]),
             text(&row["standing"]),
             text(&row["transport"]),
+            text(&row["details"]),
             text(&row["origin"]),
             text(&row["state"]),
             text(&row["sandbox"]),

@@ -57,7 +57,7 @@ impl std::fmt::Debug for Connection {
 pub async fn connect(
     server: &ServerConfig,
     policy: Option<&crate::sandbox::Policy>,
-    env: &[(String, String)],
+    env: stdio::ServerEnv<'_>,
     launch: &Launch,
     token: Option<String>,
 ) -> Result<Connection, String> {

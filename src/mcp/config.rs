@@ -390,6 +390,44 @@ mod tests {
     }
 
     #[test]
+    fn loader_variables_are_refused_in_every_file_and_a_project_names_no_token() {
+        for name in [
+            "LD_PRELOAD",
+            "LD_LIBRARY_PATH",
+            "LD_AUDIT",
+            "ld_preload",
+            "DYLD_INSERT_LIBRARIES",
+            "GLIBC_TUNABLES",
+        ] {
+            let table =
+                format!("[mcp.servers.a]\ncommand = \"x\"\nenv = {{ {name} = \"./x.so\" }}\n");
+            for (user, project) in [(table.as_str(), None), ("", Some(table.as_str()))] {
+                let error = catalogue(user, project).unwrap_err();
+                assert!(
+                    error.contains(&format!("`mcp.servers.a.env.{name}` is refused")),
+                    "{error}"
+                );
+            }
+        }
+        let ok = "[mcp.servers.a]\ncommand = \"x\"\nenv = { OLD_PRELOAD = \"1\" }\n";
+        assert!(catalogue(ok, None).is_ok());
+        let token = |var: &str| {
+            format!(
+                "[mcp.servers.d]\nurl = \"http://127.0.0.1:1/mcp\"\nbearer_token_env = \"{var}\"\n"
+            )
+        };
+        let error = catalogue("", Some(&token("DOCS_TOKEN"))).unwrap_err();
+        assert!(error.contains("refused in a project file"), "{error}");
+        assert!(catalogue(&token("DOCS_TOKEN"), None).is_ok());
+        for var in ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"] {
+            for (user, project) in [(token(var), None), (String::new(), Some(token(var)))] {
+                let error = catalogue(&user, project.as_deref()).unwrap_err();
+                assert!(error.contains("bearer_token_env"), "{error}");
+            }
+        }
+    }
+
+    #[test]
     fn a_project_cannot_replace_a_users_server() {
         let c = catalogue(
             "[mcp.servers.a]\ncommand = \"x\"\n",

@@ -360,15 +360,19 @@ impl Servers {
 
     async fn connect(&self, config: &ServerConfig) -> Result<Connection, String> {
         let policy = self.policy(config);
-        let mut env = self.passed.clone();
-        env.retain(|(name, _)| !config.env.iter().any(|(n, _)| n == name));
-        env.extend(config.env.iter().cloned());
         let token = match self.tokens.get(&config.name) {
             Some(Ok(token)) => Some(token.clone()),
             Some(Err(why)) => return Err(why.clone()),
             None => None,
         };
-        client::connect(config, policy.as_ref(), &env, &self.launch, token).await
+        client::connect(
+            config,
+            policy.as_ref(),
+            (&self.passed, &config.env),
+            &self.launch,
+            token,
+        )
+        .await
     }
 }
 

@@ -99,8 +99,39 @@ pub fn environment(
     env
 }
 
+/// A server's environment in two parts: the agent's fixed base and the server's own.
+pub type ServerEnv<'a> = (&'a [(String, String)], &'a [(String, String)]);
+
+/// The environment of the process started for a server: `base` (the agent's `PATH`, `HOME`,
+/// `LANG`) and the server's `own` variables. Fenced on Linux the process is the sandbox
+/// helper, which stays outside the sandbox: it gets the server's variables only under
+/// [`STAGED_ENV_PREFIX`](crate::sandbox::STAGED_ENV_PREFIX), set under their names by the
+/// stage after it restricted itself — nothing a settings file names reaches the helper's
+/// dynamic loader.
+#[must_use]
+pub fn process_env(
+    base: &[(String, String)],
+    own: &[(String, String)],
+    staged: bool,
+) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = base
+        .iter()
+        .filter(|(name, _)| !own.iter().any(|(n, _)| n == name))
+        .cloned()
+        .collect();
+    env.extend(own.iter().map(|(name, value)| {
+        let name = if staged {
+            format!("{}{name}", crate::sandbox::STAGED_ENV_PREFIX)
+        } else {
+            name.clone()
+        };
+        (name, value.clone())
+    }));
+    env
+}
+
 /// Starts `command args` for server `name` under `policy` (`None`: unfenced) with exactly
-/// `env`. Returns the process, and its stdout (bounded) and stdin for the client.
+/// `base` and `own` (see [`process_env`]). Returns the process, and its stdout (bounded) and stdin for the client.
 ///
 /// # Errors
 /// Why it could not start, in one line.
@@ -108,7 +139,7 @@ pub fn spawn(
     name: &str,
     command: &str,
     args: &[String],
-    env: &[(String, String)],
+    (base, own): ServerEnv<'_>,
     policy: Option<&Policy>,
     launch: &Launch,
 ) -> Result<
@@ -134,6 +165,8 @@ pub fn spawn(
             args.iter().map(Into::into).collect(),
         ),
     };
+    let staged = cfg!(target_os = "linux") && run.is_some();
+    let env = process_env(base, own, staged);
     let mut cmd = tokio::process::Command::new(program);
     cmd.args(rest)
         .current_dir(&launch.workspace)
@@ -302,6 +335,39 @@ mod tests {
                 ("HOME".to_owned(), "/x".to_owned()),
             ]
         );
+    }
+
+    #[test]
+    fn a_fenced_servers_own_variables_reach_the_helper_only_staged() {
+        let base = [
+            ("PATH".to_owned(), "/bin".to_owned()),
+            ("HOME".to_owned(), "/h".to_owned()),
+        ];
+        let own = [
+            ("PATH".to_owned(), "/x".to_owned()),
+            ("TOKEN".to_owned(), "t".to_owned()),
+        ];
+        let staged = process_env(&base, &own, true);
+        assert_eq!(
+            staged,
+            vec![
+                ("HOME".to_owned(), "/h".to_owned()),
+                ("AGENT_SANDBOX_STAGED_PATH".to_owned(), "/x".to_owned()),
+                ("AGENT_SANDBOX_STAGED_TOKEN".to_owned(), "t".to_owned()),
+            ]
+        );
+        // What reaches the helper is the fixed base and prefixed names, nothing else.
+        for (name, _) in &staged {
+            assert!(
+                base.iter().any(|(n, _)| n == name)
+                    || name.starts_with(crate::sandbox::STAGED_ENV_PREFIX),
+                "{name}"
+            );
+        }
+        let (_, set) = crate::sandbox::unstage(staged.iter().map(|(k, v)| (k.into(), v.into())));
+        assert_eq!(set.len(), own.len());
+        let plain = process_env(&base, &own, false);
+        assert_eq!(plain[1..], own);
     }
 
     #[test]

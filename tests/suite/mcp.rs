@@ -500,6 +500,50 @@ fn a_bad_setting_is_one_line_and_nothing_runs() {
     );
 }
 
+#[test]
+fn a_loader_variable_in_a_servers_env_is_refused_and_list_and_approve_show_env() {
+    let (sandbox, _tmp) = dirs();
+    let token = token();
+    std::fs::create_dir_all(sandbox.work().join(".agent")).unwrap();
+    for name in ["LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT"] {
+        let extra = format!("env = {{ {name} = \"./x.so\" }}");
+        for project in [false, true] {
+            let text = settings("normal", &token, &extra);
+            if project {
+                sandbox.settings("");
+                std::fs::write(sandbox.work().join(".agent/settings.toml"), &text).unwrap();
+            } else {
+                sandbox.settings(&text);
+                std::fs::write(sandbox.work().join(".agent/settings.toml"), "").unwrap();
+            }
+            let output = sandbox.agent().args(["mcp", "list"]).output().unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{name}: {stderr}");
+            assert!(
+                stderr.contains(&format!("env.{name}` is refused")),
+                "{stderr}"
+            );
+            assert!(running_with(&token).is_empty(), "{name}: a server started");
+        }
+    }
+    sandbox.settings("");
+    std::fs::write(
+        sandbox.work().join(".agent/settings.toml"),
+        settings("normal", &token, "env = { DOCS_HOME = \"1\" }"),
+    )
+    .unwrap();
+    let listed = sandbox.agent().args(["mcp", "list"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&listed.stdout);
+    assert!(stdout.contains("; env DOCS_HOME"), "{stdout}");
+    let approved = sandbox
+        .agent()
+        .args(["mcp", "approve", "srv"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&approved.stdout);
+    assert!(stdout.contains("; env DOCS_HOME"), "{stdout}");
+}
+
 /// Runs `agent run` once (with `env`) against a model that answers at once, and checks that
 /// server `name` cost exactly one line on stderr and offered no tool; returns that line.
 pub(super) fn one_line_and_no_tools(sandbox: &Sandbox, name: &str, env: &[(&str, &str)]) -> String {
