@@ -12,7 +12,8 @@
 //! - `exit`: exits at once with status 3;
 //! - `die-after-call`: answers one `tools/call`, and exits when the next one comes;
 //! - `grow`: after its first `tools/call` says its tools changed and lists one more, `late`;
-//! - `storm`: sends thousands of notifications after `initialize`, then works normally.
+//! - `storm`: sends thousands of notifications after `initialize`, then works normally;
+//! - `stubborn`: works normally, but does not end when its stdin does (sleeps on).
 //!
 //! `--token T` only appears in its command line, so that a test can find its processes
 //! from outside (`/proc/*/cmdline`).
@@ -116,6 +117,9 @@ fn main() {
             }
         }
         let _ = out.flush();
+    }
+    while mode == "stubborn" {
+        std::thread::sleep(std::time::Duration::from_secs(3600));
     }
 }
 

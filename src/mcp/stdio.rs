@@ -60,10 +60,11 @@ impl Process {
 impl Drop for Process {
     fn drop(&mut self) {
         if let Some(pid) = self.child.id() {
-            end_group(pid, self.run.is_some());
+            end_group(pid, self.run.is_some(), &mut self.child);
         }
         let _ = self.child.start_kill();
-        // Reaped by tokio's orphan queue; the temp directory goes with the run.
+        // Reaped by tokio's orphan queue (or above); the temp directory and the workspace's
+        // check go with the run, after the server is gone.
         drop(self.run.take());
     }
 }
@@ -234,10 +235,16 @@ fn keep_log(name: &str, mut stderr: tokio::process::ChildStderr, dir: Option<&Pa
     });
 }
 
-/// Ends the process group led by `pid`: through the sandbox helper's force signal (which
-/// kills everything in the command's PID namespace) and with SIGKILL to the group.
+/// How long the sandbox helper has to end its server on the force signal before it is
+/// killed itself (as `exec/group.rs` waits for a command's helper).
+const HELPER_FORCE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Ends the process group led by `pid` (the process `child`). Sandboxed, through the helper's
+/// force signal (which kills everything in the server's PID namespace — a SIGKILL to the
+/// helper alone would leave the server running in a group of its own), waiting up to
+/// [`HELPER_FORCE_WAIT`] for the helper to end; then, or unfenced, SIGKILL to the group.
 #[cfg(unix)]
-fn end_group(pid: u32, sandboxed: bool) {
+fn end_group(pid: u32, sandboxed: bool, child: &mut tokio::process::Child) {
     use rustix::process::{Pid, Signal, kill_process, kill_process_group};
     let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
         return;
@@ -245,13 +252,21 @@ fn end_group(pid: u32, sandboxed: bool) {
     if sandboxed && crate::sandbox::HELPER_PASSES_SIGNALS {
         let force = Signal::from_named_raw(crate::sandbox::HELPER_FORCE).unwrap_or(Signal::KILL);
         let _ = kill_process(pid, force);
+        let end = std::time::Instant::now() + HELPER_FORCE_WAIT;
+        while std::time::Instant::now() < end {
+            match child.try_wait() {
+                Ok(None) => std::thread::sleep(std::time::Duration::from_millis(10)),
+                // Gone (and reaped): its group went with it.
+                Ok(Some(_)) | Err(_) => return,
+            }
+        }
     }
     let _ = kill_process_group(pid, Signal::KILL);
 }
 
 /// Windows: `kill_on_drop` ends the process (no sandbox runs here).
 #[cfg(not(unix))]
-fn end_group(_pid: u32, _sandboxed: bool) {}
+fn end_group(_pid: u32, _sandboxed: bool, _child: &mut tokio::process::Child) {}
 
 /// A reader that refuses a line longer than [`MAX_MESSAGE_BYTES`]: the error ends the
 /// connection, and `broken` says why.

@@ -344,6 +344,38 @@ fn nothing_the_server_started_outlives_the_run() {
 }
 
 #[test]
+fn a_server_that_ignores_the_end_of_its_input_does_not_outlive_the_run() {
+    let (sandbox, tmp) = dirs();
+    let token = token();
+    sandbox.settings(&settings("stubborn", &token, ""));
+    for _ in 0..5 {
+        let listed = sandbox
+            .agent()
+            .env("TMPDIR", &tmp)
+            .args(["mcp", "list"])
+            .output()
+            .unwrap();
+        assert!(listed.status.success());
+        assert!(String::from_utf8_lossy(&listed.stdout).contains("echo"));
+        let left = running_with(&token);
+        kill_all(&left);
+        assert!(left.is_empty(), "left running after list: {left:?}");
+    }
+    let _ = echo(&sandbox, &tmp, &["--allow", "mcp:srv/echo"]);
+    let left = running_with(&token);
+    kill_all(&left);
+    assert!(left.is_empty(), "left running after run: {left:?}");
+}
+
+fn kill_all(pids: &[u32]) {
+    for pid in pids {
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+}
+
+#[test]
 fn a_project_only_proposes_a_server_until_it_is_approved() {
     let (sandbox, tmp) = dirs();
     let token = token();
