@@ -118,8 +118,10 @@ fn main() {
         }
         let _ = out.flush();
     }
-    while mode == "stubborn" {
-        std::thread::sleep(std::time::Duration::from_secs(3600));
+    if mode == "stubborn" {
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
     }
 }
 
