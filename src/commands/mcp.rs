@@ -182,18 +182,37 @@ fn list(
     let launch = super::mcp_launch(&super::sandbox(settings, workspace), workspace);
     let servers = Servers::new(catalogue, launch, &super::env_var);
     let builtin: BTreeSet<String> = BTreeSet::new();
-    let (notices, tools, unfenced) = super::runtime()?.block_on(async {
-        let unfenced: Vec<String> = servers
-            .unfenced()
-            .await
-            .into_iter()
-            .map(|s| s.name)
-            .collect();
-        let notices = servers.start(&[], &builtin).await;
-        let tools = servers.tools();
+    let runtime = super::runtime()?;
+    let listed = runtime.block_on(async {
+        // A signal while the servers start ends them and the listing.
+        let mut signals = super::signals::Signals::listen();
+        let listing = async {
+            let unfenced: Vec<String> = servers
+                .unfenced()
+                .await
+                .into_iter()
+                .map(|s| s.name)
+                .collect();
+            let notices = servers.start(&[], &builtin).await;
+            (notices, servers.tools(), unfenced)
+        };
+        let listed = tokio::select! {
+            listed = listing => Ok(listed),
+            stop = signals.recv() => Err(stop),
+        };
         servers.shutdown().await;
-        (notices, tools, unfenced)
+        listed
     });
+    let (notices, tools, unfenced) = match listed {
+        Ok(listed) => listed,
+        Err(super::signals::Stop::Interrupt) => return Err(Error::Interrupted),
+        Err(stop) => {
+            return Err(Error::Stopped {
+                signal: stop.name(),
+                status: stop.status(),
+            });
+        }
+    };
     let mut rows = Vec::new();
     for (server, standing) in &catalogue.servers {
         let own: Vec<_> = tools.iter().filter(|t| t.server == server.name).collect();

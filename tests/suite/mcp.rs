@@ -367,6 +367,66 @@ fn a_server_that_ignores_the_end_of_its_input_does_not_outlive_the_run() {
     assert!(left.is_empty(), "left running after run: {left:?}");
 }
 
+#[cfg(unix)]
+#[test]
+fn a_signal_while_servers_start_ends_them_and_the_run() {
+    use std::process::Stdio;
+    for (command, signal, status) in [
+        ("run", "TERM", 143),
+        ("run", "INT", 130),
+        ("run", "HUP", 129),
+        ("list", "TERM", 143),
+    ] {
+        let (sandbox, tmp) = dirs();
+        let token = token();
+        // Never answers `initialize` and does not end with its input: only the agent ends it.
+        sandbox.settings(&settings(
+            "hang-stubborn",
+            &token,
+            "startup_timeout_secs = 86400",
+        ));
+        let server = FakeModel::openai_turns([turn_text("done")]);
+        let mut agent = sandbox.agent_process();
+        agent.env("TMPDIR", &tmp);
+        if command == "run" {
+            agent
+                .env("OPENAI_API_KEY", "sk-test")
+                .args(["run", "--provider", "openai", "--base-url"])
+                .arg(server.openai_url())
+                .args(["--no-prompt", "hi"]);
+        } else {
+            agent.args(["mcp", "list"]);
+        }
+        let mut child = agent
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // The server is up (its own process, not only the helper) before the signal.
+        let program = server_program().display().to_string();
+        let server_up = || {
+            live_processes()
+                .iter()
+                .any(|p| p.cmdline.contains(&token) && p.cmdline.starts_with(&program))
+        };
+        while !server_up() && child.try_wait().unwrap().is_none() {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::process::Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        let exit = child.wait().unwrap();
+        let left = running_with(&token);
+        kill_all(&left);
+        assert_eq!(exit.code(), Some(status), "{command} SIG{signal}");
+        assert!(
+            left.is_empty(),
+            "{command} SIG{signal}: left running: {left:?}"
+        );
+    }
+}
+
 fn kill_all(pids: &[u32]) {
     for pid in pids {
         let _ = std::process::Command::new("kill")

@@ -95,8 +95,30 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     );
     let mut stats = Stats::default();
     let runtime = super::runtime()?;
-    config.mcp = runtime.block_on(start_mcp(&catalogue, &config, &mut approver, &mut emit));
+    // Listening from before the MCP servers start: a signal while they start ends them (the
+    // half-started ones too) and the run, as it does later.
+    let mut signals = {
+        let _inside = runtime.enter();
+        Signals::listen()
+    };
+    let started = runtime.block_on(async {
+        tokio::select! {
+            servers = start_mcp(&catalogue, &config, &mut approver, &mut emit) => Ok(servers),
+            stop = signals.recv() => Err(stop),
+        }
+    });
+    config.mcp = match started {
+        Ok(servers) => servers,
+        Err(stop) => {
+            emit(interrupted_done(&stats, stop, &config));
+            finish_screen(tui.as_ref());
+            signals::restore_terminal();
+            runtime.shutdown_background();
+            return Ok(stop.status().into());
+        }
+    };
     let outcome = runtime.block_on(drive(
+        &mut signals,
         agent::run_after(
             &mut model,
             &mut approver,
@@ -180,10 +202,10 @@ fn denials_notice(denials: &[agent::Denial], origin: &Origin) {
 /// Drives the loop until it ends or a signal stops it (redrawing the live pane meanwhile); a
 /// stopped loop's command is ended (TERM, then KILL) before the loop is dropped.
 async fn drive(
+    signals: &mut Signals,
     run: impl Future<Output = std::result::Result<Outcome, crate::model::ModelError>>,
     tui: Option<&Arc<Mutex<Tui>>>,
 ) -> std::result::Result<std::result::Result<Outcome, crate::model::ModelError>, signals::Stop> {
-    let mut signals = Signals::listen();
     tokio::pin!(run);
     let mut tick = tokio::time::interval(TICK);
     let stop = loop {
