@@ -97,24 +97,13 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let runtime = super::runtime()?;
     // Listening from before the MCP servers start: a signal while they start ends them (the
     // half-started ones too) and the run, as it does later.
-    let mut signals = {
-        let _inside = runtime.enter();
-        Signals::listen()
-    };
-    let started = runtime.block_on(async {
-        tokio::select! {
-            servers = start_mcp(&catalogue, &config, &mut approver, &mut emit) => Ok(servers),
-            stop = signals.recv() => Err(stop),
-        }
-    });
-    config.mcp = match started {
+    let mut signals = runtime.block_on(async { Signals::listen() });
+    let started = start_mcp(&mut signals, &catalogue, &config, &mut approver, &mut emit);
+    config.mcp = match runtime.block_on(started) {
         Ok(servers) => servers,
         Err(stop) => {
             emit(interrupted_done(&stats, stop, &config));
-            finish_screen(tui.as_ref());
-            signals::restore_terminal();
-            runtime.shutdown_background();
-            return Ok(stop.status().into());
+            return Ok(stopped(stop, tui.as_ref(), runtime));
         }
     };
     let outcome = runtime.block_on(drive(
@@ -138,33 +127,48 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         Ok(outcome) => outcome,
         Err(stop) => {
             emit(interrupted_done(&stats, stop, &config));
-            finish_screen(tui.as_ref());
-            signals::restore_terminal();
-            // A prompt may still be waiting for a key on a blocking thread: do not wait for it.
-            runtime.shutdown_background();
-            return Ok(stop.status().into());
+            return Ok(stopped(stop, tui.as_ref(), runtime));
         }
     };
     finish_screen(tui.as_ref());
     exit_status(outcome?, &stats, &settings, &output)
 }
 
+/// The end of a run a signal stopped (its `done` event emitted): the screen closed, the
+/// terminal restored, the exit status 128 + n.
+fn stopped(
+    stop: signals::Stop,
+    tui: Option<&Arc<Mutex<Tui>>>,
+    runtime: tokio::runtime::Runtime,
+) -> ExitCode {
+    finish_screen(tui);
+    signals::restore_terminal();
+    // A prompt may still be waiting for a key on a blocking thread: do not wait for it.
+    runtime.shutdown_background();
+    stop.status().into()
+}
+
 /// Starts the run's MCP servers, saying each problem once (a `warning` event the screens
 /// show).
+/// A stopping signal meanwhile ends the start (and the servers started so far).
 async fn start_mcp(
+    signals: &mut Signals,
     catalogue: &crate::mcp::Catalogue,
     config: &agent::Config,
     approver: &mut Approver<Option<Arc<Mutex<Tui>>>>,
     emit: &mut impl FnMut(Event),
-) -> Option<Arc<crate::mcp::Servers>> {
-    let (servers, notices) = super::mcp::start_for_run(catalogue, config, approver).await;
+) -> std::result::Result<Option<Arc<crate::mcp::Servers>>, signals::Stop> {
+    let (servers, notices) = tokio::select! {
+        started = super::mcp::start_for_run(catalogue, config, approver) => started,
+        stop = signals.recv() => return Err(stop),
+    };
     for notice in notices {
         emit(Event::Warning {
             code: crate::event::MCP_WARNING.to_owned(),
             message: notice,
         });
     }
-    servers
+    Ok(servers)
 }
 
 /// The `done` event of a run a signal stopped (the loop was dropped): what it counted, and
