@@ -237,6 +237,7 @@ fn keep_log(name: &str, mut stderr: tokio::process::ChildStderr, dir: Option<&Pa
 
 /// How long the sandbox helper has to end its server on the force signal before it is
 /// killed itself (as `exec/group.rs` waits for a command's helper).
+#[cfg(unix)]
 const HELPER_FORCE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Ends the process group led by `pid` (the process `child`). Sandboxed, through the helper's
