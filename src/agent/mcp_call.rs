@@ -89,10 +89,14 @@ impl Loop<'_> {
         let called = servers
             .call(tool, arguments, self.config.limits.max_output_chars)
             .await;
-        if let Some(notice) = &called.notice {
+        let undone = called
+            .undone
+            .iter()
+            .map(|what| format!("sandbox: after MCP server `{}`'s call: {what}", tool.server));
+        for message in called.notice.iter().cloned().chain(undone) {
             emit(Event::Warning {
                 code: crate::event::MCP_WARNING.to_owned(),
-                message: notice.clone(),
+                message,
             });
         }
         report(Ok(called), emit)

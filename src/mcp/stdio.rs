@@ -55,6 +55,15 @@ impl Process {
     pub fn id(&self) -> Option<u32> {
         self.child.id()
     }
+
+    /// The workspace's git surfaces checked while the server runs on (after each call, as
+    /// after a command): what it planted is undone, one line each.
+    pub fn check_surfaces(&mut self) -> Vec<String> {
+        self.run
+            .as_mut()
+            .map(crate::sandbox::Run::check)
+            .unwrap_or_default()
+    }
 }
 
 impl Drop for Process {

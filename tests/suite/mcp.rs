@@ -427,6 +427,29 @@ fn a_signal_while_servers_start_ends_them_and_the_run() {
     }
 }
 
+#[test]
+fn a_git_directory_a_server_plants_is_undone_after_its_call_and_said() {
+    if !super::sandbox::available() {
+        return;
+    }
+    let (sandbox, tmp) = normal_server();
+    std::fs::create_dir_all(sandbox.work().join("sub")).unwrap();
+    let (result, _, stderr) = one_call(
+        &sandbox,
+        &tmp,
+        "mcp__srv__write",
+        &json!({"path": "sub/.git", "text": "gitdir: /tmp/elsewhere\n"}),
+        &["--allow", "mcp:srv/write"],
+    );
+    assert!(result.contains("wrote"), "{result}");
+    let said: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("sandbox: after MCP server `srv`'s call") && l.contains("sub/.git"))
+        .collect();
+    assert_eq!(said.len(), 1, "{stderr}");
+    assert!(!sandbox.work().join("sub/.git").exists());
+}
+
 fn kill_all(pids: &[u32]) {
     for pid in pids {
         let _ = std::process::Command::new("kill")
