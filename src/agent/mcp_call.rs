@@ -65,7 +65,12 @@ impl Loop<'_> {
             stats.denials.push(Denial {
                 command: rule.clone(),
                 reason: decision.reason.clone(),
-                allow: (by == DecidedBy::NoTerminal).then(|| format!("--allow {rule}")),
+                allow: (by == DecidedBy::NoTerminal).then(|| {
+                    format!(
+                        "--allow {}",
+                        rules::offered_rule(self.config.os, &tool.server, &tool.tool)
+                    )
+                }),
             });
             let message = match note {
                 Some(note) => format!(
@@ -132,11 +137,12 @@ impl Loop<'_> {
         }
         let rule = rules::tool_rule(&tool.server, &tool.tool);
         if let Err(why) = approver.can_ask() {
+            let offered = rules::offered_rule(config.os, &tool.server, &tool.tool);
             let denied = Decision {
                 verdict: Verdict::Deny,
                 reason: format!(
-                    "{}; nobody can be asked ({why}): allow it with the rule `{rule}` in \
-                     [permissions.commands] allow, or `--allow {rule}`",
+                    "{}; nobody can be asked ({why}): allow it with the rule {offered} in \
+                     [permissions.commands] allow, or `--allow {offered}`",
                     decision.reason
                 ),
                 ..decision

@@ -193,9 +193,12 @@ fn list_shows_each_server_its_tools_and_their_cost() {
 #[test]
 fn without_a_terminal_a_call_is_denied_naming_the_rule_that_would_allow_it() {
     let (sandbox, tmp) = normal_server();
-    let (result, _, _) = echo(&sandbox, &tmp, &[]);
+    let (result, stdout, stderr) = echo(&sandbox, &tmp, &[]);
     assert!(result.contains("EDENIED"), "{result}");
     assert!(result.contains("mcp:srv/echo"), "{result}");
+    // The flag offered is one quoted shell word.
+    let said = format!("{}{stderr}", String::from_utf8_lossy(&stdout));
+    assert!(said.contains("--allow 'mcp:srv/echo'"), "{said}");
     assert!(!result.contains("echo: hi"), "{result}");
 }
 
