@@ -116,7 +116,7 @@ pub(crate) fn catalogue(
     )?;
     if !global.quiet {
         for warning in &catalogue.warnings {
-            eprintln!("agent: warning: {warning}");
+            eprintln!("agent: warning: {}", escape(warning));
         }
     }
     Ok(catalogue)

@@ -453,6 +453,52 @@ fn a_git_directory_a_server_plants_is_undone_after_its_call_and_said() {
     assert!(!sandbox.work().join("sub/.git").exists());
 }
 
+#[test]
+fn project_text_reaches_the_terminal_escaped() {
+    let (sandbox, tmp) = dirs();
+    let token = token();
+    std::fs::create_dir_all(sandbox.work().join(".agent")).unwrap();
+    // Control characters in a top-level key, an [mcp] key, a server's key and its arguments.
+    let mut text = String::from("\"\\u001b[31mTOP\" = 1\n[mcp]\n\"\\u001b[31mRED\" = 2\n");
+    text.push_str(&settings(
+        "normal",
+        &token,
+        "\"\\u001b]0;title\\u0007\" = 3",
+    ));
+    text = text.replace(
+        "\"--token\"",
+        "\"\\u001b[2K\\rnpx\", \"\\u009b31m\", \"--token\"",
+    );
+    std::fs::write(sandbox.work().join(".agent/settings.toml"), text).unwrap();
+    let server = FakeModel::openai_turns([turn_text("done")]);
+    let outputs = [
+        sandbox.agent().args(["mcp", "list"]).output().unwrap(),
+        sandbox
+            .agent()
+            .args(["mcp", "approve", "srv"])
+            .output()
+            .unwrap(),
+        sandbox
+            .openai_run(&server)
+            .env("TMPDIR", &tmp)
+            .args(["--no-prompt", "hi"])
+            .output()
+            .unwrap(),
+    ];
+    for output in outputs {
+        let said = [output.stdout, output.stderr].concat();
+        let shown = String::from_utf8_lossy(&said);
+        assert!(shown.contains("RED"), "{shown}");
+        assert!(
+            !shown
+                .chars()
+                .any(|c| c == '\u{1b}' || c == '\u{9b}' || c == '\u{7}'),
+            "{shown:?}"
+        );
+    }
+    kill_all(&running_with(&token));
+}
+
 fn kill_all(pids: &[u32]) {
     for pid in pids {
         let _ = std::process::Command::new("kill")
