@@ -42,7 +42,9 @@ impl Loop<'_> {
             Ok(arguments) => arguments,
             Err(error) => return report(Err(error), emit),
         };
-        let label = display::call_text(&tool.server, &tool.tool, &Value::Object(arguments.clone()));
+        // The question that decides shows the arguments whole (never folded).
+        let label =
+            display::call_text_whole(&tool.server, &tool.tool, &Value::Object(arguments.clone()));
         let Some((decision, by, note)) = self.decide_mcp(tool, &label, approver).await else {
             let reason = "denied at the prompt; the run was interrupted".to_owned();
             emit(decision_event(

@@ -781,8 +781,13 @@ fn a_huge_result_ends_that_server_with_a_clear_error_and_the_run_goes_on() {
 #[test]
 fn a_call_is_asked_at_a_terminal_and_allowed() {
     let (sandbox, tmp) = normal_server();
+    let long_text = format!(
+        "from the tty {} MIDDLE {}",
+        "a ".repeat(80),
+        "b ".repeat(80)
+    );
     let server = FakeModel::openai_turns([
-        mcp_call("mcp__srv__echo", &json!({"text": "from the tty"})),
+        mcp_call("mcp__srv__echo", &json!({"text": long_text})),
         turn_text("echoed"),
     ]);
     let tmp = tmp.display().to_string();
@@ -790,6 +795,8 @@ fn a_call_is_asked_at_a_terminal_and_allowed() {
     let screen = tmux.wait_for("1. Allow");
     assert!(screen.contains("mcp srv/echo"), "{screen}");
     assert!(screen.contains("from the tty"), "{screen}");
+    // What is approved is shown whole: the middle of a long argument too.
+    assert!(screen.contains("MIDDLE"), "{screen}");
     assert!(screen.contains("only reads (not checked)"), "{screen}");
     assert!(screen.contains("mcp:srv/echo"), "{screen}");
     tmux.keys(&["1"]);
