@@ -54,6 +54,32 @@ pub struct Catalogue {
 }
 
 impl Catalogue {
+    /// The values the servers that may start are given that must never reach a transcript
+    /// or the model's record: bearer tokens (read through `lookup`), secret headers' values,
+    /// and the values of local servers' `env` (`GITHUB_TOKEN = "…"`).
+    #[must_use]
+    pub fn secrets(&self, lookup: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+        let mut secrets = Vec::new();
+        for server in self.startable() {
+            secrets.extend(server.env.iter().map(|(_, value)| value.clone()));
+            if let Transport::Http {
+                headers,
+                bearer_token_env,
+                ..
+            } = &server.transport
+            {
+                secrets.extend(bearer_token_env.as_deref().and_then(lookup));
+                secrets.extend(
+                    headers
+                        .iter()
+                        .filter(|(name, _)| crate::model::secret_header(name))
+                        .map(|(_, value)| value.clone()),
+                );
+            }
+        }
+        secrets
+    }
+
     /// The servers that may start.
     pub fn startable(&self) -> impl Iterator<Item = &ServerConfig> {
         self.servers

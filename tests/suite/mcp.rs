@@ -499,6 +499,32 @@ fn project_text_reaches_the_terminal_escaped() {
     kill_all(&running_with(&token));
 }
 
+#[test]
+fn a_servers_env_values_never_reach_the_transcript() {
+    let (sandbox, tmp) = dirs();
+    let secret = "ghp_mcpsecretvalue0123456789";
+    sandbox.settings(&settings(
+        "normal",
+        &token(),
+        &format!("env = {{ GITHUB_TOKEN = {secret:?} }}"),
+    ));
+    let (result, stdout, _) = one_call(
+        &sandbox,
+        &tmp,
+        "mcp__srv__echo",
+        &json!({"text": format!("the token is {secret}")}),
+        &["--allow", "mcp:srv/echo"],
+    );
+    assert!(!result.contains(secret), "{result}");
+    assert!(!String::from_utf8_lossy(&stdout).contains(secret));
+    let transcripts = sandbox.transcripts().join("\n");
+    assert!(transcripts.contains("the token is"), "{transcripts}");
+    assert!(
+        !transcripts.contains(secret),
+        "the token reached a transcript"
+    );
+}
+
 fn kill_all(pids: &[u32]) {
     for pid in pids {
         let _ = std::process::Command::new("kill")

@@ -56,11 +56,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         Some(path) => append_transcript(path, quiet),
         None => open_transcript(start, quiet),
     };
-    if let Some(transcript) = &mut transcript {
-        for secret in secrets(&settings) {
-            transcript.redact(secret);
-        }
-    }
+    keep_secrets(&settings, &catalogue, &mut config, transcript.as_mut());
     let id = transcript
         .as_ref()
         .map_or_else(|| "unrecorded".to_owned(), |t| t.id().to_owned());
@@ -132,6 +128,26 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     };
     finish_screen(tui.as_ref());
     exit_status(outcome?, &stats, &settings, &output)
+}
+
+/// The model's key, secret headers and the MCP servers' secrets (tokens, secret headers,
+/// `env` values) kept out of the transcript and of what the model is given back.
+fn keep_secrets(
+    settings: &crate::settings::Settings,
+    catalogue: &crate::mcp::Catalogue,
+    config: &mut agent::Config,
+    transcript: Option<&mut crate::transcript::Transcript>,
+) {
+    let mcp_secrets = catalogue.secrets(&super::env_var);
+    for secret in &mcp_secrets {
+        config.secrets.add(secret);
+    }
+    if let Some(transcript) = transcript {
+        let mcp_secrets = mcp_secrets.iter().map(String::as_str);
+        for secret in secrets(settings).into_iter().chain(mcp_secrets) {
+            transcript.redact(secret);
+        }
+    }
 }
 
 /// The end of a run a signal stopped (its `done` event emitted): the screen closed, the
