@@ -12,7 +12,9 @@
 //! - `exit`: exits at once with status 3;
 //! - `die-after-call`: answers one `tools/call`, and exits when the next one comes;
 //! - `grow`: after its first `tools/call` says its tools changed and lists one more, `late`;
-//! - `storm`: sends thousands of notifications after `initialize`, then works normally.
+//! - `storm`: sends thousands of notifications after `initialize`, then works normally;
+//! - `stubborn`: works normally, but does not end when its stdin does (sleeps on);
+//! - `hang-stubborn`: `hang`, and does not end when its stdin does.
 //!
 //! `--token T` only appears in its command line, so that a test can find its processes
 //! from outside (`/proc/*/cmdline`).
@@ -57,7 +59,7 @@ fn main() {
             continue; // a notification or a response
         };
         let reply = match (mode.as_str(), method.as_str().unwrap_or("")) {
-            ("hang", _) => continue,
+            ("hang" | "hang-stubborn", _) => continue,
             ("garbage", _) => {
                 let mut out = stdout.lock();
                 let _ = writeln!(out, "this is not JSON-RPC {{{{");
@@ -116,6 +118,11 @@ fn main() {
             }
         }
         let _ = out.flush();
+    }
+    if mode == "stubborn" || mode == "hang-stubborn" {
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
     }
 }
 

@@ -42,7 +42,9 @@ impl Loop<'_> {
             Ok(arguments) => arguments,
             Err(error) => return report(Err(error), emit),
         };
-        let label = display::call_text(&tool.server, &tool.tool, &Value::Object(arguments.clone()));
+        // The question that decides shows the arguments whole (never folded).
+        let label =
+            display::call_text_whole(&tool.server, &tool.tool, &Value::Object(arguments.clone()));
         let Some((decision, by, note)) = self.decide_mcp(tool, &label, approver).await else {
             let reason = "denied at the prompt; the run was interrupted".to_owned();
             emit(decision_event(
@@ -65,7 +67,12 @@ impl Loop<'_> {
             stats.denials.push(Denial {
                 command: rule.clone(),
                 reason: decision.reason.clone(),
-                allow: (by == DecidedBy::NoTerminal).then(|| format!("--allow {rule}")),
+                allow: (by == DecidedBy::NoTerminal).then(|| {
+                    format!(
+                        "--allow {}",
+                        rules::offered_rule(self.config.os, &tool.server, &tool.tool)
+                    )
+                }),
             });
             let message = match note {
                 Some(note) => format!(
@@ -89,10 +96,14 @@ impl Loop<'_> {
         let called = servers
             .call(tool, arguments, self.config.limits.max_output_chars)
             .await;
-        if let Some(notice) = &called.notice {
+        let undone = called
+            .undone
+            .iter()
+            .map(|what| format!("sandbox: after MCP server `{}`'s call: {what}", tool.server));
+        for message in called.notice.iter().cloned().chain(undone) {
             emit(Event::Warning {
                 code: crate::event::MCP_WARNING.to_owned(),
-                message: notice.clone(),
+                message,
             });
         }
         report(Ok(called), emit)
@@ -128,11 +139,12 @@ impl Loop<'_> {
         }
         let rule = rules::tool_rule(&tool.server, &tool.tool);
         if let Err(why) = approver.can_ask() {
+            let offered = rules::offered_rule(config.os, &tool.server, &tool.tool);
             let denied = Decision {
                 verdict: Verdict::Deny,
                 reason: format!(
-                    "{}; nobody can be asked ({why}): allow it with the rule `{rule}` in \
-                     [permissions.commands] allow, or `--allow {rule}`",
+                    "{}; nobody can be asked ({why}): allow it with the rule {offered} in \
+                     [permissions.commands] allow, or `--allow {offered}`",
                     decision.reason
                 ),
                 ..decision

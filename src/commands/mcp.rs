@@ -96,7 +96,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &McpArgs) -> Result<ExitCode> {
                 "approved MCP server `{name}` for {} as proposed now ({}); a changed proposal \
                  needs approval again",
                 workspace.display(),
-                describe(server)
+                escape(&format!("{}{}", describe(server), details(server)))
             ))
         }
     }
@@ -116,7 +116,7 @@ pub(crate) fn catalogue(
     )?;
     if !global.quiet {
         for warning in &catalogue.warnings {
-            eprintln!("agent: warning: {warning}");
+            eprintln!("agent: warning: {}", escape(warning));
         }
     }
     Ok(catalogue)
@@ -139,6 +139,39 @@ fn describe(server: &ServerConfig) -> String {
     }
 }
 
+/// What else decides what a server can do or get, by name only (values may be secrets):
+/// `; env A, B; token from $T; headers X; network h` — empty when there is nothing.
+fn details(server: &ServerConfig) -> String {
+    let names = |pairs: &[(String, String)]| {
+        pairs
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut parts = Vec::new();
+    if !server.env.is_empty() {
+        parts.push(format!("env {}", names(&server.env)));
+    }
+    if let Transport::Http {
+        headers,
+        bearer_token_env,
+        ..
+    } = &server.transport
+    {
+        if let Some(var) = bearer_token_env {
+            parts.push(format!("token from ${var}"));
+        }
+        if !headers.is_empty() {
+            parts.push(format!("headers {}", names(headers)));
+        }
+    }
+    if !server.network.is_empty() {
+        parts.push(format!("network {}", server.network.join(", ")));
+    }
+    parts.iter().map(|part| format!("; {part}")).collect()
+}
+
 /// `agent mcp list`: starts what may start (fenced), lists tools, ends them.
 fn list(
     global: &GlobalArgs,
@@ -149,18 +182,37 @@ fn list(
     let launch = super::mcp_launch(&super::sandbox(settings, workspace), workspace);
     let servers = Servers::new(catalogue, launch, &super::env_var);
     let builtin: BTreeSet<String> = BTreeSet::new();
-    let (notices, tools, unfenced) = super::runtime()?.block_on(async {
-        let unfenced: Vec<String> = servers
-            .unfenced()
-            .await
-            .into_iter()
-            .map(|s| s.name)
-            .collect();
-        let notices = servers.start(&[], &builtin).await;
-        let tools = servers.tools();
+    let runtime = super::runtime()?;
+    let listed = runtime.block_on(async {
+        // A signal while the servers start ends them and the listing.
+        let mut signals = super::signals::Signals::listen();
+        let listing = async {
+            let unfenced: Vec<String> = servers
+                .unfenced()
+                .await
+                .into_iter()
+                .map(|s| s.name)
+                .collect();
+            let notices = servers.start(&[], &builtin).await;
+            (notices, servers.tools(), unfenced)
+        };
+        let listed = tokio::select! {
+            listed = listing => Ok(listed),
+            stop = signals.recv() => Err(stop),
+        };
         servers.shutdown().await;
-        (notices, tools, unfenced)
+        listed
     });
+    let (notices, tools, unfenced) = match listed {
+        Ok(listed) => listed,
+        Err(super::signals::Stop::Interrupt) => return Err(Error::Interrupted),
+        Err(stop) => {
+            return Err(Error::Stopped {
+                signal: stop.name(),
+                status: stop.status(),
+            });
+        }
+    };
     let mut rows = Vec::new();
     for (server, standing) in &catalogue.servers {
         let own: Vec<_> = tools.iter().filter(|t| t.server == server.name).collect();
@@ -187,6 +239,7 @@ fn list(
             "standing": standing.name(),
             "state": state,
             "transport": describe(server),
+            "details": details(server),
             "sandbox": server.sandbox.name(),
             "tools": own.iter().map(|t| json!({
                 "name": t.name,
@@ -219,10 +272,11 @@ fn render(rows: &[Value], notices: &[String]) -> String {
     let mut out = String::new();
     for row in rows {
         out.push_str(&format!(
-            "{}  {}  {}  [{}]\n  {}  (sandbox {})\n",
+            "{}  {}  {}{}  [{}]\n  {}  (sandbox {})\n",
             text(&row["name"]),
             text(&row["standing"]),
             text(&row["transport"]),
+            text(&row["details"]),
             text(&row["origin"]),
             text(&row["state"]),
             text(&row["sandbox"]),

@@ -193,6 +193,8 @@ pub(crate) fn load_settings(
     if !global.quiet {
         let mut stderr = std::io::stderr().lock();
         for warning in &settings.warnings {
+            // A project file's text (an unknown key): escaped like every other such text.
+            let warning = crate::ui::sanitize::escape_prose(warning);
             let _ = writeln!(stderr, "agent: warning: {warning}");
         }
     }

@@ -57,7 +57,7 @@ impl std::fmt::Debug for Connection {
 pub async fn connect(
     server: &ServerConfig,
     policy: Option<&crate::sandbox::Policy>,
-    env: &[(String, String)],
+    env: stdio::ServerEnv<'_>,
     launch: &Launch,
     token: Option<String>,
 ) -> Result<Connection, String> {
@@ -111,6 +111,13 @@ fn broken(process: &Process) -> Option<String> {
 }
 
 impl Connection {
+    /// What its sandbox undid in the workspace's git surfaces since the last check.
+    pub fn check_surfaces(&mut self) -> Vec<String> {
+        self.process
+            .as_mut()
+            .map(Process::check_surfaces)
+            .unwrap_or_default()
+    }
     /// The local process's id.
     #[must_use]
     pub fn pid(&self) -> Option<u32> {

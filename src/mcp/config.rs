@@ -5,7 +5,7 @@
 //!
 //! A project file (`.agent/settings.toml`) may only *propose* a server: it is listed, never
 //! started, until the person approves it (`agent mcp approve NAME`), which writes the
-//! proposal's fingerprint under `[projects."<workspace>".mcp.approved]` in the user file. A
+//! proposal's fingerprint (SHA-256) under `[projects."<workspace>".mcp.approved]` in the user file. A
 //! proposal that changed since (another command, URL, environment, sandbox, hosts) is
 //! proposed again.
 
@@ -54,6 +54,32 @@ pub struct Catalogue {
 }
 
 impl Catalogue {
+    /// The values the servers that may start are given that must never reach a transcript
+    /// or the model's record: bearer tokens (read through `lookup`), secret headers' values,
+    /// and the values of local servers' `env` (`GITHUB_TOKEN = "…"`).
+    #[must_use]
+    pub fn secrets(&self, lookup: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+        let mut secrets = Vec::new();
+        for server in self.startable() {
+            secrets.extend(server.env.iter().map(|(_, value)| value.clone()));
+            if let Transport::Http {
+                headers,
+                bearer_token_env,
+                ..
+            } = &server.transport
+            {
+                secrets.extend(bearer_token_env.as_deref().and_then(lookup));
+                secrets.extend(
+                    headers
+                        .iter()
+                        .filter(|(name, _)| crate::model::secret_header(name))
+                        .map(|(_, value)| value.clone()),
+                );
+            }
+        }
+        secrets
+    }
+
     /// The servers that may start.
     pub fn startable(&self) -> impl Iterator<Item = &ServerConfig> {
         self.servers
@@ -140,34 +166,65 @@ pub fn load(
     Ok(catalogue)
 }
 
-/// What an approval is bound to: everything that decides what runs and what it may do. A
-/// stable hash (FNV-1a, 64 bits) of a canonical text: the settings file stays short, and a
-/// changed proposal no longer matches.
+/// What an approval is bound to: everything that decides what runs and what it may do. The
+/// SHA-256 (64 hex digits) of [`canonical`]: the settings file stays short, and a changed
+/// proposal no longer matches — the project's author chooses both proposals, so the hash
+/// must resist collisions, not only chance.
 #[must_use]
 pub fn fingerprint(server: &ServerConfig) -> String {
-    let transport = match &server.transport {
-        Transport::Stdio { command, args } => format!("stdio\0{command}\0{}", args.join("\0")),
+    let digest = ring::digest::digest(&ring::digest::SHA256, &canonical(server));
+    digest
+        .as_ref()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// The canonical form of what an approval binds: each part as its length in bytes (decimal),
+/// `:`, the bytes; each list as its length first — no two proposals share one.
+fn canonical(server: &ServerConfig) -> Vec<u8> {
+    fn part(out: &mut Vec<u8>, text: &str) {
+        out.extend_from_slice(format!("{}:", text.len()).as_bytes());
+        out.extend_from_slice(text.as_bytes());
+    }
+    fn list<'a>(out: &mut Vec<u8>, items: impl ExactSizeIterator<Item = &'a str>) {
+        part(out, &items.len().to_string());
+        for item in items {
+            part(out, item);
+        }
+    }
+    fn pairs(out: &mut Vec<u8>, pairs: &[(String, String)]) {
+        list(
+            out,
+            pairs
+                .iter()
+                .flat_map(|(k, v)| [k.as_str(), v.as_str()])
+                .collect::<Vec<_>>()
+                .into_iter(),
+        );
+    }
+    let mut out = Vec::new();
+    match &server.transport {
+        Transport::Stdio { command, args } => {
+            part(&mut out, "stdio");
+            part(&mut out, command);
+            list(&mut out, args.iter().map(String::as_str));
+        }
         Transport::Http {
             url,
             headers,
             bearer_token_env,
-        } => format!(
-            "http\0{url}\0{headers:?}\0{}",
-            bearer_token_env.as_deref().unwrap_or("")
-        ),
-    };
-    let text = format!(
-        "{transport}\u{1}{:?}\u{1}{}\u{1}{}",
-        server.env,
-        server.sandbox.name(),
-        server.network.join("\0")
-    );
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in text.bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
+        } => {
+            part(&mut out, "http");
+            part(&mut out, url);
+            pairs(&mut out, headers);
+            list(&mut out, bearer_token_env.iter().map(String::as_str));
+        }
     }
-    format!("{hash:016x}")
+    pairs(&mut out, &server.env);
+    part(&mut out, server.sandbox.name());
+    list(&mut out, server.network.iter().map(String::as_str));
+    out
 }
 
 /// `[projects."<workspace>".mcp.approved]`: name → fingerprint, for the table naming
@@ -390,6 +447,44 @@ mod tests {
     }
 
     #[test]
+    fn loader_variables_are_refused_in_every_file_and_a_project_names_no_token() {
+        for name in [
+            "LD_PRELOAD",
+            "LD_LIBRARY_PATH",
+            "LD_AUDIT",
+            "ld_preload",
+            "DYLD_INSERT_LIBRARIES",
+            "GLIBC_TUNABLES",
+        ] {
+            let table =
+                format!("[mcp.servers.a]\ncommand = \"x\"\nenv = {{ {name} = \"./x.so\" }}\n");
+            for (user, project) in [(table.as_str(), None), ("", Some(table.as_str()))] {
+                let error = catalogue(user, project).unwrap_err();
+                assert!(
+                    error.contains(&format!("`mcp.servers.a.env.{name}` is refused")),
+                    "{error}"
+                );
+            }
+        }
+        let ok = "[mcp.servers.a]\ncommand = \"x\"\nenv = { OLD_PRELOAD = \"1\" }\n";
+        assert!(catalogue(ok, None).is_ok());
+        let token = |var: &str| {
+            format!(
+                "[mcp.servers.d]\nurl = \"http://127.0.0.1:1/mcp\"\nbearer_token_env = \"{var}\"\n"
+            )
+        };
+        let error = catalogue("", Some(&token("DOCS_TOKEN"))).unwrap_err();
+        assert!(error.contains("refused in a project file"), "{error}");
+        assert!(catalogue(&token("DOCS_TOKEN"), None).is_ok());
+        for var in ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"] {
+            for (user, project) in [(token(var), None), (String::new(), Some(token(var)))] {
+                let error = catalogue(&user, project.as_deref()).unwrap_err();
+                assert!(error.contains("bearer_token_env"), "{error}");
+            }
+        }
+    }
+
+    #[test]
     fn a_project_cannot_replace_a_users_server() {
         let c = catalogue(
             "[mcp.servers.a]\ncommand = \"x\"\n",
@@ -404,6 +499,50 @@ mod tests {
             }
         );
         assert_eq!(c.warnings.len(), 1);
+    }
+
+    #[test]
+    fn a_fingerprint_is_sha256_of_an_unambiguous_canonical_form() {
+        let c = catalogue("[mcp.servers.a]\ncommand = \"x\"\nargs = [\"a\"]\n", None).unwrap();
+        let mut server = c.servers[0].0.clone();
+        let print = fingerprint(&server);
+        assert_eq!(print.len(), 64);
+        assert!(print.bytes().all(|b| b.is_ascii_hexdigit()));
+        let expected: String = ring::digest::digest(&ring::digest::SHA256, &canonical(&server))
+            .as_ref()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(print, expected);
+        // Lists whose joined texts agree are different proposals.
+        let mut seen = std::collections::BTreeSet::new();
+        for args in [
+            vec!["a\0b"],
+            vec!["a", "b"],
+            vec!["a\0", "b"],
+            vec!["1:a"],
+            vec!["a", "1:b"],
+            vec![],
+            vec![""],
+            vec!["", ""],
+        ] {
+            server.transport = Transport::Stdio {
+                command: "x".into(),
+                args: args.iter().map(|a| (*a).to_owned()).collect(),
+            };
+            assert!(seen.insert(fingerprint(&server)), "{args:?}");
+        }
+        server.transport = Transport::Stdio {
+            command: "x".into(),
+            args: vec![],
+        };
+        for env in [vec![("A", "1B=2")], vec![("A", "1"), ("B", "2")]] {
+            server.env = env
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect();
+            assert!(seen.insert(fingerprint(&server)), "{env:?}");
+        }
     }
 
     #[test]

@@ -10,16 +10,23 @@ const FOLD_ABOVE_CHARS: usize = 200;
 /// Characters kept at each end of a folded value.
 const FOLD_KEEP_CHARS: usize = 60;
 
-/// `mcp SERVER/TOOL` and, below it, the arguments (none when empty).
+/// `mcp SERVER/TOOL` and, below it, the arguments (none when empty), long values folded:
+/// for the live pane and summaries, never for the question that decides ([`call_text_whole`]).
 #[must_use]
 pub fn call_text(server: &str, tool: &str, arguments: &Value) -> String {
+    call_text_whole(server, tool, &fold(arguments))
+}
+
+/// `mcp SERVER/TOOL` and the arguments whole: what a person approves is all shown (the prompt
+/// wraps it and counts what does not fit, as for a command).
+#[must_use]
+pub fn call_text_whole(server: &str, tool: &str, arguments: &Value) -> String {
     let head = format!("mcp {server}/{tool}");
     let empty = arguments.as_object().is_some_and(serde_json::Map::is_empty) || arguments.is_null();
     if empty {
         return head;
     }
-    let folded = fold(arguments);
-    let pretty = serde_json::to_string_pretty(&folded).unwrap_or_default();
+    let pretty = serde_json::to_string_pretty(arguments).unwrap_or_default();
     format!("{head}\n{pretty}")
 }
 
@@ -68,6 +75,16 @@ mod tests {
             let text = call_text("s", "t", &nested);
             assert!(text.contains("[… 380 characters folded …]"), "{text}");
             assert!(text.len() < 300, "{text}");
+        }
+        // The whole text hides nothing, at any depth.
+        let payload = format!(
+            "{}; DROP TABLE users; --{}",
+            "a".repeat(300),
+            "b".repeat(300)
+        );
+        for nested in [json!({"q": payload}), json!({"q": [{"r": payload}]})] {
+            assert!(call_text_whole("s", "t", &nested).contains(&payload));
+            assert!(!call_text("s", "t", &nested).contains("DROP TABLE"));
         }
         let short = "y".repeat(200);
         assert!(call_text("s", "t", &json!({"v": short})).contains(&short));

@@ -72,6 +72,9 @@ pub struct Called {
     pub duration: std::time::Duration,
     /// A notice to show once (the server died and was restarted, or not).
     pub notice: Option<String>,
+    /// What the server's sandbox undid in the workspace's git surfaces (checked after each
+    /// call, as after a command), one line each.
+    pub undone: Vec<String>,
 }
 
 impl Servers {
@@ -322,12 +325,21 @@ impl Servers {
             .call(&tool.tool, arguments)
             .await
             .map(|result| result::render(&tool.server, &tool.tool, &result, max_chars));
+        let closed = matches!(output, Err(CallError::Closed(_))) || connection.is_closed();
+        let undone = slot
+            .connection
+            .as_mut()
+            .map(Connection::check_surfaces)
+            .unwrap_or_default();
         // A server that stopped is started again at the next call (once per run).
-        if matches!(output, Err(CallError::Closed(_))) || connection.is_closed() {
+        if closed {
             slot.failed = Some("its connection ended".to_owned());
             slot.connection = None;
         }
-        called(started, output, notice)
+        Called {
+            undone,
+            ..called(started, output, notice)
+        }
     }
 
     /// The process ids of the running servers (for tests and `/mcp`).
@@ -360,15 +372,19 @@ impl Servers {
 
     async fn connect(&self, config: &ServerConfig) -> Result<Connection, String> {
         let policy = self.policy(config);
-        let mut env = self.passed.clone();
-        env.retain(|(name, _)| !config.env.iter().any(|(n, _)| n == name));
-        env.extend(config.env.iter().cloned());
         let token = match self.tokens.get(&config.name) {
             Some(Ok(token)) => Some(token.clone()),
             Some(Err(why)) => return Err(why.clone()),
             None => None,
         };
-        client::connect(config, policy.as_ref(), &env, &self.launch, token).await
+        client::connect(
+            config,
+            policy.as_ref(),
+            (&self.passed, &config.env),
+            &self.launch,
+            token,
+        )
+        .await
     }
 }
 
@@ -381,6 +397,7 @@ fn called(
         output,
         duration: started.elapsed(),
         notice,
+        undone: Vec::new(),
     }
 }
 

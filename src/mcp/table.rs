@@ -224,15 +224,33 @@ impl Reader<'_> {
                     }
                 }
                 let bearer_token_env = string("bearer_token_env")?;
-                if let Some(var) = &bearer_token_env
-                    && !valid_env_name(var)
-                {
+                if let Some(var) = &bearer_token_env {
                     let at = self.line(table, "bearer_token_env");
-                    return Err(wrong(
-                        "bearer_token_env",
-                        at,
-                        "the name of an environment variable (the token itself never goes in the file)",
-                    ));
+                    if !valid_env_name(var) {
+                        return Err(wrong(
+                            "bearer_token_env",
+                            at,
+                            "the name of an environment variable (the token itself never goes in the file)",
+                        ));
+                    }
+                    if matches!(origin, ServerOrigin::Project(..)) {
+                        return Err(self.invalid(
+                            at,
+                            format!(
+                                "`{dotted}.bearer_token_env` is refused in a project file: only \
+                                 your own settings file can give a server a token"
+                            ),
+                        ));
+                    }
+                    if MODEL_KEY_VARS.contains(&var.as_str()) {
+                        return Err(self.invalid(
+                            at,
+                            format!(
+                                "`{dotted}.bearer_token_env` names `{var}`, the model's API key: \
+                                 it never goes to an MCP server"
+                            ),
+                        ));
+                    }
                 }
                 Transport::Http {
                     url,
@@ -272,14 +290,28 @@ impl Reader<'_> {
             Some((item, at)) => tool_filter(item)
                 .ok_or_else(|| wrong("tools", at, "a table { allow = [..], deny = [..] }"))?,
         };
+        let env = pairs(
+            "env",
+            &|name, _| valid_env_name(name),
+            "a table of variable names to strings",
+        )?;
+        if let Some((loader, _)) = env
+            .iter()
+            .find(|(name, _)| crate::sandbox::loader_variable(name))
+        {
+            let at = self.line(table, "env");
+            return Err(self.invalid(
+                at,
+                format!(
+                    "`{dotted}.env.{loader}` is refused: a loader variable runs code the \
+                     sandbox does not fence"
+                ),
+            ));
+        }
         Ok(ServerConfig {
             name: name.to_owned(),
             transport,
-            env: pairs(
-                "env",
-                &|name, _| valid_env_name(name),
-                "a table of variable names to strings",
-            )?,
+            env,
             sandbox,
             network: strings("network")?,
             tools_allow,
@@ -290,6 +322,9 @@ impl Reader<'_> {
         })
     }
 }
+
+/// The environment variables holding the model's API keys: never a server's token.
+const MODEL_KEY_VARS: &[&str] = &["OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
 
 /// Longest timeout a server may be given: a day.
 const MAX_TIMEOUT_SECS: u64 = 86_400;

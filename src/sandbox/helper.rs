@@ -20,6 +20,39 @@ use super::supervise;
 /// `agent __sandbox [--network] [--write DIR]… [--read-only DIR]… -- PROGRAM ARGS…`.
 pub const HELPER_ARG: &str = "__sandbox";
 
+/// Variables the helper passes to the command under this prefix only: the stage sets them
+/// under their own names after it restricted itself ([`unstage`]), so what a server's settings
+/// name (`LD_PRELOAD`, `GLIBC_TUNABLES`, …) never reaches the dynamic loader of the helper,
+/// which stays outside the sandbox.
+pub const STAGED_ENV_PREFIX: &str = "AGENT_SANDBOX_STAGED_";
+
+/// Loader variables: they make the dynamic loader run or look for code before `main`.
+#[must_use]
+pub fn loader_variable(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper.starts_with("LD_") || upper.starts_with("DYLD_") || upper == "GLIBC_TUNABLES"
+}
+
+/// The staged variables of `vars` (see [`STAGED_ENV_PREFIX`]): the names to remove from the
+/// command's environment, and the variables to set instead (loader variables never).
+#[must_use]
+pub fn unstage(
+    vars: impl IntoIterator<Item = (OsString, OsString)>,
+) -> (Vec<OsString>, Vec<(OsString, OsString)>) {
+    let mut remove = Vec::new();
+    let mut set = Vec::new();
+    for (key, value) in vars {
+        let Some(name) = key.to_str().and_then(|k| k.strip_prefix(STAGED_ENV_PREFIX)) else {
+            continue;
+        };
+        if !name.is_empty() && !loader_variable(name) {
+            set.push((OsString::from(name), value));
+        }
+        remove.push(key);
+    }
+    (remove, set)
+}
+
 /// The helper's argument that only checks whether the read-only paths can be protected here
 /// (a private mount namespace can be made) and exits 0 if so.
 pub(super) const PROBE_MOUNTS_ARG: &str = "--probe-mounts";
@@ -207,11 +240,49 @@ fn become_command(args: &HelperArgs) -> Result<std::convert::Infallible, String>
     use std::os::unix::process::CommandExt as _;
     linux::restrict(args)?;
     let program = &args.argv[0];
-    let error = std::process::Command::new(program)
-        .args(&args.argv[1..])
-        .exec();
+    let mut command = std::process::Command::new(program);
+    let (remove, set) = unstage(std::env::vars_os());
+    for key in remove {
+        command.env_remove(key);
+    }
+    let error = command.args(&args.argv[1..]).envs(set).exec();
     Err(format!(
         "cannot start `{}`: {error}",
         program.to_string_lossy()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn staged_variables_are_set_under_their_names_and_loader_variables_never() {
+        let vars = [
+            ("PATH", "/bin"),
+            ("AGENT_SANDBOX_STAGED_GITHUB_TOKEN", "t"),
+            ("AGENT_SANDBOX_STAGED_", "x"),
+            ("AGENT_SANDBOX_STAGED_LD_PRELOAD", "/x.so"),
+            ("AGENT_SANDBOX_STAGED_ld_audit", "/x.so"),
+            ("AGENT_SANDBOX_STAGED_DYLD_INSERT_LIBRARIES", "/x"),
+            ("AGENT_SANDBOX_STAGED_GLIBC_TUNABLES", "x"),
+        ]
+        .map(|(k, v)| (OsString::from(k), OsString::from(v)));
+        let (remove, set) = unstage(vars.clone());
+        assert_eq!(remove.len(), vars.len() - 1, "{remove:?}");
+        assert!(!remove.contains(&OsString::from("PATH")));
+        assert_eq!(set, vec![("GITHUB_TOKEN".into(), "t".into())]);
+        for name in [
+            "LD_PRELOAD",
+            "LD_LIBRARY_PATH",
+            "ld_audit",
+            "DYLD_X",
+            "GLIBC_TUNABLES",
+        ] {
+            assert!(loader_variable(name), "{name}");
+        }
+        for name in ["PATH", "HOME", "OLD_PRELOAD", "GLIBC"] {
+            assert!(!loader_variable(name), "{name}");
+        }
+    }
 }

@@ -41,7 +41,9 @@ mod tree;
 mod unshare;
 
 pub use denial::{denial_line, likely_denial};
-pub use helper::{HELPER_ARG, helper_main, helper_program_main, wrap};
+pub use helper::{
+    HELPER_ARG, STAGED_ENV_PREFIX, helper_main, helper_program_main, loader_variable, unstage, wrap,
+};
 #[cfg(target_os = "linux")]
 use helper_args::HelperArgs;
 pub use limits::{DEFAULT_INSPECT_CPU_SECS, DEFAULT_INSPECT_MEMORY_MB, ResourceLimits};

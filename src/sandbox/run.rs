@@ -94,6 +94,23 @@ impl Run {
         self.end()
     }
 
+    /// While a long-lived process (an MCP server) runs on: undoes changes to the git surfaces
+    /// since the last check (saying what was undone) and records them anew, so that what it
+    /// plants lives until the next check, not until it ends.
+    pub fn check(&mut self) -> Vec<String> {
+        let Some(guard) = self.guard.take() else {
+            return Vec::new();
+        };
+        let undone = guard.finish();
+        let (guard, _) = Guard::before(
+            &self.policy.workspace,
+            self.policy.mounts,
+            self.policy.cache.as_deref(),
+        );
+        self.guard = Some(guard);
+        undone
+    }
+
     fn end(&mut self) -> Vec<String> {
         if let Some(temp) = self.temp.take() {
             let _ = std::fs::remove_dir_all(temp);

@@ -193,9 +193,12 @@ fn list_shows_each_server_its_tools_and_their_cost() {
 #[test]
 fn without_a_terminal_a_call_is_denied_naming_the_rule_that_would_allow_it() {
     let (sandbox, tmp) = normal_server();
-    let (result, _, _) = echo(&sandbox, &tmp, &[]);
+    let (result, stdout, stderr) = echo(&sandbox, &tmp, &[]);
     assert!(result.contains("EDENIED"), "{result}");
     assert!(result.contains("mcp:srv/echo"), "{result}");
+    // The flag offered is one quoted shell word.
+    let said = format!("{}{stderr}", String::from_utf8_lossy(&stdout));
+    assert!(said.contains("--allow 'mcp:srv/echo'"), "{said}");
     assert!(!result.contains("echo: hi"), "{result}");
 }
 
@@ -341,6 +344,193 @@ fn nothing_the_server_started_outlives_the_run() {
             .status();
     }
     assert!(left.is_empty(), "left running: {left:?}");
+}
+
+#[test]
+fn a_server_that_ignores_the_end_of_its_input_does_not_outlive_the_run() {
+    let (sandbox, tmp) = dirs();
+    let token = token();
+    sandbox.settings(&settings("stubborn", &token, ""));
+    for _ in 0..5 {
+        let listed = sandbox
+            .agent()
+            .env("TMPDIR", &tmp)
+            .args(["mcp", "list"])
+            .output()
+            .unwrap();
+        assert!(listed.status.success());
+        assert!(String::from_utf8_lossy(&listed.stdout).contains("echo"));
+        let left = running_with(&token);
+        kill_all(&left);
+        assert!(left.is_empty(), "left running after list: {left:?}");
+    }
+    let _ = echo(&sandbox, &tmp, &["--allow", "mcp:srv/echo"]);
+    let left = running_with(&token);
+    kill_all(&left);
+    assert!(left.is_empty(), "left running after run: {left:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_signal_while_servers_start_ends_them_and_the_run() {
+    use std::process::Stdio;
+    for (command, signal, status) in [
+        ("run", "TERM", 143),
+        ("run", "INT", 130),
+        ("run", "HUP", 129),
+        ("list", "TERM", 143),
+    ] {
+        let (sandbox, tmp) = dirs();
+        let token = token();
+        // Never answers `initialize` and does not end with its input: only the agent ends it.
+        sandbox.settings(&settings(
+            "hang-stubborn",
+            &token,
+            "startup_timeout_secs = 86400",
+        ));
+        let server = FakeModel::openai_turns([turn_text("done")]);
+        let mut agent = sandbox.agent_process();
+        agent.env("TMPDIR", &tmp);
+        if command == "run" {
+            agent
+                .env("OPENAI_API_KEY", "sk-test")
+                .args(["run", "--provider", "openai", "--base-url"])
+                .arg(server.openai_url())
+                .args(["--no-prompt", "hi"]);
+        } else {
+            agent.args(["mcp", "list"]);
+        }
+        let mut child = agent
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // The server is up (its own process, not only the helper) before the signal.
+        let program = server_program().display().to_string();
+        let server_up = || {
+            live_processes()
+                .iter()
+                .any(|p| p.cmdline.contains(&token) && p.cmdline.starts_with(&program))
+        };
+        while !server_up() && child.try_wait().unwrap().is_none() {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::process::Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        let exit = child.wait().unwrap();
+        let left = running_with(&token);
+        kill_all(&left);
+        assert_eq!(exit.code(), Some(status), "{command} SIG{signal}");
+        assert!(
+            left.is_empty(),
+            "{command} SIG{signal}: left running: {left:?}"
+        );
+    }
+}
+
+#[test]
+fn a_git_directory_a_server_plants_is_undone_after_its_call_and_said() {
+    if !super::sandbox::available() {
+        return;
+    }
+    let (sandbox, tmp) = normal_server();
+    std::fs::create_dir_all(sandbox.work().join("sub")).unwrap();
+    let (result, _, stderr) = one_call(
+        &sandbox,
+        &tmp,
+        "mcp__srv__write",
+        &json!({"path": "sub/.git", "text": "gitdir: /tmp/elsewhere\n"}),
+        &["--allow", "mcp:srv/write"],
+    );
+    assert!(result.contains("wrote"), "{result}");
+    let said: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("sandbox: after MCP server `srv`'s call") && l.contains("sub/.git"))
+        .collect();
+    assert_eq!(said.len(), 1, "{stderr}");
+    assert!(!sandbox.work().join("sub/.git").exists());
+}
+
+#[test]
+fn project_text_reaches_the_terminal_escaped() {
+    let (sandbox, tmp) = dirs();
+    let token = token();
+    std::fs::create_dir_all(sandbox.work().join(".agent")).unwrap();
+    // Control characters in a top-level key, an [mcp] key, a server's key and its arguments.
+    let mut text = String::from("\"\\u001b[31mTOP\" = 1\n[mcp]\n\"\\u001b[31mRED\" = 2\n");
+    text.push_str(&settings(
+        "normal",
+        &token,
+        "\"\\u001b]0;title\\u0007\" = 3",
+    ));
+    text = text.replace(
+        "\"--token\"",
+        "\"\\u001b[2K\\rnpx\", \"\\u009b31m\", \"--token\"",
+    );
+    std::fs::write(sandbox.work().join(".agent/settings.toml"), text).unwrap();
+    let server = FakeModel::openai_turns([turn_text("done")]);
+    let outputs = [
+        sandbox.agent().args(["mcp", "list"]).output().unwrap(),
+        sandbox
+            .agent()
+            .args(["mcp", "approve", "srv"])
+            .output()
+            .unwrap(),
+        sandbox
+            .openai_run(&server)
+            .env("TMPDIR", &tmp)
+            .args(["--no-prompt", "hi"])
+            .output()
+            .unwrap(),
+    ];
+    for output in outputs {
+        let said = [output.stdout, output.stderr].concat();
+        let shown = String::from_utf8_lossy(&said);
+        assert!(shown.contains("RED"), "{shown}");
+        assert!(
+            !shown
+                .chars()
+                .any(|c| c == '\u{1b}' || c == '\u{9b}' || c == '\u{7}'),
+            "{shown:?}"
+        );
+    }
+    kill_all(&running_with(&token));
+}
+
+#[test]
+fn a_servers_env_values_never_reach_the_transcript() {
+    let (sandbox, tmp) = dirs();
+    let secret = "ghp_mcpsecretvalue0123456789";
+    sandbox.settings(&settings(
+        "normal",
+        &token(),
+        &format!("env = {{ GITHUB_TOKEN = {secret:?} }}"),
+    ));
+    let (result, stdout, _) = one_call(
+        &sandbox,
+        &tmp,
+        "mcp__srv__echo",
+        &json!({"text": format!("the token is {secret}")}),
+        &["--allow", "mcp:srv/echo"],
+    );
+    assert!(!result.contains(secret), "{result}");
+    assert!(!String::from_utf8_lossy(&stdout).contains(secret));
+    let transcripts = sandbox.transcripts().join("\n");
+    assert!(transcripts.contains("the token is"), "{transcripts}");
+    assert!(
+        !transcripts.contains(secret),
+        "the token reached a transcript"
+    );
+}
+
+fn kill_all(pids: &[u32]) {
+    for pid in pids {
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
 }
 
 #[test]
@@ -500,6 +690,50 @@ fn a_bad_setting_is_one_line_and_nothing_runs() {
     );
 }
 
+#[test]
+fn a_loader_variable_in_a_servers_env_is_refused_and_list_and_approve_show_env() {
+    let (sandbox, _tmp) = dirs();
+    let token = token();
+    std::fs::create_dir_all(sandbox.work().join(".agent")).unwrap();
+    for name in ["LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT"] {
+        let extra = format!("env = {{ {name} = \"./x.so\" }}");
+        for project in [false, true] {
+            let text = settings("normal", &token, &extra);
+            if project {
+                sandbox.settings("");
+                std::fs::write(sandbox.work().join(".agent/settings.toml"), &text).unwrap();
+            } else {
+                sandbox.settings(&text);
+                std::fs::write(sandbox.work().join(".agent/settings.toml"), "").unwrap();
+            }
+            let output = sandbox.agent().args(["mcp", "list"]).output().unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{name}: {stderr}");
+            assert!(
+                stderr.contains(&format!("env.{name}` is refused")),
+                "{stderr}"
+            );
+            assert!(running_with(&token).is_empty(), "{name}: a server started");
+        }
+    }
+    sandbox.settings("");
+    std::fs::write(
+        sandbox.work().join(".agent/settings.toml"),
+        settings("normal", &token, "env = { DOCS_HOME = \"1\" }"),
+    )
+    .unwrap();
+    let listed = sandbox.agent().args(["mcp", "list"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&listed.stdout);
+    assert!(stdout.contains("; env DOCS_HOME"), "{stdout}");
+    let approved = sandbox
+        .agent()
+        .args(["mcp", "approve", "srv"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&approved.stdout);
+    assert!(stdout.contains("; env DOCS_HOME"), "{stdout}");
+}
+
 /// Runs `agent run` once (with `env`) against a model that answers at once, and checks that
 /// server `name` cost exactly one line on stderr and offered no tool; returns that line.
 pub(super) fn one_line_and_no_tools(sandbox: &Sandbox, name: &str, env: &[(&str, &str)]) -> String {
@@ -573,8 +807,13 @@ fn a_huge_result_ends_that_server_with_a_clear_error_and_the_run_goes_on() {
 #[test]
 fn a_call_is_asked_at_a_terminal_and_allowed() {
     let (sandbox, tmp) = normal_server();
+    let long_text = format!(
+        "from the tty {} MIDDLE {}",
+        "a ".repeat(80),
+        "b ".repeat(80)
+    );
     let server = FakeModel::openai_turns([
-        mcp_call("mcp__srv__echo", &json!({"text": "from the tty"})),
+        mcp_call("mcp__srv__echo", &json!({"text": long_text})),
         turn_text("echoed"),
     ]);
     let tmp = tmp.display().to_string();
@@ -582,6 +821,8 @@ fn a_call_is_asked_at_a_terminal_and_allowed() {
     let screen = tmux.wait_for("1. Allow");
     assert!(screen.contains("mcp srv/echo"), "{screen}");
     assert!(screen.contains("from the tty"), "{screen}");
+    // What is approved is shown whole: the middle of a long argument too.
+    assert!(screen.contains("MIDDLE"), "{screen}");
     assert!(screen.contains("only reads (not checked)"), "{screen}");
     assert!(screen.contains("mcp:srv/echo"), "{screen}");
     tmux.keys(&["1"]);

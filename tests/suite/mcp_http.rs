@@ -182,3 +182,40 @@ fn unauthorised_missing_and_html_servers_are_one_line_each() {
         assert!(line.contains(&http.url), "{line}");
     }
 }
+
+#[test]
+fn a_project_proposal_names_no_token_and_no_file_names_the_models_key() {
+    let http = HttpServer::start(Mode::Mcp);
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.work().join(".agent")).unwrap();
+    let table = |var: &str| settings(&http.url).replace("WEB_TOKEN", var);
+    for (var, project) in [
+        ("OPENAI_API_KEY", true),
+        ("DOCS_TOKEN", true),
+        ("OPENAI_API_KEY", false),
+        ("ANTHROPIC_API_KEY", false),
+    ] {
+        let (user, proposal) = if project {
+            (String::new(), table(var))
+        } else {
+            (table(var), String::new())
+        };
+        sandbox.settings(&user);
+        std::fs::write(sandbox.work().join(".agent/settings.toml"), proposal).unwrap();
+        for command in [&["mcp", "list"][..], &["mcp", "approve", "web"][..]] {
+            let output = sandbox
+                .agent()
+                .args(command)
+                .env("OPENAI_API_KEY", "sk-secret")
+                .env("ANTHROPIC_API_KEY", "sk-secret")
+                .env("DOCS_TOKEN", "sk-secret")
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{var} {project}: {stderr}");
+            assert!(stderr.contains("bearer_token_env"), "{stderr}");
+        }
+    }
+    let seen = http.authorizations.lock().unwrap().clone();
+    assert!(seen.is_empty(), "the server was asked: {seen:?}");
+}

@@ -59,11 +59,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         Some(path) => append_transcript(path, quiet),
         None => open_transcript(start, quiet),
     };
-    if let Some(transcript) = &mut transcript {
-        for secret in secrets(&settings) {
-            transcript.redact(secret);
-        }
-    }
+    keep_secrets(&settings, &catalogue, &mut config, transcript.as_mut());
     let id = transcript
         .as_ref()
         .map_or_else(|| "unrecorded".to_owned(), |t| t.id().to_owned());
@@ -97,8 +93,19 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         tui.clone(),
     );
     let mut stats = Stats::default();
-    config.mcp = runtime.block_on(start_mcp(&catalogue, &config, &mut approver, &mut emit));
+    // Listening from before the MCP servers start: a signal while they start ends them (the
+    // half-started ones too) and the run, as it does later.
+    let mut signals = runtime.block_on(async { Signals::listen() });
+    let started = start_mcp(&mut signals, &catalogue, &config, &mut approver, &mut emit);
+    config.mcp = match runtime.block_on(started) {
+        Ok(servers) => servers,
+        Err(stop) => {
+            emit(interrupted_done(&stats, stop, &config));
+            return Ok(stopped(stop, tui.as_ref(), runtime));
+        }
+    };
     let outcome = runtime.block_on(drive(
+        &mut signals,
         agent::run_after(
             &mut model,
             &mut approver,
@@ -118,33 +125,68 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         Ok(outcome) => outcome,
         Err(stop) => {
             emit(interrupted_done(&stats, stop, &config));
-            finish_screen(tui.as_ref());
-            signals::restore_terminal();
-            // A prompt may still be waiting for a key on a blocking thread: do not wait for it.
-            runtime.shutdown_background();
-            return Ok(stop.status().into());
+            return Ok(stopped(stop, tui.as_ref(), runtime));
         }
     };
     finish_screen(tui.as_ref());
     exit_status(outcome?, &stats, &settings, &output)
 }
 
+/// The model's key, secret headers and the MCP servers' secrets (tokens, secret headers,
+/// `env` values) kept out of the transcript and of what the model is given back.
+fn keep_secrets(
+    settings: &crate::settings::Settings,
+    catalogue: &crate::mcp::Catalogue,
+    config: &mut agent::Config,
+    transcript: Option<&mut crate::transcript::Transcript>,
+) {
+    let mcp_secrets = catalogue.secrets(&super::env_var);
+    for secret in &mcp_secrets {
+        config.secrets.add(secret);
+    }
+    if let Some(transcript) = transcript {
+        let mcp_secrets = mcp_secrets.iter().map(String::as_str);
+        for secret in secrets(settings).into_iter().chain(mcp_secrets) {
+            transcript.redact(secret);
+        }
+    }
+}
+
+/// The end of a run a signal stopped (its `done` event emitted): the screen closed, the
+/// terminal restored, the exit status 128 + n.
+fn stopped(
+    stop: signals::Stop,
+    tui: Option<&Arc<Mutex<Tui>>>,
+    runtime: tokio::runtime::Runtime,
+) -> ExitCode {
+    finish_screen(tui);
+    signals::restore_terminal();
+    // A prompt may still be waiting for a key on a blocking thread: do not wait for it.
+    runtime.shutdown_background();
+    stop.status().into()
+}
+
 /// Starts the run's MCP servers, saying each problem once (a `warning` event the screens
 /// show).
+/// A stopping signal meanwhile ends the start (and the servers started so far).
 async fn start_mcp(
+    signals: &mut Signals,
     catalogue: &crate::mcp::Catalogue,
     config: &agent::Config,
     approver: &mut Approver<Option<Arc<Mutex<Tui>>>>,
     emit: &mut impl FnMut(Event),
-) -> Option<Arc<crate::mcp::Servers>> {
-    let (servers, notices) = super::mcp::start_for_run(catalogue, config, approver).await;
+) -> std::result::Result<Option<Arc<crate::mcp::Servers>>, signals::Stop> {
+    let (servers, notices) = tokio::select! {
+        started = super::mcp::start_for_run(catalogue, config, approver) => started,
+        stop = signals.recv() => return Err(stop),
+    };
     for notice in notices {
         emit(Event::Warning {
             code: crate::event::MCP_WARNING.to_owned(),
             message: notice,
         });
     }
-    servers
+    Ok(servers)
 }
 
 /// The `done` event of a run a signal stopped (the loop was dropped): what it counted, and
@@ -182,10 +224,10 @@ fn denials_notice(denials: &[agent::Denial], origin: &Origin) {
 /// Drives the loop until it ends or a signal stops it (redrawing the live pane meanwhile); a
 /// stopped loop's command is ended (TERM, then KILL) before the loop is dropped.
 async fn drive(
+    signals: &mut Signals,
     run: impl Future<Output = std::result::Result<Outcome, crate::model::ModelError>>,
     tui: Option<&Arc<Mutex<Tui>>>,
 ) -> std::result::Result<std::result::Result<Outcome, crate::model::ModelError>, signals::Stop> {
-    let mut signals = Signals::listen();
     tokio::pin!(run);
     let mut tick = tokio::time::interval(TICK);
     let stop = loop {
