@@ -15,7 +15,6 @@
 //! bounded: at most [`MAX_CONNECTIONS`] at once, each with a head buffer of
 //! [`MAX_HEAD_BYTES`] and fixed copy buffers.
 
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -24,11 +23,11 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpStream, UnixListener, UnixStream};
 use tokio::sync::Semaphore;
 
-use super::address::not_public;
+use super::dial::{Failed, addresses, connect};
 use super::event::{Log, NetDecision, NetworkEvent};
 use super::host::Host;
 use super::request::{Ask, MAX_HEAD_BYTES, body_length, head_end, parse};
-use super::rules::{HOST_ALIAS, Rules, Verdict};
+use super::rules::{Rules, Verdict};
 use super::socks;
 use super::tunnel::{Through, judge};
 
@@ -46,9 +45,6 @@ pub const MAX_CONNECTIONS: usize = 128;
 
 /// How long a client has to send its request head: a stalled client must not hold a slot.
 const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// How long connecting to one address of the origin may take before the next is tried.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(Debug)]
 struct Shared {
@@ -96,7 +92,9 @@ impl Proxy {
     ///
     /// # Errors
     /// The directory or the socket cannot be made.
-    pub fn start(rules: Rules, parent: &Path) -> std::io::Result<Proxy> {
+    pub fn start(mut rules: Rules, parent: &Path) -> std::io::Result<Proxy> {
+        // This machine's own addresses are inside, like loopback.
+        rules.own.extend(super::own::addresses());
         let dir = private_dir(parent)?;
         // What the helper binds over `/etc/resolv.conf`: the stub in the command's namespace.
         std::fs::write(dir.join(RESOLV_CONF_NAME), RESOLV_CONF)?;
@@ -297,8 +295,8 @@ async fn open(shared: &Shared, host: &Host, port: u16) -> Result<(TcpStream, Str
             ));
         }
     };
-    let addresses = match addresses(&shared.rules, host, port).await {
-        Ok(addresses) => addresses,
+    let (addresses, resolved) = match addresses(&shared.rules, host, port).await {
+        Ok(found) => found,
         Err(why) => {
             let answer = format!(
                 "[network] hosts = {{ \"{}\" = \"ADDRESS\" }}",
@@ -307,9 +305,20 @@ async fn open(shared: &Shared, host: &Host, port: u16) -> Result<(TcpStream, Str
             return Err(refused(why, Some(answer)));
         }
     };
-    match connect(&addresses).await {
-        Some(origin) => Ok((origin, rule)),
-        None => {
+    match connect(&addresses, resolved).await {
+        Ok(origin) => Ok((origin, rule)),
+        Err(Failed::ThisMachine(address)) => Err(refused(
+            format!(
+                "`{}` resolves to {}, an address of this machine",
+                host.display(),
+                address.ip()
+            ),
+            Some(format!(
+                "[network] hosts = {{ \"{}\" = \"{address}\" }}",
+                host.display()
+            )),
+        )),
+        Err(Failed::Unreachable) => {
             shared.note(host, port, true, rule, None);
             Err(Refused {
                 status: 502,
@@ -493,12 +502,13 @@ async fn serve_socks(
 /// Answers the stub resolver: `200` with the addresses (one a line) of an allowed name, `403`
 /// for any other. Not an event: the connection that follows is one.
 async fn resolve(client: &mut UnixStream, shared: &Shared, host: &Host) -> std::io::Result<()> {
-    let found = match shared.rules.decide(host, 443) {
-        Verdict::Allow { .. } => addresses(&shared.rules, host, 443).await.ok(),
-        Verdict::Deny { .. } | Verdict::Unknown { .. } => None,
+    let found = if shared.rules.resolvable(host) {
+        addresses(&shared.rules, host, 443).await.ok()
+    } else {
+        None
     };
     match found {
-        Some(addresses) => {
+        Some((addresses, _)) => {
             let lines: String = addresses
                 .iter()
                 .map(|address| format!("{}\n", address.ip()))
@@ -507,51 +517,6 @@ async fn resolve(client: &mut UnixStream, shared: &Shared, host: &Host) -> std::
         }
         None => reply(client, 403, "").await,
     }
-}
-
-/// The addresses to connect to for an allowed `host`: this machine for [`HOST_ALIAS`], the
-/// static answer, the address itself, or the public addresses DNS gives.
-async fn addresses(rules: &Rules, host: &Host, port: u16) -> Result<Vec<SocketAddr>, String> {
-    if *host == Host::Name(HOST_ALIAS.to_owned()) {
-        return Ok(vec![SocketAddr::from(([127, 0, 0, 1], port))]);
-    }
-    if let Some(ip) = rules.static_answer(host) {
-        return Ok(vec![SocketAddr::new(ip, port)]);
-    }
-    let name = match host {
-        // An address a rule names: the person wrote it.
-        Host::Ip(ip) => return Ok(vec![SocketAddr::new(*ip, port)]),
-        Host::Name(name) => name,
-    };
-    let found: Vec<SocketAddr> = tokio::net::lookup_host((name.as_str(), port))
-        .await
-        .map_err(|error| format!("`{name}` does not resolve ({error})"))?
-        .collect();
-    let public: Vec<SocketAddr> = found
-        .iter()
-        .copied()
-        .filter(|address| not_public(address.ip()).is_none())
-        .collect();
-    match (public.is_empty(), found.first()) {
-        (false, _) => Ok(public),
-        (true, Some(first)) => Err(format!(
-            "`{name}` resolves to {} ({}), which sandboxed commands may not reach by name",
-            first.ip(),
-            not_public(first.ip()).unwrap_or("not public")
-        )),
-        (true, None) => Err(format!("`{name}` does not resolve")),
-    }
-}
-
-async fn connect(addresses: &[SocketAddr]) -> Option<TcpStream> {
-    for address in addresses {
-        if let Ok(Ok(stream)) =
-            tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(address)).await
-        {
-            return Some(stream);
-        }
-    }
-    None
 }
 
 /// The text of a refusal: the host, why, and the setting that would allow it.
@@ -606,11 +571,13 @@ mod tests {
         port
     }
 
-    fn rules() -> Rules {
+    /// `allowed.test` allowed, both it and `blocked.test` answered with 127.0.0.1 on `port`.
+    fn rules(port: u16) -> Rules {
         let mut rules = Rules::default();
         rules.add(false, "allowed.test", "user").unwrap();
-        rules.add_host("allowed.test", "127.0.0.1").unwrap();
-        rules.add_host("blocked.test", "127.0.0.1").unwrap();
+        let answer = format!("127.0.0.1:{port}");
+        rules.add_host("allowed.test", &answer).unwrap();
+        rules.add_host("blocked.test", &answer).unwrap();
         rules
     }
 
@@ -645,10 +612,10 @@ mod tests {
 
     #[tokio::test]
     async fn allowed_names_are_relayed_and_others_refused_with_the_setting() {
-        let parent = tempfile::tempdir().unwrap();
-        let proxy = Proxy::start(rules(), parent.path()).unwrap();
-        proxy.log().set_command(Some("call_1".to_owned()));
         let port = origin().await;
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(port), parent.path()).unwrap();
+        proxy.log().set_command(Some("call_1".to_owned()));
         let answer = ask(
             &proxy,
             format!("GET http://allowed.test:{port}/ HTTP/1.1\r\n\r\n").as_bytes(),
@@ -684,9 +651,9 @@ mod tests {
 
     #[tokio::test]
     async fn a_tunnel_whose_handshake_names_another_host_is_closed() {
-        let parent = tempfile::tempdir().unwrap();
-        let proxy = Proxy::start(rules(), parent.path()).unwrap();
         let port = origin().await;
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(port), parent.path()).unwrap();
         // A ClientHello record naming `blocked.test`, sent right after CONNECT.
         let message = hello_for_blocked_test();
         let mut request = format!("CONNECT allowed.test:{port} HTTP/1.1\r\n\r\n").into_bytes();
@@ -709,7 +676,7 @@ mod tests {
             }
         });
         let parent = tempfile::tempdir().unwrap();
-        let proxy = Proxy::start(rules(), parent.path()).unwrap();
+        let proxy = Proxy::start(rules(port), parent.path()).unwrap();
         let request = format!("CONNECT allowed.test:{port} HTTP/1.1\r\n\r\n");
         let answer = ask(&proxy, request.as_bytes()).await;
         assert_eq!(
@@ -720,9 +687,9 @@ mod tests {
 
     #[tokio::test]
     async fn socks5_clients_connect_by_name_under_the_same_rules() {
-        let parent = tempfile::tempdir().unwrap();
-        let proxy = Proxy::start(rules(), parent.path()).unwrap();
         let port = origin().await;
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(port), parent.path()).unwrap();
         let connect = |name: &str| {
             let mut bytes = vec![5, 1, 0, 5, 1, 0, 3, u8::try_from(name.len()).unwrap()];
             bytes.extend_from_slice(name.as_bytes());
@@ -753,9 +720,9 @@ mod tests {
     /// The same handshake as above split over two TLS records is read whole and closed too.
     #[tokio::test]
     async fn a_fragmented_handshake_for_another_host_is_closed_too() {
-        let parent = tempfile::tempdir().unwrap();
-        let proxy = Proxy::start(rules(), parent.path()).unwrap();
         let port = origin().await;
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(port), parent.path()).unwrap();
         let message = hello_for_blocked_test();
         let mut request = format!("CONNECT allowed.test:{port} HTTP/1.1\r\n\r\n").into_bytes();
         let (a, b) = message.split_at(6);
@@ -774,9 +741,9 @@ mod tests {
     /// Plain HTTP inside a tunnel to an allowed host naming another host is refused.
     #[tokio::test]
     async fn plain_http_for_another_host_in_a_tunnel_is_refused() {
-        let parent = tempfile::tempdir().unwrap();
-        let proxy = Proxy::start(rules(), parent.path()).unwrap();
         let port = origin().await;
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(port), parent.path()).unwrap();
         let request = format!(
             "CONNECT allowed.test:{port} HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\nHost: blocked.test\r\n\r\n"
         );
@@ -821,7 +788,7 @@ mod tests {
             }
         });
         let parent = tempfile::tempdir().unwrap();
-        let proxy = Proxy::start(rules(), parent.path()).unwrap();
+        let proxy = Proxy::start(rules(port), parent.path()).unwrap();
         let connect = format!("CONNECT allowed.test:{port} HTTP/1.1\r\n\r\n");
         let good = format!(
             "{connect}POST /a HTTP/1.1\r\nHost: allowed.test:{port}\r\nContent-Length: 4\r\n\r\nbody\
@@ -856,12 +823,109 @@ mod tests {
         }
     }
 
+    /// An origin that answers the first request head and then reports every byte it got,
+    /// up to the proxy closing the connection.
+    async fn recording_origin() -> (u16, tokio::sync::mpsc::UnboundedReceiver<String>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (seen_tx, seen_rx) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let seen_tx = seen_tx.clone();
+                tokio::spawn(async move {
+                    let mut got = Vec::new();
+                    let mut byte = [0u8; 1];
+                    while !got.ends_with(b"\r\n\r\n")
+                        && stream.read(&mut byte).await.is_ok_and(|n| n == 1)
+                    {
+                        got.push(byte[0]);
+                    }
+                    let _ = stream.write_all(b"HTTP/1.1 200 OK\r\n\r\nhello").await;
+                    let _ = stream.shutdown().await;
+                    // Whatever else the proxy sent before closing its side.
+                    let _ = stream.read_to_end(&mut got).await;
+                    let _ = seen_tx.send(String::from_utf8_lossy(&got).into_owned());
+                });
+            }
+        });
+        (port, seen_rx)
+    }
+
+    /// Pipelined plain-HTTP requests: the first is decided and goes to its origin, nothing
+    /// after it does — a second request for another host (by absolute URL or by `Host`) never
+    /// reaches the first one's origin, and neither does a second one for the same host.
+    #[tokio::test]
+    async fn a_pipelined_request_never_reaches_the_origin() {
+        let (port, mut seen) = recording_origin().await;
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(port), parent.path()).unwrap();
+        let first = format!("GET http://allowed.test:{port}/a HTTP/1.1\r\n\r\n");
+        for second in [
+            format!("GET http://blocked.test:{port}/b HTTP/1.1\r\n\r\n"),
+            "GET /b HTTP/1.1\r\nHost: blocked.test\r\n\r\n".to_owned(),
+            format!("GET /b HTTP/1.1\r\nHost: allowed.test:{port}\r\n\r\n"),
+        ] {
+            let answer = ask(&proxy, format!("{first}{second}").as_bytes()).await;
+            assert!(answer.ends_with("hello"), "{answer:?}");
+            let got = seen.recv().await.unwrap();
+            assert!(got.starts_with("GET /a HTTP/1.1\r\n"), "{got:?}");
+            assert!(got.ends_with("Connection: close\r\n\r\n"), "{got:?}");
+            assert!(
+                !got.contains("/b"),
+                "the pipelined request arrived: {got:?}"
+            );
+        }
+    }
+
+    /// A `hosts` answer that is loopback reaches the port written with it, no other (sshd,
+    /// Docker's TCP port); without a port, only `allow_local` ports.
+    #[tokio::test]
+    async fn a_loopback_answer_opens_only_its_port() {
+        let (port, _seen) = recording_origin().await;
+        let (other, _other_seen) = recording_origin().await;
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(port), parent.path()).unwrap();
+        let answer = ask(
+            &proxy,
+            format!("CONNECT allowed.test:{other} HTTP/1.1\r\n\r\n").as_bytes(),
+        )
+        .await;
+        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+        assert!(
+            answer.contains(&format!("for port {port} only")),
+            "{answer}"
+        );
+        let mut open = rules(port);
+        open.add_host("allowed.test", "127.0.0.1").unwrap();
+        let proxy = Proxy::start(open.clone(), parent.path()).unwrap();
+        let answer = ask(
+            &proxy,
+            format!("CONNECT allowed.test:{other} HTTP/1.1\r\n\r\n").as_bytes(),
+        )
+        .await;
+        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+        assert!(
+            answer.contains(&format!(
+                "add `[network] hosts = {{ \"allowed.test\" = \"127.0.0.1:{other}\" }}`"
+            )),
+            "{answer}"
+        );
+        open.allow_local.push(other);
+        let proxy = Proxy::start(open, parent.path()).unwrap();
+        let answer = ask(
+            &proxy,
+            format!("GET http://allowed.test:{other}/ HTTP/1.1\r\n\r\n").as_bytes(),
+        )
+        .await;
+        assert!(answer.ends_with("hello"), "{answer}");
+    }
+
     /// A 10,000-byte server name is refused without becoming a 40 KB event.
     #[tokio::test]
     async fn a_huge_server_name_makes_a_small_event() {
-        let parent = tempfile::tempdir().unwrap();
-        let proxy = Proxy::start(rules(), parent.path()).unwrap();
         let port = origin().await;
+        let parent = tempfile::tempdir().unwrap();
+        let proxy = Proxy::start(rules(port), parent.path()).unwrap();
         let name = vec![0x1bu8; 10_000];
         let n = u16::try_from(name.len()).unwrap();
         let mut ext = vec![0, 0];
@@ -915,7 +979,7 @@ mod tests {
             }
         });
         let parent = tempfile::tempdir().unwrap();
-        let proxy = Proxy::start(rules(), parent.path()).unwrap();
+        let proxy = Proxy::start(rules(port), parent.path()).unwrap();
         let log = proxy.log();
         log.set_command(Some("call_1".to_owned()));
         let requests = [

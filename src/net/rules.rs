@@ -3,12 +3,19 @@
 //! reachable as [`HOST_ALIAS`], and the static answers of `hosts`. [`Rules::decide`] is pure:
 //! a host and port in, a verdict with the rule that decided (or the setting that would allow
 //! it) out.
+//!
+//! An address inside — loopback, private, link-local, or one of this machine's own
+//! ([`Rules::own`]) — is reached only on the ports the person named for it: the port written
+//! with a `hosts` answer (`"api.test" = "127.0.0.1:8080"`) or one `allow_local` lists. A name
+//! or address rule that leads there opens no other port (sshd, Docker's TCP socket, a
+//! database). A public answer without a port is any port, like DNS.
 
 use std::collections::BTreeMap;
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 
 use serde::Serialize;
 
+use super::address::not_public;
 use super::host::{Host, Pattern};
 
 /// The name under which a command reaches this machine's own services (the ports
@@ -108,8 +115,21 @@ pub struct Rules {
     pub deny: Vec<Rule>,
     /// Ports of this machine reachable as [`HOST_ALIAS`].
     pub allow_local: Vec<u16>,
-    /// Static answers, used before DNS (and trusted even when private or loopback).
-    pub hosts: BTreeMap<Host, IpAddr>,
+    /// Static answers, used before DNS (trusted even when inside, on their ports).
+    pub hosts: BTreeMap<Host, Answer>,
+    /// This machine's own addresses (its interfaces'), filled when the proxy starts: reached
+    /// only like loopback.
+    pub own: Vec<IpAddr>,
+}
+
+/// A static answer of `hosts`: the address, and the one port it is for when written with one
+/// (`"127.0.0.1:8080"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Answer {
+    /// The address.
+    pub ip: IpAddr,
+    /// The only port reached there, when written.
+    pub port: Option<u16>,
 }
 
 impl Rules {
@@ -143,34 +163,128 @@ impl Rules {
         Ok(())
     }
 
-    /// Adds a static answer (`hosts = { "api.test" = "127.0.0.1" }`).
+    /// Adds a static answer (`hosts = { "api.test" = "127.0.0.1" }`, or with the one port it
+    /// is for: `"127.0.0.1:8080"`, `"[::1]:8080"`).
     ///
     /// # Errors
-    /// The name is not a host name or the answer not an IP address.
+    /// The name is not a host name or the answer not an IP address (with a port, not 0).
     pub fn add_host(&mut self, name: &str, address: &str) -> Result<(), String> {
         let host = match Host::parse(name)? {
             host @ Host::Name(_) => host,
             Host::Ip(_) => return Err(format!("`{name}` is an address, not a name")),
         };
-        let ip = address
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .parse::<IpAddr>()
-            .map_err(|_| format!("`{address}` is not an IP address"))?;
-        self.hosts.insert(host, ip);
+        let answer = if let Ok(with_port) = address.parse::<SocketAddr>() {
+            if with_port.port() == 0 {
+                return Err(format!("`{address}`: port 0 is no port"));
+            }
+            Answer {
+                ip: with_port.ip(),
+                port: Some(with_port.port()),
+            }
+        } else {
+            let ip = address
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse::<IpAddr>()
+                .map_err(|_| format!("`{address}` is not an IP address (or ADDRESS:PORT)"))?;
+            Answer { ip, port: None }
+        };
+        self.hosts.insert(host, answer);
         Ok(())
+    }
+
+    /// Why `ip` is inside (loopback, private, link-local, this machine's own …), or `None`
+    /// for a public address.
+    #[must_use]
+    pub fn inside(&self, ip: IpAddr) -> Option<&'static str> {
+        not_public(ip).or_else(|| {
+            let ip = ip.to_canonical();
+            self.own
+                .iter()
+                .any(|own| own.to_canonical() == ip)
+                .then_some("an address of this machine")
+        })
+    }
+
+    /// Whether a deny rule names the address `ip` (`*` among them): a name resolving there is
+    /// not connected to it.
+    #[must_use]
+    pub fn denies_address(&self, ip: IpAddr) -> bool {
+        let ip = Host::Ip(ip);
+        self.deny
+            .iter()
+            .any(|rule| rule.pattern == Pattern::Any || rule.pattern.matches(&ip))
+    }
+
+    /// The deny rule `host` meets, as a verdict: a pattern naming it (`*` names addresses
+    /// too: a deny of everything is everything), or an address rule naming its static answer.
+    fn denied(&self, host: &Host) -> Option<Verdict> {
+        let answer = self.static_answer(host).map(|answer| Host::Ip(answer.ip));
+        let rule = self.deny.iter().find(|rule| {
+            rule.pattern == Pattern::Any
+                || rule.pattern.matches(host)
+                || answer.as_ref().is_some_and(|ip| rule.pattern.matches(ip))
+        })?;
+        Some(Verdict::Deny {
+            rule: format!("[network] deny = [\"{}\"] ({})", rule.written, rule.from),
+            allow_with: None,
+        })
+    }
+
+    /// The allow rule naming `host`, as the rule a person would find in the settings.
+    fn allowed(&self, host: &Host) -> Option<String> {
+        let rule = self.allow.iter().find(|rule| rule.pattern.matches(host))?;
+        Some(if rule.from.starts_with("preset ") {
+            format!("[network] presets: {} ({})", rule.from, rule.written)
+        } else {
+            format!("[network] allow = [\"{}\"] ({})", rule.written, rule.from)
+        })
+    }
+
+    /// The refusal of `port` on where `host` leads before DNS — its static answer, or the
+    /// address it is — when that is another port than the answer's, or an address inside on a
+    /// port `allow_local` does not list.
+    fn port_refused(&self, host: &Host, port: u16) -> Option<Verdict> {
+        let (ip, answer) = match (self.static_answer(host), host) {
+            (Some(answer), _) => (answer.ip, Some(answer)),
+            (None, Host::Ip(ip)) => (*ip, None),
+            (None, Host::Name(_)) => return None,
+        };
+        let name = host.display();
+        let with_port = format!(
+            "[network] hosts = {{ \"{name}\" = \"{}\" }}",
+            SocketAddr::new(ip, port)
+        );
+        if let Some(only) = answer.and_then(|answer| answer.port) {
+            return (only != port).then(|| Verdict::Deny {
+                rule: format!("[network] hosts answers `{name}` for port {only} only"),
+                allow_with: None,
+            });
+        }
+        let kind = self.inside(ip)?;
+        if self.allow_local.contains(&port) {
+            return None;
+        }
+        let (leads, allow_with) = match answer {
+            Some(_) => (format!("[network] hosts answers {ip} for it"), with_port),
+            None => ("it".to_owned(), format!("[network] allow_local = [{port}]")),
+        };
+        Some(Verdict::Deny {
+            rule: format!(
+                "{leads}, {kind}: there only the port written with a `hosts` answer or one in \
+                 [network] allow_local is reached"
+            ),
+            allow_with: Some(allow_with),
+        })
     }
 
     /// What the rules say about `host` on `port`. Deny patterns win; [`HOST_ALIAS`] is
     /// allowed only on the ports `allow_local` lists; an IP address only where a rule names
-    /// it.
+    /// it; an address inside only on its ports (see the module's text).
     #[must_use]
     pub fn decide(&self, host: &Host, port: u16) -> Verdict {
-        if let Some(rule) = self.deny.iter().find(|rule| rule.pattern.matches(host)) {
-            return Verdict::Deny {
-                rule: format!("[network] deny = [\"{}\"] ({})", rule.written, rule.from),
-                allow_with: None,
-            };
+        if let Some(denied) = self.denied(host) {
+            return denied;
         }
         if *host == Host::Name(HOST_ALIAS.to_owned()) {
             return if self.allow_local.contains(&port) {
@@ -184,23 +298,28 @@ impl Rules {
                 }
             };
         }
-        if let Some(rule) = self.allow.iter().find(|rule| rule.pattern.matches(host)) {
-            return Verdict::Allow {
-                rule: if rule.from.starts_with("preset ") {
-                    format!("[network] presets: {} ({})", rule.from, rule.written)
-                } else {
-                    format!("[network] allow = [\"{}\"] ({})", rule.written, rule.from)
-                },
-            };
+        match self.allowed(host) {
+            Some(rule) => self
+                .port_refused(host, port)
+                .unwrap_or(Verdict::Allow { rule }),
+            None => Verdict::Unknown {
+                allow_with: format!("[network] allow = [\"{}\"]", host.display()),
+            },
         }
-        Verdict::Unknown {
-            allow_with: format!("[network] allow = [\"{}\"]", host.display()),
-        }
+    }
+
+    /// Whether `host` may be resolved for a command (the stub resolver): allowed on some port.
+    /// [`HOST_ALIAS`] never is: inside the command's namespace no address reaches it.
+    #[must_use]
+    pub fn resolvable(&self, host: &Host) -> bool {
+        self.denied(host).is_none()
+            && *host != Host::Name(HOST_ALIAS.to_owned())
+            && self.allowed(host).is_some()
     }
 
     /// The static answer for `host`, if `hosts` has one.
     #[must_use]
-    pub fn static_answer(&self, host: &Host) -> Option<IpAddr> {
+    pub fn static_answer(&self, host: &Host) -> Option<Answer> {
         self.hosts.get(host).copied()
     }
 }
@@ -309,7 +428,7 @@ mod tests {
     fn addresses_need_a_rule_that_names_them() {
         let rules = rules();
         assert!(matches!(
-            rules.decide(&host("10.1.2.3"), 80),
+            rules.decide(&host("10.1.2.3"), 5432),
             Verdict::Allow { .. }
         ));
         for address in ["10.1.2.4", "127.0.0.1", "[::1]", "2130706433"] {
@@ -369,9 +488,151 @@ mod tests {
         rules.add_host("Api.Test.", "127.0.0.1").unwrap();
         assert_eq!(
             rules.static_answer(&host("api.test")),
-            Some("127.0.0.1".parse().unwrap())
+            Some(Answer {
+                ip: "127.0.0.1".parse().unwrap(),
+                port: None
+            })
         );
-        assert!(rules.add_host("127.0.0.1", "10.0.0.1").is_err());
-        assert!(rules.add_host("api.test", "localhost").is_err());
+        rules.add_host("b.test", "[::1]:8080").unwrap();
+        assert_eq!(
+            rules.static_answer(&host("b.test")),
+            Some(Answer {
+                ip: "::1".parse().unwrap(),
+                port: Some(8080)
+            })
+        );
+        for (name, bad) in [
+            ("127.0.0.1", "10.0.0.1"),
+            ("api.test", "localhost"),
+            ("api.test", "127.0.0.1:0"),
+            ("api.test", "127.0.0.1:70000"),
+            ("api.test", "localhost:80"),
+        ] {
+            assert!(rules.add_host(name, bad).is_err(), "{name} = {bad}");
+        }
+    }
+
+    /// Where a rule leads inside — a `hosts` answer or an address rule that is loopback,
+    /// private, link-local or this machine's own — only the port written with the answer or
+    /// one `allow_local` lists is reached; a public answer is any port, one with a port that
+    /// port only. Generated over kinds of address and ports.
+    #[test]
+    fn inside_addresses_are_reached_on_their_ports_only() {
+        let inside = [
+            "127.0.0.1",
+            "127.3.4.5",
+            "10.0.0.7",
+            "192.168.1.1",
+            "169.254.169.254",
+            "::1",
+            "fd00::2",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+            "198.51.100.9",
+        ];
+        for address in inside {
+            for (allow_local, port, written) in [
+                (vec![], 8080, None),
+                (vec![5432], 8080, None),
+                (vec![5432], 5432, None),
+                (vec![], 8080, Some(8080)),
+                (vec![], 22, Some(8080)),
+                (vec![22], 22, Some(8080)),
+            ] {
+                let mut rules = Rules {
+                    allow_local: allow_local.clone(),
+                    own: vec!["198.51.100.9".parse().unwrap()],
+                    ..Rules::default()
+                };
+                rules.add(false, "api.test", "user").unwrap();
+                let ip: IpAddr = address.parse().unwrap();
+                let answer = match written {
+                    Some(only) => SocketAddr::new(ip, only).to_string(),
+                    None => address.to_owned(),
+                };
+                rules.add_host("api.test", &answer).unwrap();
+                rules.add(false, address, "user").unwrap();
+                let reached = match written {
+                    Some(only) => port == only,
+                    None => allow_local.contains(&port),
+                };
+                let verdict = rules.decide(&host("api.test"), port);
+                let case = format!("{answer} allow_local {allow_local:?} port {port}");
+                assert_eq!(matches!(verdict, Verdict::Allow { .. }), reached, "{case}");
+                // The address itself, named by a rule: allow_local only.
+                let verdict = rules.decide(&host(address), port);
+                let by_rule = allow_local.contains(&port);
+                assert_eq!(
+                    matches!(verdict, Verdict::Allow { .. }),
+                    by_rule,
+                    "rule {case}"
+                );
+                if !reached && written.is_none() {
+                    let Verdict::Deny { allow_with, .. } = rules.decide(&host("api.test"), port)
+                    else {
+                        panic!("{case}")
+                    };
+                    let want = format!(
+                        "[network] hosts = {{ \"api.test\" = \"{}\" }}",
+                        SocketAddr::new(ip, port)
+                    );
+                    assert_eq!(allow_with.as_deref(), Some(want.as_str()), "{case}");
+                }
+            }
+        }
+        // A public answer: every port, unless written with one.
+        let mut rules = Rules::default();
+        rules.add(false, "api.test", "user").unwrap();
+        rules.add_host("api.test", "203.0.114.5").unwrap();
+        for port in [22, 80, 443, 2375] {
+            assert!(matches!(
+                rules.decide(&host("api.test"), port),
+                Verdict::Allow { .. }
+            ));
+        }
+        rules.add_host("api.test", "203.0.114.5:443").unwrap();
+        assert!(matches!(
+            rules.decide(&host("api.test"), 443),
+            Verdict::Allow { .. }
+        ));
+        assert!(matches!(
+            rules.decide(&host("api.test"), 22),
+            Verdict::Deny { .. }
+        ));
+    }
+
+    /// `deny = ["*"]` denies addresses too, and a deny naming an address denies the names
+    /// answered with it.
+    #[test]
+    fn a_deny_of_everything_covers_addresses() {
+        for address in ["10.1.2.3", "203.0.114.5", "::1", "2001:4860::8888"] {
+            let mut rules = Rules::default();
+            rules.add(false, address, "user").unwrap();
+            rules.add(false, "a.test", "user").unwrap();
+            let ip: IpAddr = address.parse().unwrap();
+            rules
+                .add_host("a.test", &SocketAddr::new(ip, 80).to_string())
+                .unwrap();
+            rules.allow_local = vec![80];
+            assert!(matches!(
+                rules.decide(&host(address), 80),
+                Verdict::Allow { .. }
+            ));
+            let mut all = rules.clone();
+            all.add(true, "*", "project").unwrap();
+            for target in [address, "a.test", HOST_ALIAS] {
+                assert!(
+                    matches!(all.decide(&host(target), 80), Verdict::Deny { .. }),
+                    "{target}"
+                );
+                assert!(!all.resolvable(&host(target)), "{target}");
+            }
+            let mut one = rules.clone();
+            one.add(true, address, "project").unwrap();
+            assert!(matches!(
+                one.decide(&host("a.test"), 80),
+                Verdict::Deny { .. }
+            ));
+        }
     }
 }

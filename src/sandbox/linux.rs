@@ -25,6 +25,7 @@
 //!    for any family but `AF_UNIX`, `io_uring_setup()` and every `connect()` fail with
 //!    `EACCES` (UDP, kernels before ABI 4, and the local services behind Unix sockets: tmux,
 //!    D-Bus, Docker, ssh-agent);
+//!    every x32 system call (`__X32_SYSCALL_BIT`) fails the same way (`x32.rs`);
 //! 5. Landlock scopes (ABI 6): no signals to processes outside the sandbox (the agent) and
 //!    no abstract Unix sockets made outside it. Device nodes can never be created.
 //!
@@ -404,7 +405,7 @@ fn filter_syscalls(network: bool, proxied: bool) -> Result<(), seccompiler::Erro
         arch,
     )?;
     let program: BpfProgram = filter.try_into()?;
-    seccompiler::apply_filter(&program)
+    seccompiler::apply_filter(&super::x32::refuse_x32(program, errno))
 }
 
 /// Whether this process can make the private mount namespace `protect` needs (it is a

@@ -39,6 +39,8 @@ mod surfaces;
 mod tree;
 #[cfg(target_os = "linux")]
 mod unshare;
+#[cfg(target_os = "linux")]
+mod x32;
 
 pub use denial::{denial_line, likely_denial};
 pub use helper::{

@@ -322,7 +322,9 @@ mod tests {
         assert!(rules.allow.iter().any(|rule| rule.from == "preset pypi"));
         assert_eq!(rules.deny[0].from, "project");
         assert_eq!(
-            rules.static_answer(&crate::net::Host::parse("a.test").unwrap()),
+            rules
+                .static_answer(&crate::net::Host::parse("a.test").unwrap())
+                .map(|answer| answer.ip),
             Some("10.0.0.2".parse().unwrap())
         );
     }

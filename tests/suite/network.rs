@@ -14,7 +14,19 @@ use pretty_assertions::assert_eq;
 /// A tiny HTTP server on 127.0.0.1 that answers every request with `hello from NAME` and
 /// closes. It lives until the test process ends.
 fn server(name: &'static str) -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    server_on("127.0.0.1", name)
+}
+
+/// Server `A`, shared by the tests: the port `settings` answers `allowed.test` and
+/// `blocked.test` for.
+fn server_a() -> u16 {
+    static PORT: std::sync::OnceLock<u16> = std::sync::OnceLock::new();
+    *PORT.get_or_init(|| server("A"))
+}
+
+/// [`server`] listening on `address`.
+fn server_on(address: &str, name: &'static str) -> u16 {
+    let listener = TcpListener::bind((address, 0)).unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
         for stream in listener.incoming() {
@@ -58,23 +70,32 @@ fn available(sandbox: &Sandbox) -> bool {
     require("sandbox", json(&output)["sandbox.active"]["value"] == true)
 }
 
+/// `allowed.test` allowed; it and `blocked.test` answered with 127.0.0.1 on server A's port
+/// (a loopback answer reaches the port written with it, no other).
 fn settings(extra: &str) -> String {
+    settings_at(server_a(), extra)
+}
+
+/// [`settings`] with the answers for `port`.
+fn settings_at(port: u16, extra: &str) -> String {
     format!(
         r#"
 [network]
 mode = "allowlist"
 allow = ["allowed.test"]
-hosts = {{ "allowed.test" = "127.0.0.1", "blocked.test" = "127.0.0.1" }}
+hosts = {{ "allowed.test" = "127.0.0.1:{port}", "blocked.test" = "127.0.0.1:{port}" }}
 {extra}
 "#
     )
 }
 
-/// A sandbox with `settings(extra)` and a server `A` on its port, when these tests can run.
+/// A sandbox with `settings(extra)` and server `A`'s port, when these tests can run.
 fn ready(extra: &str) -> Option<(Sandbox, u16)> {
     let sandbox = Sandbox::new();
     sandbox.settings(&settings(extra));
-    available(&sandbox).then(|| (sandbox, server("A")))
+    available(&sandbox)
+        .then(server_a)
+        .map(|port| (sandbox, port))
 }
 
 /// Writes the project's `.agent/settings.toml`.
@@ -164,13 +185,16 @@ fn deny_wins_over_a_wildcard_allow() {
 mode = "allowlist"
 allow = ["*.test"]
 deny = ["blocked.test"]
+allow_local = [PORT]
 hosts = { "allowed.test" = "127.0.0.1", "blocked.test" = "127.0.0.1" }
-"#,
+"#
+        .replace("PORT", &server_a().to_string())
+        .as_str(),
     );
     if !available(&sandbox) {
         return;
     }
-    let stdout = allowed_then_blocked(&sandbox, server("A"));
+    let stdout = allowed_then_blocked(&sandbox, server_a());
     assert!(stdout.starts_with("hello from A\n"), "{stdout}");
     assert!(stdout.ends_with("403"), "{stdout}");
     assert!(
@@ -308,7 +332,12 @@ fn malformed_network_settings_name_the_key() {
 #[test]
 fn https_goes_through_a_tunnel_the_proxy_does_not_open() {
     let sandbox = Sandbox::new();
-    sandbox.settings(&settings(""));
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    sandbox.settings(&settings_at(port, ""));
     if !available(&sandbox) || !program("openssl") {
         return;
     }
@@ -335,11 +364,6 @@ fn https_goes_through_a_tunnel_the_proxy_does_not_open() {
         .output()
         .unwrap();
     assert!(made.status.success(), "{made:?}");
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
     let mut server = std::process::Command::new("openssl")
         .current_dir(dir)
         .args([
@@ -620,7 +644,7 @@ fn allowlist_without_the_sandbox_refuses_to_run_and_says_so() {
     for (extra, flag, unavailable) in cases {
         let sandbox = Sandbox::new();
         sandbox.settings(&settings(extra));
-        let port = server("A");
+        let port = server_a();
         let mut agent = sandbox.agent();
         if unavailable {
             agent.env("AGENT_TEST_SANDBOX_UNAVAILABLE", "1");
@@ -733,4 +757,156 @@ fn a_host_refused_many_times_is_one_line() {
         .filter(|line| line.starts_with("agent: network: refused `blocked.test`"))
         .count();
     assert_eq!(told, 1, "{stderr}");
+}
+
+/// A `hosts` answer that is loopback opens no port but the one written with it
+/// (`"127.0.0.1:PORT"`) or one `allow_local` lists: an allowed name pointing at 127.0.0.1
+/// does not reach sshd, Docker's TCP port or a database on this machine. Server B stands in
+/// for such a service.
+#[test]
+fn a_loopback_answer_reaches_only_the_ports_named_for_it() {
+    let Some((sandbox, port_a)) = ready("") else {
+        return;
+    };
+    let port_b = server("B");
+    let curl = |port: u16| format!("curl -sS -w '%{{http_code}}' http://allowed.test:{port}/");
+    let result = exec(&sandbox, &curl(port_b));
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(stdout.ends_with("403"), "{result}");
+    assert!(!stdout.contains("hello"), "{result}");
+    assert!(
+        stdout.contains(&format!("for port {port_a} only")),
+        "{stdout}"
+    );
+    // Without a port, the answer reaches the allow_local ports only.
+    let no_port = "[network]\nmode = \"allowlist\"\nallow = [\"allowed.test\"]\n\
+                   hosts = { \"allowed.test\" = \"127.0.0.1\" }\n";
+    sandbox.settings(no_port);
+    let result = exec(&sandbox, &curl(port_b));
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(stdout.ends_with("403"), "{result}");
+    assert!(
+        stdout.contains(&format!(
+            "[network] hosts = {{ \"allowed.test\" = \"127.0.0.1:{port_b}\" }}"
+        )),
+        "{stdout}"
+    );
+    sandbox.settings(&format!("{no_port}allow_local = [{port_b}]\n"));
+    let result = exec(&sandbox, &curl(port_b));
+    assert_eq!(result["stdout"], "hello from B\n200", "{result}");
+}
+
+/// This machine's own non-loopback address (found through the route a datagram would take)
+/// is inside like loopback: a `hosts` answer naming it reaches no port but its own.
+#[test]
+fn this_machines_own_address_is_inside_too() {
+    let own = std::net::UdpSocket::bind("0.0.0.0:0")
+        .and_then(|socket| {
+            socket.connect("192.0.2.200:9")?;
+            socket.local_addr()
+        })
+        .map(|address| address.ip())
+        .ok()
+        .filter(|ip| !ip.is_loopback() && !ip.is_unspecified());
+    let Some(own) = own else {
+        require("a non-loopback address of this machine", false);
+        return;
+    };
+    let sandbox = Sandbox::new();
+    let port = server_on("0.0.0.0", "own");
+    let answer = |written: String| {
+        format!(
+            "[network]\nmode = \"allowlist\"\nallow = [\"own.test\"]\nhosts = {{ \"own.test\" = \"{written}\" }}\n"
+        )
+    };
+    sandbox.settings(&answer(own.to_string()));
+    if !available(&sandbox) {
+        return;
+    }
+    let curl = format!("curl -sS -w '%{{http_code}}' http://own.test:{port}/");
+    let result = exec(&sandbox, &curl);
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(stdout.ends_with("403"), "{result}");
+    assert!(!stdout.contains("hello"), "{result}");
+    sandbox.settings(&answer(std::net::SocketAddr::new(own, port).to_string()));
+    let result = exec(&sandbox, &curl);
+    assert_eq!(result["stdout"], "hello from own\n200", "{result}");
+}
+
+/// An origin that answers the first request head, then reports every byte it got up to the
+/// proxy closing the connection.
+fn recording_server() -> (u16, std::sync::mpsc::Receiver<String>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (seen_tx, seen_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let seen_tx = seen_tx.clone();
+            std::thread::spawn(move || {
+                let mut got = Vec::new();
+                let mut byte = [0u8; 1];
+                while !got.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
+                    got.push(byte[0]);
+                }
+                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
+                let _ = stream.shutdown(std::net::Shutdown::Write);
+                let _ = stream.read_to_end(&mut got);
+                let _ = seen_tx.send(String::from_utf8_lossy(&got).into_owned());
+            });
+        }
+    });
+    (port, seen_rx)
+}
+
+/// Pipelined plain-HTTP requests on one connection to the proxy: the first is decided and
+/// reaches its origin; the next (for another host by URL or by `Host`) never does.
+#[test]
+fn a_pipelined_request_to_another_host_never_reaches_the_server() {
+    let (port, seen) = recording_server();
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings_at(port, ""));
+    if !available(&sandbox) || !program("bash") {
+        return;
+    }
+    let command = format!(
+        "bash -c 'exec 3<>/dev/tcp/127.0.0.1/3128; \
+         printf \"GET http://allowed.test:{port}/first HTTP/1.1\\r\\n\\r\\n\
+         GET http://blocked.test:{port}/second HTTP/1.1\\r\\n\\r\\n\
+         GET /third HTTP/1.1\\r\\nHost: blocked.test\\r\\n\\r\\n\" >&3; cat <&3'"
+    );
+    let result = exec(&sandbox, &command);
+    assert!(
+        result["stdout"].as_str().unwrap().ends_with("hello"),
+        "{result}"
+    );
+    // A guard against a hang, not a measure.
+    let got = seen
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .unwrap();
+    assert!(got.starts_with("GET /first HTTP/1.1\r\n"), "{got:?}");
+    assert!(!got.contains("second") && !got.contains("third"), "{got:?}");
+}
+
+/// A project's `deny = ["*"]` denies everything, addresses a user rule names included.
+#[test]
+fn a_project_deny_of_everything_covers_addresses() {
+    let sandbox = Sandbox::new();
+    let port = server_a();
+    sandbox.settings(&format!(
+        "[network]\nmode = \"allowlist\"\nallow = [\"127.0.0.1\"]\nallow_local = [{port}]\n"
+    ));
+    if !available(&sandbox) {
+        return;
+    }
+    let curl = format!(
+        "curl -sS -w '%{{http_code}}' --proxy http://127.0.0.1:3128 --noproxy '' http://127.0.0.1:{port}/"
+    );
+    let result = exec(&sandbox, &curl);
+    assert_eq!(result["stdout"], "hello from A\n200", "{result}");
+    project_file(&sandbox, "[network]\ndeny = [\"*\"]\n");
+    let result = exec(&sandbox, &curl);
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(stdout.ends_with("403"), "{result}");
+    assert!(stdout.contains("deny = [\"*\"]"), "{stdout}");
 }

@@ -737,6 +737,41 @@ fn a_command_keeps_no_capability_that_reaches_past_the_sandbox() {
     }
 }
 
+/// x32 system calls (the number ORed with `__X32_SYSCALL_BIT`) fail with `EACCES` like the
+/// calls the filter names, whether or not the kernel has x32: without the check a kernel with
+/// x32 would run `socket(AF_UNIX)` or `open_tree` past every rule (here, where x32 is off,
+/// they would fail with `ENOSYS`, 38, instead). Generated over calls the filter refuses and
+/// calls it allows, in every network mode.
+#[test]
+fn x32_system_calls_are_refused() {
+    if !available() || !require_program("python3") {
+        return;
+    }
+    // socket, connect, open_tree, setns, getpid: each as x32.
+    let script = "python3 -c 'import ctypes; \
+                  l = ctypes.CDLL(None, use_errno=True); \
+                  [print(n, l.syscall(0x40000000 | n, 1, 1, 0), ctypes.get_errno()) \
+                  for n in (41, 42, 428, 308, 39)]'";
+    for network in [&[][..], &["--network"][..]] {
+        let dirs = Dirs::new();
+        let output = dirs
+            .agent()
+            .args(["exec", "--json"])
+            .args(network)
+            .args(["--", script])
+            .output()
+            .unwrap();
+        let result = json(&output);
+        let stdout = result["stdout"].as_str().unwrap_or_default();
+        for n in [41, 42, 428, 308, 39] {
+            assert!(
+                stdout.contains(&format!("{n} -1 13\n")),
+                "{network:?}: x32 call {n} was not refused: {result}"
+            );
+        }
+    }
+}
+
 /// A write the sandbox refused, in `agent run` at a terminal: the person is asked whether to
 /// run it again without the sandbox; `1` does, `0` keeps the refusal. Without a terminal
 /// nobody is asked and nothing runs again.
