@@ -79,6 +79,9 @@ pub struct Config {
     /// The network proxy's log, when commands go through it (`[network] mode =
     /// "allowlist"`): each command's decisions become `network` events and part of its result.
     pub network: Option<crate::net::Log>,
+    /// What commands reach through the proxy, as the settings write it (host patterns, then
+    /// `host.agent.internal:PORT`), for the system prompt; empty without the proxy.
+    pub network_reach: Vec<String>,
     /// `--max-tokens` and `--max-time` for this invocation.
     pub budget: Budget,
     /// The project's AGENTS.md, added to the system prompt (words to the model only).

@@ -38,10 +38,43 @@ pub(super) async fn refresh_tools(config: &Config, tools: &mut Vec<crate::model:
     }
 }
 
+/// Hosts named in the system prompt; past it, "and N more".
+const MAX_HOSTS_TOLD: usize = 12;
+
+/// What the network proxy lets commands reach (`[network] mode = "allowlist"`): the hosts,
+/// bounded, and what to do about another one.
+fn proxy_sentence(config: &Config) -> String {
+    let reach = &config.network_reach;
+    let mut named: Vec<String> = reach
+        .iter()
+        .take(MAX_HOSTS_TOLD)
+        .map(|host| format!("`{host}`"))
+        .collect();
+    if reach.len() > MAX_HOSTS_TOLD {
+        named.push(format!("and {} more", reach.len() - MAX_HOSTS_TOLD));
+    }
+    let hosts = if named.is_empty() {
+        "no host at all".to_owned()
+    } else {
+        named.join(", ")
+    };
+    let auto = if config.mode == Mode::Auto {
+        " (commands that run without the user's yes get no network)"
+    } else {
+        ""
+    };
+    format!(
+        " and reach the network only through the agent's proxy{auto}, to these hosts: {hosts}. \
+         Any other host is refused (`403` naming the setting that would allow it; the result lists \
+         it under `network_refused`): do not retry it or work around the proxy; ask the user to \
+         add the host to `[network] allow` in their settings"
+    )
+}
+
 /// What the sandbox lets commands do, for the system prompt (empty when it is not active).
-fn sandbox_sentence(sandbox: &crate::sandbox::Sandbox) -> String {
+fn sandbox_sentence(config: &Config) -> String {
     use crate::sandbox::SandboxMode;
-    let Some(policy) = sandbox.active_policy() else {
+    let Some(policy) = config.sandbox.active_policy() else {
         return String::new();
     };
     let writes = match policy.mode {
@@ -57,9 +90,11 @@ fn sandbox_sentence(sandbox: &crate::sandbox::Sandbox) -> String {
         ),
     };
     let network = if policy.network {
-        ""
+        String::new()
+    } else if policy.proxy.is_some() {
+        proxy_sentence(config)
     } else {
-        " and cannot use the network"
+        " and cannot use the network".to_owned()
     };
     format!(
         " Commands run in a sandbox: they can read files but {writes}{network}; a result with \
@@ -108,7 +143,7 @@ pub fn system_prompt(config: &Config) -> String {
             cwd = config.workspace.display(),
             timeout = exec::describe_duration(config.limits.timeout),
             cap = config.limits.max_output_chars,
-        ) + &sandbox_sentence(&config.sandbox)
+        ) + &sandbox_sentence(config)
             + mcp_sentence(config)
     };
     format!(

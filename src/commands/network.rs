@@ -90,6 +90,9 @@ pub(crate) fn start_for_loop(
 ) -> Result<Option<crate::net::proxy::Proxy>> {
     let proxy = start(runtime, settings, &mut config.sandbox)?;
     config.network = proxy.as_ref().map(crate::net::proxy::Proxy::log);
+    if proxy.is_some() {
+        config.network_reach = settings.net.rules().reachable();
+    }
     Ok(proxy)
 }
 

@@ -317,6 +317,26 @@ impl Rules {
             && self.allowed(host).is_some()
     }
 
+    /// What commands may reach, as the settings write it, for telling the model: the allowed
+    /// patterns, each once (deny patterns not subtracted: they only narrow), then this
+    /// machine's ports as `host.agent.internal:PORT`.
+    #[must_use]
+    pub fn reachable(&self) -> Vec<String> {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut reach: Vec<String> = self
+            .allow
+            .iter()
+            .filter(|rule| seen.insert(rule.written.as_str()))
+            .map(|rule| rule.written.clone())
+            .collect();
+        reach.extend(
+            self.allow_local
+                .iter()
+                .map(|port| format!("{HOST_ALIAS}:{port}")),
+        );
+        reach
+    }
+
     /// The static answer for `host`, if `hosts` has one.
     #[must_use]
     pub fn static_answer(&self, host: &Host) -> Option<Answer> {
@@ -480,6 +500,21 @@ mod tests {
             }
         );
         assert!(rules.add_preset("nuget").unwrap_err().contains("npm"));
+    }
+
+    #[test]
+    fn what_is_reachable_is_told_once_each() {
+        let mut rules = rules();
+        rules.add(false, "allowed.test", "flag").unwrap();
+        assert_eq!(
+            rules.reachable(),
+            [
+                "allowed.test",
+                "*.github.test",
+                "10.1.2.3",
+                "host.agent.internal:5432"
+            ]
+        );
     }
 
     #[test]

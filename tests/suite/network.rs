@@ -910,3 +910,43 @@ fn a_project_deny_of_everything_covers_addresses() {
     assert!(stdout.ends_with("403"), "{result}");
     assert!(stdout.contains("deny = [\"*\"]"), "{stdout}");
 }
+
+/// In `allowlist` mode the system prompt names the hosts commands reach (a bounded list, then
+/// "and N more") and tells the model to ask the user for another one, instead of saying that
+/// commands have no network.
+#[test]
+fn the_system_prompt_names_the_reachable_hosts_and_how_to_ask() {
+    use super::fake_model::{FakeModel, turn_text};
+    let sandbox = Sandbox::new();
+    let many: Vec<String> = (1..=20).map(|n| format!("\"h{n}.test\"")).collect();
+    sandbox.settings(&format!(
+        "[network]\nmode = \"allowlist\"\nallow = [\"allowed.test\", {}]\nallow_local = [5432]\n",
+        many.join(", ")
+    ));
+    if !available(&sandbox) {
+        return;
+    }
+    let server = FakeModel::openai_turns([turn_text("done")]);
+    let output = sandbox
+        .agent()
+        .env("OPENAI_API_KEY", "sk-test")
+        .args(["run", "--provider", "openai", "--base-url"])
+        .arg(server.openai_url())
+        .arg("hi")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let system = server.request(0).system().unwrap();
+    assert!(
+        system
+            .contains("only through the agent's proxy, to these hosts: `allowed.test`, `h1.test`"),
+        "{system}"
+    );
+    assert!(system.contains("`h11.test`, and 10 more."), "{system}");
+    assert!(!system.contains("h12.test"), "{system}");
+    assert!(
+        system.contains("add the host to `[network] allow`"),
+        "{system}"
+    );
+    assert!(!system.contains("cannot use the network"), "{system}");
+}

@@ -109,6 +109,7 @@ pub(in crate::commands) fn agent_config(
         secrets: exec::Secrets::new(secrets(settings)),
         sandbox,
         network: None,
+        network_reach: Vec::new(),
         budget: agent::Budget {
             max_tokens: args.max_tokens,
             max_time: args.max_time,
