@@ -98,7 +98,11 @@ impl Loop<'_> {
         if !read_only(&decided) {
             let _ = self.config.snapshots.before_change(stats.turns);
         }
-        let mut result = self.run_networked(&request, &id, emit).await;
+        // The allow rule that allowed it on its own: the hosts that rule names are open.
+        let rule = (by == DecidedBy::Policy)
+            .then(|| decision.rule.clone())
+            .flatten();
+        let mut result = self.run_networked(&request, &id, rule, emit).await;
         let mark = |content: String| match &decided.edited_from {
             Some(from) => approval::mark_edited(&content, from, &decided.command),
             None => content,
@@ -131,17 +135,19 @@ impl Loop<'_> {
     }
 
     /// Runs `request` (see `run_streaming`); through the network proxy, its decisions while
-    /// the command ran become `network` events and part of the result.
+    /// the command ran become `network` events and part of the result. `rule`: the allow rule
+    /// that allowed it, whose own hosts (`net = [...]`) are open meanwhile.
     async fn run_networked(
         &self,
         request: &ExecRequest,
         id: &str,
+        rule: Option<String>,
         emit: &mut (dyn FnMut(Event) + Send),
     ) -> exec::ExecResult {
         let Some(log) = &self.config.network else {
             return run_streaming(request, id, emit).await;
         };
-        log.set_command(Some(id.to_owned()));
+        log.set_command_rule(Some(id.to_owned()), rule);
         let mut result = run_streaming(request, id, emit).await;
         // Background processes of the command may still connect: named by no command.
         log.set_command(None);

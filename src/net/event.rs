@@ -44,6 +44,8 @@ pub struct NetworkEvent {
 #[derive(Debug, Default)]
 struct Record {
     command: Option<String>,
+    /// The allow rule that allowed the running command (its own hosts are open).
+    rule: Option<String>,
     events: Vec<NetworkEvent>,
     dropped: usize,
 }
@@ -95,8 +97,24 @@ impl Log {
     /// Names the command whose connections come next (its tool call id), for the events.
     /// The connections made so far are ended.
     pub fn set_command(&self, id: Option<String>) {
-        self.record().command = id;
+        self.set_command_rule(id, None);
+    }
+
+    /// [`Log::set_command`] for a command the allow rule `rule` allowed: the hosts that rule
+    /// names (`net = [...]`) are open while it runs.
+    pub fn set_command_rule(&self, id: Option<String>, rule: Option<String>) {
+        {
+            let mut record = self.record();
+            record.command = id;
+            record.rule = rule;
+        }
         self.commands.send_modify(|n| *n += 1);
+    }
+
+    /// The allow rule that allowed the running command, if one did.
+    #[must_use]
+    pub fn command_rule(&self) -> Option<String> {
+        self.record().rule.clone()
     }
 
     /// The decisions since the last call, and how many more were not kept.

@@ -283,7 +283,8 @@ async fn open(shared: &Shared, host: &Host, port: u16) -> Result<(TcpStream, Str
         shared.note(host, port, false, why, allow_with);
         Refused { status: 403, body }
     };
-    let rule = match shared.rules.decide(host, port) {
+    let command = shared.log.command_rule();
+    let rule = match shared.rules.decide_for(host, port, command.as_deref()) {
         Verdict::Allow { rule } => rule,
         Verdict::Deny { rule, allow_with } => {
             return Err(refused(format!("refused by `{rule}`"), allow_with));
@@ -502,7 +503,10 @@ async fn serve_socks(
 /// Answers the stub resolver: `200` with the addresses (one a line) of an allowed name, `403`
 /// for any other. Not an event: the connection that follows is one.
 async fn resolve(client: &mut UnixStream, shared: &Shared, host: &Host) -> std::io::Result<()> {
-    let found = if shared.rules.resolvable(host) {
+    let found = if shared
+        .rules
+        .resolvable(host, shared.log.command_rule().as_deref())
+    {
         addresses(&shared.rules, host, 443).await.ok()
     } else {
         None

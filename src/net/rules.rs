@@ -120,6 +120,9 @@ pub struct Rules {
     /// This machine's own addresses (its interfaces'), filled when the proxy starts: reached
     /// only like loopback.
     pub own: Vec<IpAddr>,
+    /// Hosts one allow rule opens for the commands it allows (`{ command = "npm install",
+    /// net = ["registry.npmjs.org"] }`): the rule's prefix and an allow pattern.
+    pub per_command: Vec<(String, Rule)>,
 }
 
 /// A static answer of `hosts`: the address, and the one port it is for when written with one
@@ -148,6 +151,25 @@ impl Rules {
         } else {
             self.allow.push(rule);
         }
+        Ok(())
+    }
+
+    /// Adds a host pattern the allow rule `command` opens for the commands it allows.
+    ///
+    /// # Errors
+    /// The pattern is malformed.
+    pub fn add_for_command(
+        &mut self,
+        command: &str,
+        written: &str,
+        from: &str,
+    ) -> Result<(), String> {
+        let rule = Rule {
+            pattern: Pattern::parse(written)?,
+            written: written.trim().to_owned(),
+            from: from.to_owned(),
+        };
+        self.per_command.push((command.trim().to_owned(), rule));
         Ok(())
     }
 
@@ -231,14 +253,25 @@ impl Rules {
         })
     }
 
-    /// The allow rule naming `host`, as the rule a person would find in the settings.
-    fn allowed(&self, host: &Host) -> Option<String> {
-        let rule = self.allow.iter().find(|rule| rule.pattern.matches(host))?;
-        Some(if rule.from.starts_with("preset ") {
-            format!("[network] presets: {} ({})", rule.from, rule.written)
-        } else {
-            format!("[network] allow = [\"{}\"] ({})", rule.written, rule.from)
-        })
+    /// The allow rule naming `host`, as the rule a person would find in the settings: one of
+    /// `[network]`, or one the allow rule `command` (that allowed the running command) opens.
+    fn allowed(&self, host: &Host, command: Option<&str>) -> Option<String> {
+        if let Some(rule) = self.allow.iter().find(|rule| rule.pattern.matches(host)) {
+            return Some(if rule.from.starts_with("preset ") {
+                format!("[network] presets: {} ({})", rule.from, rule.written)
+            } else {
+                format!("[network] allow = [\"{}\"] ({})", rule.written, rule.from)
+            });
+        }
+        let command = command?;
+        let (_, rule) = self
+            .per_command
+            .iter()
+            .find(|(prefix, rule)| prefix == command && rule.pattern.matches(host))?;
+        Some(format!(
+            "[permissions.commands] allow = [{{ command = \"{command}\", net = [\"{}\"] }}] ({})",
+            rule.written, rule.from
+        ))
     }
 
     /// The refusal of `port` on where `host` leads before DNS — its static answer, or the
@@ -283,6 +316,12 @@ impl Rules {
     /// it; an address inside only on its ports (see the module's text).
     #[must_use]
     pub fn decide(&self, host: &Host, port: u16) -> Verdict {
+        self.decide_for(host, port, None)
+    }
+
+    /// [`Rules::decide`] for a command the allow rule `command` allowed (its own hosts too).
+    #[must_use]
+    pub fn decide_for(&self, host: &Host, port: u16, command: Option<&str>) -> Verdict {
         if let Some(denied) = self.denied(host) {
             return denied;
         }
@@ -298,7 +337,7 @@ impl Rules {
                 }
             };
         }
-        match self.allowed(host) {
+        match self.allowed(host, command) {
             Some(rule) => self
                 .port_refused(host, port)
                 .unwrap_or(Verdict::Allow { rule }),
@@ -311,10 +350,10 @@ impl Rules {
     /// Whether `host` may be resolved for a command (the stub resolver): allowed on some port.
     /// [`HOST_ALIAS`] never is: inside the command's namespace no address reaches it.
     #[must_use]
-    pub fn resolvable(&self, host: &Host) -> bool {
+    pub fn resolvable(&self, host: &Host, command: Option<&str>) -> bool {
         self.denied(host).is_none()
             && *host != Host::Name(HOST_ALIAS.to_owned())
-            && self.allowed(host).is_some()
+            && self.allowed(host, command).is_some()
     }
 
     /// What commands may reach, as the settings write it, for telling the model: the allowed
@@ -333,6 +372,11 @@ impl Rules {
             self.allow_local
                 .iter()
                 .map(|port| format!("{HOST_ALIAS}:{port}")),
+        );
+        reach.extend(
+            self.per_command
+                .iter()
+                .map(|(command, rule)| format!("{} (for `{command}` only)", rule.written)),
         );
         reach
     }
@@ -502,6 +546,58 @@ mod tests {
         assert!(rules.add_preset("nuget").unwrap_err().contains("npm"));
     }
 
+    /// A rule's own hosts are open for the command that rule allowed only; deny still wins,
+    /// and inside addresses keep their port limits.
+    #[test]
+    fn a_rules_own_hosts_are_open_for_its_commands_only() {
+        let mut rules = rules();
+        rules
+            .add_for_command("npm install", "registry.npmjs.test", "user")
+            .unwrap();
+        rules
+            .add_for_command("npm install", "evil.github.test", "user")
+            .unwrap();
+        rules
+            .add_for_command("npm ci", "*.npm.test", "user")
+            .unwrap();
+        let npm = host("registry.npmjs.test");
+        for command in [None, Some("npm"), Some("npm ci"), Some("npm install x")] {
+            assert!(
+                matches!(
+                    rules.decide_for(&npm, 443, command),
+                    Verdict::Unknown { .. }
+                ),
+                "{command:?}"
+            );
+            assert!(!rules.resolvable(&npm, command), "{command:?}");
+        }
+        assert_eq!(
+            rules.decide_for(&npm, 443, Some("npm install")),
+            Verdict::Allow {
+                rule: "[permissions.commands] allow = [{ command = \"npm install\", net = \
+                       [\"registry.npmjs.test\"] }] (user)"
+                    .to_owned()
+            }
+        );
+        assert!(rules.resolvable(&npm, Some("npm install")));
+        assert!(matches!(
+            rules.decide_for(&host("a.npm.test"), 443, Some("npm ci")),
+            Verdict::Allow { .. }
+        ));
+        assert!(matches!(
+            rules.decide_for(&host("evil.github.test"), 443, Some("npm install")),
+            Verdict::Deny { .. }
+        ));
+        rules
+            .add_for_command("npm install", "local.test", "user")
+            .unwrap();
+        rules.add_host("local.test", "127.0.0.1").unwrap();
+        assert!(matches!(
+            rules.decide_for(&host("local.test"), 22, Some("npm install")),
+            Verdict::Deny { .. }
+        ));
+    }
+
     #[test]
     fn what_is_reachable_is_told_once_each() {
         let mut rules = rules();
@@ -660,7 +756,7 @@ mod tests {
                     matches!(all.decide(&host(target), 80), Verdict::Deny { .. }),
                     "{target}"
                 );
-                assert!(!all.resolvable(&host(target)), "{target}");
+                assert!(!all.resolvable(&host(target), None), "{target}");
             }
             let mut one = rules.clone();
             one.add(true, address, "project").unwrap();

@@ -46,8 +46,13 @@ impl Draft {
             Value::PriceOut(p) => s.facts.price_out = Some(sourced(*p, origin)),
             Value::Mode(mode) => s.mode = sourced(*mode, origin),
             Value::ReadOnly(list) => s.read_only = sourced(*list, origin),
-            Value::Allow(rules) => {
+            Value::Allow(rules, hosts) => {
                 s.allow.extend(rules.iter().map(|r| rule(r, source)));
+                s.net.rule_hosts.extend(
+                    hosts
+                        .iter()
+                        .map(|entry| sourced(entry.clone(), origin.clone())),
+                );
                 s.rules
                     .extend(listed(RuleKind::Allow, rules.iter(), &origin));
             }

@@ -21,6 +21,50 @@ pub(crate) enum NetKey {
     Hosts,
 }
 
+/// An allow rule's own hosts (`{ command = "npm install", net = ["registry.npmjs.org"] }` in
+/// `[permissions.commands] allow`): open for the commands that rule allows, no other.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RuleHosts {
+    /// The rule (a command prefix), as written.
+    pub command: String,
+    /// Host patterns, as `[network] allow` takes them.
+    pub net: Vec<String>,
+}
+
+/// Reads an allow rule written as an inline table: `command` (the prefix) and `net` (host
+/// patterns), nothing else; the error says what it must be.
+pub(crate) fn read_rule_hosts(table: &toml_edit::InlineTable) -> Result<RuleHosts, String> {
+    let form = "a command prefix, or { command = \"npm install\", net = [\"registry.npmjs.org\"] }";
+    if let Some((key, _)) = table
+        .iter()
+        .find(|(key, _)| !matches!(*key, "command" | "net"))
+    {
+        return Err(format!("{form}; `{key}` is not a key of it"));
+    }
+    let command = table
+        .get("command")
+        .and_then(toml_edit::Value::as_str)
+        .filter(|command| !command.trim().is_empty())
+        .ok_or_else(|| format!("{form}: `command` is missing"))?;
+    let net = table
+        .get("net")
+        .and_then(toml_edit::Value::as_array)
+        .ok_or_else(|| format!("{form}: `net` is missing"))?
+        .iter()
+        .map(|host| {
+            let host = host
+                .as_str()
+                .ok_or_else(|| format!("{form}: `net` is a list of host patterns"))?;
+            Pattern::parse(host).map_err(|why| format!("`net`: {why}"))?;
+            Ok(host.trim().to_owned())
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(RuleHosts {
+        command: command.trim().to_owned(),
+        net,
+    })
+}
+
 /// A checked `[network]` value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum NetValue {
@@ -121,6 +165,8 @@ pub struct NetworkSettings {
     pub allow_local: Vec<Sourced<u16>>,
     /// Static answers before DNS.
     pub hosts: Vec<Sourced<(String, String)>>,
+    /// Allow rules' own hosts (`[permissions.commands] allow`, user file and profiles only).
+    pub rule_hosts: Vec<Sourced<RuleHosts>>,
 }
 
 impl NetworkSettings {
@@ -137,6 +183,7 @@ impl NetworkSettings {
             presets: Vec::new(),
             allow_local: Vec::new(),
             hosts: Vec::new(),
+            rule_hosts: Vec::new(),
         }
     }
 
@@ -212,6 +259,12 @@ impl NetworkSettings {
         for entry in &self.hosts {
             let _ = rules.add_host(&entry.value.0, &entry.value.1);
         }
+        for entry in &self.rule_hosts {
+            for host in &entry.value.net {
+                let from = origin_word(&entry.origin);
+                let _ = rules.add_for_command(&entry.value.command, host, &from);
+            }
+        }
         rules
     }
 }
@@ -268,6 +321,34 @@ mod tests {
             (NetKey::Hosts, "{ \"10.0.0.1\" = \"10.0.0.2\" }"),
         ] {
             assert!(read_value(key, &item(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn allow_rules_with_hosts_are_checked_as_they_are_read() {
+        let table = |toml: &str| {
+            let document: toml_edit::DocumentMut = format!("v = {toml}").parse().unwrap();
+            document["v"].as_inline_table().unwrap().clone()
+        };
+        assert_eq!(
+            read_rule_hosts(&table(
+                "{ command = \" npm install \", net = [\"registry.npmjs.org\", \"*.npm.test\"] }"
+            )),
+            Ok(RuleHosts {
+                command: "npm install".to_owned(),
+                net: vec!["registry.npmjs.org".to_owned(), "*.npm.test".to_owned()]
+            })
+        );
+        for bad in [
+            "{ net = [\"a.test\"] }",
+            "{ command = \"  \", net = [\"a.test\"] }",
+            "{ command = \"npm\" }",
+            "{ command = \"npm\", net = \"a.test\" }",
+            "{ command = \"npm\", net = [\"a@b.test\"] }",
+            "{ command = \"npm\", net = [1] }",
+            "{ command = \"npm\", net = [], hosts = [] }",
+        ] {
+            assert!(read_rule_hosts(&table(bad)).is_err(), "{bad}");
         }
     }
 

@@ -58,7 +58,7 @@ impl Draft {
             self.apply(entry, origin, Source::Project);
         } else {
             let why = match &entry.value {
-                Value::Allow(_) => "a project file cannot add allow rules",
+                Value::Allow(..) => "a project file cannot add allow rules",
                 Value::Mode(Mode::Auto) => {
                     "a project file cannot choose mode `auto` (only the user file or --mode can)"
                 }

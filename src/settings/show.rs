@@ -279,6 +279,7 @@ fn network_rows(net: &super::NetworkSettings) -> Vec<(String, Value, String)> {
         },
         list("network.allow_local", &net.allow_local),
         hosts_row,
+        list("network.rule_hosts", &net.rule_hosts),
     ]
 }
 

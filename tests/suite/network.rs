@@ -950,3 +950,72 @@ fn the_system_prompt_names_the_reachable_hosts_and_how_to_ask() {
     );
     assert!(!system.contains("cannot use the network"), "{system}");
 }
+
+/// An allow rule written with hosts of its own (`{ command = "curl -sS", net = [...] }`)
+/// opens them for the commands it allows, and for no other command: `curl -s`, allowed by a
+/// plain rule, is refused the same host. A project file cannot write such a rule.
+#[test]
+fn an_allow_rule_opens_its_own_hosts_for_its_commands_only() {
+    use super::fake_model::{FakeModel, turn_text, turn_tool_call};
+    let sandbox = Sandbox::new();
+    let port = server_a();
+    sandbox.settings(&format!(
+        "[permissions.commands]\n\
+         allow = [\"curl -s\", {{ command = \"curl -sS\", net = [\"netrule.test\"] }}]\n\
+         [network]\nmode = \"allowlist\"\nhosts = {{ \"netrule.test\" = \"127.0.0.1:{port}\" }}\n"
+    ));
+    if !available(&sandbox) {
+        return;
+    }
+    let url = format!("http://netrule.test:{port}/");
+    let server = FakeModel::openai_turns([
+        turn_tool_call(&format!("curl -sS {url}"), "with the rule's hosts"),
+        turn_tool_call(&format!("curl -s {url}"), "another rule"),
+        turn_text("done"),
+    ]);
+    let run = sandbox
+        .agent()
+        .env("OPENAI_API_KEY", "sk-test")
+        .args(["run", "--json", "--provider", "openai", "--base-url"])
+        .arg(server.openai_url())
+        .arg("fetch")
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{run:?}");
+    let results = server.request(2).tool_results();
+    assert!(results[0].1.contains("hello from A"), "{results:?}");
+    assert!(!results[1].1.contains("hello"), "{results:?}");
+    assert!(results[1].1.contains("netrule.test"), "{results:?}");
+    let events = super::harness::events(&run.stdout);
+    let allowed = events
+        .iter()
+        .find(|event| event["type"] == "network" && event["decision"] == "allow")
+        .unwrap();
+    assert!(
+        allowed["rule"]
+            .as_str()
+            .unwrap()
+            .contains("command = \"curl -sS\", net = [\"netrule.test\"]"),
+        "{allowed}"
+    );
+    // config show lists it; a project file's such rule is ignored (with a warning).
+    let shown = sandbox
+        .agent()
+        .args(["config", "show", "--json"])
+        .output()
+        .unwrap();
+    let shown = json(&shown);
+    assert_eq!(
+        shown["network.rule_hosts"]["value"][0]["net"][0], "netrule.test",
+        "{shown}"
+    );
+    project_file(
+        &sandbox,
+        "[permissions.commands]\nallow = [{ command = \"curl -s\", net = [\"blocked.test\"] }]\n",
+    );
+    let shown = sandbox.agent().args(["config", "show"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&shown.stderr);
+    assert!(stderr.contains("cannot add allow rules"), "{stderr}");
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(!text.contains("blocked.test"), "{text}");
+}

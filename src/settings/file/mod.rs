@@ -37,7 +37,8 @@ pub(crate) enum Value {
     PriceOut(f64),
     Mode(Mode),
     ReadOnly(ReadOnly),
-    Allow(Vec<String>),
+    /// Prefixes, and the hosts some of them open (rules written as inline tables).
+    Allow(Vec<String>, Vec<crate::settings::network::RuleHosts>),
     Deny(Vec<String>),
     TimeoutSecs(u64),
     MaxOutputChars(usize),
@@ -151,7 +152,7 @@ mod tests {
                     line: 3
                 },
                 Entry {
-                    value: Value::Allow(vec!["git status".into()]),
+                    value: Value::Allow(vec!["git status".into()], Vec::new()),
                     key: "permissions.commands.allow",
                     line: 6
                 },
@@ -243,7 +244,7 @@ mod tests {
             layer.projects["/w"],
             vec![
                 Entry {
-                    value: Value::Allow(vec!["cargo test".into()]),
+                    value: Value::Allow(vec!["cargo test".into()], Vec::new()),
                     key: "permissions.commands.allow",
                     line: 2
                 },

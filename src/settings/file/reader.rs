@@ -159,7 +159,7 @@ impl Reader<'_> {
             .table(table, "")?;
             let mut kept = Vec::new();
             for entry in layer.entries {
-                if matches!(entry.value, Value::Allow(_) | Value::Deny(_)) {
+                if matches!(entry.value, Value::Allow(..) | Value::Deny(_)) {
                     kept.push(entry);
                 } else {
                     self.layer.warnings.push(format!(

@@ -182,7 +182,16 @@ impl Reader<'_> {
                     .as_array()
                     .ok_or_else(|| wrong("an array of strings"))?;
                 let mut rules = Vec::new();
+                let mut hosts = Vec::new();
                 for value in array {
+                    // An allow rule with hosts of its own: `{ command = "…", net = […] }`.
+                    if let (Kind::Allow, Some(table)) = (kind, value.as_inline_table()) {
+                        let entry = crate::settings::network::read_rule_hosts(table)
+                            .map_err(|why| wrong(&why))?;
+                        rules.push(entry.command.clone());
+                        hosts.push(entry);
+                        continue;
+                    }
                     let rule = value.as_str().ok_or_else(|| wrong("an array of strings"))?;
                     if rule.trim().is_empty() {
                         return Err(wrong("an array of non-empty strings"));
@@ -190,7 +199,7 @@ impl Reader<'_> {
                     rules.push(rule.to_owned());
                 }
                 if matches!(kind, Kind::Allow) {
-                    Value::Allow(rules)
+                    Value::Allow(rules, hosts)
                 } else {
                     Value::Deny(rules)
                 }
