@@ -12,6 +12,7 @@ mod auto;
 pub use auto::auto_fallback;
 mod budget;
 mod file_call;
+mod host_prompt;
 mod instructions;
 mod mcp_call;
 mod model_text;
@@ -82,6 +83,9 @@ pub struct Config {
     /// What commands reach through the proxy, as the settings write it (host patterns, then
     /// `host.agent.internal:PORT`), for the system prompt; empty without the proxy.
     pub network_reach: Vec<String>,
+    /// Questions about hosts no rule decides, asked of a person while a command runs (at a
+    /// terminal, through the proxy); `None`: such hosts are refused at once.
+    pub network_questions: Option<crate::net::ask::Questions>,
     /// `--max-tokens` and `--max-time` for this invocation.
     pub budget: Budget,
     /// The project's AGENTS.md, added to the system prompt (words to the model only).

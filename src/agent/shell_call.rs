@@ -102,7 +102,9 @@ impl Loop<'_> {
         let rule = (by == DecidedBy::Policy)
             .then(|| decision.rule.clone())
             .flatten();
-        let mut result = self.run_networked(&request, &id, rule, emit).await;
+        let mut result = self
+            .run_networked(&request, &id, rule, approver, emit)
+            .await;
         let mark = |content: String| match &decided.edited_from {
             Some(from) => approval::mark_edited(&content, from, &decided.command),
             None => content,
@@ -137,18 +139,26 @@ impl Loop<'_> {
     /// Runs `request` (see `run_streaming`); through the network proxy, its decisions while
     /// the command ran become `network` events and part of the result. `rule`: the allow rule
     /// that allowed it, whose own hosts (`net = [...]`) are open meanwhile.
-    async fn run_networked(
+    /// A person at the terminal is asked about hosts no rule decides meanwhile.
+    async fn run_networked<A: Approve>(
         &self,
         request: &ExecRequest,
         id: &str,
         rule: Option<String>,
+        approver: &mut A,
         emit: &mut (dyn FnMut(Event) + Send),
     ) -> exec::ExecResult {
         let Some(log) = &self.config.network else {
             return run_streaming(request, id, emit).await;
         };
         log.set_command_rule(Some(id.to_owned()), rule);
-        let mut result = run_streaming(request, id, emit).await;
+        let run = run_streaming(request, id, emit);
+        let mut result = match &self.config.network_questions {
+            Some(questions) => {
+                super::host_prompt::answering(run, questions, approver, &request.command).await
+            }
+            None => run.await,
+        };
         // Background processes of the command may still connect: named by no command.
         log.set_command(None);
         result.network = log.take().0;

@@ -16,6 +16,7 @@
 
 mod diff;
 mod display;
+mod host;
 mod keys;
 mod line;
 mod one_key;
@@ -28,11 +29,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use diff::FileQuestion;
+pub use host::HostRequest;
 pub use keys::Cancel;
 pub use one_key::yes_or_no;
 pub use prompt::{Answer, Caution, Question};
 pub use rules_file::{
-    List, Scope, add_rule, edit_settings, remove_rule, save_allow_rule, save_rule,
+    List, Scope, add_rule, edit_settings, remove_rule, save_allow_rule, save_host, save_rule,
 };
 
 use crate::policy::Decision;
@@ -117,6 +119,15 @@ pub trait Approve {
     /// Asks about one file tool's call: a read outside the workspace or of a secret, or a
     /// change shown as a diff. Answers: allow, allow for the run, deny (with a note), interrupt.
     fn ask_file(&mut self, request: &FileApprovalRequest) -> impl Future<Output = Approval>;
+    /// Asks about a host a running command reached that no network rule decides; the
+    /// command's connection waits meanwhile. Without a person: refused.
+    fn ask_host(
+        &mut self,
+        request: &HostRequest,
+    ) -> impl Future<Output = crate::net::ask::HostAnswer> {
+        let _ = request;
+        async { crate::net::ask::HostAnswer::Deny }
+    }
 }
 
 /// Whether a person can answer a prompt: stderr is a terminal, stdin is one or
@@ -270,6 +281,44 @@ impl<S: Screen> Approve for Approver<S> {
 
     async fn ask_file(&mut self, request: &FileApprovalRequest) -> Approval {
         self.ask_about_file(request).await
+    }
+
+    async fn ask_host(&mut self, request: &HostRequest) -> crate::net::ask::HostAnswer {
+        use crate::net::ask::HostAnswer;
+        if self.reachable.is_err() {
+            return HostAnswer::Deny;
+        }
+        self.screen.pause();
+        let cancel = Arc::new(Cancel::default());
+        let _stop = StopOnDrop(Arc::clone(&cancel));
+        let question = request.clone();
+        let answer = tokio::task::spawn_blocking(move || {
+            let _finished = FinishOnDrop(&cancel);
+            question.ask(&cancel)
+        })
+        .await
+        .unwrap_or(HostAnswer::Deny);
+        let scope = match answer {
+            HostAnswer::Project => Some(Scope::Project(&self.workspace)),
+            HostAnswer::Always => Some(Scope::Everywhere),
+            HostAnswer::Once | HostAnswer::Run | HostAnswer::Deny => None,
+        };
+        if let Some(scope) = scope {
+            let note = match save_host(&self.settings_file, scope, &request.host) {
+                Ok(()) => format!(
+                    "saved: `{}` in {} allow ({})",
+                    request.host,
+                    scope.network_table(),
+                    self.settings_file.display()
+                ),
+                Err(error) => {
+                    format!("agent: could not save the host: {error}: allowed for this run")
+                }
+            };
+            prompt::note(&note);
+        }
+        self.screen.resume();
+        answer
     }
 }
 

@@ -38,6 +38,52 @@ impl Scope<'_> {
     }
 }
 
+impl Scope<'_> {
+    /// The `[network]` table a host of this scope is written to.
+    #[must_use]
+    pub fn network_table(&self) -> String {
+        match self {
+            Scope::Everywhere => "[network]".to_owned(),
+            Scope::Project(workspace) => format!(
+                "[projects.{}.network]",
+                quoted_key(&workspace.display().to_string())
+            ),
+        }
+    }
+}
+
+/// Appends `host` to `[network] allow` of `scope` in `path` (a person allowed it at the
+/// per-host prompt), creating the file and tables as needed; nothing when it is there.
+///
+/// # Errors
+/// A message naming the file when it cannot be read, parsed or written.
+pub fn save_host(path: &Path, scope: Scope<'_>, host: &str) -> Result<(), String> {
+    let name = path.display();
+    let mut doc = read_document(path)?;
+    let mut root = doc.as_table_mut();
+    if let Scope::Project(workspace) = scope {
+        let projects = table(root, "projects")
+            .ok_or_else(|| format!("`{name}`: [projects] is not a table"))?;
+        let key = workspace.display().to_string();
+        root = table(projects, &key)
+            .ok_or_else(|| format!("`{name}`: [projects.\"{key}\"] is not a table"))?;
+    }
+    let where_ = scope.network_table();
+    let network =
+        table(root, "network").ok_or_else(|| format!("`{name}`: {where_} is not a table"))?;
+    let array = network
+        .entry("allow")
+        .or_insert_with(|| Item::Value(Value::Array(Array::new())))
+        .as_array_mut()
+        .ok_or_else(|| format!("`{name}`: `allow` in {where_} is not an array"))?;
+    if array.iter().any(|value| value.as_str() == Some(host)) {
+        return Ok(());
+    }
+    array.push(host);
+    write_through_links(path, doc.to_string().as_bytes())
+        .map_err(|error| format!("cannot write `{name}`: {error}"))
+}
+
 /// A TOML basic string for `key`, as toml_edit writes a quoted key.
 fn quoted_key(key: &str) -> String {
     toml_edit::Key::new(key).display_repr().into_owned()

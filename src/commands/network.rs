@@ -61,24 +61,40 @@ pub(crate) fn start(
     settings: &Settings,
     sandbox: &mut Sandbox,
 ) -> Result<Option<crate::net::proxy::Proxy>> {
+    start_asking(runtime, settings, sandbox, None)
+}
+
+/// [`start`], asking a person through `asking` about hosts no rule decides.
+#[cfg(unix)]
+fn start_asking(
+    runtime: &tokio::runtime::Runtime,
+    settings: &Settings,
+    sandbox: &mut Sandbox,
+    asking: Option<crate::net::ask::Asking>,
+) -> Result<Option<crate::net::proxy::Proxy>> {
     if own_network(settings, sandbox) != Ok(true) {
         return Ok(None);
     }
     let _inside = runtime.enter();
-    let proxy = crate::net::proxy::Proxy::start(settings.net.rules(), &sandbox.policy.temp)
-        .map_err(|error| {
-            Error::Runtime(format!(
-                "cannot start the network proxy in {}: {error}: set `[network] mode` to \"off\" \
+    let proxy = crate::net::proxy::Proxy::start_asking(
+        settings.net.rules(),
+        &sandbox.policy.temp,
+        asking,
+    )
+    .map_err(|error| {
+        Error::Runtime(format!(
+            "cannot start the network proxy in {}: {error}: set `[network] mode` to \"off\" \
                  or \"full\"",
-                sandbox.policy.temp.display()
-            ))
-        })?;
+            sandbox.policy.temp.display()
+        ))
+    })?;
     sandbox.policy.proxy = Some(proxy.dir().to_path_buf());
     Ok(Some(proxy))
 }
 
 /// [`start`] for a run or session in `runtime`: its commands' decisions go to the loop through
-/// `config.network`. Keep the proxy for as long as the loop runs.
+/// `config.network`; with `ask` (a person can answer), hosts no rule decides are asked about
+/// while the command waits. Keep the proxy for as long as the loop runs.
 ///
 /// # Errors
 /// The proxy's socket cannot be made.
@@ -87,8 +103,18 @@ pub(crate) fn start_for_loop(
     runtime: &tokio::runtime::Runtime,
     settings: &Settings,
     config: &mut crate::agent::Config,
+    ask: bool,
 ) -> Result<Option<crate::net::proxy::Proxy>> {
-    let proxy = start(runtime, settings, &mut config.sandbox)?;
+    let (asking, questions) = if ask {
+        let (asking, questions) = crate::net::ask::Asking::new();
+        (Some(asking), Some(questions))
+    } else {
+        (None, None)
+    };
+    let proxy = start_asking(runtime, settings, &mut config.sandbox, asking)?;
+    if proxy.is_some() {
+        config.network_questions = questions;
+    }
     config.network = proxy.as_ref().map(crate::net::proxy::Proxy::log);
     if proxy.is_some() {
         config.network_reach = settings.net.rules().reachable();

@@ -49,7 +49,12 @@ pub(crate) fn open(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let mut config = run::agent_config(&settings, &workspace, &args, sandbox)?;
     let runtime = super::runtime()?;
     #[cfg(unix)]
-    let _proxy = super::network::start_for_loop(&runtime, &settings, &mut config)?;
+    let _proxy = super::network::start_for_loop(
+        &runtime,
+        &settings,
+        &mut config,
+        crate::approve::terminal_reachable(args.no_prompt).is_ok(),
+    )?;
     run::instructions_notice(&config.instructions, global);
     super::sandbox_notice(&config.sandbox, global.quiet);
     let resumed = match earlier {

@@ -111,6 +111,12 @@ impl Log {
         self.commands.send_modify(|n| *n += 1);
     }
 
+    /// The running command's tool call id, when one is named.
+    #[must_use]
+    pub fn command(&self) -> Option<String> {
+        self.record().command.clone()
+    }
+
     /// The allow rule that allowed the running command, if one did.
     #[must_use]
     pub fn command_rule(&self) -> Option<String> {

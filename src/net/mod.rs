@@ -7,6 +7,7 @@
 //! files, models or terminals.
 
 pub mod address;
+pub mod ask;
 #[cfg(unix)]
 mod dial;
 pub mod env;

@@ -23,6 +23,7 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpStream, UnixListener, UnixStream};
 use tokio::sync::Semaphore;
 
+use super::ask::{Asking, HostAnswer};
 use super::dial::{Failed, addresses, connect};
 use super::event::{Log, NetDecision, NetworkEvent};
 use super::host::Host;
@@ -50,6 +51,8 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 struct Shared {
     rules: Rules,
     log: Log,
+    /// Asks a person about hosts no rule decides (at a terminal); `None`: refused at once.
+    asking: Option<Asking>,
     /// One per connection served at once.
     slots: Arc<Semaphore>,
 }
@@ -92,7 +95,19 @@ impl Proxy {
     ///
     /// # Errors
     /// The directory or the socket cannot be made.
-    pub fn start(mut rules: Rules, parent: &Path) -> std::io::Result<Proxy> {
+    pub fn start(rules: Rules, parent: &Path) -> std::io::Result<Proxy> {
+        Self::start_asking(rules, parent, None)
+    }
+
+    /// [`Proxy::start`], asking a person through `asking` about hosts no rule decides.
+    ///
+    /// # Errors
+    /// The directory or the socket cannot be made.
+    pub fn start_asking(
+        mut rules: Rules,
+        parent: &Path,
+        asking: Option<Asking>,
+    ) -> std::io::Result<Proxy> {
         // This machine's own addresses are inside, like loopback.
         rules.own.extend(super::own::addresses());
         let dir = private_dir(parent)?;
@@ -107,6 +122,7 @@ impl Proxy {
         };
         let shared = Arc::new(Shared {
             rules,
+            asking,
             log: Log::default(),
             slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
         });
@@ -290,10 +306,28 @@ async fn open(shared: &Shared, host: &Host, port: u16) -> Result<(TcpStream, Str
             return Err(refused(format!("refused by `{rule}`"), allow_with));
         }
         Verdict::Unknown { allow_with } => {
-            return Err(refused(
-                "not in `[network] allow`".to_owned(),
-                Some(allow_with),
-            ));
+            let Some(asking) = &shared.asking else {
+                return Err(refused(
+                    "not in `[network] allow`".to_owned(),
+                    Some(allow_with),
+                ));
+            };
+            let (answer, fresh) = asking.ask(host, port, shared.log.command()).await;
+            if let Some(Verdict::Deny { rule, allow_with }) = shared.rules.port_refused(host, port)
+            {
+                return Err(refused(format!("refused by `{rule}`"), allow_with));
+            }
+            let when = if fresh { "" } else { " earlier in this run" };
+            match answer {
+                HostAnswer::Deny => {
+                    let why = format!("refused at the prompt{when} (or not answered in time)");
+                    return Err(refused(why, Some(allow_with)));
+                }
+                HostAnswer::Once => "allowed once at the prompt".to_owned(),
+                HostAnswer::Run => format!("allowed for this run at the prompt{when}"),
+                HostAnswer::Project => "allowed in this project at the prompt".to_owned(),
+                HostAnswer::Always => "allowed always at the prompt".to_owned(),
+            }
         }
     };
     let (addresses, resolved) = match addresses(&shared.rules, host, port).await {

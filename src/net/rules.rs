@@ -277,7 +277,8 @@ impl Rules {
     /// The refusal of `port` on where `host` leads before DNS — its static answer, or the
     /// address it is — when that is another port than the answer's, or an address inside on a
     /// port `allow_local` does not list.
-    fn port_refused(&self, host: &Host, port: u16) -> Option<Verdict> {
+    #[must_use]
+    pub fn port_refused(&self, host: &Host, port: u16) -> Option<Verdict> {
         let (ip, answer) = match (self.static_answer(host), host) {
             (Some(answer), _) => (answer.ip, Some(answer)),
             (None, Host::Ip(ip)) => (*ip, None),

@@ -1019,3 +1019,62 @@ fn an_allow_rule_opens_its_own_hosts_for_its_commands_only() {
     let text = String::from_utf8_lossy(&shown.stdout);
     assert!(!text.contains("blocked.test"), "{text}");
 }
+
+/// At a terminal a host no rule decides is asked about, once per host, while the command's
+/// connection waits: two connections to it in one command ask once; "2" (this run) holds for
+/// the next command too; "3" (this project) is saved in the user settings file.
+#[test]
+fn at_a_terminal_a_new_host_is_asked_about_once_and_this_run_holds() {
+    use super::fake_model::{FakeModel, turn_text, turn_tool_call};
+    use super::tty::run_in_tmux;
+    let port = server_a();
+    let sandbox = Sandbox::new();
+    sandbox.settings(&format!(
+        "[permissions.commands]\nallow = [\"curl\"]\n\
+         [network]\nmode = \"allowlist\"\n\
+         hosts = {{ \"new.test\" = \"127.0.0.1:{port}\", \"other.test\" = \"127.0.0.1:{port}\" }}\n"
+    ));
+    if !available(&sandbox) || !require("tmux", program("tmux")) {
+        return;
+    }
+    let curl = |host: &str| format!("curl -sS http://{host}:{port}/");
+    let server = FakeModel::openai_turns([
+        turn_tool_call(
+            &format!("{} && {}", curl("new.test"), curl("new.test")),
+            "twice",
+        ),
+        turn_tool_call(
+            &format!("{} && {}", curl("new.test"), curl("other.test")),
+            "again",
+        ),
+        turn_text("done"),
+    ]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'fetch'");
+    let screen = tmux.wait_for("wants `new.test`");
+    assert!(
+        screen.contains(&format!("port {port}: 1 once · 2 this run")),
+        "{screen}"
+    );
+    tmux.keys(&["2"]);
+    let screen = tmux.wait_for("wants `other.test`");
+    assert_eq!(screen.matches("wants `new.test`").count(), 1, "{screen}");
+    tmux.keys(&["3"]);
+    tmux.wait_for("EXIT=0");
+    let first = &server.request(1).tool_results()[0].1;
+    assert_eq!(first.matches("hello from A").count(), 2, "{first}");
+    let second = &server.request(2).tool_results()[1].1;
+    assert_eq!(second.matches("hello from A").count(), 2, "{second}");
+    let saved = std::fs::read_to_string(sandbox.config_dir().join("settings.toml")).unwrap();
+    assert!(
+        saved.contains(".network]\nallow = [\"other.test\"]"),
+        "{saved}"
+    );
+    // The saved host holds in the next run, asking nobody.
+    let run = sandbox
+        .agent()
+        .args(["exec", "--json", "--"])
+        .arg(curl("other.test"))
+        .output()
+        .unwrap();
+    assert_eq!(json(&run)["stdout"], "hello from A\n", "{run:?}");
+}

@@ -110,6 +110,7 @@ pub(in crate::commands) fn agent_config(
         sandbox,
         network: None,
         network_reach: Vec::new(),
+        network_questions: None,
         budget: agent::Budget {
             max_tokens: args.max_tokens,
             max_time: args.max_time,

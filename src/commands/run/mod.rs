@@ -46,7 +46,12 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let mut config = agent_config(&settings, &workspace, &args, sandbox)?;
     let runtime = super::runtime()?;
     #[cfg(unix)]
-    let _proxy = super::network::start_for_loop(&runtime, &settings, &mut config)?;
+    let _proxy = super::network::start_for_loop(
+        &runtime,
+        &settings,
+        &mut config,
+        approve::terminal_reachable(args.no_prompt).is_ok(),
+    )?;
     instructions_notice(&config.instructions, global);
     super::sandbox_notice(&config.sandbox, quiet);
 

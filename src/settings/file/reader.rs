@@ -159,12 +159,18 @@ impl Reader<'_> {
             .table(table, "")?;
             let mut kept = Vec::new();
             for entry in layer.entries {
-                if matches!(entry.value, Value::Allow(..) | Value::Deny(_)) {
+                // Command rules, and hosts a person allowed for this project at the prompt.
+                if matches!(
+                    entry.value,
+                    Value::Allow(..)
+                        | Value::Deny(_)
+                        | Value::Net(crate::settings::network::NetValue::Allow(_))
+                ) {
                     kept.push(entry);
                 } else {
                     self.layer.warnings.push(format!(
                         "{}:{}: `{}` in [projects.\"{workspace}\"] is ignored: a project table \
-                         holds only [permissions.commands] allow and deny",
+                         holds only [permissions.commands] allow and deny, and [network] allow",
                         self.path.display(),
                         entry.line,
                         entry.key
