@@ -238,7 +238,8 @@ mod tests {
     #[test]
     fn project_tables_keep_their_rules_and_report_the_rest() {
         let layer = parse_ok(
-            "[projects.\"/w\".permissions.commands]\nallow = [\"cargo test\"]\ndeny = [\"git push\"]\n[projects.\"/w\".limits]\nmax_turns = 3\n[ci]\nfail_on_deny = true\n",
+            "[projects.\"/w\".permissions.commands]\nallow = [\"cargo test\"]\ndeny = [\"git push\"]\n[projects.\"/w\".limits]\nmax_turns = 3\n[ci]\nfail_on_deny = true\n\
+             [projects.\"/w\".network]\nallow = [\"a.test\"]\nmode = \"full\"\n",
         );
         assert_eq!(
             layer.projects["/w"],
@@ -253,6 +254,13 @@ mod tests {
                     key: "permissions.commands.deny",
                     line: 3
                 },
+                Entry {
+                    value: Value::Net(crate::settings::network::NetValue::Allow(vec![
+                        "a.test".into()
+                    ])),
+                    key: "network.allow",
+                    line: 9
+                },
             ]
         );
         assert_eq!(
@@ -266,7 +274,8 @@ mod tests {
         assert_eq!(
             layer.warnings,
             vec![
-                "settings.toml:5: `limits.max_turns` in [projects.\"/w\"] is ignored: a project table holds only [permissions.commands] allow and deny"
+                "settings.toml:5: `limits.max_turns` in [projects.\"/w\"] is ignored: a project table holds only [permissions.commands] allow and deny, and [network] allow",
+                "settings.toml:10: `network.mode` in [projects.\"/w\"] is ignored: a project table holds only [permissions.commands] allow and deny, and [network] allow"
             ]
         );
     }
