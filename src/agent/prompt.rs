@@ -63,10 +63,16 @@ fn proxy_sentence(config: &Config) -> String {
     } else {
         ""
     };
+    let other = if config.network_questions.is_some() {
+        "Any other host is asked about at the user's terminal while the command waits; one \
+         they refuse"
+    } else {
+        "Any other host"
+    };
     format!(
         " and reach the network only through the agent's proxy{auto}, to these hosts: {hosts}. \
-         Any other host is refused (`403` naming the setting that would allow it; the result lists \
-         it under `network_refused`): do not retry it or work around the proxy; ask the user to \
+         {other} is refused (`403` naming the setting that would allow it; the result lists it \
+         under `network_refused`): do not retry it or work around the proxy; ask the user to \
          add the host to `[network] allow` in their settings"
     )
 }
