@@ -17,6 +17,14 @@ use crate::model::{Message, ToolCall};
 use crate::policy::{Mode, Source, Verdict};
 use crate::sandbox::Policy;
 
+/// The allow rule that allowed a command on its own (no person, no mode): the hosts that rule
+/// names (`net = [...]`) are open while the command runs.
+fn deciding_rule(decided: &super::approval::Decided) -> Option<String> {
+    (decided.by == DecidedBy::Policy)
+        .then(|| decided.decision.rule.clone())
+        .flatten()
+}
+
 impl Loop<'_> {
     /// Handles one call of the shell tool and returns the content for the model; `None`
     /// means the person interrupted the run.
@@ -98,10 +106,7 @@ impl Loop<'_> {
         if !read_only(&decided) {
             let _ = self.config.snapshots.before_change(stats.turns);
         }
-        // The allow rule that allowed it on its own: the hosts that rule names are open.
-        let rule = (by == DecidedBy::Policy)
-            .then(|| decision.rule.clone())
-            .flatten();
+        let rule = deciding_rule(&decided);
         let mut result = self
             .run_networked(&request, &id, rule, approver, emit)
             .await;
@@ -152,7 +157,8 @@ impl Loop<'_> {
             return run_streaming(request, id, emit).await;
         };
         log.set_command_rule(Some(id.to_owned()), rule);
-        let run = run_streaming(request, id, emit);
+        // On the heap: the loop's future stays small however the command is driven.
+        let run = Box::pin(run_streaming(request, id, emit));
         let mut result = match &self.config.network_questions {
             Some(questions) => {
                 super::host_prompt::answering(run, questions, approver, &request.command).await
