@@ -60,14 +60,7 @@ impl Scope<'_> {
 pub fn save_host(path: &Path, scope: Scope<'_>, host: &str) -> Result<(), String> {
     let name = path.display();
     let mut doc = read_document(path)?;
-    let mut root = doc.as_table_mut();
-    if let Scope::Project(workspace) = scope {
-        let projects = table(root, "projects")
-            .ok_or_else(|| format!("`{name}`: [projects] is not a table"))?;
-        let key = workspace.display().to_string();
-        root = table(projects, &key)
-            .ok_or_else(|| format!("`{name}`: [projects.\"{key}\"] is not a table"))?;
-    }
+    let root = scope_root(&mut doc, scope, path)?;
     let where_ = scope.network_table();
     let network =
         table(root, "network").ok_or_else(|| format!("`{name}`: {where_} is not a table"))?;
@@ -135,14 +128,7 @@ impl List {
 pub fn add_rule(path: &Path, scope: Scope<'_>, list: List, prefix: &str) -> Result<bool, String> {
     let name = path.display();
     let mut doc = read_document(path)?;
-    let mut root = doc.as_table_mut();
-    if let Scope::Project(workspace) = scope {
-        let projects = table(root, "projects")
-            .ok_or_else(|| format!("`{name}`: [projects] is not a table"))?;
-        let key = workspace.display().to_string();
-        root = table(projects, &key)
-            .ok_or_else(|| format!("`{name}`: [projects.\"{key}\"] is not a table"))?;
-    }
+    let root = scope_root(&mut doc, scope, path)?;
     let permissions = table(root, "permissions").ok_or_else(|| {
         format!(
             "`{name}`: the `permissions` of {} is not a table",
@@ -164,6 +150,24 @@ pub fn add_rule(path: &Path, scope: Scope<'_>, list: List, prefix: &str) -> Resu
     write_through_links(path, doc.to_string().as_bytes())
         .map_err(|error| format!("cannot write `{name}`: {error}"))?;
     Ok(true)
+}
+
+/// The table `scope`'s settings sit in: the file's top, or its `[projects."<workspace>"]`
+/// table (made when missing). `path` names the file in the error.
+fn scope_root<'a>(
+    doc: &'a mut DocumentMut,
+    scope: Scope<'_>,
+    path: &Path,
+) -> Result<&'a mut Table, String> {
+    let name = path.display();
+    let root = doc.as_table_mut();
+    let Scope::Project(workspace) = scope else {
+        return Ok(root);
+    };
+    let projects =
+        table(root, "projects").ok_or_else(|| format!("`{name}`: [projects] is not a table"))?;
+    let key = workspace.display().to_string();
+    table(projects, &key).ok_or_else(|| format!("`{name}`: [projects.\"{key}\"] is not a table"))
 }
 
 /// Takes `rule` out of every allow and deny list of `path` that applies in `workspace`:
@@ -344,6 +348,24 @@ mod tests {
                 .count(),
             1
         );
+    }
+
+    #[test]
+    fn a_host_goes_to_the_network_allow_list_of_its_scope_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.toml");
+        std::fs::write(&path, "[network]\nmode = \"allowlist\" # mine\n").unwrap();
+        for _ in 0..2 {
+            save_host(&path, Scope::Everywhere, "a.test").unwrap();
+            save_host(&path, Scope::Project(Path::new("/w")), "b.test").unwrap();
+        }
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "[network]\nmode = \"allowlist\" # mine\nallow = [\"a.test\"]\n\n\
+             [projects.\"/w\".network]\nallow = [\"b.test\"]\n"
+        );
+        std::fs::write(&path, "network = 1\n").unwrap();
+        assert!(save_host(&path, Scope::Everywhere, "a.test").is_err());
     }
 
     #[test]
