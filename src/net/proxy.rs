@@ -619,11 +619,11 @@ mod tests {
         rules
     }
 
-    async fn ask(proxy: &Proxy, request: &[u8]) -> String {
+    async fn ask(proxy: &Proxy, request: impl AsRef<[u8]>) -> String {
         let mut stream = UnixStream::connect(proxy.dir().join(SOCKET_NAME))
             .await
             .unwrap();
-        stream.write_all(request).await.unwrap();
+        stream.write_all(request.as_ref()).await.unwrap();
         let mut answer = Vec::new();
         let _ = stream.read_to_end(&mut answer).await;
         String::from_utf8_lossy(&answer).into_owned()
@@ -922,37 +922,24 @@ mod tests {
         let (port, _seen) = recording_origin().await;
         let (other, _other_seen) = recording_origin().await;
         let parent = tempfile::tempdir().unwrap();
-        let proxy = Proxy::start(rules(port), parent.path()).unwrap();
-        let answer = ask(
-            &proxy,
-            format!("CONNECT allowed.test:{other} HTTP/1.1\r\n\r\n").as_bytes(),
-        )
-        .await;
-        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
-        assert!(
-            answer.contains(&format!("for port {port} only")),
-            "{answer}"
-        );
+        let connect = format!("CONNECT allowed.test:{other} HTTP/1.1\r\n\r\n");
         let mut open = rules(port);
-        open.add_host("allowed.test", "127.0.0.1").unwrap();
-        let proxy = Proxy::start(open.clone(), parent.path()).unwrap();
-        let answer = ask(
-            &proxy,
-            format!("CONNECT allowed.test:{other} HTTP/1.1\r\n\r\n").as_bytes(),
-        )
-        .await;
-        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
-        assert!(
-            answer.contains(&format!(
-                "add `[network] hosts = {{ \"allowed.test\" = \"127.0.0.1:{other}\" }}`"
-            )),
-            "{answer}"
-        );
+        let to_other = format!("127.0.0.1:{other}");
+        for (rules, refusal) in [(open.clone(), format!("for port {port} only")), {
+            open.add_host("allowed.test", "127.0.0.1").unwrap();
+            let add = format!("add `[network] hosts = {{ \"allowed.test\" = \"{to_other}\" }}`");
+            (open.clone(), add)
+        }] {
+            let proxy = Proxy::start(rules, parent.path()).unwrap();
+            let answer = ask(&proxy, &connect).await;
+            assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+            assert!(answer.contains(&refusal), "{answer}");
+        }
         open.allow_local.push(other);
         let proxy = Proxy::start(open, parent.path()).unwrap();
         let answer = ask(
             &proxy,
-            format!("GET http://allowed.test:{other}/ HTTP/1.1\r\n\r\n").as_bytes(),
+            format!("GET http://allowed.test:{other}/ HTTP/1.1\r\n\r\n"),
         )
         .await;
         assert!(answer.ends_with("hello"), "{answer}");
