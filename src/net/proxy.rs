@@ -38,6 +38,10 @@ pub const SOCKET_NAME: &str = "proxy.sock";
 /// The resolver configuration's file name in the proxy's private directory.
 pub const RESOLV_CONF_NAME: &str = "resolv.conf";
 
+/// The file listing the `allow_local` ports (one a line) in the proxy's private directory: the
+/// bridge listens for each as `host.agent.internal` inside the namespace.
+pub const LOCAL_PORTS_NAME: &str = "local-ports";
+
 /// The command's resolver configuration: the stub on its own loopback, one quick try.
 const RESOLV_CONF: &str = "nameserver 127.0.0.1\noptions timeout:2 attempts:1\n";
 
@@ -113,6 +117,8 @@ impl Proxy {
         let dir = private_dir(parent)?;
         // What the helper binds over `/etc/resolv.conf`: the stub in the command's namespace.
         std::fs::write(dir.join(RESOLV_CONF_NAME), RESOLV_CONF)?;
+        let ports: String = rules.allow_local.iter().map(|p| format!("{p}\n")).collect();
+        std::fs::write(dir.join(LOCAL_PORTS_NAME), ports)?;
         let listener = match UnixListener::bind(dir.join(SOCKET_NAME)) {
             Ok(listener) => listener,
             Err(error) => {

@@ -12,6 +12,11 @@
 //! command's processes, and stays outside the command's Landlock domain and seccomp filter.
 //! It copies with fixed buffers and serves at most [`MAX_BRIDGED`] connections at once; on
 //! `127.0.0.1:53` it answers DNS for the names the proxy allows (`dns.rs`).
+//!
+//! For clients that know no proxy (a database client, say), this machine's `allow_local` ports
+//! are there too: `host.agent.internal` resolves inside to [`LOCAL_ALIAS`], where the bridge
+//! listens on each such port and opens every connection with the proxy as
+//! `CONNECT host.agent.internal:PORT` (the proxy decides it like any other).
 
 use std::ffi::OsStr;
 use std::io::{BufRead as _, Read, Write};
@@ -40,6 +45,13 @@ const DNS_PORT: u16 = 53;
 
 /// How long the stub waits for the proxy's answer about one name.
 const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The address `host.agent.internal` has inside the namespace: a loopback address of its own,
+/// where the bridge listens on the `allow_local` ports.
+const LOCAL_ALIAS: [u8; 4] = [127, 0, 0, 2];
+
+/// The longest answer head the bridge reads from the proxy for a local port's `CONNECT`.
+const MAX_ANSWER_HEAD: usize = 4096;
 
 /// The index of the loopback interface in a new network namespace (always the first).
 const LOOPBACK_INDEX: i32 = 1;
@@ -122,15 +134,28 @@ pub(super) fn bridge_main(socket: &Path, proxy_pid: u32) -> std::process::ExitCo
     let Ok(listener) = TcpListener::bind(("127.0.0.1", port)) else {
         return std::process::ExitCode::from(1);
     };
+    let proxy = Proxy {
+        socket: socket.to_path_buf(),
+        pid: proxy_pid,
+    };
+    let local_ports = local_ports(socket);
+    for port in &local_ports {
+        // Best effort: a port that cannot be bound is reached through the proxy only.
+        let Ok(listener) = TcpListener::bind(std::net::SocketAddr::from((LOCAL_ALIAS, *port)))
+        else {
+            continue;
+        };
+        let (proxy, opening) = (proxy.clone(), Some(local_opening(*port)));
+        let _ = std::thread::Builder::new()
+            .name("bridge-local".to_owned())
+            .spawn(move || bridge(&listener, &proxy, opening.as_deref()));
+    }
     // Best effort: without the stub, names do not resolve inside (quickly: no route out).
     if let Ok(dns) = UdpSocket::bind(("127.0.0.1", DNS_PORT)) {
-        let proxy = Proxy {
-            socket: socket.to_path_buf(),
-            pid: proxy_pid,
-        };
+        let (proxy, local) = (proxy.clone(), !local_ports.is_empty());
         let _ = std::thread::Builder::new()
             .name("dns".to_owned())
-            .spawn(move || stub_resolver(&dns, &proxy));
+            .spawn(move || stub_resolver(&dns, &proxy, local));
     }
     let mut stdout = std::io::stdout();
     if writeln!(stdout, "{READY}")
@@ -139,12 +164,42 @@ pub(super) fn bridge_main(socket: &Path, proxy_pid: u32) -> std::process::ExitCo
     {
         return std::process::ExitCode::from(1);
     }
-    let proxy = Proxy {
-        socket: socket.to_path_buf(),
-        pid: proxy_pid,
-    };
-    bridge(&listener, &proxy);
+    bridge(&listener, &proxy, None);
     std::process::ExitCode::SUCCESS
+}
+
+/// The `allow_local` ports the proxy listed beside its socket.
+fn local_ports(socket: &Path) -> Vec<u16> {
+    let listed = socket
+        .parent()
+        .map(|dir| dir.join(crate::net::proxy::LOCAL_PORTS_NAME))
+        .and_then(|path| std::fs::read_to_string(path).ok())
+        .unwrap_or_default();
+    listed
+        .lines()
+        .filter_map(|line| line.trim().parse().ok())
+        .collect()
+}
+
+/// What a connection to [`LOCAL_ALIAS`]`:port` says to the proxy first.
+fn local_opening(port: u16) -> String {
+    format!("CONNECT {}:{port} HTTP/1.1\r\n\r\n", crate::net::HOST_ALIAS)
+}
+
+/// Sends `opening` to the proxy and reads its answer head: whether the tunnel is open.
+fn opened(proxy: &mut UnixStream, opening: &str) -> bool {
+    if proxy.write_all(opening.as_bytes()).is_err() {
+        return false;
+    }
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") && head.len() < MAX_ANSWER_HEAD {
+        match proxy.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ => return false,
+        }
+    }
+    head.starts_with(b"HTTP/1.1 200 ")
 }
 
 /// Sets the loopback interface up through rtnetlink (`RTM_NEWLINK`, `IFF_UP`), as `ip link
@@ -186,6 +241,7 @@ fn loopback_up() -> std::io::Result<()> {
 }
 
 /// The agent's proxy: its socket's path and the agent's process id.
+#[derive(Clone)]
 struct Proxy {
     socket: PathBuf,
     pid: u32,
@@ -202,23 +258,27 @@ impl Proxy {
     }
 }
 
-/// Accepts connections inside the namespace and splices each to the proxy.
-fn bridge(listener: &TcpListener, proxy: &Proxy) {
+/// Accepts connections inside the namespace and splices each to the proxy, after `opening`
+/// (a local port's `CONNECT`) when there is one and the proxy opened the tunnel.
+fn bridge(listener: &TcpListener, proxy: &Proxy, opening: Option<&str>) {
     let active = Arc::new(AtomicUsize::new(0));
     for client in listener.incoming() {
         let Ok(client) = client else { continue };
         if active.load(Ordering::Acquire) >= MAX_BRIDGED {
             continue;
         }
-        let Some(proxy) = proxy.connect() else {
+        let Some(mut proxy) = proxy.connect() else {
             continue;
         };
         active.fetch_add(1, Ordering::AcqRel);
         let done = Arc::clone(&active);
+        let opening = opening.map(str::to_owned);
         let spawned = std::thread::Builder::new()
             .name("bridge-conn".to_owned())
             .spawn(move || {
-                splice(client, proxy);
+                if opening.is_none_or(|opening| opened(&mut proxy, &opening)) {
+                    splice(client, proxy);
+                }
                 done.fetch_sub(1, Ordering::AcqRel);
             });
         if spawned.is_err() {
@@ -261,8 +321,9 @@ fn copy(mut from: impl Read, mut to: impl Write) {
 }
 
 /// Answers the command's DNS queries on `127.0.0.1:53`: the addresses the proxy gives for an
-/// allowed name, NXDOMAIN for every other (see `dns.rs`).
-fn stub_resolver(socket: &UdpSocket, proxy: &Proxy) {
+/// allowed name, NXDOMAIN for every other (see `dns.rs`); with `local` ports,
+/// `host.agent.internal` is [`LOCAL_ALIAS`].
+fn stub_resolver(socket: &UdpSocket, proxy: &Proxy, local: bool) {
     let mut packet = [0u8; 512];
     loop {
         let Ok((read, from)) = socket.recv_from(&mut packet) else {
@@ -271,7 +332,15 @@ fn stub_resolver(socket: &UdpSocket, proxy: &Proxy) {
         let Some(query) = super::dns::parse_query(&packet[..read]) else {
             continue;
         };
-        let addresses = ask_proxy(proxy, &query.name);
+        let alias = query
+            .name
+            .trim_end_matches('.')
+            .eq_ignore_ascii_case(crate::net::HOST_ALIAS);
+        let addresses = if alias {
+            local.then(|| vec![IpAddr::from(LOCAL_ALIAS)])
+        } else {
+            ask_proxy(proxy, &query.name)
+        };
         let _ = socket.send_to(&query.answer(addresses.as_deref()), from);
     }
 }

@@ -1078,3 +1078,35 @@ fn at_a_terminal_a_new_host_is_asked_about_once_and_this_run_holds() {
         .unwrap();
     assert_eq!(json(&run)["stdout"], "hello from A\n", "{run:?}");
 }
+
+/// A client that knows no proxy reaches this machine's `allow_local` ports too: inside the
+/// namespace `host.agent.internal` resolves to an address where the bridge listens on those
+/// ports (and opens each connection through the proxy). Other ports are not there.
+#[test]
+fn allow_local_ports_are_reached_by_clients_without_a_proxy() {
+    let port_b = server("B");
+    let port_c = server("C");
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(&format!("allow_local = [{port_b}]")));
+    if !available(&sandbox) || !program("getent") {
+        return;
+    }
+    let curl = |port: u16| {
+        format!("curl -sS --noproxy '*' http://host.agent.internal:{port}/; echo \" exit=$?\"")
+    };
+    let result = exec(&sandbox, &format!("{}; {}", curl(port_b), curl(port_c)));
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(stdout.starts_with("hello from B\n exit=0\n"), "{result}");
+    assert!(!stdout.contains("hello from C"), "{result}");
+    assert!(stdout.trim_end().ends_with("exit=7"), "{result}");
+    let events = result["network"].as_array().unwrap();
+    assert_eq!(events[0]["host"], "host.agent.internal", "{result}");
+    assert_eq!(events[0]["decision"], "allow", "{result}");
+    // Without allow_local the name does not resolve inside.
+    sandbox.settings(&settings(""));
+    let result = exec(
+        &sandbox,
+        "getent hosts host.agent.internal; echo \"exit=$?\"",
+    );
+    assert_eq!(result["stdout"], "exit=2\n", "{result}");
+}
