@@ -161,7 +161,7 @@ impl Loop<'_> {
         let run = Box::pin(run_streaming(request, id, emit));
         let mut result = match &self.config.network_questions {
             Some(questions) => {
-                super::host_prompt::answering(run, questions, approver, &request.command).await
+                super::host_prompt::answering(run, questions, approver, id, &request.command).await
             }
             None => run.await,
         };

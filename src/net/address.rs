@@ -15,6 +15,17 @@ pub fn not_public(ip: IpAddr) -> Option<&'static str> {
     }
 }
 
+/// The address `ip` reaches: an IPv6 address that carries an IPv4 one (mapped, compatible,
+/// NAT64, 6to4) reaches that IPv4 address; every other address is itself. Rules compare
+/// addresses in this form, so no spelling of an address gets past a rule naming it.
+#[must_use]
+pub fn reached(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => embedded_v4(v6).map_or(ip, IpAddr::V4),
+        IpAddr::V4(_) => ip,
+    }
+}
+
 fn v4_kind(ip: Ipv4Addr) -> Option<&'static str> {
     let [a, b, c, _] = ip.octets();
     Some(match (a, b) {

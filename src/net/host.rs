@@ -17,6 +17,8 @@ use std::net::IpAddr;
 
 use reqwest::Url;
 
+use super::address::reached;
+
 /// The longest host name DNS can carry (253 characters in text form).
 const MAX_NAME_CHARS: usize = 253;
 
@@ -194,6 +196,7 @@ impl Pattern {
     pub fn matches(&self, host: &Host) -> bool {
         match (self, host) {
             (Pattern::Any, Host::Name(_)) => true,
+            (Pattern::Exact(Host::Ip(own)), Host::Ip(ip)) => reached(*own) == reached(*ip),
             (Pattern::Exact(own), host) => own == host,
             (Pattern::Below(suffix), Host::Name(name)) => name
                 .strip_suffix(suffix.as_str())
@@ -214,6 +217,26 @@ mod tests {
 
     fn ip(text: &str) -> Host {
         Host::Ip(text.parse().unwrap())
+    }
+
+    #[test]
+    fn an_address_pattern_matches_every_spelling_that_reaches_the_address() {
+        let pattern = Pattern::parse("203.0.113.5").unwrap();
+        for spelling in [
+            "203.0.113.5",
+            "::ffff:203.0.113.5",
+            "::ffff:cb00:7105",
+            "64:ff9b::203.0.113.5",
+            "2002:cb00:7105::1",
+            "::203.0.113.5",
+        ] {
+            assert!(pattern.matches(&ip(spelling)), "{spelling}");
+        }
+        for other in ["203.0.113.6", "::ffff:203.0.113.6", "2001:db8::cb00:7105"] {
+            assert!(!pattern.matches(&ip(other)), "{other}");
+        }
+        let v6 = Pattern::parse("[::ffff:203.0.113.5]").unwrap();
+        assert!(v6.matches(&ip("203.0.113.5")));
     }
 
     #[test]
