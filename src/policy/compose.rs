@@ -228,6 +228,11 @@ fn change_directory(
     directories: &[PathBuf],
     text: &str,
 ) -> Option<Result<Vec<PathBuf>, String>> {
+    // A first word that is `cd` once unquoted starts with `c` or a quoting character; most
+    // parts are not read again for it.
+    if !text.starts_with(['c', '\'', '"', '\\']) {
+        return None;
+    }
     let words = split::split(text)?;
     if words.first().is_none_or(|w| w.text != "cd") {
         return None;

@@ -1,13 +1,15 @@
 //! The second fast path of the parser: a conservative lexer for the few shapes that most
 //! commands take beyond plain words — `NAME=value` prefixes, pipelines and `&&`/`||`/`;`
 //! lists of simple commands, plain tests (`[ -f x ]`), one `if … then … [elif …] [else …] fi`
-//! of such lists, whole-word `'…'`/`"…"` strings without expansions, and trailing
-//! `>FILE`/`2>&1` redirections — building the same [`Script`] tree-sitter-bash would (a
-//! property test compares the two on generated commands of this grammar, field by field).
-//! Anything else, or anything it is unsure of, is `None` and goes to tree-sitter: `$`,
-//! backticks, `\`, `#`, newlines and control characters, `((` anywhere, unquoted parentheses
+//! of such lists, whole-word `'…'`/`"…"` strings without expansions (a backslash inside
+//! them that stands for itself: `"a\|b"`), plain text glued to one such string
+//! (`--include="*.py"`), and trailing `>FILE`/`2>&1` redirections — building the same
+//! [`Script`] tree-sitter-bash would (a property test compares the two on generated commands
+//! of this grammar, field by field). Anything else, or anything it is unsure of, is `None`
+//! and goes to tree-sitter: `$`, backticks, an unquoted `\` or one before a blank, `#`,
+//! newlines and control characters, `((` anywhere, unquoted parentheses
 //! and braces, `[` (but a test of a plain shape at a command's start: `[ -f x ]`), `!`, `<`,
-//! `&` other than in `&&`/`&>`/`>&`, a quote glued to other text, a reserved or declaration
+//! `&` other than in `&&`/`&>`/`>&`, other glued quotes (`"a"b`, `a"b"c`), a reserved or declaration
 //! word (`if`, `export` …) as a program, `@` or `==` (tree-sitter-bash reads some of those
 //! as errors). Owns only that lexing; decides nothing.
 
@@ -52,7 +54,7 @@ pub(super) fn parse(text: &str) -> Option<Script> {
     // `parse` reads texts with these again in other ways (escaped blanks, `((`), even
     // inside quotes. A lone `(` or `)` is read here only inside quotes: unquoted, it ends
     // no word and starts no operator of this grammar, so the text goes to tree-sitter.
-    if text.contains('\\') || text.contains("((") {
+    if text.contains("((") || escape_read_again(text) {
         return None;
     }
     let bytes = text.as_bytes();
@@ -268,7 +270,7 @@ impl Lexer<'_> {
             self.blanks();
         }
         let start = self.at;
-        let program = self.word()?;
+        let program = self.single_word()?;
         // A program name of letters, digits and `_ . / + - *` only (tree-sitter-bash reads
         // `a=b x:y` as an error); a glob (`*.rs`, a quoted argument searched as a command
         // string) stays a pattern, quoted text stays literal.
@@ -339,14 +341,14 @@ impl Lexer<'_> {
             }
             // Whether the word is quoted: tree-sitter-bash reads only a bare operator as one.
             let quoted = matches!(self.peek(), Some(b'\'' | b'"'));
-            words.push((self.word()?, quoted));
+            words.push((self.single_word()?, quoted));
         }
         let operand = |(word, _): &(Word, bool)| {
             word.kind == WordKind::Literal
                 && !word.text.is_empty()
                 && !word.text.starts_with('-')
                 && !word.text.contains([
-                    '[', ']', '(', ')', '=', '*', '?', '~', '{', '}', '#', '<', '>',
+                    '[', ']', '(', ')', '=', '*', '?', '~', '{', '}', '#', '<', '>', '\\',
                 ])
         };
         let unary =
@@ -440,8 +442,41 @@ impl Lexer<'_> {
         Some(&self.text[start..end])
     }
 
-    /// One word: plain characters, or a whole `'…'` or `"…"` string.
+    /// One argument: plain characters, a whole `'…'` or `"…"` string, or plain characters
+    /// glued to one such string (`--include="*.py"`, `-g'*.rs'`).
     fn word(&mut self) -> Option<Word> {
+        let start = self.at;
+        let word = self.whole_word()?;
+        if !matches!(self.peek(), Some(b'\'' | b'"')) || word.text.is_empty() {
+            return self.at_word_end().then_some(word);
+        }
+        // Glued: tree-sitter-bash reads a concatenation of the plain text and the string.
+        // Only plain text without a glob or a digit at its end (a number to tree-sitter) is
+        // read here.
+        let glued = self.bytes[start] != b'\''
+            && self.bytes[start] != b'"'
+            && word.kind == WordKind::Literal
+            && !word.text.ends_with(|c: char| c.is_ascii_digit())
+            && !word.text.starts_with(['~', '=']);
+        if !glued {
+            return None;
+        }
+        let quoted = self.whole_word()?;
+        if !self.at_word_end() {
+            return None;
+        }
+        Some(Word::literal(word.text + &quoted.text))
+    }
+
+    /// One word that is not glued to another: plain characters, or a whole `'…'` or `"…"`
+    /// string (for a program name and the operands of a test).
+    fn single_word(&mut self) -> Option<Word> {
+        let word = self.whole_word()?;
+        self.at_word_end().then_some(word)
+    }
+
+    /// Plain characters, or a whole `'…'` or `"…"` string, up to what follows (not checked).
+    fn whole_word(&mut self) -> Option<Word> {
         let start = self.at;
         let word = match self.peek()? {
             b'\'' => {
@@ -461,7 +496,8 @@ impl Lexer<'_> {
                 if blanks
                     || inner
                         .chars()
-                        .any(|c| c.is_control() || matches!(c, '$' | '`' | '\\' | '!'))
+                        .any(|c| c.is_control() || matches!(c, '$' | '`' | '!'))
+                    || !literal_backslashes(inner)
                 {
                     return None;
                 }
@@ -497,6 +533,30 @@ impl Lexer<'_> {
                 }
             }
         };
-        self.at_word_end().then_some(word)
+        Some(word)
     }
+}
+
+/// Whether `parse` reads the text again in other ways for a backslash in it: one before a
+/// blank, a line break or the end (escaped blanks, line continuations). Any other backslash
+/// is read by the lexer only inside quotes; unquoted, it ends no word, and the text goes to
+/// tree-sitter.
+fn escape_read_again(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(at, &b)| {
+        b == b'\\' && matches!(bytes.get(at + 1), None | Some(b' ' | b'\t' | b'\n' | b'\r'))
+    })
+}
+
+/// Whether every backslash inside `"…"` (given without its quotes) stands for itself: one
+/// before a character other than `$`, a backquote, `"`, `\\` or a line break (the closing
+/// quote after a final backslash would be escaped).
+fn literal_backslashes(inner: &str) -> bool {
+    let bytes = inner.as_bytes();
+    bytes.iter().enumerate().all(|(at, &b)| {
+        b != b'\\'
+            || bytes
+                .get(at + 1)
+                .is_some_and(|next| !matches!(next, b'$' | b'`' | b'"' | b'\\' | b'\n'))
+    })
 }

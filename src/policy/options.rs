@@ -198,10 +198,14 @@ fn index() -> &'static Index {
 /// A long option's name as compared: lowercase, without `-` and `_` (`--rootDir`,
 /// `--root-dir` and `--root_dir` are one option to jest; tsc ignores case).
 fn long_name(name: &str) -> String {
+    long_chars(name).collect()
+}
+
+/// The characters of [`long_name`].
+fn long_chars(name: &str) -> impl Iterator<Item = char> + '_ {
     name.chars()
         .filter(|c| !matches!(c, '-' | '_'))
         .map(|c| c.to_ascii_lowercase())
-        .collect()
 }
 
 /// Whether `word` is an operand: not an option, an assignment or a number (`make -j 4`),
@@ -226,15 +230,23 @@ impl Row {
 impl Form {
     /// Whether `word` (followed by `next`, for an option's value) is this option.
     fn matches(&self, word: &str, next: Option<&str>) -> bool {
+        // The long option's name as compared ([`long_name`]), read without allocating: this
+        // runs for every word of a command against every row of its programs.
         let long_body = || {
             let body = word.strip_prefix("--")?;
-            let body = long_name(body.split_once('=').map_or(body, |(b, _)| b));
-            (!body.is_empty()).then_some(body)
+            let body = body.split_once('=').map_or(body, |(b, _)| b);
+            let mut chars = long_chars(body).peekable();
+            chars.peek().is_some().then_some(chars)
         };
         match self {
-            Form::Long(name) => long_body().is_some_and(|body| name.starts_with(&body)),
+            // `name` starts with the body: every character of the body is the next of `name`.
+            Form::Long(name) => long_body().is_some_and(|mut body| {
+                let mut name = name.chars();
+                body.all(|c| name.next() == Some(c))
+            }),
+            // The body starts with `stem`.
             Form::LongFamily(stem) => {
-                long_body().is_some_and(|body| body.starts_with(stem.as_str()))
+                long_body().is_some_and(|mut body| stem.chars().all(|c| body.next() == Some(c)))
             }
             Form::Short(letter) => {
                 !word.starts_with("--")
@@ -400,6 +412,56 @@ mod tests {
 
     fn words(command: &str) -> Vec<Word> {
         command.split_whitespace().map(Word::literal).collect()
+    }
+
+    /// Long options are compared without allocating; the answers are those of comparing the
+    /// [`long_name`]s, for every long row of the table and generated words.
+    #[test]
+    fn long_options_match_as_their_long_names() {
+        use proptest::prelude::*;
+        let reference = |form: &Form, word: &str| {
+            let Some(body) = word.strip_prefix("--") else {
+                return false;
+            };
+            let body = long_name(body.split_once('=').map_or(body, |(b, _)| b));
+            match form {
+                Form::Long(name) => !body.is_empty() && name.starts_with(&body),
+                Form::LongFamily(stem) => !body.is_empty() && body.starts_with(stem.as_str()),
+                _ => unreachable!(),
+            }
+        };
+        let rows: Vec<&Row> = table()
+            .iter()
+            .filter(|row| matches!(row.form, Form::Long(_) | Form::LongFamily(_)))
+            .collect();
+        let mut runner = proptest::test_runner::TestRunner::default();
+        let words = prop_oneof![
+            "--[a-zA-Z_=-]{0,12}",
+            prop::sample::select(rows.clone()).prop_flat_map(|row| {
+                let option = row.option.clone();
+                (0..=option.len(), "[=_A-Z-]{0,3}").prop_map(move |(cut, tail)| {
+                    let cut = option
+                        .char_indices()
+                        .nth(cut)
+                        .map_or(option.len(), |(i, _)| i);
+                    format!("{}{tail}", &option[..cut])
+                })
+            }),
+        ];
+        runner
+            .run(&words, |word| {
+                for row in &rows {
+                    prop_assert_eq!(
+                        row.form.matches(&word, None),
+                        reference(&row.form, &word),
+                        "{} against {:?}",
+                        word,
+                        row.form
+                    );
+                }
+                Ok(())
+            })
+            .expect("long options match alike");
     }
 
     #[test]

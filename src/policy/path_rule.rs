@@ -2,6 +2,7 @@
 //! a secret file; a glob could not expand into an option. Shared by the inspection programs,
 //! the pure built-ins, read-only git and redirections.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use super::word::{Word, WordKind, glob_could_match};
@@ -59,15 +60,13 @@ pub(super) fn path(
             ));
         }
     }
-    // `workspace::lexically_inside`, keeping the normalised path for the secret check.
-    let full = workspace::normalize(&context.cwd, Path::new(text));
-    if text.starts_with('~') || !full.starts_with(&context.workspace) {
+    let Some(relative) = relative_inside(context, text) else {
         return Err(format!(
             "`{name}` names `{text}`, outside the workspace `{}`",
             context.workspace.display()
         ));
-    }
-    let relative = full.strip_prefix(&context.workspace).unwrap_or(&full);
+    };
+    let relative = relative.as_ref();
     if let Some(secret) = context.secrets.matching(relative) {
         return Err(format!(
             "`{name}` names `{text}`, a file that may hold secrets (`{secret}`)"
@@ -90,6 +89,63 @@ pub(super) fn path(
     Ok(())
 }
 
+/// `workspace::lexically_inside`, keeping the normalised path for the secret check: the path
+/// relative to the workspace, or `None` outside it. A relative path of plain components (no
+/// `.`, `..` or empty one, no `\\` or `:`) in the workspace's root is already that path: most
+/// words are not built again.
+fn relative_inside<'t>(context: &Context, text: &'t str) -> Option<Cow<'t, Path>> {
+    let plain = context.cwd == context.workspace
+        && !text.starts_with(['/', '~'])
+        && !text.contains(['\\', ':'])
+        && text.split('/').all(|part| !matches!(part, "" | "." | ".."));
+    if plain {
+        return Some(Cow::Borrowed(Path::new(text)));
+    }
+    let full = workspace::normalize(&context.cwd, Path::new(text));
+    if text.starts_with('~') || !full.starts_with(&context.workspace) {
+        return None;
+    }
+    let relative = full.strip_prefix(&context.workspace).unwrap_or(&full);
+    Some(Cow::Owned(relative.to_path_buf()))
+}
+
 pub(super) fn is_glob(text: &str) -> bool {
     text.contains(['*', '?', '[', '{'])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::{OsFamily, ReadOnly};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The shortcut for plain relative paths gives what normalising gives.
+        #[test]
+        fn plain_paths_are_taken_as_normalised(
+            parts in prop::collection::vec(
+                prop_oneof![
+                    4 => "[a-z.]{1,4}",
+                    1 => prop::sample::select(&["", ".", "..", "~", "a:b", "a\\b", "..."][..])
+                        .prop_map(str::to_owned),
+                ],
+                1..5,
+            ),
+            absolute in prop::bool::weighted(0.1),
+            sub in prop::bool::ANY,
+        ) {
+            let text = format!("{}{}", if absolute { "/" } else { "" }, parts.join("/"));
+            let cwd = if sub { "/w/sub" } else { "/w" };
+            let context = Context::new(OsFamily::Unix, Path::new("/w"), Path::new(cwd), ReadOnly::Inspect);
+            let full = workspace::normalize(&context.cwd, Path::new(&text));
+            let want = (!text.starts_with('~') && full.starts_with(&context.workspace))
+                .then(|| full.strip_prefix(&context.workspace).unwrap_or(&full).to_path_buf());
+            let got = relative_inside(&context, &text);
+            prop_assert_eq!(
+                got.as_ref().map(|p| p.to_string_lossy().into_owned()),
+                want.as_ref().map(|p| p.to_string_lossy().into_owned()),
+                "{}", text
+            );
+        }
+    }
 }

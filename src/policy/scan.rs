@@ -511,19 +511,26 @@ impl<'r> Scan<'r> {
     }
 
     fn crude_tokens(&mut self, text: &str) {
-        let tokens: Vec<Word> = text
+        let tokens: Vec<&str> = text
             .split(|c: char| !(c.is_ascii_alphanumeric() || "_.-/+\\:".contains(c)))
             .filter(|t| !t.is_empty())
-            .map(Word::literal)
             .collect();
         for start in 0..tokens.len() {
-            let key = program_key(&tokens[start].text, self.os);
+            let key = program_key(tokens[start], self.os);
             if is_protected(&key) {
                 self.findings.destructive = true;
             }
-            let window = &tokens[start..tokens.len().min(start + 32)];
+            // A token is a literal word, so a rule applies only to its own program: the words
+            // are built only for a token that is one.
+            if !self.rules.deny.iter().any(|rule| rule.program == key) {
+                continue;
+            }
+            let window: Vec<Word> = tokens[start..tokens.len().min(start + 32)]
+                .iter()
+                .map(|token| Word::literal(*token))
+                .collect();
             for (index, rule) in self.rules.deny.iter().enumerate() {
-                if rule.matches(self.os, &key, window, false) == Match::Definite {
+                if rule.matches(self.os, &key, &window, false) == Match::Definite {
                     self.findings.maybe_deny.get_or_insert(index);
                 }
             }

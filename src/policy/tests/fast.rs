@@ -107,6 +107,35 @@ const WORDS: &[&str] = &[
     ")",
     "x)",
     "(x",
+    "\"await\\|async\"",
+    "\"\\[TODO\\]\"",
+    "'a\\|b'",
+    "\"a\\\\b\"",
+    "\"a\\\"b\"",
+    "\"x\\\"",
+    "\"\\$x\"",
+    "'x\\'",
+    "\"a\\ b\"",
+    "'a\\ b'",
+    "\"\\d+\\.\\w\"",
+    "--include=\"*.py\"",
+    "-g'*.rs'",
+    "--glob=\"!x\"",
+    "a\"b\"",
+    "\"a\"b",
+    "a\"b\"c",
+    "a'b'\"c\"",
+    "2\"x\"",
+    "~\"x\"",
+    "=\"x\"",
+    "*\"x\"",
+    "x*\"y\"",
+    "-\"x\"",
+    "--x=\"a b\"",
+    "--x=''",
+    "--x=\"\"",
+    "a==\"b\"",
+    "x\"\\|\"",
 ];
 
 const REDIRECTIONS: &[&str] = &[
@@ -139,6 +168,15 @@ fn word() -> impl Strategy<Value = String> {
         1 => "[a-z0-9_./:,%+=~*@-]{1,6}",
         1 => "[ -~]{0,6}".prop_map(|t| format!("'{}'", t.replace('\'', ""))),
         1 => "[ -~]{0,6}".prop_map(|t| format!("\"{}\"", t.replace('"', ""))),
+        1 => ("[a-z0-9_./:,%+=~*@-]{0,4}", "[ -~]{0,4}", prop::bool::ANY).prop_map(
+            |(bare, quoted, double)| {
+                if double {
+                    format!("{bare}\"{}\"", quoted.replace('"', ""))
+                } else {
+                    format!("{bare}'{}'", quoted.replace('\'', ""))
+                }
+            }
+        ),
     ]
 }
 
@@ -392,6 +430,12 @@ fn the_lexer_reads_the_common_shapes() {
         "if [ -d src ]; then ls -la src; else echo missing; fi",
         "if test -f x; then wc -l x; fi",
         "if a | b; then c && d; elif e; then f; else g; fi",
+        "grep -n \"await\\|async\" lib/utils.py",
+        "rg \"\\[TODO\\]\" server | head",
+        "grep -n 'a\\|b' x",
+        "grep -rn \"render\" docs --include=\"*.py\"",
+        "rg -n x -g'*.rs' src",
+        "ls a'b'",
     ] {
         let fast = lex::parse(text);
         assert!(fast.is_some(), "not read: {text:?}");
@@ -415,7 +459,19 @@ fn the_lexer_leaves_the_rest_to_tree_sitter() {
         "ls & x",
         "ls |& x",
         "ls >> x",
-        "ls a'b'",
+        "ls \"a\"b",
+        "ls a\"b\"c",
+        "ls a'b'\"c\"",
+        "ls \"a\"'b'",
+        "ls x*'y'",
+        "ls 2'x'",
+        "l's' x",
+        "[ -f a'b' ]",
+        "ls \"a\\ b\"",
+        "ls 'a\\ b'",
+        "ls \"a\\\\b\"",
+        "ls \"a\\\"b\"",
+        "ls \"\\$x\"",
         "ls \"$x\"",
         "if x",
         "export A=1",
