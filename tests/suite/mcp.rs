@@ -708,12 +708,32 @@ fn a_loader_variable_in_a_servers_env_is_refused_and_list_and_approve_show_env()
             }
             let output = sandbox.agent().args(["mcp", "list"]).output().unwrap();
             let stderr = String::from_utf8_lossy(&output.stderr);
-            assert_eq!(output.status.code(), Some(2), "{name}: {stderr}");
-            assert!(
-                stderr.contains(&format!("env.{name}` is refused")),
-                "{stderr}"
-            );
-            assert!(running_with(&token).is_empty(), "{name}: a server started");
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            if project {
+                // Said and left out: a repository cannot stop the agent from running in it,
+                // and what is approved is the proposal without it.
+                assert_eq!(output.status.code(), Some(0), "{name}: {stderr}");
+                assert!(
+                    stderr.contains(&format!("env.{name}` is ignored")),
+                    "{stderr}"
+                );
+                assert!(!stdout.contains(name), "{stdout}");
+                let approved = sandbox
+                    .agent()
+                    .args(["mcp", "approve", "srv"])
+                    .output()
+                    .unwrap();
+                assert!(approved.status.success());
+                assert!(!String::from_utf8_lossy(&approved.stdout).contains(name));
+                sandbox.settings("");
+            } else {
+                assert_eq!(output.status.code(), Some(2), "{name}: {stderr}");
+                assert!(
+                    stderr.contains(&format!("env.{name}` is refused")),
+                    "{stderr}"
+                );
+            }
+            assert!(running_with(&token).is_empty(), "{name}: a server outlived list");
         }
     }
     sandbox.settings("");

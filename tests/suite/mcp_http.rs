@@ -189,33 +189,55 @@ fn a_project_proposal_names_no_token_and_no_file_names_the_models_key() {
     let sandbox = Sandbox::new();
     std::fs::create_dir_all(sandbox.work().join(".agent")).unwrap();
     let table = |var: &str| settings(&http.url).replace("WEB_TOKEN", var);
-    for (var, project) in [
-        ("OPENAI_API_KEY", true),
-        ("DOCS_TOKEN", true),
-        ("OPENAI_API_KEY", false),
-        ("ANTHROPIC_API_KEY", false),
-    ] {
-        let (user, proposal) = if project {
-            (String::new(), table(var))
-        } else {
-            (table(var), String::new())
-        };
-        sandbox.settings(&user);
-        std::fs::write(sandbox.work().join(".agent/settings.toml"), proposal).unwrap();
-        for command in [&["mcp", "list"][..], &["mcp", "approve", "web"][..]] {
-            let output = sandbox
-                .agent()
-                .args(command)
-                .env("OPENAI_API_KEY", "sk-secret")
-                .env("ANTHROPIC_API_KEY", "sk-secret")
-                .env("DOCS_TOKEN", "sk-secret")
-                .output()
-                .unwrap();
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            assert_eq!(output.status.code(), Some(2), "{var} {project}: {stderr}");
-            assert!(stderr.contains("bearer_token_env"), "{stderr}");
+    let agent = |command: &[&str]| {
+        let output = sandbox
+            .agent()
+            .args(command)
+            .env("OPENAI_API_KEY", "sk-secret")
+            .env("ANTHROPIC_API_KEY", "sk-secret")
+            .env("DOCS_TOKEN", "sk-secret")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        (output.status.code(), stderr)
+    };
+    // The user's own file naming the model's key: an error (the person can fix it).
+    for var in ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"] {
+        sandbox.settings(&table(var));
+        std::fs::write(sandbox.work().join(".agent/settings.toml"), "").unwrap();
+        let (code, stderr) = agent(&["mcp", "list"]);
+        assert_eq!(code, Some(2), "{var}: {stderr}");
+        assert!(stderr.contains("bearer_token_env"), "{stderr}");
+    }
+    // A project's token variable, whichever it names: said, ignored, and the agent still runs
+    // there (a repository must not be able to stop it); approved, the server gets no token.
+    for var in ["OPENAI_API_KEY", "DOCS_TOKEN"] {
+        sandbox.settings("");
+        std::fs::write(sandbox.work().join(".agent/settings.toml"), table(var)).unwrap();
+        for command in [
+            &["mcp", "list"][..],
+            &["mcp", "approve", "web"][..],
+            &["mcp", "list"][..],
+        ] {
+            let (code, stderr) = agent(command);
+            assert_eq!(code, Some(0), "{var} {command:?}: {stderr}");
+            assert!(
+                stderr.contains("`mcp.servers.web.bearer_token_env` is ignored"),
+                "{stderr}"
+            );
         }
+        let output = sandbox
+            .agent()
+            .args(["run", "--provider", "demo", "--no-prompt", "hi"])
+            .env("OPENAI_API_KEY", "sk-secret")
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
     let seen = http.authorizations.lock().unwrap().clone();
-    assert!(seen.is_empty(), "the server was asked: {seen:?}");
+    assert!(seen.is_empty(), "the server was sent a token: {seen:?}");
 }
