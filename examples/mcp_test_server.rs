@@ -12,7 +12,12 @@
 //! - `exit`: exits at once with status 3;
 //! - `die-after-call`: answers one `tools/call`, and exits when the next one comes;
 //! - `grow`: after its first `tools/call` says its tools changed and lists one more, `late`;
-//! - `storm`: sends thousands of notifications after `initialize`, then works normally;
+//! - `storm`: sends 5000 notifications after `initialize` (fewer than the agent's bound on
+//!   what a server sends unasked), then works normally;
+//! - `notify-flood`: at its first `tools/call` (never answered), sends notifications without
+//!   end from a thread of its own, and still reads and answers other requests;
+//! - `ping-flood`: at its first `tools/call` (never answered), sends `ping` requests without
+//!   end and never reads its input again (the answers pile up);
 //! - `stubborn`: works normally, but does not end when its stdin does (sleeps on);
 //! - `hang-stubborn`: `hang`, and does not end when its stdin does.
 //!
@@ -83,6 +88,16 @@ fn main() {
                 }
                 Ok(json!({ "tools": listed }))
             }
+            ("notify-flood" | "ping-flood", "tools/call") => {
+                let ping = mode == "ping-flood";
+                let flood = std::thread::spawn(move || flood(ping));
+                if ping {
+                    // Reads nothing more: the answers to its pings stay unread.
+                    let _ = flood.join();
+                    return;
+                }
+                continue;
+            }
             (_, "tools/call") => {
                 calls += 1;
                 if mode == "die-after-call" && calls == 2 {
@@ -108,7 +123,7 @@ fn main() {
         }
         let _ = writeln!(out, "{response}");
         if mode == "storm" && method == "initialize" {
-            for n in 0..20_000 {
+            for n in 0..5_000 {
                 let _ = writeln!(
                     out,
                     "{}",
@@ -118,10 +133,28 @@ fn main() {
             }
         }
         let _ = out.flush();
+        drop(out);
     }
     if mode == "stubborn" || mode == "hang-stubborn" {
         loop {
             std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
+}
+
+/// Writes `ping` requests (or log notifications) to stdout until it cannot.
+fn flood(ping: bool) {
+    let stdout = std::io::stdout();
+    for n in 0u64.. {
+        let message = if ping {
+            json!({"jsonrpc": "2.0", "id": format!("p{n}"), "method": "ping"})
+        } else {
+            json!({"jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"level": "info", "data": format!("flood {n}")}})
+        };
+        let mut out = stdout.lock();
+        if writeln!(out, "{message}").and_then(|()| out.flush()).is_err() {
+            return;
         }
     }
 }

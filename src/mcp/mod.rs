@@ -14,6 +14,7 @@ pub mod config;
 pub mod display;
 pub mod edit;
 pub mod http;
+mod meter;
 pub mod names;
 pub mod result;
 pub mod rules;
@@ -279,6 +280,19 @@ impl Servers {
         };
         let mut notice = None;
         if slot.connection.as_ref().is_none_or(Connection::is_closed) {
+            // Cut off by the agent between calls (a flood): said once, not started again.
+            if let Some(why) = slot.connection.as_ref().and_then(Connection::ended) {
+                slot.restarts = slot.restarts.max(1);
+                slot.failed = Some(why.clone());
+                slot.connection = None;
+                return called(
+                    started,
+                    Err(CallError::Failed(format!(
+                        "the server is not running: {why}"
+                    ))),
+                    Some(not_started(&slot.config.name, &why)),
+                );
+            }
             let why = slot
                 .failed
                 .clone()
@@ -326,14 +340,20 @@ impl Servers {
             .await
             .map(|result| result::render(&tool.server, &tool.tool, &result, max_chars));
         let closed = matches!(output, Err(CallError::Closed(_))) || connection.is_closed();
+        let ended = connection.ended();
         let undone = slot
             .connection
             .as_mut()
             .map(Connection::check_surfaces)
             .unwrap_or_default();
-        // A server that stopped is started again at the next call (once per run).
+        // A server that stopped is started again at the next call (once per run); one the
+        // agent cut off (a flood, a message too large) is not: it would do the same again.
         if closed {
-            slot.failed = Some("its connection ended".to_owned());
+            if let Some(why) = &ended {
+                slot.restarts = slot.restarts.max(1);
+                notice.get_or_insert_with(|| not_started(&slot.config.name, why));
+            }
+            slot.failed = Some(ended.unwrap_or_else(|| "its connection ended".to_owned()));
             slot.connection = None;
         }
         Called {

@@ -931,11 +931,81 @@ fn the_sandbox_keeps_a_server_off_the_network() {
 }
 
 #[test]
-fn a_notification_storm_leaves_the_server_usable() {
+fn a_burst_of_notifications_leaves_the_server_usable() {
     let (sandbox, tmp) = dirs();
     sandbox.settings(&settings("storm", &token(), ""));
     let (result, _, _) = echo(&sandbox, &tmp, &["--allow", "mcp:srv"]);
     assert!(result.contains("echo: hi"), "{result}");
+}
+
+/// The peak resident memory (VmHWM, in kB) of `child` while it runs, polled from /proc
+/// until it ends.
+#[cfg(target_os = "linux")]
+fn peak_memory_kb(child: &mut std::process::Child) -> u64 {
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    while child.try_wait().unwrap().is_none() {
+        let text = std::fs::read_to_string(&status).unwrap_or_default();
+        let hwm = text
+            .lines()
+            .find_map(|line| line.strip_prefix("VmHWM:"))
+            .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0);
+        peak = peak.max(hwm);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    peak
+}
+
+/// A server that floods the agent during a call — `ping` requests it never reads the
+/// answers to, or notifications without end — is cut off with one line, the run goes on,
+/// and the agent's memory stays bounded (it grew by about 17 MB a second before).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_flooding_server_is_cut_off_in_one_line_and_memory_stays_bounded() {
+    use std::process::Stdio;
+    for mode in ["ping-flood", "notify-flood"] {
+        let (sandbox, tmp) = dirs();
+        let token = token();
+        sandbox.settings(&settings(mode, &token, "tool_timeout_secs = 30"));
+        let server = FakeModel::openai_turns([
+            mcp_call("mcp__srv__echo", &json!({"text": "hi"})),
+            turn_text("done"),
+        ]);
+        let err = sandbox.root.path().join("stderr");
+        let mut child = sandbox
+            .agent_process()
+            .env("TMPDIR", &tmp)
+            .env("OPENAI_API_KEY", "sk-test")
+            .args(["run", "--provider", "openai", "--base-url"])
+            .arg(server.openai_url())
+            .args(["--allow", "mcp:srv", "use the tool"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&err).unwrap())
+            .spawn()
+            .unwrap();
+        let peak = peak_memory_kb(&mut child);
+        let status = child.wait().unwrap();
+        let stderr = std::fs::read_to_string(&err).unwrap();
+        assert!(status.success(), "{mode}: {stderr}");
+        assert!(
+            peak < 200 * 1024,
+            "{mode}: the agent's memory reached {peak} kB"
+        );
+        let warnings: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("agent: warning: MCP server `srv` is not available"))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{mode}: {stderr}");
+        assert!(warnings[0].contains("(a flood)"), "{mode}: {stderr}");
+        let results = server.request(1).tool_results();
+        assert!(results[0].1.contains("(a flood)"), "{mode}: {results:?}");
+        assert!(
+            running_with(&token).is_empty(),
+            "{mode}: the server outlived the run"
+        );
+    }
 }
 
 #[test]

@@ -17,6 +17,9 @@ use super::mcp::one_line_and_no_tools;
 #[derive(Clone, Copy)]
 enum Mode {
     Mcp,
+    /// As `Mcp`, but a `tools/call` is answered by an event stream of notifications without
+    /// end before any result.
+    Storm,
     Status(u16),
     Html,
 }
@@ -76,12 +79,31 @@ fn serve(stream: TcpStream, mode: Mode, seen: &Mutex<Vec<String>>) {
         if reader.read_exact(&mut body).is_err() {
             return;
         }
+        if matches!(mode, Mode::Storm) && String::from_utf8_lossy(&body).contains("tools/call") {
+            storm(&mut out);
+            return;
+        }
         let (status, kind, text) = answer(mode, &request_line, &body);
         let reply = format!(
             "HTTP/1.1 {status} X\r\ncontent-type: {kind}\r\ncontent-length: {}\r\n\r\n{text}",
             text.len()
         );
         if out.write_all(reply.as_bytes()).is_err() {
+            return;
+        }
+    }
+}
+
+/// An event stream of log notifications, until the client goes away.
+fn storm(out: &mut TcpStream) {
+    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n";
+    if out.write_all(head.as_bytes()).is_err() {
+        return;
+    }
+    for n in 0u64.. {
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "data": format!("storm {n}")}});
+        if out.write_all(format!("data: {note}\n\n").as_bytes()).is_err() {
             return;
         }
     }
@@ -97,7 +119,7 @@ fn answer(mode: Mode, request_line: &str, body: &[u8]) -> (u16, &'static str, St
                 "<html><body>Sign in</body></html>".to_owned(),
             );
         }
-        Mode::Mcp => {}
+        Mode::Mcp | Mode::Storm => {}
     }
     if !request_line.starts_with("POST") {
         return (405, "text/plain", String::new());
@@ -161,6 +183,32 @@ fn a_remote_server_is_called_with_the_token_from_the_environment() {
         !transcripts.contains("tok-123"),
         "the token reached a transcript"
     );
+}
+
+#[test]
+fn a_notification_storm_over_http_is_cut_off_in_one_line() {
+    let http = HttpServer::start(Mode::Storm);
+    let sandbox = Sandbox::new();
+    sandbox.settings(&settings(&http.url));
+    let server = FakeModel::openai_turns([
+        Turn::default().with_call("h1", "mcp__web__hello", "{}"),
+        turn_text("done"),
+    ]);
+    let output = sandbox
+        .openai_run(&server)
+        .env("WEB_TOKEN", "tok-123")
+        .args(["--allow", "mcp:web/hello", "hi"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let results = server.request(1).tool_results();
+    assert!(results[0].1.contains("(a flood)"), "{results:?}");
+    let warnings = stderr
+        .lines()
+        .filter(|l| l.starts_with("agent: warning: MCP server `web` is not available"))
+        .count();
+    assert_eq!(warnings, 1, "{stderr}");
 }
 
 #[test]
