@@ -153,7 +153,10 @@ fn flood(ping: bool) {
                 "params": {"level": "info", "data": format!("flood {n}")}})
         };
         let mut out = stdout.lock();
-        if writeln!(out, "{message}").and_then(|()| out.flush()).is_err() {
+        if writeln!(out, "{message}")
+            .and_then(|()| out.flush())
+            .is_err()
+        {
             return;
         }
     }

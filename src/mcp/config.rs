@@ -485,12 +485,20 @@ mod tests {
             )
         };
         assert!(catalogue(&token("DOCS_TOKEN"), None).is_ok());
-        for var in ["DOCS_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "not a name"] {
+        for var in [
+            "DOCS_TOKEN",
+            "OPENAI_API_KEY",
+            "ANTHROPIC_API_KEY",
+            "not a name",
+        ] {
             let c = catalogue("", Some(&token(var))).unwrap();
             assert!(
                 matches!(
                     &c.servers[0].0.transport,
-                    Transport::Http { bearer_token_env: None, .. }
+                    Transport::Http {
+                        bearer_token_env: None,
+                        ..
+                    }
                 ),
                 "{var}"
             );

@@ -63,9 +63,7 @@ impl<T> Metered<T> {
         }
         self.unasked += 1;
         (self.unasked > MAX_UNASKED).then(|| {
-            format!(
-                "it sent more than {MAX_UNASKED} messages without being asked (a flood)"
-            )
+            format!("it sent more than {MAX_UNASKED} messages without being asked (a flood)")
         })
     }
 }
@@ -84,10 +82,7 @@ where
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let answer = matches!(
-            item,
-            JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_)
-        );
+        let answer = matches!(item, JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_));
         if matches!(item, JsonRpcMessage::Request(_)) {
             self.unasked = 0;
         }
@@ -218,7 +213,10 @@ mod tests {
                     through += 1;
                     if let JsonRpcMessage::Request(request) = message {
                         metered
-                            .send(JsonRpcMessage::response(ClientResult::empty(()), request.id))
+                            .send(JsonRpcMessage::response(
+                                ClientResult::empty(()),
+                                request.id,
+                            ))
                             .await
                             .unwrap();
                     }

@@ -733,7 +733,10 @@ fn a_loader_variable_in_a_servers_env_is_refused_and_list_and_approve_show_env()
                     "{stderr}"
                 );
             }
-            assert!(running_with(&token).is_empty(), "{name}: a server outlived list");
+            assert!(
+                running_with(&token).is_empty(),
+                "{name}: a server outlived list"
+            );
         }
     }
     sandbox.settings("");
@@ -1022,4 +1025,51 @@ fn a_changed_tool_list_is_followed_before_the_next_request() {
     let names = server.request(1).tool_names();
     assert!(names.contains(&late), "{names:?}");
     assert!(names.contains(&"mcp__srv__echo".to_owned()), "{names:?}");
+}
+
+/// `--continue` gives the model back what an earlier MCP call returned (not "was not run",
+/// which invites it to repeat a call that acted), and `history show` lists the call.
+#[test]
+fn a_continued_run_keeps_mcp_results_and_history_shows_the_calls() {
+    let (sandbox, tmp) = normal_server();
+    let call = mcp_call("mcp__srv__echo", &json!({"text": "first"}));
+    let (_, _, _) = run_turns(
+        &sandbox,
+        &tmp,
+        vec![call, turn_text("done")],
+        &["--allow", "mcp:srv/echo"],
+    );
+    let server = FakeModel::openai_turns([turn_text("again")]);
+    let output = sandbox
+        .openai_run(&server)
+        .env("TMPDIR", &tmp)
+        .args(["--continue", "and again"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let results = server.request(0).tool_results();
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(results[0].1.contains("echo: first"), "{results:?}");
+    assert!(!results[0].1.contains("was not run"), "{results:?}");
+    let id = sandbox.transcript_paths()[0]
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let history = sandbox
+        .agent()
+        .args(["history", "show", &id])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&history.stdout);
+    assert!(history.status.success(), "{shown}");
+    assert!(
+        shown.contains("• mcp srv/echo {\"text\":\"first\"}"),
+        "{shown}"
+    );
+    assert!(shown.contains(" chars · "), "{shown}");
 }

@@ -103,7 +103,10 @@ fn storm(out: &mut TcpStream) {
     for n in 0u64.. {
         let note = json!({"jsonrpc": "2.0", "method": "notifications/message",
             "params": {"level": "info", "data": format!("storm {n}")}});
-        if out.write_all(format!("data: {note}\n\n").as_bytes()).is_err() {
+        if out
+            .write_all(format!("data: {note}\n\n").as_bytes())
+            .is_err()
+        {
             return;
         }
     }
