@@ -355,7 +355,8 @@ async fn ask_unfenced<A: crate::approve::Approve>(
     config: &crate::agent::Config,
     approver: &mut A,
 ) -> bool {
-    if approver.can_ask().is_err() {
+    // Mode `deny` never prompts: an unfenced start is one more thing it denies.
+    if config.mode == crate::policy::Mode::Deny || approver.can_ask().is_err() {
         return false;
     }
     let why = if server.sandbox == crate::sandbox::SandboxMode::Off {
@@ -384,6 +385,7 @@ async fn ask_unfenced<A: crate::approve::Approve>(
         prefix: None,
         edited_from: None,
         unsandboxed: true,
+        subject: crate::approve::Subject::McpStart,
     };
     matches!(
         approver.ask(&request).await,

@@ -102,10 +102,9 @@ pub async fn connect(
                 Ok(Ok(service)) => (service, None, broken),
                 Ok(Err(error)) => {
                     return Err(reason(&broken).unwrap_or_else(|| {
-                        format!(
-                            "{url} did not start an MCP session: {}",
-                            one_line(&error.to_string())
-                        )
+                        let error = error.to_string();
+                        let why = super::http::failure(&error).unwrap_or_else(|| one_line(&error));
+                        format!("{url} did not start an MCP session: {why}")
                     }));
                 }
                 Err(_) => return Err(late()),
@@ -137,6 +136,11 @@ impl Connection {
     #[must_use]
     pub fn pid(&self) -> Option<u32> {
         self.process.as_ref().and_then(Process::id)
+    }
+
+    /// Has its tools listed again at the next refresh (a restarted server's may differ).
+    pub fn mark_changed(&self) {
+        self.changed.store(true, Ordering::Relaxed);
     }
 
     /// Whether the server said its tools changed since the last listing (and forgets it).

@@ -62,6 +62,9 @@ pub struct Servers {
     /// Each remote server's bearer token (read once from the variable its settings name),
     /// or why there is none.
     tokens: std::collections::BTreeMap<String, Result<String, String>>,
+    /// The servers whose process runs in the sandbox (local, not `sandbox = "off"`, and a
+    /// sandbox here).
+    fenced: BTreeSet<String>,
 }
 
 /// What one call did, for the events.
@@ -112,7 +115,17 @@ impl Servers {
                 _ => None,
             })
             .collect();
+        let fenced = catalogue
+            .startable()
+            .filter(|config| {
+                matches!(config.transport, Transport::Stdio { .. })
+                    && stdio::policy(config.sandbox, launch.sandbox.as_ref(), &launch.workspace)
+                        .is_some()
+            })
+            .map(|config| config.name.clone())
+            .collect();
         Self {
+            fenced,
             slots: tokio::sync::Mutex::new(slots),
             tools: std::sync::Mutex::new(Vec::new()),
             builtin: std::sync::Mutex::new(BTreeSet::new()),
@@ -120,6 +133,12 @@ impl Servers {
             passed: stdio::environment(&[], lookup),
             tokens,
         }
+    }
+
+    /// Whether `server` runs in the sandbox (what it does is fenced like a command).
+    #[must_use]
+    pub fn fenced(&self, server: &str) -> bool {
+        self.fenced.contains(server)
     }
 
     /// Servers that run unfenced (`sandbox = "off"`): a person says yes once per run first.
@@ -159,7 +178,10 @@ impl Servers {
                             .to_owned(),
                     );
                 }
-                self.connect(&slot.config).await
+                // Listed in the same task: every server's start and listing run at once.
+                let connection = self.connect(&slot.config).await?;
+                let listed = connection.list_tools().await?;
+                Ok((connection, listed))
             }
         });
         let started = futures_util::future::join_all(starts).await;
@@ -177,19 +199,13 @@ impl Servers {
                 ));
             }
             match started {
-                Ok(connection) => match connection.list_tools().await {
-                    Ok(listed) => {
-                        let (tools, dropped) = names::offer(&slot.config, &listed, &mut taken);
-                        notices.extend(dropped);
-                        offered.extend(tools);
-                        slot.connection = Some(connection);
-                        slot.ran = true;
-                    }
-                    Err(why) => {
-                        notices.push(not_started(&name, &why));
-                        slot.failed = Some(why);
-                    }
-                },
+                Ok((connection, listed)) => {
+                    let (tools, dropped) = names::offer(&slot.config, &listed, &mut taken);
+                    notices.extend(dropped);
+                    offered.extend(tools);
+                    slot.connection = Some(connection);
+                    slot.ran = true;
+                }
                 Err(why) => {
                     notices.push(not_started(&name, &why));
                     slot.failed = Some(why);
@@ -314,6 +330,8 @@ impl Servers {
                         "MCP server `{}` had stopped ({why}); restarted it (once per run)",
                         slot.config.name
                     ));
+                    // Its tools are listed again before the next request.
+                    connection.mark_changed();
                     slot.connection = Some(connection);
                 }
                 Err(again) => {

@@ -843,6 +843,13 @@ fn a_call_is_asked_at_a_terminal_and_allowed() {
     let tmux = super::tty::run_in_tmux(&sandbox, &server, &[("TMPDIR", &tmp)], "'echo it'");
     let screen = tmux.wait_for("1. Allow");
     assert!(screen.contains("mcp srv/echo"), "{screen}");
+    // It says it is an MCP call, and offers no edit (the arguments are the model's).
+    assert!(
+        screen.contains("? agent wants to call an MCP server's tool"),
+        "{screen}"
+    );
+    assert!(!screen.contains("wants to run a command"), "{screen}");
+    assert!(!screen.contains("e. Edit"), "{screen}");
     assert!(screen.contains("from the tty"), "{screen}");
     // What is approved is shown whole: the middle of a long argument too.
     assert!(screen.contains("MIDDLE"), "{screen}");
@@ -852,6 +859,57 @@ fn a_call_is_asked_at_a_terminal_and_allowed() {
     tmux.wait_for("EXIT=0");
     let results = server.request(1).tool_results();
     assert!(results[0].1.contains("echo: from the tty"), "{results:?}");
+}
+
+#[test]
+fn mode_deny_never_asks_to_start_a_server_without_the_sandbox() {
+    let (sandbox, tmp) = dirs();
+    sandbox.settings(&settings("normal", &token(), "sandbox = \"off\""));
+    let server = FakeModel::openai_turns([turn_text("nothing to do")]);
+    let tmp = tmp.display().to_string();
+    let tmux = super::tty::run_in_tmux(&sandbox, &server, &[("TMPDIR", &tmp)], "--mode deny 'go'");
+    let screen = tmux.wait_for("EXIT=");
+    assert!(screen.contains("EXIT=0"), "{screen}");
+    assert!(!screen.contains("1. Allow"), "{screen}");
+    assert!(screen.contains("without the sandbox"), "{screen}");
+    let tools = server.request(0).tool_names();
+    assert!(!tools.iter().any(|n| n.starts_with("mcp__")), "{tools:?}");
+}
+
+/// `allow-all` allows calls to a server in the sandbox; one outside it (here: `sandbox =
+/// "off"`, said yes to at the prompt) is still asked about.
+#[test]
+fn allow_all_allows_only_calls_to_servers_in_the_sandbox() {
+    if !super::sandbox::available() {
+        return;
+    }
+    let (sandbox, tmp) = normal_server();
+    let (result, _, _) = echo(&sandbox, &tmp, &["--mode", "allow-all"]);
+    assert!(result.contains("echo: hi"), "{result}");
+    sandbox.settings(&settings("normal", &token(), "sandbox = \"off\""));
+    let server = FakeModel::openai_turns([
+        mcp_call("mcp__srv__echo", &json!({"text": "unfenced"})),
+        turn_text("done"),
+    ]);
+    let tmp = tmp.display().to_string();
+    let tmux = super::tty::run_in_tmux(
+        &sandbox,
+        &server,
+        &[("TMPDIR", &tmp)],
+        "--mode allow-all 'go'",
+    );
+    let screen = tmux.wait_for("1. Allow");
+    assert!(
+        screen.contains("start an MCP server without the sandbox"),
+        "{screen}"
+    );
+    tmux.keys(&["1"]);
+    let screen = tmux.wait_for("call an MCP server's tool");
+    assert!(screen.contains("remote or runs without it"), "{screen}");
+    tmux.keys(&["1"]);
+    tmux.wait_for("EXIT=0");
+    let results = server.request(1).tool_results();
+    assert!(results[0].1.contains("echo: unfenced"), "{results:?}");
 }
 
 #[test]

@@ -225,12 +225,22 @@ fn a_missing_token_variable_is_one_line() {
 
 #[test]
 fn unauthorised_missing_and_html_servers_are_one_line_each() {
-    for mode in [Mode::Status(401), Mode::Status(404), Mode::Html] {
+    for (mode, says) in [
+        (
+            Mode::Status(401),
+            "HTTP 401 Unauthorized — check bearer_token_env",
+        ),
+        (Mode::Status(403), "HTTP 403 Forbidden"),
+        (Mode::Status(404), "HTTP 404 Not Found — check the url"),
+        (Mode::Html, "an HTML page, not MCP"),
+    ] {
         let http = HttpServer::start(mode);
         let sandbox = Sandbox::new();
         sandbox.settings(&settings(&http.url));
         let line = one_line_and_no_tools(&sandbox, "web", &[("WEB_TOKEN", "t")]);
         assert!(line.contains(&http.url), "{line}");
+        assert!(line.contains(says), "{line}");
+        assert!(!line.contains("rmcp::"), "{line}");
     }
 }
 
