@@ -108,6 +108,10 @@ pub(crate) fn catalogue(
     settings: &crate::settings::Settings,
     workspace: &std::path::Path,
 ) -> Result<Catalogue> {
+    // No settings file has an [mcp] table: nothing to read again.
+    if !settings.mcp_tables {
+        return Ok(Catalogue::default());
+    }
     let catalogue = crate::mcp::config::load(
         &settings.user_file,
         global.profile.as_deref(),
