@@ -218,23 +218,25 @@ fn list(
         }
     };
     let mut rows = Vec::new();
+    // A server's reason for not being available is said once: in its row, not as a note too.
+    let mut notices = notices;
     for (server, standing) in &catalogue.servers {
         let own: Vec<_> = tools.iter().filter(|t| t.server == server.name).collect();
-        let state = match standing {
-            Standing::Proposed => format!(
+        let unavailable = crate::mcp::not_started(&server.name, "");
+        let reason = notices
+            .iter()
+            .position(|n| n.starts_with(&unavailable))
+            .map(|at| notices.remove(at)[unavailable.len()..].to_owned());
+        let state = match (standing, reason) {
+            (Standing::Proposed, _) => format!(
                 "proposed by the project: not started until `agent mcp approve {}`",
                 server.name
             ),
             _ if unfenced.contains(&server.name) => {
                 "runs without the sandbox: started only after a yes in a run".to_owned()
             }
-            _ => match notices
-                .iter()
-                .find(|n| n.contains(&format!("`{}`", server.name)))
-            {
-                Some(notice) if own.is_empty() => notice.clone(),
-                _ => "started".to_owned(),
-            },
+            (_, Some(reason)) => format!("not available: {reason}"),
+            (_, None) => "started".to_owned(),
         };
         let bytes: usize = own.iter().map(|t| t.bytes()).sum();
         rows.push(json!({

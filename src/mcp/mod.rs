@@ -439,6 +439,9 @@ fn called(
     }
 }
 
-fn not_started(name: &str, why: &str) -> String {
+/// The line for a server that is not available in this run (`why` may be empty, to match
+/// the start of such lines).
+#[must_use]
+pub fn not_started(name: &str, why: &str) -> String {
     format!("MCP server `{name}` is not available in this run: {why}")
 }

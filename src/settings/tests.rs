@@ -386,7 +386,11 @@ fn a_project_file_cannot_turn_fail_on_deny_off() {
 fn mcp_tables_are_noticed_at_the_top_in_a_profile_and_in_the_project_file() {
     let cases = [
         ("", "", false),
-        ("[limits]\nmax_turns = 3\n", "[permissions.commands]\ndeny = [\"x\"]\n", false),
+        (
+            "[limits]\nmax_turns = 3\n",
+            "[permissions.commands]\ndeny = [\"x\"]\n",
+            false,
+        ),
         ("[projects.\"/w\".mcp.approved]\na = \"x\"\n", "", false),
         ("[mcp.servers.a]\ncommand = \"x\"\n", "", true),
         ("[profiles.p.mcp.servers.a]\ncommand = \"x\"\n", "", true),
