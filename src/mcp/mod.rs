@@ -14,6 +14,7 @@ pub mod config;
 pub mod display;
 pub mod edit;
 pub mod http;
+pub mod listing;
 mod meter;
 pub mod names;
 pub mod result;
