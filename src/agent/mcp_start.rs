@@ -51,7 +51,11 @@ pub async fn start_mcp<A: Approve>(
 }
 
 /// Asks once whether `server` may run without the sandbox; no without a terminal.
-async fn ask_unfenced<A: Approve>(server: &ServerConfig, config: &Config, approver: &mut A) -> bool {
+async fn ask_unfenced<A: Approve>(
+    server: &ServerConfig,
+    config: &Config,
+    approver: &mut A,
+) -> bool {
     // Mode `deny` never prompts: an unfenced start is one more thing it denies.
     if config.mode == crate::policy::Mode::Deny || approver.can_ask().is_err() {
         return false;

@@ -187,4 +187,3 @@ fn list(
     }
     Ok(Status::Success.into())
 }
-

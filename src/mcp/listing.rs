@@ -154,4 +154,3 @@ pub fn details(server: &ServerConfig) -> String {
     }
     parts.iter().map(|part| format!("; {part}")).collect()
 }
-

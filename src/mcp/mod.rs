@@ -381,6 +381,64 @@ impl Servers {
         }
     }
 
+    /// Each server's name, and why it is not running now (`None`: it runs).
+    pub async fn states(&self) -> Vec<(String, Option<String>)> {
+        self.slots
+            .lock()
+            .await
+            .iter()
+            .map(|slot| {
+                let running = slot
+                    .connection
+                    .as_ref()
+                    .is_some_and(|connection| !connection.is_closed());
+                let why = (!running).then(|| {
+                    slot.failed
+                        .clone()
+                        .unwrap_or_else(|| "its process ended".to_owned())
+                });
+                (slot.config.name.clone(), why)
+            })
+            .collect()
+    }
+
+    /// Starts server `name` again (a person asked: `/mcp restart`), its tools listed anew.
+    ///
+    /// # Errors
+    /// Why it was not started again, in one line.
+    pub async fn restart(&self, name: &str) -> Result<(), String> {
+        {
+            let mut slots = self.slots.lock().await;
+            let Some(slot) = slots.iter_mut().find(|slot| slot.config.name == name) else {
+                return Err(format!("there is no MCP server `{name}` in this session"));
+            };
+            let local = matches!(slot.config.transport, Transport::Stdio { .. });
+            if local && !slot.ran && self.policy(&slot.config).is_none() {
+                return Err(format!(
+                    "MCP server `{name}` runs without the sandbox and was not allowed to start: \
+                     a new session asks again"
+                ));
+            }
+            // The old process ends (with everything it started) before the new one starts.
+            slot.connection = None;
+            match self.connect(&slot.config).await {
+                Ok(connection) => {
+                    connection.mark_changed();
+                    slot.connection = Some(connection);
+                    slot.failed = None;
+                    slot.ran = true;
+                    slot.restarts = 0;
+                }
+                Err(why) => {
+                    slot.failed = Some(why.clone());
+                    return Err(not_started(name, &why));
+                }
+            }
+        }
+        self.refresh().await;
+        Ok(())
+    }
+
     /// The process ids of the running servers (for tests and `/mcp`).
     pub async fn pids(&self) -> Vec<(String, u32)> {
         self.slots

@@ -9,6 +9,7 @@ use super::{Session, Stopped, slash};
 
 impl Session {
     pub(super) async fn main(&mut self) -> Status {
+        self.start_mcp().await;
         if let Some(rebuilt) = &self.resumed {
             self.say(&format!(
                 "agent: going on with the earlier conversation ({} turns)",

@@ -1159,3 +1159,56 @@ fn list_says_why_a_server_is_not_available_once() {
         assert_eq!(value["notices"], json!([]), "{value}");
     }
 }
+
+/// In an interactive session the servers start too: their tools are offered, `/mcp` shows
+/// what `agent mcp list` shows, `/mcp restart NAME` starts one again (a new process), and
+/// nothing outlives the session.
+#[test]
+fn a_session_offers_the_tools_and_mcp_lists_and_restarts_servers() {
+    use super::session::{READY, session};
+    let (sandbox, _tmp) = dirs();
+    let token = token();
+    let server = FakeModel::openai_turns([
+        mcp_call("mcp__srv__echo", &json!({"text": "in a session"})),
+        turn_text("echoed in the session"),
+    ]);
+    let extra = format!(
+        "{}\n[permissions.commands]\nallow = [\"mcp:srv/echo\"]\n",
+        settings("normal", &token, "")
+    );
+    let tmux = session(&sandbox, &server, &extra, "");
+    tmux.wait_for(READY);
+    let pids = |token: &str| {
+        let program = server_program().display().to_string();
+        live_processes()
+            .into_iter()
+            .filter(|p| p.cmdline.contains(token) && p.cmdline.starts_with(&program))
+            .map(|p| p.pid)
+            .collect::<Vec<_>>()
+    };
+    let before = pids(&token);
+    assert_eq!(before.len(), 1, "{before:?}");
+    tmux.keys(&["/mcp", "Enter"]);
+    let screen = tmux.wait_for("on every request");
+    assert!(screen.contains("srv  configured  stdio:"), "{screen}");
+    assert!(screen.contains("  started  (sandbox"), "{screen}");
+    assert!(screen.contains("mcp__srv__echo"), "{screen}");
+    tmux.keys(&["/mcp restart srv", "Enter"]);
+    tmux.wait_for("restarted MCP server `srv`");
+    let after = pids(&token);
+    assert_eq!(after.len(), 1, "{after:?}");
+    assert_ne!(before, after, "the same process");
+    tmux.keys(&["/mcp restart nope", "Enter"]);
+    tmux.wait_for("no MCP server `nope`");
+    tmux.keys(&["echo it", "Enter"]);
+    tmux.wait_for("echoed in the session");
+    let results = server.request(1).tool_results();
+    assert!(results[0].1.contains("echo: in a session"), "{results:?}");
+    tmux.keys(&["C-d"]);
+    let screen = tmux.wait_for("EXIT=");
+    assert!(screen.contains("EXIT=0"), "{screen}");
+    assert!(
+        running_with(&token).is_empty(),
+        "a server outlived the session"
+    );
+}
