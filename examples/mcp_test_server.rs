@@ -209,7 +209,8 @@ fn call(params: &Value, token: &str) -> Result<Value, String> {
         "fail" => json!({"content": [{"type": "text", "text": "it failed on purpose"}],
             "isError": true}),
         "image" => json!({"content": [{"type": "image", "data": "iVBORw0KGgo=",
-            "mimeType": "image/png"}]}),
+            "mimeType": "image/png"},
+            {"type": "resource_link", "uri": "file:///srv/pic.png", "name": "pic.png"}]}),
         "spawn" => {
             let child = std::process::Command::new("sh")
                 .args(["-c", &format!("sleep 600; : {token}")])

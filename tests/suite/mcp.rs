@@ -270,6 +270,11 @@ fn results_are_capped_and_errors_images_are_told_to_the_model() {
     );
     let (image, _, _) = one_call(&sandbox, &tmp, "mcp__srv__image", &json!({}), &allow);
     assert!(image.contains("[image (image/png"), "{image}");
+    // A resource link is listed for the model.
+    assert!(
+        image.contains("[resource link: pic.png <file:///srv/pic.png>]"),
+        "{image}"
+    );
     let (bad, _, _) = one_call(&sandbox, &tmp, "mcp__srv__echo", &json!([1]), &allow);
     assert!(bad.contains("EINVAL"), "{bad}");
 }
