@@ -181,11 +181,10 @@ fn main() {
         if servers == 0 {
             base_bytes = bytes;
         }
-        let per_server = if servers == 0 {
-            String::new()
-        } else {
-            format!("  (+{} bytes per server)", (bytes - base_bytes) / servers)
-        };
+        let per_server = bytes
+            .saturating_sub(base_bytes)
+            .checked_div(servers)
+            .map_or_else(String::new, |each| format!("  (+{each} bytes per server)"));
         println!(
             "  {servers} stdio servers: first request after {:.1} ms, {bytes} bytes{per_server}",
             median(times)

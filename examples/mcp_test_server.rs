@@ -89,13 +89,7 @@ fn main() {
                 Ok(json!({ "tools": listed }))
             }
             ("notify-flood" | "ping-flood", "tools/call") => {
-                let ping = mode == "ping-flood";
-                let flood = std::thread::spawn(move || flood(ping));
-                if ping {
-                    // Reads nothing more: the answers to its pings stay unread.
-                    let _ = flood.join();
-                    return;
-                }
+                flood_from_now(mode == "ping-flood");
                 continue;
             }
             (_, "tools/call") => {
@@ -124,12 +118,7 @@ fn main() {
         let _ = writeln!(out, "{response}");
         if mode == "storm" && method == "initialize" {
             for n in 0..5_000 {
-                let _ = writeln!(
-                    out,
-                    "{}",
-                    json!({"jsonrpc": "2.0", "method": "notifications/message",
-                        "params": {"level": "info", "data": format!("storm {n}")}})
-                );
+                let _ = writeln!(out, "{}", note(&format!("storm {n}")));
             }
         }
         let _ = out.flush();
@@ -142,6 +131,22 @@ fn main() {
     }
 }
 
+/// A log notification saying `data`.
+fn note(data: &str) -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/message",
+        "params": {"level": "info", "data": data}})
+}
+
+/// Floods stdout from a thread of its own; with `ping`, reads nothing more (the answers to
+/// its pings stay unread) and never returns.
+fn flood_from_now(ping: bool) {
+    let flood = std::thread::spawn(move || flood(ping));
+    if ping {
+        let _ = flood.join();
+        std::process::exit(0);
+    }
+}
+
 /// Writes `ping` requests (or log notifications) to stdout until it cannot.
 fn flood(ping: bool) {
     let stdout = std::io::stdout();
@@ -149,8 +154,7 @@ fn flood(ping: bool) {
         let message = if ping {
             json!({"jsonrpc": "2.0", "id": format!("p{n}"), "method": "ping"})
         } else {
-            json!({"jsonrpc": "2.0", "method": "notifications/message",
-                "params": {"level": "info", "data": format!("flood {n}")}})
+            note(&format!("flood {n}"))
         };
         let mut out = stdout.lock();
         if writeln!(out, "{message}")

@@ -111,6 +111,7 @@ pub fn render(rows: &[Value], notices: &[String]) -> String {
 }
 
 /// `stdio: npx -y server` or `http: https://…`.
+#[must_use]
 pub fn describe(server: &ServerConfig) -> String {
     match &server.transport {
         Transport::Stdio { command, args } => {
@@ -124,6 +125,7 @@ pub fn describe(server: &ServerConfig) -> String {
 
 /// What else decides what a server can do or get, by name only (values may be secrets):
 /// `; env A, B; token from $T; headers X; network h` — empty when there is nothing.
+#[must_use]
 pub fn details(server: &ServerConfig) -> String {
     let names = |pairs: &[(String, String)]| {
         pairs
