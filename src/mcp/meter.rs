@@ -182,6 +182,16 @@ mod tests {
         JsonRpcMessage::response(ServerResult::empty(()), NumberOrString::Number(n))
     }
 
+    /// A metered [`Script`] of `script`, and where it says why it ended.
+    fn metered(
+        script: std::collections::VecDeque<RxJsonRpcMessage<RoleClient>>,
+        reads: bool,
+    ) -> (Metered<Script>, Broken) {
+        let broken = Broken::default();
+        let metered = Metered::new(Script { script, reads }, Arc::clone(&broken));
+        (metered, broken)
+    }
+
     /// Receives until the transport ends; how many messages came through.
     async fn drain(metered: &mut Metered<Script>) -> usize {
         let mut through = 0;
@@ -199,14 +209,7 @@ mod tests {
         ] {
             for extra in [0, 1, 5] {
                 let script = (0..MAX_UNASKED + extra).map(|_| make()).collect();
-                let broken = Broken::default();
-                let mut metered = Metered::new(
-                    Script {
-                        script,
-                        reads: true,
-                    },
-                    Arc::clone(&broken),
-                );
+                let (mut metered, broken) = metered(script, true);
                 // Each request is answered (and the answer written) at once.
                 let mut through = 0;
                 while let Some(message) = metered.receive().await {
@@ -240,14 +243,7 @@ mod tests {
             script.extend((0..MAX_UNASKED).map(|_| note()));
             script.push_back(answer(round));
         }
-        let broken = Broken::default();
-        let mut metered = Metered::new(
-            Script {
-                script,
-                reads: true,
-            },
-            Arc::clone(&broken),
-        );
+        let (mut metered, broken) = metered(script, true);
         let mut through = 0;
         while let Some(message) = metered.receive().await {
             through += 1;
@@ -268,14 +264,7 @@ mod tests {
     #[tokio::test]
     async fn requests_whose_answers_are_not_read_are_bounded_and_their_writes_dropped() {
         let script = (0..1000).map(ping).collect();
-        let broken = Broken::default();
-        let mut metered = Metered::new(
-            Script {
-                script,
-                reads: false,
-            },
-            Arc::clone(&broken),
-        );
+        let (mut metered, broken) = metered(script, false);
         let mut waiting = Vec::new();
         while let Some(message) = metered.receive().await {
             if let JsonRpcMessage::Request(request) = message {

@@ -1142,23 +1142,21 @@ fn list_says_why_a_server_is_not_available_once() {
     for mode in ["exit", "garbage"] {
         let (sandbox, tmp) = dirs();
         sandbox.settings(&settings(mode, &token(), "startup_timeout_secs = 5"));
-        let output = sandbox
-            .agent()
-            .env("TMPDIR", &tmp)
-            .args(["mcp", "list"])
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(output.status.success(), "{stdout}");
+        let list = |json: &[&str]| {
+            let output = sandbox
+                .agent()
+                .env("TMPDIR", &tmp)
+                .args(json)
+                .args(["mcp", "list"])
+                .output()
+                .unwrap();
+            assert!(output.status.success());
+            output.stdout
+        };
+        let stdout = String::from_utf8(list(&[])).unwrap();
         assert_eq!(stdout.matches("not available").count(), 1, "{stdout}");
         assert!(!stdout.contains("note: "), "{stdout}");
-        let listed = sandbox
-            .agent()
-            .env("TMPDIR", &tmp)
-            .args(["--json", "mcp", "list"])
-            .output()
-            .unwrap();
-        let value: Value = serde_json::from_slice(&listed.stdout).unwrap();
+        let value: Value = serde_json::from_slice(&list(&["--json"])).unwrap();
         let state = value["servers"][0]["state"].as_str().unwrap();
         assert!(state.starts_with("not available: "), "{state}");
         assert_eq!(value["notices"], json!([]), "{value}");

@@ -154,9 +154,10 @@ fn settings(url: &str) -> String {
     )
 }
 
-#[test]
-fn a_remote_server_is_called_with_the_token_from_the_environment() {
-    let http = HttpServer::start(Mode::Mcp);
+/// A run against a server in `mode` whose model calls `hello` once (allowed), with the
+/// token `tok-123`: the server, the sandbox, the model and the run's output.
+fn hello_once(mode: Mode) -> (HttpServer, Sandbox, FakeModel, std::process::Output) {
+    let http = HttpServer::start(mode);
     let sandbox = Sandbox::new();
     sandbox.settings(&settings(&http.url));
     let server = FakeModel::openai_turns([
@@ -169,6 +170,12 @@ fn a_remote_server_is_called_with_the_token_from_the_environment() {
         .args(["--allow", "mcp:web/hello", "hi"])
         .output()
         .unwrap();
+    (http, sandbox, server, output)
+}
+
+#[test]
+fn a_remote_server_is_called_with_the_token_from_the_environment() {
+    let (http, sandbox, server, output) = hello_once(Mode::Mcp);
     assert!(
         output.status.success(),
         "{}",
@@ -190,19 +197,7 @@ fn a_remote_server_is_called_with_the_token_from_the_environment() {
 
 #[test]
 fn a_notification_storm_over_http_is_cut_off_in_one_line() {
-    let http = HttpServer::start(Mode::Storm);
-    let sandbox = Sandbox::new();
-    sandbox.settings(&settings(&http.url));
-    let server = FakeModel::openai_turns([
-        Turn::default().with_call("h1", "mcp__web__hello", "{}"),
-        turn_text("done"),
-    ]);
-    let output = sandbox
-        .openai_run(&server)
-        .env("WEB_TOKEN", "tok-123")
-        .args(["--allow", "mcp:web/hello", "hi"])
-        .output()
-        .unwrap();
+    let (_http, _sandbox, server, output) = hello_once(Mode::Storm);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     let results = server.request(1).tool_results();
