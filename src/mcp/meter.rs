@@ -3,7 +3,7 @@
 //! a server's request in another: a server that sends requests (`ping`) and never reads the
 //! answers, or a notification storm, would grow the agent's memory without end. Here a server
 //! may send at most [`MAX_UNASKED`] requests and notifications between two of the client's
-//! requests, and have at most [`MAX_UNANSWERED`] of its requests waiting for their answer
+//! requests (or within a minute), and have at most [`MAX_UNANSWERED`] of its requests waiting for their answer
 //! to be written; past either the connection ends, with the reason in one line, and the
 //! answers still waiting are dropped at once.
 
@@ -16,8 +16,13 @@ use rmcp::model::JsonRpcMessage;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 
-/// Requests and notifications a server may send between two requests of the client.
+/// Requests and notifications a server may send between two requests of the client (or
+/// within one [`WINDOW`]: a server that logs now and then through a long idle session is not a
+/// flood).
 pub const MAX_UNASKED: usize = 10_000;
+
+/// How long a count of unasked messages lasts at most.
+const WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// A server's requests whose answers may wait to be written (it does not read them).
 pub const MAX_UNANSWERED: usize = 256;
@@ -29,6 +34,9 @@ pub type Broken = Arc<Mutex<Option<String>>>;
 pub struct Metered<T> {
     inner: T,
     unasked: usize,
+    /// Since when `unasked` counts, and for how long at most.
+    counting_since: std::time::Instant,
+    window: std::time::Duration,
     unanswered: Arc<AtomicUsize>,
     broken: Broken,
     ended: tokio::sync::watch::Sender<bool>,
@@ -40,6 +48,8 @@ impl<T> Metered<T> {
         Self {
             inner,
             unasked: 0,
+            counting_since: std::time::Instant::now(),
+            window: WINDOW,
             unanswered: Arc::new(AtomicUsize::new(0)),
             broken,
             ended: tokio::sync::watch::Sender::new(false),
@@ -60,6 +70,10 @@ impl<T> Metered<T> {
                 }
             }
             JsonRpcMessage::Notification(_) => {}
+        }
+        if self.counting_since.elapsed() > self.window {
+            self.unasked = 0;
+            self.counting_since = std::time::Instant::now();
         }
         self.unasked += 1;
         (self.unasked > MAX_UNASKED).then(|| {
@@ -85,6 +99,7 @@ where
         let answer = matches!(item, JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_));
         if matches!(item, JsonRpcMessage::Request(_)) {
             self.unasked = 0;
+            self.counting_since = std::time::Instant::now();
         }
         let unanswered = Arc::clone(&self.unanswered);
         let mut ended = self.ended.subscribe();
@@ -234,6 +249,17 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[tokio::test]
+    async fn the_count_starts_again_after_its_window() {
+        let script = (0..MAX_UNASKED + 5).map(|_| note()).collect();
+        let (mut metered, broken) = metered(script, true);
+        // Every message comes after the window: each count starts again.
+        metered.window = std::time::Duration::ZERO;
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        assert_eq!(drain(&mut metered).await, MAX_UNASKED + 5);
+        assert_eq!(*broken.lock().unwrap(), None);
     }
 
     #[tokio::test]
