@@ -6,7 +6,7 @@ use crate::agent::{self, Event};
 use crate::mcp::{listing, not_started};
 use crate::ui::sanitize::escape;
 
-use super::Session;
+use super::{Session, Stopped};
 
 impl Session {
     /// Starts the workspace's MCP servers (asking about unfenced ones at the prompt), each
@@ -33,6 +33,31 @@ impl Session {
                 code: crate::event::MCP_WARNING.to_owned(),
                 message,
             });
+        }
+    }
+
+    /// [`Self::start_mcp`], raced against a signal: SIGINT abandons the start (the servers
+    /// started so far end) and the session goes on without them; another signal ends the
+    /// session.
+    pub(super) async fn start_mcp_or_stop(&mut self) -> Result<(), Stopped> {
+        let (_, mut stops) = tokio::sync::mpsc::unbounded_channel();
+        std::mem::swap(&mut stops, &mut self.stops);
+        let stopped = tokio::select! {
+            () = self.start_mcp() => None,
+            Some(stopped) = stops.recv() => Some(stopped),
+        };
+        std::mem::swap(&mut stops, &mut self.stops);
+        match stopped {
+            Some(stopped) if !stopped.interrupt => Err(stopped),
+            Some(_) => {
+                self.event(Event::Warning {
+                    code: crate::event::MCP_WARNING.to_owned(),
+                    message: "the MCP servers' start was interrupted: none runs in this session"
+                        .to_owned(),
+                });
+                Ok(())
+            }
+            None => Ok(()),
         }
     }
 

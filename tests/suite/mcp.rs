@@ -1215,3 +1215,64 @@ fn a_session_offers_the_tools_and_mcp_lists_and_restarts_servers() {
         "a server outlived the session"
     );
 }
+
+/// A signal while a session's servers start: SIGINT abandons the start (the session goes on
+/// without them), SIGTERM ends the session; either way the server is gone.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_while_a_sessions_servers_start() {
+    use super::session::{READY, session};
+    for signal in ["INT", "TERM"] {
+        let (sandbox, _tmp) = dirs();
+        let token = token();
+        let server = FakeModel::openai_turns([turn_text("unused")]);
+        let extra = settings("hang-stubborn", &token, "startup_timeout_secs = 86400");
+        let tmux = session(&sandbox, &server, &extra, "");
+        let program = server_program().display().to_string();
+        let agent = super::tty::agent_bin();
+        let work = sandbox.work().canonicalize().unwrap();
+        let mut pid = None;
+        super::harness::wait_for(
+            std::time::Duration::from_secs(60),
+            "the server and the session",
+            || {
+                let all = live_processes();
+                let server_up = all
+                    .iter()
+                    .any(|p| p.cmdline.contains(&token) && p.cmdline.starts_with(&program));
+                pid = all
+                    .iter()
+                    .find(|p| {
+                        p.cmdline.split('\0').next() == Some(agent.as_str())
+                            && p.cwd.as_deref() == Some(work.as_path())
+                    })
+                    .map(|p| p.pid);
+                server_up && pid.is_some()
+            },
+        );
+        let pid = pid.unwrap().to_string();
+        let killed = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        if signal == "INT" {
+            tmux.wait_for("start was interrupted");
+            tmux.wait_for(READY);
+            assert!(
+                running_with(&token).is_empty(),
+                "the server outlived its start"
+            );
+            tmux.keys(&["C-d"]);
+            let screen = tmux.wait_for("EXIT=");
+            assert!(screen.contains("EXIT=0"), "{screen}");
+        } else {
+            let screen = tmux.wait_for("EXIT=");
+            assert!(screen.contains("EXIT=143"), "{screen}");
+        }
+        assert!(
+            running_with(&token).is_empty(),
+            "{signal}: a server outlived the session"
+        );
+    }
+}
