@@ -12,7 +12,12 @@
 //! - `exit`: exits at once with status 3;
 //! - `die-after-call`: answers one `tools/call`, and exits when the next one comes;
 //! - `grow`: after its first `tools/call` says its tools changed and lists one more, `late`;
-//! - `storm`: sends thousands of notifications after `initialize`, then works normally;
+//! - `storm`: sends 5000 notifications after `initialize` (fewer than the agent's bound on
+//!   what a server sends unasked), then works normally;
+//! - `notify-flood`: at its first `tools/call` (never answered), sends notifications without
+//!   end from a thread of its own, and still reads and answers other requests;
+//! - `ping-flood`: at its first `tools/call` (never answered), sends `ping` requests without
+//!   end and never reads its input again (the answers pile up);
 //! - `stubborn`: works normally, but does not end when its stdin does (sleeps on);
 //! - `hang-stubborn`: `hang`, and does not end when its stdin does.
 //!
@@ -83,6 +88,10 @@ fn main() {
                 }
                 Ok(json!({ "tools": listed }))
             }
+            ("notify-flood" | "ping-flood", "tools/call") => {
+                flood_from_now(mode == "ping-flood");
+                continue;
+            }
             (_, "tools/call") => {
                 calls += 1;
                 if mode == "die-after-call" && calls == 2 {
@@ -108,20 +117,51 @@ fn main() {
         }
         let _ = writeln!(out, "{response}");
         if mode == "storm" && method == "initialize" {
-            for n in 0..20_000 {
-                let _ = writeln!(
-                    out,
-                    "{}",
-                    json!({"jsonrpc": "2.0", "method": "notifications/message",
-                        "params": {"level": "info", "data": format!("storm {n}")}})
-                );
+            for n in 0..5_000 {
+                let _ = writeln!(out, "{}", note(&format!("storm {n}")));
             }
         }
         let _ = out.flush();
+        drop(out);
     }
     if mode == "stubborn" || mode == "hang-stubborn" {
         loop {
             std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
+}
+
+/// A log notification saying `data`.
+fn note(data: &str) -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/message",
+        "params": {"level": "info", "data": data}})
+}
+
+/// Floods stdout from a thread of its own; with `ping`, reads nothing more (the answers to
+/// its pings stay unread) and never returns.
+fn flood_from_now(ping: bool) {
+    let flood = std::thread::spawn(move || flood(ping));
+    if ping {
+        let _ = flood.join();
+        std::process::exit(0);
+    }
+}
+
+/// Writes `ping` requests (or log notifications) to stdout until it cannot.
+fn flood(ping: bool) {
+    let stdout = std::io::stdout();
+    for n in 0u64.. {
+        let message = if ping {
+            json!({"jsonrpc": "2.0", "id": format!("p{n}"), "method": "ping"})
+        } else {
+            note(&format!("flood {n}"))
+        };
+        let mut out = stdout.lock();
+        if writeln!(out, "{message}")
+            .and_then(|()| out.flush())
+            .is_err()
+        {
+            return;
         }
     }
 }
@@ -173,7 +213,8 @@ fn call(params: &Value, token: &str) -> Result<Value, String> {
         "fail" => json!({"content": [{"type": "text", "text": "it failed on purpose"}],
             "isError": true}),
         "image" => json!({"content": [{"type": "image", "data": "iVBORw0KGgo=",
-            "mimeType": "image/png"}]}),
+            "mimeType": "image/png"},
+            {"type": "resource_link", "uri": "file:///srv/pic.png", "name": "pic.png"}]}),
         "spawn" => {
             let child = std::process::Command::new("sh")
                 .args(["-c", &format!("sleep 600; : {token}")])

@@ -110,6 +110,7 @@ impl Loop<'_> {
                     .filter(|prefix| policy::allow_rule_problem(self.config.os, prefix).is_none()),
                 edited_from: edited_from.clone(),
                 unsandboxed: false,
+                subject: crate::approve::Subject::Command,
             };
             let allow = |reason: String, rule: Option<String>| {
                 Some(decided(

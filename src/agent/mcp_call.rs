@@ -119,12 +119,16 @@ impl Loop<'_> {
         approver: &mut A,
     ) -> Option<(Decision, DecidedBy, Option<String>)> {
         let config = self.config;
+        let fenced = config
+            .mcp
+            .as_ref()
+            .is_some_and(|servers| servers.fenced(&tool.server));
         let decision = rules::decide(
             &config.allow,
             &config.deny,
             config.mode,
-            &tool.server,
-            &tool.tool,
+            (&tool.server, &tool.tool),
+            fenced,
         );
         if decision.verdict != Verdict::Ask {
             return Some((decision, DecidedBy::Policy, None));
@@ -166,6 +170,7 @@ impl Loop<'_> {
             prefix: Some(rule),
             edited_from: None,
             unsandboxed: false,
+            subject: crate::approve::Subject::McpCall,
         };
         let allowed = |reason: &str| {
             Some((

@@ -15,6 +15,7 @@ mod file_call;
 mod host_prompt;
 mod instructions;
 mod mcp_call;
+mod mcp_start;
 mod model_text;
 mod prompt;
 mod reply;
@@ -30,6 +31,7 @@ pub use crate::event::{CompactReason, DecidedBy, Denial, Event, Header, Outcome}
 pub use crate::tool_error::{ToolError, ToolErrorCode};
 pub use budget::Budget;
 pub use instructions::{Instructions, MAX_INSTRUCTION_BYTES};
+pub use mcp_start::start_mcp;
 pub use prompt::{fixed_prompt_tokens, system_prompt};
 pub use tool::{SHELL, ShellCall, shell_tool};
 

@@ -94,6 +94,7 @@ fn rerun_question(command: &str, reason: String) -> ApprovalRequest {
         prefix: None,
         edited_from: None,
         unsandboxed: true,
+        subject: crate::approve::Subject::Command,
     }
 }
 

@@ -32,7 +32,7 @@ pub use diff::FileQuestion;
 pub use host::HostRequest;
 pub use keys::Cancel;
 pub use one_key::yes_or_no;
-pub use prompt::{Answer, Caution, Question};
+pub use prompt::{Answer, Caution, Question, Subject};
 pub use rules_file::{
     List, Scope, add_rule, edit_settings, remove_rule, save_allow_rule, save_host, save_rule,
 };
@@ -75,6 +75,8 @@ pub struct ApprovalRequest {
     pub edited_from: Option<String>,
     /// It would run without the sandbox (the offer after the sandbox refused it).
     pub unsandboxed: bool,
+    /// What is asked about (a command, an MCP call, an MCP server's start).
+    pub subject: Subject,
 }
 
 impl ApprovalRequest {
@@ -245,6 +247,7 @@ impl<S: Screen> Approve for Approver<S> {
             workspace: self.workspace.clone(),
             edited_from: request.edited_from.clone(),
             color: self.color,
+            subject: request.subject,
         };
         self.screen.pause();
         let cancel = Arc::new(Cancel::default());

@@ -78,6 +78,37 @@ pub struct Question {
     pub edited_from: Option<String>,
     /// Use colour.
     pub color: bool,
+    /// What is asked about: its title, and whether `e. Edit` is offered.
+    pub subject: Subject,
+}
+
+/// What a question asks about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Subject {
+    /// A command (it can be edited).
+    #[default]
+    Command,
+    /// A call of an MCP server's tool (nothing to edit: its arguments are the model's).
+    McpCall,
+    /// Starting a local MCP server without the sandbox.
+    McpStart,
+}
+
+impl Subject {
+    /// The question's first line.
+    #[must_use]
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Command => "? agent wants to run a command",
+            Self::McpCall => "? agent wants to call an MCP server's tool",
+            Self::McpStart => "? agent wants to start an MCP server without the sandbox",
+        }
+    }
+
+    /// Whether `e` edits it.
+    fn editable(self) -> bool {
+        self == Self::Command
+    }
 }
 
 /// What makes a question weighty enough that Enter alone does not say yes. Each has its own
@@ -160,7 +191,7 @@ impl Question {
             .map(|from| format!("edited by you from: {}", crate::ui::summary::one_line(from)));
         let keys = display::wrap(&self.keys(), columns).join("\n");
         let mut others = vec![
-            "? agent wants to run a command".to_owned(),
+            self.subject.title().to_owned(),
             description.clone(),
             display::size(&self.command),
             why.clone(),
@@ -181,7 +212,7 @@ impl Question {
         let _ = writeln!(
             out,
             "{}",
-            paint("? agent wants to run a command", |s| s.bold().to_string())
+            paint(self.subject.title(), |s| s.bold().to_string())
         );
         for line in description.split('\n') {
             let _ = writeln!(out, "  {line}");
@@ -226,7 +257,11 @@ impl Question {
                 "   3. Allow \"{prefix}\" in this project   a. Always allow \"{prefix}\""
             );
         }
-        keys.push_str("\n0. Deny   t. Deny with a note   e. Edit   Esc: deny and stop");
+        keys.push_str("\n0. Deny   t. Deny with a note");
+        if self.subject.editable() {
+            keys.push_str("   e. Edit");
+        }
+        keys.push_str("   Esc: deny and stop");
         keys
     }
 
@@ -349,7 +384,7 @@ impl Question {
                         Edited::Failed => return Answer::Deny,
                     }
                 }
-                (KeyCode::Char('e' | 'E'), _) => {
+                (KeyCode::Char('e' | 'E'), _) if self.subject.editable() => {
                     show(
                         out,
                         "  edit the command (Enter runs it through the policy again, Esc goes back)\n",
@@ -379,7 +414,11 @@ impl Question {
         if self.prefix.is_some() {
             hint.push_str(", 3 (this project), a (always)");
         }
-        hint.push_str(", 0 (deny), t (deny with a note), e (edit) or Esc (stop)");
+        hint.push_str(", 0 (deny), t (deny with a note)");
+        if self.subject.editable() {
+            hint.push_str(", e (edit)");
+        }
+        hint.push_str(" or Esc (stop)");
         hint
     }
 
@@ -493,6 +532,7 @@ mod tests {
             workspace: PathBuf::from("/home/me/src/app"),
             edited_from: None,
             color: false,
+            subject: Subject::Command,
         }
     }
 

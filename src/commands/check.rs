@@ -22,7 +22,7 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
     let workspace = super::workspace(global.cwd.as_deref())?;
     let settings = super::load_settings(global, &overrides, &workspace)?;
     if let Some(call) = &args.mcp {
-        return check_mcp(global, &settings, call);
+        return check_mcp(global, &settings, &workspace, call);
     }
     if let Some((access, path)) = args
         .read
@@ -102,6 +102,7 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
 fn check_mcp(
     global: &GlobalArgs,
     settings: &crate::settings::Settings,
+    workspace: &std::path::Path,
     call: &str,
 ) -> Result<ExitCode> {
     let Some((server, tool)) = call
@@ -112,12 +113,19 @@ fn check_mcp(
             "--mcp `{call}`: write SERVER/TOOL (`agent mcp list` names them)"
         )));
     };
+    // Only allow-all asks whether the server runs in the sandbox.
+    let fenced = settings.mode.value == policy::Mode::AllowAll && {
+        let catalogue = super::mcp::catalogue(global, settings, workspace)?;
+        let sandbox = super::sandbox(settings, workspace);
+        let launch = super::mcp_launch(&sandbox, workspace);
+        crate::mcp::Servers::new(&catalogue, launch, &super::env_var).fenced(server)
+    };
     let decision = crate::mcp::rules::decide(
         &settings.allow,
         &settings.deny,
         settings.mode.value,
-        server,
-        tool,
+        (server, tool),
+        fenced,
     );
     let mut out = BufWriter::new(std::io::stdout().lock());
     if global.json {

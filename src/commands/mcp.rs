@@ -6,12 +6,13 @@
 use std::collections::BTreeSet;
 use std::process::ExitCode;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::cli::{GlobalArgs, McpArgs, McpCommand};
 use crate::error::{Error, Result, Status};
 use crate::mcp::edit::{self, NewServer};
-use crate::mcp::{Catalogue, ServerConfig, Servers, Standing, Transport};
+use crate::mcp::listing;
+use crate::mcp::{Catalogue, Servers, Standing};
 use crate::ui::sanitize::escape;
 
 /// Runs `agent mcp …`.
@@ -96,7 +97,11 @@ pub(crate) fn run(global: &GlobalArgs, args: &McpArgs) -> Result<ExitCode> {
                 "approved MCP server `{name}` for {} as proposed now ({}); a changed proposal \
                  needs approval again",
                 workspace.display(),
-                escape(&format!("{}{}", describe(server), details(server)))
+                escape(&format!(
+                    "{}{}",
+                    listing::describe(server),
+                    listing::details(server)
+                ))
             ))
         }
     }
@@ -108,6 +113,10 @@ pub(crate) fn catalogue(
     settings: &crate::settings::Settings,
     workspace: &std::path::Path,
 ) -> Result<Catalogue> {
+    // No settings file has an [mcp] table: nothing to read again.
+    if !settings.mcp_tables {
+        return Ok(Catalogue::default());
+    }
     let catalogue = crate::mcp::config::load(
         &settings.user_file,
         global.profile.as_deref(),
@@ -125,51 +134,6 @@ pub(crate) fn catalogue(
 fn say(line: &str) -> Result<ExitCode> {
     super::print_stdout(&format!("{line}\n"))?;
     Ok(Status::Success.into())
-}
-
-/// `stdio: npx -y server` or `http: https://…`.
-fn describe(server: &ServerConfig) -> String {
-    match &server.transport {
-        Transport::Stdio { command, args } => {
-            let mut words = vec![command.clone()];
-            words.extend(args.iter().cloned());
-            format!("stdio: {}", words.join(" "))
-        }
-        Transport::Http { url, .. } => format!("http: {url}"),
-    }
-}
-
-/// What else decides what a server can do or get, by name only (values may be secrets):
-/// `; env A, B; token from $T; headers X; network h` — empty when there is nothing.
-fn details(server: &ServerConfig) -> String {
-    let names = |pairs: &[(String, String)]| {
-        pairs
-            .iter()
-            .map(|(name, _)| name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let mut parts = Vec::new();
-    if !server.env.is_empty() {
-        parts.push(format!("env {}", names(&server.env)));
-    }
-    if let Transport::Http {
-        headers,
-        bearer_token_env,
-        ..
-    } = &server.transport
-    {
-        if let Some(var) = bearer_token_env {
-            parts.push(format!("token from ${var}"));
-        }
-        if !headers.is_empty() {
-            parts.push(format!("headers {}", names(headers)));
-        }
-    }
-    if !server.network.is_empty() {
-        parts.push(format!("network {}", server.network.join(", ")));
-    }
-    parts.iter().map(|part| format!("; {part}")).collect()
 }
 
 /// `agent mcp list`: starts what may start (fenced), lists tools, ends them.
@@ -213,180 +177,13 @@ fn list(
             });
         }
     };
-    let mut rows = Vec::new();
-    for (server, standing) in &catalogue.servers {
-        let own: Vec<_> = tools.iter().filter(|t| t.server == server.name).collect();
-        let state = match standing {
-            Standing::Proposed => format!(
-                "proposed by the project: not started until `agent mcp approve {}`",
-                server.name
-            ),
-            _ if unfenced.contains(&server.name) => {
-                "runs without the sandbox: started only after a yes in a run".to_owned()
-            }
-            _ => match notices
-                .iter()
-                .find(|n| n.contains(&format!("`{}`", server.name)))
-            {
-                Some(notice) if own.is_empty() => notice.clone(),
-                _ => "started".to_owned(),
-            },
-        };
-        let bytes: usize = own.iter().map(|t| t.bytes()).sum();
-        rows.push(json!({
-            "name": server.name,
-            "origin": server.origin.to_string(),
-            "standing": standing.name(),
-            "state": state,
-            "transport": describe(server),
-            "details": details(server),
-            "sandbox": server.sandbox.name(),
-            "tools": own.iter().map(|t| json!({
-                "name": t.name,
-                "tool": t.tool,
-                "bytes": t.bytes(),
-                "read_only_hint": t.read_only_hint,
-                "description": t.description,
-            })).collect::<Vec<_>>(),
-            "bytes": bytes,
-            "tokens": bytes.div_ceil(4),
-        }));
-    }
+    let mut notices = notices;
+    let rows = listing::rows(catalogue, &tools, &mut notices, &unfenced);
     if global.json {
         let value = json!({"servers": rows, "notices": notices});
         super::print_stdout(&format!("{value}\n"))?;
     } else {
-        super::print_stdout(&render(&rows, &notices))?;
+        super::print_stdout(&listing::render(&rows, &notices))?;
     }
     Ok(Status::Success.into())
-}
-
-/// The text listing, sanitised (names, descriptions and errors are the servers' words).
-fn render(rows: &[Value], notices: &[String]) -> String {
-    if rows.is_empty() {
-        return "no MCP servers: add one with `agent mcp add NAME -- COMMAND ARGS…` (or \
-                [mcp.servers.NAME] in the settings file)\n"
-            .to_owned();
-    }
-    let text = |v: &Value| escape(v.as_str().unwrap_or("")).into_owned();
-    let mut out = String::new();
-    for row in rows {
-        out.push_str(&format!(
-            "{}  {}  {}{}  [{}]\n  {}  (sandbox {})\n",
-            text(&row["name"]),
-            text(&row["standing"]),
-            text(&row["transport"]),
-            text(&row["details"]),
-            text(&row["origin"]),
-            text(&row["state"]),
-            text(&row["sandbox"]),
-        ));
-        let tools = row["tools"].as_array().map_or(&[][..], Vec::as_slice);
-        if !tools.is_empty() {
-            out.push_str(&format!(
-                "  {} tools, {} bytes (~{} tokens) on every request\n",
-                tools.len(),
-                row["bytes"],
-                row["tokens"]
-            ));
-        }
-        for tool in tools {
-            let description: String = text(&tool["description"]).chars().take(80).collect();
-            let hint = if tool["read_only_hint"] == json!(true) {
-                "  (says read-only)"
-            } else {
-                ""
-            };
-            out.push_str(&format!(
-                "    {}  {} bytes{hint}  {description}\n",
-                text(&tool["name"]),
-                tool["bytes"],
-            ));
-        }
-    }
-    for notice in notices {
-        out.push_str(&format!("note: {}\n", escape(notice)));
-    }
-    out
-}
-
-/// The MCP servers of `agent run`, started before the first request (in parallel, each within
-/// its startup timeout): a local server that would run without the sandbox starts only after
-/// a person's yes (once per run); a proposed one never. Returns the servers (`None` when none
-/// may start, or in mode `off`) and one line per problem.
-pub(crate) async fn start_for_run<A: crate::approve::Approve>(
-    catalogue: &Catalogue,
-    config: &crate::agent::Config,
-    approver: &mut A,
-) -> (Option<std::sync::Arc<Servers>>, Vec<String>) {
-    let mut notices: Vec<String> = catalogue
-        .servers
-        .iter()
-        .filter(|(_, standing)| *standing == Standing::Proposed)
-        .map(|(server, _)| {
-            format!(
-                "MCP server `{}` is proposed by {} and not started: `agent mcp approve {}` \
-                 trusts it",
-                server.name, server.origin, server.name
-            )
-        })
-        .collect();
-    if config.mode == crate::policy::Mode::Off || catalogue.startable().next().is_none() {
-        return (None, notices);
-    }
-    let launch = super::mcp_launch(&config.sandbox, &config.workspace);
-    let servers = Servers::new(catalogue, launch, &super::env_var);
-    let mut unfenced_allowed = Vec::new();
-    for server in servers.unfenced().await {
-        if ask_unfenced(&server, config, approver).await {
-            unfenced_allowed.push(server.name);
-        }
-    }
-    let builtin: BTreeSet<String> = std::iter::once(crate::agent::SHELL.to_owned())
-        .chain(crate::tools::specs().into_iter().map(|spec| spec.name))
-        .collect();
-    notices.extend(servers.start(&unfenced_allowed, &builtin).await);
-    (Some(std::sync::Arc::new(servers)), notices)
-}
-
-/// Asks once whether `server` may run without the sandbox; no without a terminal.
-async fn ask_unfenced<A: crate::approve::Approve>(
-    server: &ServerConfig,
-    config: &crate::agent::Config,
-    approver: &mut A,
-) -> bool {
-    if approver.can_ask().is_err() {
-        return false;
-    }
-    let why = if server.sandbox == crate::sandbox::SandboxMode::Off {
-        "its settings say `sandbox = \"off\"`".to_owned()
-    } else {
-        format!(
-            "the sandbox is not available here ({})",
-            config.sandbox.status().limitation.unwrap_or_default()
-        )
-    };
-    let request = crate::approve::ApprovalRequest {
-        command: describe(server),
-        description: format!(
-            "Start MCP server `{}` without the sandbox for this run: {why}",
-            server.name
-        ),
-        decision: crate::policy::Decision {
-            verdict: crate::policy::Verdict::Ask,
-            reason: format!("MCP server `{}` would run without the sandbox", server.name),
-            source: crate::policy::Source::User,
-            rule: None,
-            destructive: false,
-            prefix: None,
-            parts: Vec::new(),
-        },
-        prefix: None,
-        edited_from: None,
-        unsandboxed: true,
-    };
-    matches!(
-        approver.ask(&request).await,
-        crate::approve::Approval::Allow | crate::approve::Approval::AllowForRun
-    )
 }

@@ -42,11 +42,17 @@ pub(crate) fn open(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let color = super::use_color(global);
     let earlier = super::resume::locate(&args, &workspace, color)?;
     let settings = super::load_settings(global, &overrides, &workspace)?;
+    let catalogue = super::mcp::catalogue(global, &settings, &workspace)?;
     run::model_notice(&settings, global);
     let sandbox = super::sandbox(&settings, &workspace);
     let model = run::model_for(&settings, global.quiet)?;
     #[cfg_attr(not(unix), allow(unused_mut))]
     let mut config = run::agent_config(&settings, &workspace, &args, sandbox)?;
+    let mcp_secrets = catalogue.secrets(&super::env_var);
+    for secret in &mcp_secrets {
+        config.secrets.add(secret);
+    }
+    let mcp_launch = super::mcp_launch(&config.sandbox, &workspace);
     let runtime = super::runtime()?;
     #[cfg(unix)]
     let _proxy = super::network::start_for_loop(
@@ -92,6 +98,8 @@ pub(crate) fn open(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         },
         snapshots,
         config,
+        mcp: Some((catalogue, mcp_launch)),
+        mcp_secrets,
     };
     let status = runtime.block_on(async {
         let mut signals = Signals::listen();

@@ -15,6 +15,7 @@ use rmcp::service::{NotificationContext, RoleClient, RunningService};
 use serde_json::Value;
 
 use super::config::{ServerConfig, Transport};
+use super::meter::{Broken, Metered};
 use super::stdio::{self, Launch, Process};
 
 /// Longest error text kept from a server or the SDK (one line).
@@ -38,6 +39,8 @@ pub struct Connection {
     changed: Arc<AtomicBool>,
     /// The local process (none for a remote server).
     process: Option<Process>,
+    /// Why the agent ended the connection (a bound broken), if it did.
+    broken: Broken,
     tool_timeout: Duration,
 }
 
@@ -70,14 +73,19 @@ pub async fn connect(
             bound.as_secs()
         )
     };
-    let (service, process) = match &server.transport {
+    let (service, process, broken) = match &server.transport {
         Transport::Stdio { command, args } => {
             let (process, reader, writer) =
                 stdio::spawn(&server.name, command, args, env, policy, launch)?;
-            match tokio::time::timeout(bound, handler.serve((reader, writer))).await {
-                Ok(Ok(service)) => (service, Some(process)),
+            let broken = Arc::clone(&process.broken);
+            let transport = Metered::new(
+                rmcp::transport::async_rw::AsyncRwTransport::new_client(reader, writer),
+                Arc::clone(&broken),
+            );
+            match tokio::time::timeout(bound, handler.serve(transport)).await {
+                Ok(Ok(service)) => (service, Some(process), broken),
                 Ok(Err(error)) => {
-                    return Err(broken(&process).unwrap_or_else(|| {
+                    return Err(reason(&broken).unwrap_or_else(|| {
                         format!("its `initialize` failed: {}", one_line(&error.to_string()))
                     }));
                 }
@@ -85,14 +93,19 @@ pub async fn connect(
             }
         }
         Transport::Http { url, headers, .. } => {
-            let transport = super::http::transport(url, headers, token)?;
+            let broken = Broken::default();
+            let transport = Metered::new(
+                super::http::transport(url, headers, token)?,
+                Arc::clone(&broken),
+            );
             match tokio::time::timeout(bound, handler.serve(transport)).await {
-                Ok(Ok(service)) => (service, None),
+                Ok(Ok(service)) => (service, None, broken),
                 Ok(Err(error)) => {
-                    return Err(format!(
-                        "{url} did not start an MCP session: {}",
-                        one_line(&error.to_string())
-                    ));
+                    return Err(reason(&broken).unwrap_or_else(|| {
+                        let error = error.to_string();
+                        let why = super::http::failure(&error).unwrap_or_else(|| one_line(&error));
+                        format!("{url} did not start an MCP session: {why}")
+                    }));
                 }
                 Err(_) => return Err(late()),
             }
@@ -102,12 +115,13 @@ pub async fn connect(
         service,
         changed,
         process,
+        broken,
         tool_timeout: server.tool_timeout,
     })
 }
 
-fn broken(process: &Process) -> Option<String> {
-    process.broken.lock().ok().and_then(|b| b.clone())
+fn reason(broken: &Broken) -> Option<String> {
+    broken.lock().ok().and_then(|b| b.clone())
 }
 
 impl Connection {
@@ -122,6 +136,11 @@ impl Connection {
     #[must_use]
     pub fn pid(&self) -> Option<u32> {
         self.process.as_ref().and_then(Process::id)
+    }
+
+    /// Has its tools listed again at the next refresh (a restarted server's may differ).
+    pub fn mark_changed(&self) {
+        self.changed.store(true, Ordering::Relaxed);
     }
 
     /// Whether the server said its tools changed since the last listing (and forgets it).
@@ -177,10 +196,17 @@ impl Connection {
     }
 
     fn failure(&self, what: &str, error: &str) -> String {
-        match self.process.as_ref().and_then(broken) {
+        match self.ended() {
             Some(why) => format!("the server's connection ended: {why}"),
             None => format!("{what} failed: {}", one_line(error)),
         }
+    }
+
+    /// Why the agent ended the connection (a message too large, a flood), if it did: such a
+    /// server is not started again in the run (it would do the same).
+    #[must_use]
+    pub fn ended(&self) -> Option<String> {
+        reason(&self.broken)
     }
 
     /// Whether the connection is closed (the server exited or broke the protocol).

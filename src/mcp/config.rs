@@ -447,7 +447,7 @@ mod tests {
     }
 
     #[test]
-    fn loader_variables_are_refused_in_every_file_and_a_project_names_no_token() {
+    fn loader_variables_and_tokens_are_errors_in_the_users_file_and_ignored_in_a_proposal() {
         for name in [
             "LD_PRELOAD",
             "LD_LIBRARY_PATH",
@@ -456,31 +456,65 @@ mod tests {
             "DYLD_INSERT_LIBRARIES",
             "GLIBC_TUNABLES",
         ] {
-            let table =
-                format!("[mcp.servers.a]\ncommand = \"x\"\nenv = {{ {name} = \"./x.so\" }}\n");
-            for (user, project) in [(table.as_str(), None), ("", Some(table.as_str()))] {
-                let error = catalogue(user, project).unwrap_err();
-                assert!(
-                    error.contains(&format!("`mcp.servers.a.env.{name}` is refused")),
-                    "{error}"
-                );
-            }
+            let table = format!(
+                "[mcp.servers.a]\ncommand = \"x\"\nenv = {{ {name} = \"./x.so\", KEEP = \"1\" }}\n"
+            );
+            let error = catalogue(&table, None).unwrap_err();
+            assert!(
+                error.contains(&format!("`mcp.servers.a.env.{name}` is refused")),
+                "{error}"
+            );
+            // A proposal: said and left out, the rest of it kept.
+            let c = catalogue("", Some(&table)).unwrap();
+            assert_eq!(c.servers[0].0.env, vec![("KEEP".into(), "1".into())]);
+            assert!(
+                c.warnings.iter().any(|w| w.ends_with(&format!(
+                    ":3: `mcp.servers.a.env.{name}` is ignored: a loader variable runs code the \
+                     sandbox does not fence"
+                ))),
+                "{:?}",
+                c.warnings
+            );
         }
         let ok = "[mcp.servers.a]\ncommand = \"x\"\nenv = { OLD_PRELOAD = \"1\" }\n";
         assert!(catalogue(ok, None).is_ok());
+        assert!(catalogue("", Some(ok)).unwrap().warnings.is_empty());
         let token = |var: &str| {
             format!(
                 "[mcp.servers.d]\nurl = \"http://127.0.0.1:1/mcp\"\nbearer_token_env = \"{var}\"\n"
             )
         };
-        let error = catalogue("", Some(&token("DOCS_TOKEN"))).unwrap_err();
-        assert!(error.contains("refused in a project file"), "{error}");
         assert!(catalogue(&token("DOCS_TOKEN"), None).is_ok());
+        for var in [
+            "DOCS_TOKEN",
+            "OPENAI_API_KEY",
+            "ANTHROPIC_API_KEY",
+            "not a name",
+        ] {
+            let c = catalogue("", Some(&token(var))).unwrap();
+            assert!(
+                matches!(
+                    &c.servers[0].0.transport,
+                    Transport::Http {
+                        bearer_token_env: None,
+                        ..
+                    }
+                ),
+                "{var}"
+            );
+            assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+            assert!(
+                c.warnings[0].ends_with(
+                    ":3: `mcp.servers.d.bearer_token_env` is ignored: only your own settings \
+                     file can give a server a token"
+                ),
+                "{:?}",
+                c.warnings
+            );
+        }
         for var in ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"] {
-            for (user, project) in [(token(var), None), (String::new(), Some(token(var)))] {
-                let error = catalogue(&user, project.as_deref()).unwrap_err();
-                assert!(error.contains("bearer_token_env"), "{error}");
-            }
+            let error = catalogue(&token(var), None).unwrap_err();
+            assert!(error.contains("bearer_token_env"), "{error}");
         }
     }
 

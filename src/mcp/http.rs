@@ -72,3 +72,112 @@ fn same_host(attempt: reqwest::redirect::Attempt<'_>) -> reqwest::redirect::Acti
         attempt.stop()
     }
 }
+
+/// One readable line for why a remote server did not start, from the SDK's error text
+/// (which names the transport's types and the request): `HTTP 401 Unauthorized — check
+/// bearer_token_env`, `an HTML page, not MCP — …`. `None`: nothing better to say.
+#[must_use]
+pub fn failure(error: &str) -> Option<String> {
+    let lower = error.to_ascii_lowercase();
+    let status = lower.split("http ").skip(1).find_map(|rest| {
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        (digits.len() == 3)
+            .then(|| digits.parse::<u16>().ok())
+            .flatten()
+    });
+    let status = status.or_else(|| {
+        if lower.contains("authorization required") || lower.contains("auth required") {
+            Some(401)
+        } else if lower.contains("insufficient scope") {
+            Some(403)
+        } else {
+            None
+        }
+    });
+    if let Some(status) = status {
+        let what = match status {
+            401 => "Unauthorized — check bearer_token_env (the token is missing, wrong or expired)",
+            403 => "Forbidden — the token does not give access to this server",
+            404 => "Not Found — check the url (the MCP endpoint's path)",
+            405 => "Method Not Allowed — check the url (not a streamable-HTTP MCP endpoint)",
+            429 => "Too Many Requests — the server is rate-limiting",
+            500..=599 => "a server error — try again later",
+            _ => "an unexpected answer — check the url",
+        };
+        return Some(format!("HTTP {status} {what}"));
+    }
+    if lower.contains("unexpected content type") {
+        let html = lower.contains("html");
+        return Some(if html {
+            "it answered with an HTML page, not MCP — check the url (a sign-in page or a \
+             website?)"
+                .to_owned()
+        } else {
+            "it answered with something that is not MCP (JSON or an event stream) — check \
+             the url"
+                .to_owned()
+        });
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::failure;
+
+    #[test]
+    fn the_sdks_errors_become_one_readable_line() {
+        let sdk = |inner: &str| {
+            format!(
+                "Send message error Transport [rmcp::transport::worker::WorkerTransport<rmcp::\
+                 transport::streamable_http_client::StreamableHttpClientWorker<reqwest::\
+                 async_impl::client::Client>>] error: {inner}, when send initialize request"
+            )
+        };
+        let cases = [
+            (
+                "unexpected server response: HTTP 401 Unauthorized: ",
+                "HTTP 401 Unauthorized — check bearer_token_env",
+            ),
+            (
+                "authorization required: Bearer realm=x",
+                "HTTP 401 Unauthorized",
+            ),
+            ("Auth required", "HTTP 401 Unauthorized"),
+            (
+                "unexpected server response: HTTP 403 Forbidden: no",
+                "HTTP 403 Forbidden",
+            ),
+            ("insufficient scope: Bearer", "HTTP 403 Forbidden"),
+            (
+                "Session expired (HTTP 404)",
+                "HTTP 404 Not Found — check the url",
+            ),
+            (
+                "unexpected server response: HTTP 404 Not Found: ",
+                "HTTP 404 Not Found",
+            ),
+            (
+                "unexpected server response: HTTP 502 Bad Gateway",
+                "HTTP 502 a server error",
+            ),
+            (
+                "Unexpected content type: Some(\"text/html; charset=utf-8\")",
+                "an HTML page, not MCP",
+            ),
+            (
+                "Unexpected content type: Some(\"text/plain\")",
+                "not MCP (JSON or an event stream)",
+            ),
+        ];
+        for (inner, expected) in cases {
+            let line = failure(&sdk(inner)).unwrap();
+            assert!(
+                line.starts_with(expected) || line.contains(expected),
+                "{inner}: {line}"
+            );
+            assert!(!line.contains("rmcp::"), "{line}");
+        }
+        assert_eq!(failure(&sdk("connection refused")), None);
+    }
+}

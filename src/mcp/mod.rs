@@ -14,6 +14,8 @@ pub mod config;
 pub mod display;
 pub mod edit;
 pub mod http;
+pub mod listing;
+mod meter;
 pub mod names;
 pub mod result;
 pub mod rules;
@@ -61,6 +63,9 @@ pub struct Servers {
     /// Each remote server's bearer token (read once from the variable its settings name),
     /// or why there is none.
     tokens: std::collections::BTreeMap<String, Result<String, String>>,
+    /// The servers whose process runs in the sandbox (local, not `sandbox = "off"`, and a
+    /// sandbox here).
+    fenced: BTreeSet<String>,
 }
 
 /// What one call did, for the events.
@@ -111,7 +116,17 @@ impl Servers {
                 _ => None,
             })
             .collect();
+        let fenced = catalogue
+            .startable()
+            .filter(|config| {
+                matches!(config.transport, Transport::Stdio { .. })
+                    && stdio::policy(config.sandbox, launch.sandbox.as_ref(), &launch.workspace)
+                        .is_some()
+            })
+            .map(|config| config.name.clone())
+            .collect();
         Self {
+            fenced,
             slots: tokio::sync::Mutex::new(slots),
             tools: std::sync::Mutex::new(Vec::new()),
             builtin: std::sync::Mutex::new(BTreeSet::new()),
@@ -119,6 +134,12 @@ impl Servers {
             passed: stdio::environment(&[], lookup),
             tokens,
         }
+    }
+
+    /// Whether `server` runs in the sandbox (what it does is fenced like a command).
+    #[must_use]
+    pub fn fenced(&self, server: &str) -> bool {
+        self.fenced.contains(server)
     }
 
     /// Servers that run unfenced (`sandbox = "off"`): a person says yes once per run first.
@@ -158,7 +179,10 @@ impl Servers {
                             .to_owned(),
                     );
                 }
-                self.connect(&slot.config).await
+                // Listed in the same task: every server's start and listing run at once.
+                let connection = self.connect(&slot.config).await?;
+                let listed = connection.list_tools().await?;
+                Ok((connection, listed))
             }
         });
         let started = futures_util::future::join_all(starts).await;
@@ -176,19 +200,13 @@ impl Servers {
                 ));
             }
             match started {
-                Ok(connection) => match connection.list_tools().await {
-                    Ok(listed) => {
-                        let (tools, dropped) = names::offer(&slot.config, &listed, &mut taken);
-                        notices.extend(dropped);
-                        offered.extend(tools);
-                        slot.connection = Some(connection);
-                        slot.ran = true;
-                    }
-                    Err(why) => {
-                        notices.push(not_started(&name, &why));
-                        slot.failed = Some(why);
-                    }
-                },
+                Ok((connection, listed)) => {
+                    let (tools, dropped) = names::offer(&slot.config, &listed, &mut taken);
+                    notices.extend(dropped);
+                    offered.extend(tools);
+                    slot.connection = Some(connection);
+                    slot.ran = true;
+                }
                 Err(why) => {
                     notices.push(not_started(&name, &why));
                     slot.failed = Some(why);
@@ -279,6 +297,19 @@ impl Servers {
         };
         let mut notice = None;
         if slot.connection.as_ref().is_none_or(Connection::is_closed) {
+            // Cut off by the agent between calls (a flood): said once, not started again.
+            if let Some(why) = slot.connection.as_ref().and_then(Connection::ended) {
+                slot.restarts = slot.restarts.max(1);
+                slot.failed = Some(why.clone());
+                slot.connection = None;
+                return called(
+                    started,
+                    Err(CallError::Failed(format!(
+                        "the server is not running: {why}"
+                    ))),
+                    Some(not_started(&slot.config.name, &why)),
+                );
+            }
             let why = slot
                 .failed
                 .clone()
@@ -300,6 +331,8 @@ impl Servers {
                         "MCP server `{}` had stopped ({why}); restarted it (once per run)",
                         slot.config.name
                     ));
+                    // Its tools are listed again before the next request.
+                    connection.mark_changed();
                     slot.connection = Some(connection);
                 }
                 Err(again) => {
@@ -326,20 +359,84 @@ impl Servers {
             .await
             .map(|result| result::render(&tool.server, &tool.tool, &result, max_chars));
         let closed = matches!(output, Err(CallError::Closed(_))) || connection.is_closed();
+        let ended = connection.ended();
         let undone = slot
             .connection
             .as_mut()
             .map(Connection::check_surfaces)
             .unwrap_or_default();
-        // A server that stopped is started again at the next call (once per run).
+        // A server that stopped is started again at the next call (once per run); one the
+        // agent cut off (a flood, a message too large) is not: it would do the same again.
         if closed {
-            slot.failed = Some("its connection ended".to_owned());
+            if let Some(why) = &ended {
+                slot.restarts = slot.restarts.max(1);
+                notice.get_or_insert_with(|| not_started(&slot.config.name, why));
+            }
+            slot.failed = Some(ended.unwrap_or_else(|| "its connection ended".to_owned()));
             slot.connection = None;
         }
         Called {
             undone,
             ..called(started, output, notice)
         }
+    }
+
+    /// Each server's name, and why it is not running now (`None`: it runs).
+    pub async fn states(&self) -> Vec<(String, Option<String>)> {
+        self.slots
+            .lock()
+            .await
+            .iter()
+            .map(|slot| {
+                let running = slot
+                    .connection
+                    .as_ref()
+                    .is_some_and(|connection| !connection.is_closed());
+                let why = (!running).then(|| {
+                    slot.failed
+                        .clone()
+                        .unwrap_or_else(|| "its process ended".to_owned())
+                });
+                (slot.config.name.clone(), why)
+            })
+            .collect()
+    }
+
+    /// Starts server `name` again (a person asked: `/mcp restart`), its tools listed anew.
+    ///
+    /// # Errors
+    /// Why it was not started again, in one line.
+    pub async fn restart(&self, name: &str) -> Result<(), String> {
+        {
+            let mut slots = self.slots.lock().await;
+            let Some(slot) = slots.iter_mut().find(|slot| slot.config.name == name) else {
+                return Err(format!("there is no MCP server `{name}` in this session"));
+            };
+            let local = matches!(slot.config.transport, Transport::Stdio { .. });
+            if local && !slot.ran && self.policy(&slot.config).is_none() {
+                return Err(format!(
+                    "MCP server `{name}` runs without the sandbox and was not allowed to start: \
+                     a new session asks again"
+                ));
+            }
+            // The old process ends (with everything it started) before the new one starts.
+            slot.connection = None;
+            match self.connect(&slot.config).await {
+                Ok(connection) => {
+                    connection.mark_changed();
+                    slot.connection = Some(connection);
+                    slot.failed = None;
+                    slot.ran = true;
+                    slot.restarts = 0;
+                }
+                Err(why) => {
+                    slot.failed = Some(why.clone());
+                    return Err(not_started(name, &why));
+                }
+            }
+        }
+        self.refresh().await;
+        Ok(())
     }
 
     /// The process ids of the running servers (for tests and `/mcp`).
@@ -401,6 +498,9 @@ fn called(
     }
 }
 
-fn not_started(name: &str, why: &str) -> String {
+/// The line for a server that is not available in this run (`why` may be empty, to match
+/// the start of such lines).
+#[must_use]
+pub fn not_started(name: &str, why: &str) -> String {
     format!("MCP server `{name}` is not available in this run: {why}")
 }

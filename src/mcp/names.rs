@@ -96,6 +96,15 @@ pub fn offer(
             ));
             break;
         }
+        // A rule (trimmed when read) could never name it, and its name is shown at the prompt.
+        if tool.trim() != tool || tool.is_empty() || tool.chars().any(char::is_control) {
+            notices.push(format!(
+                "MCP server `{}`: tool `{shown}` dropped: its name is empty, has spaces around \
+                 it or control characters (no rule could name it)",
+                server.name
+            ));
+            continue;
+        }
         let schema = item.get("inputSchema").cloned().unwrap_or(Value::Null);
         if let Err(why) = check_schema(&schema) {
             notices.push(format!(
@@ -305,6 +314,36 @@ mod tests {
         assert_eq!(names(&["a", "c"], &[]), ["a", "c"]);
         assert_eq!(names(&[], &["b"]), ["a", "c"]);
         assert_eq!(names(&["a", "b"], &["b"]), ["a"]);
+    }
+
+    #[test]
+    fn every_offered_tool_can_be_named_by_its_rule() {
+        // Names a rule (trimmed when read) could not name are dropped with a notice; the
+        // rest are offered, and the rule of each names it.
+        let names = [
+            "x", " x", "x ", " x ", "\tx", "x\n", "", " ", "a b", "a\u{1b}b", "a\u{7f}", "été",
+        ];
+        let listed: Vec<Value> = names.iter().map(|n| tool(n)).collect();
+        let (offered, notices) = offer(&server(&[], &[]), &listed, &mut BTreeSet::new());
+        let kept: Vec<&str> = offered.iter().map(|t| t.tool.as_str()).collect();
+        assert_eq!(kept, ["x", "a b", "été"]);
+        assert_eq!(notices.len(), names.len() - kept.len(), "{notices:?}");
+        for tool in offered {
+            let rule = crate::policy::Rule {
+                prefix: super::super::rules::tool_rule(&tool.server, &tool.tool)
+                    .trim()
+                    .to_owned(),
+                source: crate::policy::Source::User,
+            };
+            let d = super::super::rules::decide(
+                &[rule],
+                &[],
+                crate::policy::Mode::Ask,
+                (&tool.server, &tool.tool),
+                false,
+            );
+            assert_eq!(d.verdict, crate::policy::Verdict::Allow, "{:?}", tool.tool);
+        }
     }
 
     #[test]

@@ -46,9 +46,20 @@ fn names(rule: &Rule, server: &str, tool: &str) -> bool {
     rule == server_rule(server) || rule == tool_rule(server, tool)
 }
 
-/// The decision for calling `tool` of `server` under `allow`, `deny` and `mode`.
+/// The decision for calling `tool` of `server` under `allow`, `deny` and `mode`; `fenced`:
+/// the server is a local one running in the sandbox.
+///
+/// Mode `allow-all` turns ask into allow only for fenced servers: what such a server does is
+/// fenced like a command, as allow-all assumes; a remote server (or a local one without the
+/// sandbox) acts where no sandbox reaches, as a protected program would, so it still asks.
 #[must_use]
-pub fn decide(allow: &[Rule], deny: &[Rule], mode: Mode, server: &str, tool: &str) -> Decision {
+pub fn decide(
+    allow: &[Rule],
+    deny: &[Rule],
+    mode: Mode,
+    (server, tool): (&str, &str),
+    fenced: bool,
+) -> Decision {
     let decision = |verdict, reason: String, source, rule: Option<&Rule>| Decision {
         verdict,
         reason,
@@ -96,10 +107,21 @@ pub fn decide(allow: &[Rule], deny: &[Rule], mode: Mode, server: &str, tool: &st
             Source::User,
             None,
         ),
-        Mode::AllowAll => decision(
+        Mode::AllowAll if fenced => decision(
             Verdict::Allow,
-            "allowed by permissions mode \"allow-all\"".to_owned(),
+            "allowed by permissions mode \"allow-all\" (the server runs in the sandbox)".to_owned(),
             Source::User,
+            None,
+        ),
+        Mode::AllowAll => decision(
+            Verdict::Ask,
+            format!(
+                "permissions mode \"allow-all\" allows only calls to servers in the sandbox, \
+                 and `{server}` is remote or runs without it (no rule `{}` or `{}` allows it)",
+                tool_rule(server, tool),
+                server_rule(server)
+            ),
+            Source::Builtin,
             None,
         ),
         Mode::Ask | Mode::Auto | Mode::Off => decision(
@@ -178,16 +200,18 @@ mod tests {
         for mode in MODES {
             for deny in ["mcp:srv", "mcp:srv/tool", " mcp:srv/tool "] {
                 for allow in ["mcp:srv", "mcp:srv/tool"] {
-                    let d = decide(
-                        &[rule(allow, Source::User)],
-                        &[rule(deny, Source::Project)],
-                        mode,
-                        "srv",
-                        "tool",
-                    );
-                    assert_eq!(d.verdict, Verdict::Deny, "{mode:?} {deny} {allow}");
-                    assert_eq!(d.rule.as_deref(), Some(deny.trim()));
-                    assert_eq!(d.source, Source::Project);
+                    for fenced in [false, true] {
+                        let d = decide(
+                            &[rule(allow, Source::User)],
+                            &[rule(deny, Source::Project)],
+                            mode,
+                            ("srv", "tool"),
+                            fenced,
+                        );
+                        assert_eq!(d.verdict, Verdict::Deny, "{mode:?} {deny} {allow}");
+                        assert_eq!(d.rule.as_deref(), Some(deny.trim()));
+                        assert_eq!(d.source, Source::Project);
+                    }
                 }
             }
         }
@@ -197,7 +221,13 @@ mod tests {
     fn an_allow_rule_allows_in_every_mode_but_off() {
         for mode in MODES {
             for allow in ["mcp:srv", "mcp:srv/tool"] {
-                let d = decide(&[rule(allow, Source::Flag)], &[], mode, "srv", "tool");
+                let d = decide(
+                    &[rule(allow, Source::Flag)],
+                    &[],
+                    mode,
+                    ("srv", "tool"),
+                    false,
+                );
                 let expected = if mode == Mode::Off {
                     Verdict::Deny
                 } else {
@@ -223,23 +253,51 @@ mod tests {
             "mcp:*",
         ];
         for other in near {
-            let d = decide(&[rule(other, Source::User)], &[], Mode::Ask, "srv", "tool");
+            let d = decide(
+                &[rule(other, Source::User)],
+                &[],
+                Mode::Ask,
+                ("srv", "tool"),
+                true,
+            );
             assert_eq!(d.verdict, Verdict::Ask, "{other}");
-            let d = decide(&[], &[rule(other, Source::User)], Mode::Ask, "srv", "tool");
+            let d = decide(
+                &[],
+                &[rule(other, Source::User)],
+                Mode::Ask,
+                ("srv", "tool"),
+                true,
+            );
             assert_eq!(d.verdict, Verdict::Ask, "{other}");
         }
     }
 
     #[test]
     fn without_a_rule_it_asks_offering_the_tool_rule_and_auto_still_asks() {
-        for mode in [Mode::Ask, Mode::Auto] {
-            let d = decide(&[], &[], mode, "srv", "tool");
-            assert_eq!(d.verdict, Verdict::Ask);
-            assert_eq!(d.prefix.as_deref(), Some("mcp:srv/tool"));
+        for fenced in [false, true] {
+            for mode in [Mode::Ask, Mode::Auto] {
+                let d = decide(&[], &[], mode, ("srv", "tool"), fenced);
+                assert_eq!(d.verdict, Verdict::Ask);
+                assert_eq!(d.prefix.as_deref(), Some("mcp:srv/tool"));
+            }
+            let d = decide(&[], &[], Mode::Deny, ("srv", "tool"), fenced);
+            assert_eq!(d.verdict, Verdict::Deny);
+            assert!(d.reason.contains("`mcp:srv/tool`"), "{}", d.reason);
         }
-        let d = decide(&[], &[], Mode::Deny, "srv", "tool");
-        assert_eq!(d.verdict, Verdict::Deny);
-        assert!(d.reason.contains("`mcp:srv/tool`"), "{}", d.reason);
+    }
+
+    #[test]
+    fn allow_all_allows_only_calls_to_servers_in_the_sandbox() {
+        let d = decide(&[], &[], Mode::AllowAll, ("srv", "tool"), true);
+        assert_eq!(d.verdict, Verdict::Allow);
+        let d = decide(&[], &[], Mode::AllowAll, ("srv", "tool"), false);
+        assert_eq!(d.verdict, Verdict::Ask);
+        assert_eq!(d.prefix.as_deref(), Some("mcp:srv/tool"));
+        assert!(
+            d.reason.contains("remote or runs without it"),
+            "{}",
+            d.reason
+        );
     }
 
     #[test]

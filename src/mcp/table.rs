@@ -131,7 +131,13 @@ impl Reader<'_> {
                     self.line(server, key)
                 ));
             }
-            servers.push(self.server(name, server, &dotted, origin(line), line)?);
+            servers.push(self.server(
+                name,
+                server,
+                &dotted,
+                (origin(line), line),
+                &mut warnings,
+            )?);
         }
         Ok((servers, warnings))
     }
@@ -145,9 +151,19 @@ impl Reader<'_> {
         name: &str,
         table: &dyn toml_edit::TableLike,
         dotted: &str,
-        origin: ServerOrigin,
-        line: usize,
+        (origin, line): (ServerOrigin, usize),
+        warnings: &mut Vec<String>,
     ) -> Result<ServerConfig, SettingsError> {
+        let proposal = matches!(origin, ServerOrigin::Project(..));
+        // What a proposal may not carry is said and left out (as a project's widening keys
+        // are): a cloned repository must not be able to stop the agent from running in it.
+        let mut ignored = |key: &str, why: &str| {
+            warnings.push(format!(
+                "{}:{}: `{dotted}.{key}` is ignored: {why}",
+                self.path.display(),
+                self.line(table, key.split('.').next().unwrap_or(key))
+            ));
+        };
         let field = |key: &str| table.get(key).map(|item| (item, self.line(table, key)));
         let wrong = |key: &str, at: usize, expected: &str| {
             self.invalid(at, format!("`{dotted}.{key}` must be {expected}"))
@@ -223,7 +239,14 @@ impl Reader<'_> {
                         ));
                     }
                 }
-                let bearer_token_env = string("bearer_token_env")?;
+                let mut bearer_token_env = string("bearer_token_env")?;
+                if proposal && bearer_token_env.is_some() {
+                    ignored(
+                        "bearer_token_env",
+                        "only your own settings file can give a server a token",
+                    );
+                    bearer_token_env = None;
+                }
                 if let Some(var) = &bearer_token_env {
                     let at = self.line(table, "bearer_token_env");
                     if !valid_env_name(var) {
@@ -231,15 +254,6 @@ impl Reader<'_> {
                             "bearer_token_env",
                             at,
                             "the name of an environment variable (the token itself never goes in the file)",
-                        ));
-                    }
-                    if matches!(origin, ServerOrigin::Project(..)) {
-                        return Err(self.invalid(
-                            at,
-                            format!(
-                                "`{dotted}.bearer_token_env` is refused in a project file: only \
-                                 your own settings file can give a server a token"
-                            ),
                         ));
                     }
                     if MODEL_KEY_VARS.contains(&var.as_str()) {
@@ -290,11 +304,23 @@ impl Reader<'_> {
             Some((item, at)) => tool_filter(item)
                 .ok_or_else(|| wrong("tools", at, "a table { allow = [..], deny = [..] }"))?,
         };
-        let env = pairs(
+        let mut env = pairs(
             "env",
             &|name, _| valid_env_name(name),
             "a table of variable names to strings",
         )?;
+        if proposal {
+            env.retain(|(name, _)| {
+                let loader = crate::sandbox::loader_variable(name);
+                if loader {
+                    ignored(
+                        &format!("env.{name}"),
+                        "a loader variable runs code the sandbox does not fence",
+                    );
+                }
+                !loader
+            });
+        }
         if let Some((loader, _)) = env
             .iter()
             .find(|(name, _)| crate::sandbox::loader_variable(name))

@@ -9,6 +9,9 @@ use super::{Session, Stopped, slash};
 
 impl Session {
     pub(super) async fn main(&mut self) -> Status {
+        if let Err(stopped) = self.start_mcp_or_stop().await {
+            return stopped.status;
+        }
         if let Some(rebuilt) = &self.resumed {
             self.say(&format!(
                 "agent: going on with the earlier conversation ({} turns)",

@@ -16,6 +16,7 @@ pub mod compact;
 mod compaction;
 pub mod history;
 mod input;
+mod mcp;
 mod record;
 mod screen;
 pub mod slash;
@@ -83,6 +84,10 @@ pub struct Options {
     pub prices: Option<(f64, f64)>,
     /// Where each message's snapshots go (the run's record, as `run --continue`'s).
     pub snapshots: crate::snapshot::Source,
+    /// The MCP servers of the workspace and what starting them needs.
+    pub mcp: Option<(crate::mcp::Catalogue, crate::mcp::stdio::Launch)>,
+    /// The MCP servers' secrets (tokens, `env` values), kept out of the transcript.
+    pub mcp_secrets: Vec<String>,
 }
 
 /// A signal that ends (or, for SIGINT, interrupts) the session.
@@ -186,6 +191,9 @@ struct Session {
     /// What the model is told with the next message (files a `/undo` took back), oldest
     /// first; sent once.
     notes_for_model: Vec<String>,
+    /// The MCP servers to start (taken when they start) and what `/mcp` lists.
+    mcp: Option<(crate::mcp::Catalogue, crate::mcp::stdio::Launch)>,
+    mcp_secrets: Vec<String>,
 }
 
 impl Session {
@@ -245,8 +253,10 @@ impl Session {
             recorded_chars: 0,
             max_output_chars: options.config.limits.max_output_chars,
         };
-        if let (Some(transcript), Some(key)) = (&mut recorder.transcript, &options.api_key) {
-            transcript.redact(key);
+        if let Some(transcript) = &mut recorder.transcript {
+            for secret in options.api_key.iter().chain(&options.mcp_secrets) {
+                transcript.redact(secret);
+            }
         }
         let context_window = options
             .context_window
@@ -281,6 +291,8 @@ impl Session {
             snapshots: options.snapshots,
             last_change: None,
             notes_for_model: Vec::new(),
+            mcp: options.mcp,
+            mcp_secrets: options.mcp_secrets,
         }
     }
 

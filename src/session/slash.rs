@@ -36,6 +36,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "/undo",
         "[--force]: put those files back as they were (again: puts the changes back)",
     ),
+    (
+        "/mcp",
+        "the MCP servers and their tools (as `agent mcp list`); /mcp restart NAME",
+    ),
     ("/exit", "end the session (as Ctrl+D)"),
 ];
 
@@ -60,6 +64,8 @@ pub enum Slash {
     Diff,
     /// `/undo [--force]`.
     Undo(Option<String>),
+    /// `/mcp [restart NAME]`: its words after `/mcp`.
+    Mcp(Vec<String>),
     /// `/exit` (or `/quit`).
     Exit,
     /// Anything else that starts with one `/`.
@@ -87,6 +93,7 @@ pub fn parse(line: &str) -> Option<Slash> {
         "compact" => Slash::Compact,
         "diff" => Slash::Diff,
         "undo" => Slash::Undo(argument),
+        "mcp" => Slash::Mcp(rest.split_whitespace().skip(1).map(str::to_owned).collect()),
         "exit" | "quit" => Slash::Exit,
         _ => Slash::Unknown(format!("/{name}")),
     })

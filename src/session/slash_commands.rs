@@ -32,6 +32,7 @@ impl Session {
                 self.compact(CompactReason::Asked).await;
             }
             Slash::Diff => self.show_diff(),
+            Slash::Mcp(words) => self.mcp_command(&words).await,
             Slash::Undo(argument) => match argument.as_deref() {
                 None => self.undo(false).await?,
                 Some("--force" | "-f") => self.undo(true).await?,

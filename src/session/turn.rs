@@ -124,8 +124,10 @@ impl Session {
         self.started = true;
         if first && self.recorder.transcript.is_none() && self.resumed.is_none() {
             self.recorder.transcript = self.create_transcript();
-            if let (Some(transcript), Some(key)) = (&mut self.recorder.transcript, &self.api_key) {
-                transcript.redact(key);
+            if let Some(transcript) = &mut self.recorder.transcript {
+                for secret in self.api_key.iter().chain(&self.mcp_secrets) {
+                    transcript.redact(secret);
+                }
             }
         }
         let id = self

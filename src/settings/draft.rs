@@ -171,6 +171,7 @@ impl Draft {
                 snapshots: SnapshotSettings::built_in(),
                 user_file,
                 project_file: None,
+                mcp_tables: false,
                 warnings: Vec::new(),
             },
         }

@@ -110,6 +110,9 @@ pub struct Settings {
     pub user_file: PathBuf,
     /// The project settings file, when there is one.
     pub project_file: Option<PathBuf>,
+    /// Some settings file has an `[mcp]` table: without one, a run reads no MCP settings
+    /// (and pays nothing for MCP).
+    pub mcp_tables: bool,
     /// Problems worth telling the person (unknown keys, ignored project keys).
     pub warnings: Vec<String>,
 }

@@ -59,6 +59,7 @@ pub fn load(
     let mut draft = Draft::defaults(user_file.clone());
 
     let user = file::read(&user_file)?;
+    draft.settings.mcp_tables = user.mcp;
     for entry in &user.entries {
         draft.apply(
             entry,
@@ -91,6 +92,7 @@ pub fn load(
     let project_path = workspace.join(".agent").join("settings.toml");
     if project_path != user_file && project_path.is_file() {
         let project: Layer = file::read(&project_path)?;
+        draft.settings.mcp_tables |= project.mcp;
         for entry in &project.entries {
             draft.apply_project(entry, &project_path);
         }

@@ -381,3 +381,25 @@ fn a_project_file_cannot_turn_fail_on_deny_off() {
     assert!(settings.fail_on_deny.value);
     assert_eq!(settings.warnings.len(), 1, "{:?}", settings.warnings);
 }
+
+#[test]
+fn mcp_tables_are_noticed_at_the_top_in_a_profile_and_in_the_project_file() {
+    let cases = [
+        ("", "", false),
+        (
+            "[limits]\nmax_turns = 3\n",
+            "[permissions.commands]\ndeny = [\"x\"]\n",
+            false,
+        ),
+        ("[projects.\"/w\".mcp.approved]\na = \"x\"\n", "", false),
+        ("[mcp.servers.a]\ncommand = \"x\"\n", "", true),
+        ("[profiles.p.mcp.servers.a]\ncommand = \"x\"\n", "", true),
+        ("", "[mcp.servers.a]\ncommand = \"x\"\n", true),
+    ];
+    for (user, project, expected) in cases {
+        let fixture = Fixture::new();
+        fixture.user(user).project(project);
+        let settings = fixture.load(&Overrides::default()).unwrap();
+        assert_eq!(settings.mcp_tables, expected, "{user:?} {project:?}");
+    }
+}

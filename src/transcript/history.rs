@@ -228,6 +228,29 @@ fn render_result(out: &mut String, event: &Value) {
 /// A file tool's `tool_result` in [`render_show`]: its summary and the diff of a change, or
 /// the error.
 fn render_file_result(out: &mut String, event: &Value) {
+    let summary = event["summary"].as_str().unwrap_or_default();
+    if render_error_or(out, event, summary) {
+        for line in event["diff"].as_str().unwrap_or_default().lines() {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
+}
+
+/// An MCP tool's `mcp_result` in [`render_show`]: what it returned (its size and time) or
+/// the error.
+fn render_mcp_result(out: &mut String, event: &Value) {
+    let number = |v: &Value| v.as_u64().unwrap_or_default();
+    let summary = crate::ui::summary::mcp_summary(
+        usize::try_from(number(&event["chars"])).unwrap_or(usize::MAX),
+        number(&event["duration_ms"]),
+        event["truncated"] == true,
+        event["is_error"] == true,
+    );
+    render_error_or(out, event, &summary);
+}
+
+/// The result's error (`  code: message`), or else `summary`; whether there was no error.
+fn render_error_or(out: &mut String, event: &Value, summary: &str) -> bool {
     let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
     if event["error"].is_object() {
         let _ = writeln!(
@@ -236,12 +259,10 @@ fn render_file_result(out: &mut String, event: &Value) {
             text(&event["error"]["code"]),
             text(&event["error"]["message"])
         );
-        return;
+        return false;
     }
-    let _ = writeln!(out, "  {}", text(&event["summary"]));
-    for line in event["diff"].as_str().unwrap_or_default().lines() {
-        let _ = writeln!(out, "  {line}");
-    }
+    let _ = writeln!(out, "  {summary}");
+    true
 }
 
 /// A readable replay of one run's events.
@@ -289,6 +310,19 @@ pub fn render_show(events: &[Value]) -> String {
                 let _ = writeln!(out, "• {}", s(&event["label"]));
             }
             "tool_result" if event["tool"].is_string() => render_file_result(&mut out, event),
+            "mcp_call" => {
+                let arguments = match &event["arguments"] {
+                    Value::Null => s(&event["raw_arguments"]),
+                    arguments => arguments.to_string(),
+                };
+                let _ = writeln!(
+                    out,
+                    "• mcp {}/{} {arguments}",
+                    s(&event["server"]),
+                    s(&event["tool"])
+                );
+            }
+            "mcp_result" => render_mcp_result(&mut out, event),
             "tool_call" => match event["command"].as_str() {
                 Some(command) => {
                     let _ = writeln!(out, "$ {command}  # {}", s(&event["description"]));
@@ -356,6 +390,28 @@ mod tests {
             "{shown}"
         );
         assert_eq!(shown.matches("edited by you").count(), 1, "{shown}");
+    }
+
+    #[test]
+    fn mcp_calls_and_their_results_are_shown() {
+        let events = [
+            json!({"type": "mcp_call", "id": "1", "server": "srv", "tool": "echo",
+                   "arguments": {"text": "hi"}}),
+            json!({"type": "decision", "id": "1", "decision": "allow", "reason": "allowed by mcp:srv"}),
+            json!({"type": "mcp_result", "id": "1", "server": "srv", "tool": "echo",
+                   "duration_ms": 12, "chars": 8, "truncated": true, "is_error": false,
+                   "content": "echo: hi"}),
+            json!({"type": "mcp_call", "id": "2", "server": "srv", "tool": "write",
+                   "raw_arguments": "{oops"}),
+            json!({"type": "mcp_result", "id": "2", "server": "srv", "tool": "write",
+                   "duration_ms": 0, "truncated": false, "is_error": false,
+                   "error": {"code": "denied", "message": "denied for want of a terminal"}}),
+        ];
+        assert_eq!(
+            render_show(&events),
+            "• mcp srv/echo {\"text\":\"hi\"}\n  allow: allowed by mcp:srv\n  8 chars · 12 ms · capped\n\
+             • mcp srv/write {oops\n  denied: denied for want of a terminal\n"
+        );
     }
 
     #[test]

@@ -38,7 +38,7 @@ fn wire(model: &str) -> &str {
 
 /// The content sent to the model for a recorded `tool_result` (as `agent::tool` builds it).
 fn result_content(event: &Value) -> String {
-    // A file tool's result: the text the model got, or its error.
+    // A file tool's or an MCP tool's result: the text the model got, or its error.
     if event["tool"].is_string() {
         return match event["content"].as_str() {
             Some(content) => content.to_owned(),
@@ -192,7 +192,9 @@ pub fn rebuild(text: &str, model: &str) -> Rebuilt {
                     turn.calls.push(older_call(&event));
                 }
             }
-            "tool_result" => {
+            // An MCP call's result too: what the model got (or the error) is what it gets
+            // back — never "not run", which would invite it to repeat a call that acted.
+            "tool_result" | "mcp_result" => {
                 if let (Some(turn), Some(id)) = (pending.as_mut(), event["id"].as_str()) {
                     turn.results.insert(id.to_owned(), result_content(&event));
                 }
@@ -369,6 +371,35 @@ mod tests {
             assistant("Let me look.", vec![ls()], vec![])
         );
         assert!(other.note.unwrap().contains("another provider"));
+    }
+
+    #[test]
+    fn an_mcp_calls_result_comes_back_as_the_model_got_it() {
+        let run = |result: &str| {
+            format!(
+                r#"{{"type":"start","id":"r","prompt":"go","model":"openai/m","cwd":"/w"}}
+{{"type":"turn_end","turn":1,"tool_calls":[{{"id":"m1","name":"mcp__srv__echo","arguments":"{{}}"}}]}}
+{{"type":"mcp_call","id":"m1","server":"srv","tool":"echo","arguments":{{}}}}
+{result}
+{{"type":"turn_end","turn":2,"tool_calls":[]}}
+{{"type":"done","outcome":"answered","turns":2,"commands_run":0,"commands_denied":0}}
+"#
+            )
+        };
+        let got = |result: &str| {
+            let rebuilt = rebuild(&run(result), "openai/m");
+            match &rebuilt.messages[2] {
+                Message::ToolResult { call_id, content } => {
+                    assert_eq!(call_id, "m1");
+                    content.clone()
+                }
+                other => panic!("{other:?}"),
+            }
+        };
+        let ok = r#"{"type":"mcp_result","id":"m1","server":"srv","tool":"echo","duration_ms":3,"chars":8,"truncated":false,"is_error":false,"content":"echo: hi"}"#;
+        assert_eq!(got(ok), "echo: hi");
+        let failed = r#"{"type":"mcp_result","id":"m1","server":"srv","tool":"echo","duration_ms":0,"truncated":false,"is_error":false,"error":{"code":"denied","message":"no"}}"#;
+        assert_eq!(got(failed), r#"{"error":{"code":"denied","message":"no"}}"#);
     }
 
     #[test]

@@ -211,6 +211,19 @@ pub fn file_summary(
     }
 }
 
+/// What an MCP result was: `8 chars · 12 ms`, `· capped`, `· the tool reported an error`.
+#[must_use]
+pub fn mcp_summary(chars: usize, duration_ms: u64, truncated: bool, is_error: bool) -> String {
+    let mut summary = format!("{chars} chars · {duration_ms} ms");
+    if truncated {
+        summary.push_str(" · capped");
+    }
+    if is_error {
+        summary.push_str(" · the tool reported an error");
+    }
+    summary
+}
+
 /// The one summary line of a file tool's or an MCP tool's result, and its tone (`✓ mcp
 /// srv/echo · 8 chars · 12 ms`); `denied` is the decision's reason when it was denied. `None`
 /// for any other event.
@@ -238,16 +251,8 @@ pub fn result_line(event: &crate::event::Event, denied: Option<&str>) -> Option<
             error,
             ..
         } => {
-            let summary = chars.map(|chars| {
-                let mut summary = format!("{chars} chars · {duration_ms} ms");
-                if *truncated {
-                    summary.push_str(" · capped");
-                }
-                if *is_error {
-                    summary.push_str(" · the tool reported an error");
-                }
-                summary
-            });
+            let summary =
+                chars.map(|chars| mcp_summary(chars, *duration_ms, *truncated, *is_error));
             let label = format!("mcp {server}/{tool}");
             Some(file_summary(
                 &label,

@@ -270,6 +270,11 @@ fn results_are_capped_and_errors_images_are_told_to_the_model() {
     );
     let (image, _, _) = one_call(&sandbox, &tmp, "mcp__srv__image", &json!({}), &allow);
     assert!(image.contains("[image (image/png"), "{image}");
+    // A resource link is listed for the model.
+    assert!(
+        image.contains("[resource link: pic.png <file:///srv/pic.png>]"),
+        "{image}"
+    );
     let (bad, _, _) = one_call(&sandbox, &tmp, "mcp__srv__echo", &json!([1]), &allow);
     assert!(bad.contains("EINVAL"), "{bad}");
 }
@@ -708,12 +713,35 @@ fn a_loader_variable_in_a_servers_env_is_refused_and_list_and_approve_show_env()
             }
             let output = sandbox.agent().args(["mcp", "list"]).output().unwrap();
             let stderr = String::from_utf8_lossy(&output.stderr);
-            assert_eq!(output.status.code(), Some(2), "{name}: {stderr}");
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            if project {
+                // Said and left out: a repository cannot stop the agent from running in it,
+                // and what is approved is the proposal without it.
+                assert_eq!(output.status.code(), Some(0), "{name}: {stderr}");
+                assert!(
+                    stderr.contains(&format!("env.{name}` is ignored")),
+                    "{stderr}"
+                );
+                assert!(!stdout.contains(name), "{stdout}");
+                let approved = sandbox
+                    .agent()
+                    .args(["mcp", "approve", "srv"])
+                    .output()
+                    .unwrap();
+                assert!(approved.status.success());
+                assert!(!String::from_utf8_lossy(&approved.stdout).contains(name));
+                sandbox.settings("");
+            } else {
+                assert_eq!(output.status.code(), Some(2), "{name}: {stderr}");
+                assert!(
+                    stderr.contains(&format!("env.{name}` is refused")),
+                    "{stderr}"
+                );
+            }
             assert!(
-                stderr.contains(&format!("env.{name}` is refused")),
-                "{stderr}"
+                running_with(&token).is_empty(),
+                "{name}: a server outlived list"
             );
-            assert!(running_with(&token).is_empty(), "{name}: a server started");
         }
     }
     sandbox.settings("");
@@ -820,6 +848,13 @@ fn a_call_is_asked_at_a_terminal_and_allowed() {
     let tmux = super::tty::run_in_tmux(&sandbox, &server, &[("TMPDIR", &tmp)], "'echo it'");
     let screen = tmux.wait_for("1. Allow");
     assert!(screen.contains("mcp srv/echo"), "{screen}");
+    // It says it is an MCP call, and offers no edit (the arguments are the model's).
+    assert!(
+        screen.contains("? agent wants to call an MCP server's tool"),
+        "{screen}"
+    );
+    assert!(!screen.contains("wants to run a command"), "{screen}");
+    assert!(!screen.contains("e. Edit"), "{screen}");
     assert!(screen.contains("from the tty"), "{screen}");
     // What is approved is shown whole: the middle of a long argument too.
     assert!(screen.contains("MIDDLE"), "{screen}");
@@ -829,6 +864,57 @@ fn a_call_is_asked_at_a_terminal_and_allowed() {
     tmux.wait_for("EXIT=0");
     let results = server.request(1).tool_results();
     assert!(results[0].1.contains("echo: from the tty"), "{results:?}");
+}
+
+#[test]
+fn mode_deny_never_asks_to_start_a_server_without_the_sandbox() {
+    let (sandbox, tmp) = dirs();
+    sandbox.settings(&settings("normal", &token(), "sandbox = \"off\""));
+    let server = FakeModel::openai_turns([turn_text("nothing to do")]);
+    let tmp = tmp.display().to_string();
+    let tmux = super::tty::run_in_tmux(&sandbox, &server, &[("TMPDIR", &tmp)], "--mode deny 'go'");
+    let screen = tmux.wait_for("EXIT=");
+    assert!(screen.contains("EXIT=0"), "{screen}");
+    assert!(!screen.contains("1. Allow"), "{screen}");
+    assert!(screen.contains("without the sandbox"), "{screen}");
+    let tools = server.request(0).tool_names();
+    assert!(!tools.iter().any(|n| n.starts_with("mcp__")), "{tools:?}");
+}
+
+/// `allow-all` allows calls to a server in the sandbox; one outside it (here: `sandbox =
+/// "off"`, said yes to at the prompt) is still asked about.
+#[test]
+fn allow_all_allows_only_calls_to_servers_in_the_sandbox() {
+    if !super::sandbox::available() {
+        return;
+    }
+    let (sandbox, tmp) = normal_server();
+    let (result, _, _) = echo(&sandbox, &tmp, &["--mode", "allow-all"]);
+    assert!(result.contains("echo: hi"), "{result}");
+    sandbox.settings(&settings("normal", &token(), "sandbox = \"off\""));
+    let server = FakeModel::openai_turns([
+        mcp_call("mcp__srv__echo", &json!({"text": "unfenced"})),
+        turn_text("done"),
+    ]);
+    let tmp = tmp.display().to_string();
+    let tmux = super::tty::run_in_tmux(
+        &sandbox,
+        &server,
+        &[("TMPDIR", &tmp)],
+        "--mode allow-all 'go'",
+    );
+    let screen = tmux.wait_for("1. Allow");
+    assert!(
+        screen.contains("start an MCP server without the sandbox"),
+        "{screen}"
+    );
+    tmux.keys(&["1"]);
+    let screen = tmux.wait_for("call an MCP server's tool");
+    assert!(screen.contains("remote or runs without it"), "{screen}");
+    tmux.keys(&["1"]);
+    tmux.wait_for("EXIT=0");
+    let results = server.request(1).tool_results();
+    assert!(results[0].1.contains("echo: unfenced"), "{results:?}");
 }
 
 #[test]
@@ -911,11 +997,81 @@ fn the_sandbox_keeps_a_server_off_the_network() {
 }
 
 #[test]
-fn a_notification_storm_leaves_the_server_usable() {
+fn a_burst_of_notifications_leaves_the_server_usable() {
     let (sandbox, tmp) = dirs();
     sandbox.settings(&settings("storm", &token(), ""));
     let (result, _, _) = echo(&sandbox, &tmp, &["--allow", "mcp:srv"]);
     assert!(result.contains("echo: hi"), "{result}");
+}
+
+/// The peak resident memory (VmHWM, in kB) of `child` while it runs, polled from /proc
+/// until it ends.
+#[cfg(target_os = "linux")]
+fn peak_memory_kb(child: &mut std::process::Child) -> u64 {
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    while child.try_wait().unwrap().is_none() {
+        let text = std::fs::read_to_string(&status).unwrap_or_default();
+        let hwm = text
+            .lines()
+            .find_map(|line| line.strip_prefix("VmHWM:"))
+            .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0);
+        peak = peak.max(hwm);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    peak
+}
+
+/// A server that floods the agent during a call — `ping` requests it never reads the
+/// answers to, or notifications without end — is cut off with one line, the run goes on,
+/// and the agent's memory stays bounded (it grew by about 17 MB a second before).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_flooding_server_is_cut_off_in_one_line_and_memory_stays_bounded() {
+    use std::process::Stdio;
+    for mode in ["ping-flood", "notify-flood"] {
+        let (sandbox, tmp) = dirs();
+        let token = token();
+        sandbox.settings(&settings(mode, &token, "tool_timeout_secs = 30"));
+        let server = FakeModel::openai_turns([
+            mcp_call("mcp__srv__echo", &json!({"text": "hi"})),
+            turn_text("done"),
+        ]);
+        let err = sandbox.root.path().join("stderr");
+        let mut child = sandbox
+            .agent_process()
+            .env("TMPDIR", &tmp)
+            .env("OPENAI_API_KEY", "sk-test")
+            .args(["run", "--provider", "openai", "--base-url"])
+            .arg(server.openai_url())
+            .args(["--allow", "mcp:srv", "use the tool"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&err).unwrap())
+            .spawn()
+            .unwrap();
+        let peak = peak_memory_kb(&mut child);
+        let status = child.wait().unwrap();
+        let stderr = std::fs::read_to_string(&err).unwrap();
+        assert!(status.success(), "{mode}: {stderr}");
+        assert!(
+            peak < 200 * 1024,
+            "{mode}: the agent's memory reached {peak} kB"
+        );
+        let warnings: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("agent: warning: MCP server `srv` is not available"))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{mode}: {stderr}");
+        assert!(warnings[0].contains("(a flood)"), "{mode}: {stderr}");
+        let results = server.request(1).tool_results();
+        assert!(results[0].1.contains("(a flood)"), "{mode}: {results:?}");
+        assert!(
+            running_with(&token).is_empty(),
+            "{mode}: the server outlived the run"
+        );
+    }
 }
 
 #[test]
@@ -932,4 +1088,191 @@ fn a_changed_tool_list_is_followed_before_the_next_request() {
     let names = server.request(1).tool_names();
     assert!(names.contains(&late), "{names:?}");
     assert!(names.contains(&"mcp__srv__echo".to_owned()), "{names:?}");
+}
+
+/// `--continue` gives the model back what an earlier MCP call returned (not "was not run",
+/// which invites it to repeat a call that acted), and `history show` lists the call.
+#[test]
+fn a_continued_run_keeps_mcp_results_and_history_shows_the_calls() {
+    let (sandbox, tmp) = normal_server();
+    let call = mcp_call("mcp__srv__echo", &json!({"text": "first"}));
+    let (_, _, _) = run_turns(
+        &sandbox,
+        &tmp,
+        vec![call, turn_text("done")],
+        &["--allow", "mcp:srv/echo"],
+    );
+    let server = FakeModel::openai_turns([turn_text("again")]);
+    let output = sandbox
+        .openai_run(&server)
+        .env("TMPDIR", &tmp)
+        .args(["--continue", "and again"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let results = server.request(0).tool_results();
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(results[0].1.contains("echo: first"), "{results:?}");
+    assert!(!results[0].1.contains("was not run"), "{results:?}");
+    let id = sandbox.transcript_paths()[0]
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let history = sandbox
+        .agent()
+        .args(["history", "show", &id])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&history.stdout);
+    assert!(history.status.success(), "{shown}");
+    assert!(
+        shown.contains("• mcp srv/echo {\"text\":\"first\"}"),
+        "{shown}"
+    );
+    assert!(shown.contains(" chars · "), "{shown}");
+}
+
+#[test]
+fn list_says_why_a_server_is_not_available_once() {
+    for mode in ["exit", "garbage"] {
+        let (sandbox, tmp) = dirs();
+        sandbox.settings(&settings(mode, &token(), "startup_timeout_secs = 5"));
+        let list = |json: &[&str]| {
+            let output = sandbox
+                .agent()
+                .env("TMPDIR", &tmp)
+                .args(json)
+                .args(["mcp", "list"])
+                .output()
+                .unwrap();
+            assert!(output.status.success());
+            output.stdout
+        };
+        let stdout = String::from_utf8(list(&[])).unwrap();
+        assert_eq!(stdout.matches("not available").count(), 1, "{stdout}");
+        assert!(!stdout.contains("note: "), "{stdout}");
+        let value: Value = serde_json::from_slice(&list(&["--json"])).unwrap();
+        let state = value["servers"][0]["state"].as_str().unwrap();
+        assert!(state.starts_with("not available: "), "{state}");
+        assert_eq!(value["notices"], json!([]), "{value}");
+    }
+}
+
+/// In an interactive session the servers start too: their tools are offered, `/mcp` shows
+/// what `agent mcp list` shows, `/mcp restart NAME` starts one again (a new process), and
+/// nothing outlives the session.
+#[test]
+fn a_session_offers_the_tools_and_mcp_lists_and_restarts_servers() {
+    use super::session::{READY, session};
+    let (sandbox, _tmp) = dirs();
+    let token = token();
+    let server = FakeModel::openai_turns([
+        mcp_call("mcp__srv__echo", &json!({"text": "in a session"})),
+        turn_text("echoed in the session"),
+    ]);
+    let extra = format!(
+        "{}\n[permissions.commands]\nallow = [\"mcp:srv/echo\"]\n",
+        settings("normal", &token, "")
+    );
+    let tmux = session(&sandbox, &server, &extra, "");
+    tmux.wait_for(READY);
+    let pids = |token: &str| {
+        let program = server_program().display().to_string();
+        live_processes()
+            .into_iter()
+            .filter(|p| p.cmdline.contains(token) && p.cmdline.starts_with(&program))
+            .map(|p| p.pid)
+            .collect::<Vec<_>>()
+    };
+    let before = pids(&token);
+    assert_eq!(before.len(), 1, "{before:?}");
+    tmux.keys(&["/mcp", "Enter"]);
+    let screen = tmux.wait_for("on every request");
+    assert!(screen.contains("srv  configured  stdio:"), "{screen}");
+    assert!(screen.contains("  started  (sandbox"), "{screen}");
+    assert!(screen.contains("mcp__srv__echo"), "{screen}");
+    tmux.keys(&["/mcp restart srv", "Enter"]);
+    tmux.wait_for("restarted MCP server `srv`");
+    let after = pids(&token);
+    assert_eq!(after.len(), 1, "{after:?}");
+    assert_ne!(before, after, "the same process");
+    tmux.keys(&["/mcp restart nope", "Enter"]);
+    tmux.wait_for("no MCP server `nope`");
+    tmux.keys(&["echo it", "Enter"]);
+    tmux.wait_for("echoed in the session");
+    let results = server.request(1).tool_results();
+    assert!(results[0].1.contains("echo: in a session"), "{results:?}");
+    tmux.keys(&["C-d"]);
+    let screen = tmux.wait_for("EXIT=");
+    assert!(screen.contains("EXIT=0"), "{screen}");
+    assert!(
+        running_with(&token).is_empty(),
+        "a server outlived the session"
+    );
+}
+
+/// A signal while a session's servers start: SIGINT abandons the start (the session goes on
+/// without them), SIGTERM ends the session; either way the server is gone.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_while_a_sessions_servers_start() {
+    use super::session::{READY, session};
+    for signal in ["INT", "TERM"] {
+        let (sandbox, _tmp) = dirs();
+        let token = token();
+        let server = FakeModel::openai_turns([turn_text("unused")]);
+        let extra = settings("hang-stubborn", &token, "startup_timeout_secs = 86400");
+        let tmux = session(&sandbox, &server, &extra, "");
+        let program = server_program().display().to_string();
+        let agent = super::tty::agent_bin();
+        let work = sandbox.work().canonicalize().unwrap();
+        let mut pid = None;
+        super::harness::wait_for(
+            std::time::Duration::from_secs(60),
+            "the server and the session",
+            || {
+                let all = live_processes();
+                let server_up = all
+                    .iter()
+                    .any(|p| p.cmdline.contains(&token) && p.cmdline.starts_with(&program));
+                pid = all
+                    .iter()
+                    .find(|p| {
+                        p.cmdline.split('\0').next() == Some(agent.as_str())
+                            && p.cwd.as_deref() == Some(work.as_path())
+                    })
+                    .map(|p| p.pid);
+                server_up && pid.is_some()
+            },
+        );
+        let pid = pid.unwrap().to_string();
+        let killed = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        if signal == "INT" {
+            tmux.wait_for("start was interrupted");
+            tmux.wait_for(READY);
+            assert!(
+                running_with(&token).is_empty(),
+                "the server outlived its start"
+            );
+            tmux.keys(&["C-d"]);
+            let screen = tmux.wait_for("EXIT=");
+            assert!(screen.contains("EXIT=0"), "{screen}");
+        } else {
+            let screen = tmux.wait_for("EXIT=");
+            assert!(screen.contains("EXIT=143"), "{screen}");
+        }
+        assert!(
+            running_with(&token).is_empty(),
+            "{signal}: a server outlived the session"
+        );
+    }
 }

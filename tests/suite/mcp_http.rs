@@ -17,6 +17,9 @@ use super::mcp::one_line_and_no_tools;
 #[derive(Clone, Copy)]
 enum Mode {
     Mcp,
+    /// As `Mcp`, but a `tools/call` is answered by an event stream of notifications without
+    /// end before any result.
+    Storm,
     Status(u16),
     Html,
 }
@@ -76,12 +79,34 @@ fn serve(stream: TcpStream, mode: Mode, seen: &Mutex<Vec<String>>) {
         if reader.read_exact(&mut body).is_err() {
             return;
         }
+        if matches!(mode, Mode::Storm) && String::from_utf8_lossy(&body).contains("tools/call") {
+            storm(&mut out);
+            return;
+        }
         let (status, kind, text) = answer(mode, &request_line, &body);
         let reply = format!(
             "HTTP/1.1 {status} X\r\ncontent-type: {kind}\r\ncontent-length: {}\r\n\r\n{text}",
             text.len()
         );
         if out.write_all(reply.as_bytes()).is_err() {
+            return;
+        }
+    }
+}
+
+/// An event stream of log notifications, until the client goes away.
+fn storm(out: &mut TcpStream) {
+    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n";
+    if out.write_all(head.as_bytes()).is_err() {
+        return;
+    }
+    for n in 0u64.. {
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "data": format!("storm {n}")}});
+        if out
+            .write_all(format!("data: {note}\n\n").as_bytes())
+            .is_err()
+        {
             return;
         }
     }
@@ -97,7 +122,7 @@ fn answer(mode: Mode, request_line: &str, body: &[u8]) -> (u16, &'static str, St
                 "<html><body>Sign in</body></html>".to_owned(),
             );
         }
-        Mode::Mcp => {}
+        Mode::Mcp | Mode::Storm => {}
     }
     if !request_line.starts_with("POST") {
         return (405, "text/plain", String::new());
@@ -129,9 +154,10 @@ fn settings(url: &str) -> String {
     )
 }
 
-#[test]
-fn a_remote_server_is_called_with_the_token_from_the_environment() {
-    let http = HttpServer::start(Mode::Mcp);
+/// A run against a server in `mode` whose model calls `hello` once (allowed), with the
+/// token `tok-123`: the server, the sandbox, the model and the run's output.
+fn hello_once(mode: Mode) -> (HttpServer, Sandbox, FakeModel, std::process::Output) {
+    let http = HttpServer::start(mode);
     let sandbox = Sandbox::new();
     sandbox.settings(&settings(&http.url));
     let server = FakeModel::openai_turns([
@@ -144,6 +170,12 @@ fn a_remote_server_is_called_with_the_token_from_the_environment() {
         .args(["--allow", "mcp:web/hello", "hi"])
         .output()
         .unwrap();
+    (http, sandbox, server, output)
+}
+
+#[test]
+fn a_remote_server_is_called_with_the_token_from_the_environment() {
+    let (http, sandbox, server, output) = hello_once(Mode::Mcp);
     assert!(
         output.status.success(),
         "{}",
@@ -164,6 +196,20 @@ fn a_remote_server_is_called_with_the_token_from_the_environment() {
 }
 
 #[test]
+fn a_notification_storm_over_http_is_cut_off_in_one_line() {
+    let (_http, _sandbox, server, output) = hello_once(Mode::Storm);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let results = server.request(1).tool_results();
+    assert!(results[0].1.contains("(a flood)"), "{results:?}");
+    let warnings = stderr
+        .lines()
+        .filter(|l| l.starts_with("agent: warning: MCP server `web` is not available"))
+        .count();
+    assert_eq!(warnings, 1, "{stderr}");
+}
+
+#[test]
 fn a_missing_token_variable_is_one_line() {
     let http = HttpServer::start(Mode::Mcp);
     let sandbox = Sandbox::new();
@@ -174,12 +220,22 @@ fn a_missing_token_variable_is_one_line() {
 
 #[test]
 fn unauthorised_missing_and_html_servers_are_one_line_each() {
-    for mode in [Mode::Status(401), Mode::Status(404), Mode::Html] {
+    for (mode, says) in [
+        (
+            Mode::Status(401),
+            "HTTP 401 Unauthorized — check bearer_token_env",
+        ),
+        (Mode::Status(403), "HTTP 403 Forbidden"),
+        (Mode::Status(404), "HTTP 404 Not Found — check the url"),
+        (Mode::Html, "an HTML page, not MCP"),
+    ] {
         let http = HttpServer::start(mode);
         let sandbox = Sandbox::new();
         sandbox.settings(&settings(&http.url));
         let line = one_line_and_no_tools(&sandbox, "web", &[("WEB_TOKEN", "t")]);
         assert!(line.contains(&http.url), "{line}");
+        assert!(line.contains(says), "{line}");
+        assert!(!line.contains("rmcp::"), "{line}");
     }
 }
 
@@ -189,33 +245,55 @@ fn a_project_proposal_names_no_token_and_no_file_names_the_models_key() {
     let sandbox = Sandbox::new();
     std::fs::create_dir_all(sandbox.work().join(".agent")).unwrap();
     let table = |var: &str| settings(&http.url).replace("WEB_TOKEN", var);
-    for (var, project) in [
-        ("OPENAI_API_KEY", true),
-        ("DOCS_TOKEN", true),
-        ("OPENAI_API_KEY", false),
-        ("ANTHROPIC_API_KEY", false),
-    ] {
-        let (user, proposal) = if project {
-            (String::new(), table(var))
-        } else {
-            (table(var), String::new())
-        };
-        sandbox.settings(&user);
-        std::fs::write(sandbox.work().join(".agent/settings.toml"), proposal).unwrap();
-        for command in [&["mcp", "list"][..], &["mcp", "approve", "web"][..]] {
-            let output = sandbox
-                .agent()
-                .args(command)
-                .env("OPENAI_API_KEY", "sk-secret")
-                .env("ANTHROPIC_API_KEY", "sk-secret")
-                .env("DOCS_TOKEN", "sk-secret")
-                .output()
-                .unwrap();
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            assert_eq!(output.status.code(), Some(2), "{var} {project}: {stderr}");
-            assert!(stderr.contains("bearer_token_env"), "{stderr}");
+    let agent = |command: &[&str]| {
+        let output = sandbox
+            .agent()
+            .args(command)
+            .env("OPENAI_API_KEY", "sk-secret")
+            .env("ANTHROPIC_API_KEY", "sk-secret")
+            .env("DOCS_TOKEN", "sk-secret")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        (output.status.code(), stderr)
+    };
+    // The user's own file naming the model's key: an error (the person can fix it).
+    for var in ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"] {
+        sandbox.settings(&table(var));
+        std::fs::write(sandbox.work().join(".agent/settings.toml"), "").unwrap();
+        let (code, stderr) = agent(&["mcp", "list"]);
+        assert_eq!(code, Some(2), "{var}: {stderr}");
+        assert!(stderr.contains("bearer_token_env"), "{stderr}");
+    }
+    // A project's token variable, whichever it names: said, ignored, and the agent still runs
+    // there (a repository must not be able to stop it); approved, the server gets no token.
+    for var in ["OPENAI_API_KEY", "DOCS_TOKEN"] {
+        sandbox.settings("");
+        std::fs::write(sandbox.work().join(".agent/settings.toml"), table(var)).unwrap();
+        for command in [
+            &["mcp", "list"][..],
+            &["mcp", "approve", "web"][..],
+            &["mcp", "list"][..],
+        ] {
+            let (code, stderr) = agent(command);
+            assert_eq!(code, Some(0), "{var} {command:?}: {stderr}");
+            assert!(
+                stderr.contains("`mcp.servers.web.bearer_token_env` is ignored"),
+                "{stderr}"
+            );
         }
+        let output = sandbox
+            .agent()
+            .args(["run", "--provider", "demo", "--no-prompt", "hi"])
+            .env("OPENAI_API_KEY", "sk-secret")
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
     let seen = http.authorizations.lock().unwrap().clone();
-    assert!(seen.is_empty(), "the server was asked: {seen:?}");
+    assert!(seen.is_empty(), "the server was sent a token: {seen:?}");
 }

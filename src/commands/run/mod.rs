@@ -182,7 +182,13 @@ async fn start_mcp(
     emit: &mut impl FnMut(Event),
 ) -> std::result::Result<Option<Arc<crate::mcp::Servers>>, signals::Stop> {
     let (servers, notices) = tokio::select! {
-        started = super::mcp::start_for_run(catalogue, config, approver) => started,
+        started = agent::start_mcp(
+            catalogue,
+            config,
+            super::mcp_launch(&config.sandbox, &config.workspace),
+            &super::env_var,
+            approver,
+        ) => started,
         stop = signals.recv() => return Err(stop),
     };
     for notice in notices {

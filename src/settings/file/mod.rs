@@ -78,6 +78,8 @@ pub(crate) struct Layer {
     pub profiles: BTreeMap<String, Vec<Entry>>,
     pub projects: BTreeMap<String, Vec<Entry>>,
     pub warnings: Vec<String>,
+    /// The file has an `[mcp]` table (at the top or in a profile).
+    pub mcp: bool,
 }
 
 /// Reads `path`; a missing file is an empty layer.

@@ -44,6 +44,7 @@ impl Reader<'_> {
             let line = self.key_line(table, key);
             if prefix.is_empty() && key == MCP_TABLE {
                 // Read, checked and reported by the MCP module, which sits above settings.
+                self.layer.mcp = true;
             } else if prefix.is_empty() && key == "profiles" {
                 self.profiles(item, line)?;
             } else if prefix.is_empty() && key == "projects" {
@@ -100,6 +101,7 @@ impl Reader<'_> {
                 return Err(self.invalid(line, format!("`profiles.{name}` must be a table")));
             };
             let mut entries = Vec::new();
+            self.layer.mcp |= profile.contains_key(MCP_TABLE);
             for (key, item) in profile.iter().filter(|(key, _)| *key != MCP_TABLE) {
                 let line = self.key_line(profile, key);
                 match SCHEMA.iter().find(|(_, k, ..)| *k == key) {
