@@ -34,6 +34,7 @@ mod sanitize;
 mod screen_slips;
 mod secrets;
 mod session;
+mod shown;
 mod ship;
 mod signals;
 mod slips;
