@@ -38,33 +38,34 @@ impl Sandbox {
         self
     }
 
+    /// The whole environment `agent` gets in this sandbox: `PATH`, and a home, config and
+    /// state of its own.
+    pub fn environment(&self) -> Vec<(&'static str, std::ffi::OsString)> {
+        vec![
+            ("PATH", std::env::var_os("PATH").unwrap_or_default()),
+            ("HOME", self.root.path().join("home").into()),
+            ("AGENT_CONFIG_DIR", self.config_dir().into()),
+            ("XDG_CONFIG_HOME", self.root.path().join("home/.config").into()),
+            ("XDG_STATE_HOME", self.state_dir().into()),
+            ("LANG", "C.UTF-8".into()),
+        ]
+    }
+
     /// `agent` with a cleared environment pointing at this sandbox, run in `work/`.
     pub fn agent(&self) -> Command {
         let mut cmd = Command::cargo_bin("agent").expect("agent binary");
         cmd.env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.root.path().join("home"))
-            .env("AGENT_CONFIG_DIR", self.config_dir())
-            .env("XDG_CONFIG_HOME", self.root.path().join("home/.config"))
-            .env("XDG_STATE_HOME", self.state_dir())
-            .env("LANG", "C.UTF-8")
+            .envs(self.environment())
             .current_dir(self.work());
         cmd
     }
-}
 
-impl Sandbox {
     /// The same environment as [`Sandbox::agent`] on a plain `std::process::Command`,
     /// for tests that spawn the agent and signal it while it runs. stdin is null.
     pub fn agent_process(&self) -> std::process::Command {
         let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("agent"));
         cmd.env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.root.path().join("home"))
-            .env("AGENT_CONFIG_DIR", self.config_dir())
-            .env("XDG_CONFIG_HOME", self.root.path().join("home/.config"))
-            .env("XDG_STATE_HOME", self.state_dir())
-            .env("LANG", "C.UTF-8")
+            .envs(self.environment())
             .current_dir(self.work())
             .stdin(std::process::Stdio::null());
         cmd

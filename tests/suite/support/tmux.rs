@@ -26,14 +26,12 @@ impl Tmux {
     /// environment pointing at the sandbox. `CI` is not set.
     pub fn start(sandbox: &Sandbox, env: &[(&str, &str)], script: &str) -> Self {
         let socket = sandbox.root.path().join("tmux.sock");
-        let mut vars = vec![
-            format!("PATH={}", std::env::var("PATH").unwrap_or_default()),
-            format!("HOME={}", sandbox.root.path().join("home").display()),
-            format!("AGENT_CONFIG_DIR={}", sandbox.config_dir().display()),
-            format!("XDG_STATE_HOME={}", sandbox.state_dir().display()),
-            "TERM=xterm-256color".to_owned(),
-            "LANG=C.UTF-8".to_owned(),
-        ];
+        let mut vars: Vec<String> = sandbox
+            .environment()
+            .into_iter()
+            .map(|(name, value)| format!("{name}={}", value.to_string_lossy()))
+            .collect();
+        vars.push("TERM=xterm-256color".to_owned());
         vars.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
         let exports: String = vars
             .iter()
