@@ -5,9 +5,9 @@
 
 pub use super::support::events::{events, json};
 pub use super::support::git::git;
-pub use super::support::paths::path_str;
 #[cfg(unix)]
 pub use super::support::paths::first_on_path;
+pub use super::support::paths::path_str;
 pub use super::support::process::{Process, kill_left, left_running, live_processes};
 pub use super::support::sandbox::{KEY, Sandbox};
 pub use super::support::wait::wait_for;

@@ -50,12 +50,7 @@ fn subcommands(help: &str) -> Vec<String> {
 }
 
 fn help(sandbox: &Sandbox, path: &[String]) -> String {
-    let output = sandbox
-        .agent()
-        .args(path)
-        .arg("--help")
-        .output()
-        .unwrap();
+    let output = sandbox.agent().args(path).arg("--help").output().unwrap();
     assert!(output.status.success(), "{path:?}: {output:?}");
     String::from_utf8(output.stdout).unwrap()
 }

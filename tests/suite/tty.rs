@@ -370,7 +370,6 @@ fn agent_pid(tmux: &Tmux, server: &FakeModel) -> String {
     pid
 }
 
-
 #[test]
 fn escape_sequences_from_the_model_are_shown_not_acted_on() {
     let sandbox = Sandbox::new();

@@ -45,7 +45,10 @@ impl Sandbox {
             ("PATH", std::env::var_os("PATH").unwrap_or_default()),
             ("HOME", self.root.path().join("home").into()),
             ("AGENT_CONFIG_DIR", self.config_dir().into()),
-            ("XDG_CONFIG_HOME", self.root.path().join("home/.config").into()),
+            (
+                "XDG_CONFIG_HOME",
+                self.root.path().join("home/.config").into(),
+            ),
             ("XDG_STATE_HOME", self.state_dir().into()),
             ("LANG", "C.UTF-8".into()),
         ]

@@ -98,10 +98,14 @@ impl Tmux {
     /// state the screen shows now, see [`Tmux::wait_on_screen`].
     pub fn wait_for(&self, needle: &str) -> String {
         let seen = self.seen.borrow().get(needle).copied().unwrap_or(0);
-        let screen = self.poll(needle, &format!("anew (it had appeared {seen} times)"), |tmux| {
-            let screen = tmux.tmux_output(&["capture-pane", "-p", "-J", "-S", "-"]);
-            (screen.matches(needle).count() > seen).then_some(screen)
-        });
+        let screen = self.poll(
+            needle,
+            &format!("anew (it had appeared {seen} times)"),
+            |tmux| {
+                let screen = tmux.tmux_output(&["capture-pane", "-p", "-J", "-S", "-"]);
+                (screen.matches(needle).count() > seen).then_some(screen)
+            },
+        );
         self.seen
             .borrow_mut()
             .insert(needle.to_owned(), screen.matches(needle).count());
@@ -119,12 +123,7 @@ impl Tmux {
     }
 
     /// Captures with `capture` until it gives a screen (failing after [`PATIENCE`]).
-    fn poll(
-        &self,
-        needle: &str,
-        place: &str,
-        capture: impl Fn(&Self) -> Option<String>,
-    ) -> String {
+    fn poll(&self, needle: &str, place: &str, capture: impl Fn(&Self) -> Option<String>) -> String {
         let start = Instant::now();
         loop {
             if let Some(screen) = capture(self) {
