@@ -92,24 +92,32 @@ impl Tmux {
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
-    /// Waits for a new occurrence of `needle`: one more than this test has already waited for
-    /// (counted in the whole scrollback), so text from before (an earlier prompt, an answer
-    /// scrolled up) never satisfies a later wait; returns the scrollback and screen. For a
-    /// state the screen shows now, see [`Tmux::wait_on_screen`].
+    /// Waits for a new occurrence of `needle`: it must appear in the whole scrollback more
+    /// often than when the last wait for the same text ended, so text from before (an earlier
+    /// prompt, an answer scrolled up) never satisfies a later wait; returns the scrollback and
+    /// screen. For a state the screen shows now, see [`Tmux::wait_on_screen`].
     pub fn wait_for(&self, needle: &str) -> String {
-        let seen = self.seen.borrow().get(needle).copied().unwrap_or(0);
+        let seen = self.seen(needle);
         let screen = self.poll(
             needle,
             &format!("anew (it had appeared {seen} times)"),
-            |tmux| {
-                let screen = tmux.tmux_output(&["capture-pane", "-p", "-J", "-S", "-"]);
-                (screen.matches(needle).count() > seen).then_some(screen)
-            },
+            |tmux| tmux.appeared_anew(needle),
         );
         self.seen
             .borrow_mut()
             .insert(needle.to_owned(), screen.matches(needle).count());
         screen
+    }
+
+    /// How often `needle` had appeared when the last wait for it ended.
+    fn seen(&self, needle: &str) -> usize {
+        self.seen.borrow().get(needle).copied().unwrap_or(0)
+    }
+
+    /// The whole scrollback and screen, when `needle` is in it more often than [`Tmux::seen`].
+    fn appeared_anew(&self, needle: &str) -> Option<String> {
+        let screen = self.tmux_output(&["capture-pane", "-p", "-J", "-S", "-"]);
+        (screen.matches(needle).count() > self.seen(needle)).then_some(screen)
     }
 
     /// Waits until `needle` is on the visible screen, not in the scrollback: for a state the
@@ -181,4 +189,20 @@ impl Tmux {
             .expect("tmux");
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
+}
+
+#[test]
+fn a_wait_is_not_satisfied_by_text_already_waited_for() {
+    let sandbox = Sandbox::new();
+    let tmux = Tmux::start(&sandbox, &[], "echo MARK-one; read line; echo MARK-two");
+    tmux.wait_for("MARK-");
+    // The shell waits for a line: the text on screen is the one already waited for.
+    assert!(
+        tmux.appeared_anew("MARK-").is_none(),
+        "the old text counted as new:\n{}",
+        tmux.screen()
+    );
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("MARK-");
+    assert!(screen.contains("MARK-two"), "{screen}");
 }
