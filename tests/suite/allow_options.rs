@@ -3,6 +3,7 @@
 
 use super::fake_model::{FakeModel, turn_text, turn_tool_call};
 use super::harness::Sandbox;
+use super::support::git::git_ok;
 use pretty_assertions::assert_eq;
 
 #[test]
@@ -45,12 +46,6 @@ fn an_allow_rule_does_not_cover_an_option_that_writes_a_file() {
         ])
         .assert()
         .code(0);
-}
-
-/// The test's own hermetic `git ARGS` in `dir`, which must succeed.
-fn git_ok(dir: &std::path::Path, args: &[&str]) {
-    let output = super::harness::git(dir, args);
-    assert!(output.status.success(), "git {args:?}: {output:?}");
 }
 
 /// A repository whose `.git/config` runs `touch PWNED` from `core.fsmonitor`.

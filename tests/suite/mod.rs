@@ -35,6 +35,7 @@ mod screen_slips;
 mod secrets;
 mod session;
 mod ship;
+mod shown;
 mod signals;
 mod slips;
 mod snapshots;

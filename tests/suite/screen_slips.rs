@@ -29,7 +29,7 @@ fn the_session_prompt_echoes_each_answer() {
     tmux.wait_for("$ touch G");
     tmux.keys(&["n"]);
     tmux.wait_for("made F only");
-    tmux.wait_for(READY);
+    tmux.wait_on_screen(READY);
     tmux.keys(&["C-d"]);
     tmux.wait_for("EXIT=");
     let all = scrollback(&tmux);
@@ -52,7 +52,7 @@ fn an_ended_session_says_how_to_continue_it() {
     tmux.wait_for(READY);
     tmux.keys(&["hi", "Enter"]);
     tmux.wait_for("hello there");
-    tmux.wait_for(READY);
+    tmux.wait_on_screen(READY);
     tmux.keys(&["C-d"]);
     let screen = tmux.wait_for("EXIT=");
     let transcript = sandbox.transcript_paths().into_iter().next().unwrap();
@@ -284,7 +284,7 @@ fn undo_tells_the_model_with_the_next_message() {
     tmux.wait_for(READY);
     tmux.keys(&["make a file", "Enter"]);
     tmux.wait_for("made it");
-    tmux.wait_for(READY);
+    tmux.wait_on_screen(READY);
     tmux.keys(&["/undo", "Enter"]);
     tmux.wait_for("1 file put back");
     assert!(!sandbox.work().join("made.txt").exists());
@@ -297,7 +297,7 @@ fn undo_tells_the_model_with_the_next_message() {
             && sent.ends_with("what now"),
         "{sent}"
     );
-    tmux.wait_for(READY);
+    tmux.wait_on_screen(READY);
     tmux.keys(&["/undo", "Enter"]);
     tmux.wait_for("undid the /undo");
     tmux.keys(&["and now", "Enter"]);
@@ -307,7 +307,7 @@ fn undo_tells_the_model_with_the_next_message() {
         sent.contains("took back their /undo") && sent.contains("`made.txt`"),
         "{sent}"
     );
-    tmux.wait_for(READY);
+    tmux.wait_on_screen(READY);
     tmux.keys(&["once more", "Enter"]);
     tmux.wait_for("third reply");
     assert_eq!(
@@ -350,7 +350,7 @@ fn sigint_during_the_session_prompt_gives_the_composer_back() {
         .unwrap();
     assert!(status.success());
     tmux.wait_for("interrupted");
-    tmux.wait_for(READY);
+    tmux.wait_on_screen(READY);
     tmux.keys(&["go on", "Enter"]);
     tmux.wait_for("after the signal");
     assert!(!sandbox.work().join("F").exists());

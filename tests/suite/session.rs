@@ -184,7 +184,10 @@ fn esc_stops_a_running_command_and_the_session_goes_on() {
     tmux.wait_for(READY);
     tmux.keys(&["wait", "Enter"]);
     tmux.wait_for("sleep 30");
-    std::thread::sleep(Duration::from_millis(500));
+    // Esc while the command runs, not before it started.
+    wait_for(super::tty::PATIENCE, "the command to start", || {
+        !left_running(&sandbox.work()).is_empty()
+    });
     let started = std::time::Instant::now();
     tmux.keys(&["Escape"]);
     let screen = tmux.wait_for("interrupted: the conversation keeps what happened");

@@ -293,9 +293,8 @@ fn the_version_names_the_commit_it_was_built_from() {
     let sandbox = Sandbox::new();
     let output = sandbox.agent().arg("--version").output().unwrap();
     let printed = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-    let head = std::process::Command::new("git")
+    let head = super::support::git::command(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))
         .args(["rev-parse", "HEAD"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .ok()
         .filter(|output| output.status.success())

@@ -4,30 +4,17 @@
 //! directory; a file changed since the run blocks undo without `--force`.
 
 use std::path::Path;
-use std::process::Command;
 
 use super::fake_model::{FakeModel, turn_text, turn_tool_call};
 use super::harness::{Sandbox, events};
+use super::support::git::{command, succeeded};
 use predicates::prelude::*;
 use pretty_assertions::assert_eq;
 
+/// Hermetic `git ARGS` in `dir`, which must succeed; its stdout.
 fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        // `git status` must not refresh the index itself: the test compares its bytes.
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .output()
-        .expect("git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    // `git status` must not refresh the index itself: the test compares its bytes.
+    succeeded(command(dir).env("GIT_OPTIONAL_LOCKS", "0").args(args))
 }
 
 fn read(dir: &Path, path: &str) -> Option<String> {

@@ -2,150 +2,13 @@
 //! socket): the confirmation prompt and its keys, the live pane, Ctrl+C, and
 //! piped prompts at a keyboard.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::fake_model::{FakeModel, turn_text, turn_tool_call};
 use super::harness::Sandbox;
 
-/// How long a test waits for something to appear on screen before failing.
-pub(super) const PATIENCE: Duration = Duration::from_secs(60);
-
-/// One tmux server with one session running a shell command line.
-pub(super) struct Tmux {
-    pub(super) socket: PathBuf,
-}
-
-impl Tmux {
-    /// Starts `script` (run by `sh -c`) in a 120×40 terminal with a clean
-    /// environment pointing at the sandbox. `CI` is not set.
-    pub(super) fn start(sandbox: &Sandbox, env: &[(&str, &str)], script: &str) -> Self {
-        let socket = sandbox.root.path().join("tmux.sock");
-        let mut vars = vec![
-            format!("PATH={}", std::env::var("PATH").unwrap_or_default()),
-            format!("HOME={}", sandbox.root.path().join("home").display()),
-            format!("AGENT_CONFIG_DIR={}", sandbox.config_dir().display()),
-            format!("XDG_STATE_HOME={}", sandbox.state_dir().display()),
-            "TERM=xterm-256color".to_owned(),
-            "LANG=C.UTF-8".to_owned(),
-        ];
-        vars.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
-        let exports: String = vars
-            .iter()
-            .map(|v| format!("export {};", shell_quote(v)))
-            .collect();
-        let line = format!(
-            "trap : INT; cd {}; {exports} {script}; code=$?; mode=$(stty -a | tr ' ' '\\n' | grep -x -- '-\\?icanon'); echo \"EXIT=$code TTY=$mode\"; cd /; sleep 600",
-            shell_quote(&sandbox.work().display().to_string())
-        );
-        let status = std::process::Command::new("tmux")
-            .arg("-S")
-            .arg(&socket)
-            .args([
-                "-f",
-                "/dev/null",
-                "new-session",
-                "-d",
-                "-x",
-                "120",
-                "-y",
-                "40",
-                "env",
-                "-i",
-            ])
-            .arg(format!(
-                "PATH={}",
-                std::env::var("PATH").unwrap_or_default()
-            ))
-            .args(["sh", "-c", &line])
-            .status()
-            .expect("tmux must be installed to test the terminal UI");
-        assert!(status.success(), "tmux did not start");
-        Self { socket }
-    }
-
-    pub(super) fn screen(&self) -> String {
-        let output = std::process::Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .args(["capture-pane", "-p", "-J", "-S", "-200"])
-            .output()
-            .expect("capture-pane");
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-
-    /// The screen with its colours and attributes as SGR sequences (`capture-pane -e`).
-    pub(super) fn styled_screen(&self) -> String {
-        let output = std::process::Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .args(["capture-pane", "-p", "-e", "-J", "-S", "-200"])
-            .output()
-            .expect("capture-pane");
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-
-    /// Waits until `needle` is on screen or in the last 200 lines of scrollback (text that
-    /// appears once in a test); returns the screen. For a state shown again, see
-    /// [`Tmux::wait_on_screen`].
-    pub(super) fn wait_for(&self, needle: &str) -> String {
-        self.poll(needle, "on screen", Self::screen)
-    }
-
-    /// Waits until `needle` is on the visible screen, not in the scrollback: for a state the
-    /// screen shows now (the composer's footer saying it is ready again), where a copy from
-    /// before, scrolled out of sight, must not count.
-    pub(super) fn wait_on_screen(&self, needle: &str) -> String {
-        self.poll(needle, "on the visible screen", |tmux| {
-            tmux.tmux_output(&["capture-pane", "-p", "-J"])
-        })
-    }
-
-    /// Captures with `capture` until `needle` is in it (failing after [`PATIENCE`]).
-    fn poll(&self, needle: &str, place: &str, capture: impl Fn(&Self) -> String) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = capture(self);
-            if screen.contains(needle) {
-                return screen;
-            }
-            assert!(
-                start.elapsed() < PATIENCE,
-                "`{needle}` never appeared {place}; the screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    pub(super) fn keys(&self, keys: &[&str]) {
-        let status = std::process::Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .arg("send-keys")
-            .args(keys)
-            .status()
-            .expect("send-keys");
-        assert!(status.success());
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .arg("kill-server")
-            .status();
-    }
-}
-
-pub(super) fn shell_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "'\\''"))
-}
-
-pub(super) fn agent_bin() -> String {
-    env!("CARGO_BIN_EXE_agent").to_owned()
-}
+pub(super) use super::support::tmux::{PATIENCE, Tmux, agent_bin, shell_quote};
 
 /// `agent run` against `server` inside tmux.
 pub(super) fn run_in_tmux(
@@ -505,18 +368,6 @@ fn agent_pid(tmux: &Tmux, server: &FakeModel) -> String {
         server.openai_url()
     );
     pid
-}
-
-impl Tmux {
-    pub(super) fn tmux_output(&self, args: &[&str]) -> String {
-        let output = std::process::Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("tmux");
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
 }
 
 #[test]

@@ -56,162 +56,70 @@ pub(super) enum SnapshotKey {
     TimeBudgetMs,
 }
 
+/// One row of [`SCHEMA`]: its dotted name is made from the table and the key, never written.
+macro_rules! row {
+    ($table:literal, $key:literal, $kind:expr) => {
+        ($table, $key, $kind, concat!($table, ".", $key))
+    };
+}
+
 /// The schema: (table, key, kind, dotted name). Profiles take the keys flat.
 pub(super) const SCHEMA: &[(&str, &str, Kind, &str)] = &[
-    ("model", "provider", Kind::Provider, "model.provider"),
-    ("model", "model", Kind::Model, "model.model"),
-    ("model", "base_url", Kind::BaseUrl, "model.base_url"),
-    ("model", "api_key_env", Kind::ApiKeyEnv, "model.api_key_env"),
-    (
-        "model",
-        "api_key_header",
-        Kind::ApiKeyHeader,
-        "model.api_key_header",
-    ),
-    ("model", "headers", Kind::Headers, "model.headers"),
-    (
-        "model",
-        "max_output_tokens",
-        Kind::MaxOutputTokens,
-        "model.max_output_tokens",
-    ),
-    (
-        "model",
-        "context_window",
-        Kind::ContextWindow,
-        "model.context_window",
-    ),
-    (
-        "model",
-        "idle_timeout_secs",
-        Kind::IdleTimeoutSecs,
-        "model.idle_timeout_secs",
-    ),
-    ("model", "price_in", Kind::PriceIn, "model.price_in"),
-    ("model", "price_out", Kind::PriceOut, "model.price_out"),
-    ("permissions", "mode", Kind::Mode, "permissions.mode"),
-    (
-        "permissions",
-        "read_only",
-        Kind::ReadOnly,
-        "permissions.read_only",
-    ),
-    (
-        "permissions.commands",
-        "allow",
-        Kind::Allow,
-        "permissions.commands.allow",
-    ),
-    (
-        "permissions.commands",
-        "deny",
-        Kind::Deny,
-        "permissions.commands.deny",
-    ),
-    (
-        "permissions.files",
-        "deny",
-        Kind::Files(FilesKey::Deny),
-        "permissions.files.deny",
-    ),
-    (
+    row!("model", "provider", Kind::Provider),
+    row!("model", "model", Kind::Model),
+    row!("model", "base_url", Kind::BaseUrl),
+    row!("model", "api_key_env", Kind::ApiKeyEnv),
+    row!("model", "api_key_header", Kind::ApiKeyHeader),
+    row!("model", "headers", Kind::Headers),
+    row!("model", "max_output_tokens", Kind::MaxOutputTokens),
+    row!("model", "context_window", Kind::ContextWindow),
+    row!("model", "idle_timeout_secs", Kind::IdleTimeoutSecs),
+    row!("model", "price_in", Kind::PriceIn),
+    row!("model", "price_out", Kind::PriceOut),
+    row!("permissions", "mode", Kind::Mode),
+    row!("permissions", "read_only", Kind::ReadOnly),
+    row!("permissions.commands", "allow", Kind::Allow),
+    row!("permissions.commands", "deny", Kind::Deny),
+    row!("permissions.files", "deny", Kind::Files(FilesKey::Deny)),
+    row!(
         "permissions.files",
         "ask_read",
-        Kind::Files(FilesKey::AskRead),
-        "permissions.files.ask_read",
+        Kind::Files(FilesKey::AskRead)
     ),
-    (
-        "permissions.files",
-        "edits",
-        Kind::Files(FilesKey::Edits),
-        "permissions.files.edits",
-    ),
-    (
-        "limits",
-        "timeout_secs",
-        Kind::TimeoutSecs,
-        "limits.timeout_secs",
-    ),
-    (
-        "limits",
-        "max_output_chars",
-        Kind::MaxOutputChars,
-        "limits.max_output_chars",
-    ),
-    ("limits", "max_turns", Kind::MaxTurns, "limits.max_turns"),
-    (
-        "limits",
-        "inspect_cpu_secs",
-        Kind::InspectCpuSecs,
-        "limits.inspect_cpu_secs",
-    ),
-    (
-        "limits",
-        "inspect_memory_mb",
-        Kind::InspectMemoryMb,
-        "limits.inspect_memory_mb",
-    ),
-    ("exec", "shell", Kind::Shell, "exec.shell"),
-    ("sandbox", "mode", Kind::SandboxMode, "sandbox.mode"),
-    ("sandbox", "network", Kind::Network, "sandbox.network"),
-    ("sandbox", "writable", Kind::Writable, "sandbox.writable"),
-    (
-        "sandbox",
-        "required",
-        Kind::SandboxRequired,
-        "sandbox.required",
-    ),
-    ("ci", "fail_on_deny", Kind::FailOnDeny, "ci.fail_on_deny"),
-    (
-        "snapshots",
-        "enabled",
-        Kind::Snapshot(SnapshotKey::Enabled),
-        "snapshots.enabled",
-    ),
-    (
+    row!("permissions.files", "edits", Kind::Files(FilesKey::Edits)),
+    row!("limits", "timeout_secs", Kind::TimeoutSecs),
+    row!("limits", "max_output_chars", Kind::MaxOutputChars),
+    row!("limits", "max_turns", Kind::MaxTurns),
+    row!("limits", "inspect_cpu_secs", Kind::InspectCpuSecs),
+    row!("limits", "inspect_memory_mb", Kind::InspectMemoryMb),
+    row!("exec", "shell", Kind::Shell),
+    row!("sandbox", "mode", Kind::SandboxMode),
+    row!("sandbox", "network", Kind::Network),
+    row!("sandbox", "writable", Kind::Writable),
+    row!("sandbox", "required", Kind::SandboxRequired),
+    row!("ci", "fail_on_deny", Kind::FailOnDeny),
+    row!("snapshots", "enabled", Kind::Snapshot(SnapshotKey::Enabled)),
+    row!(
         "snapshots",
         "keep_days",
-        Kind::Snapshot(SnapshotKey::KeepDays),
-        "snapshots.keep_days",
+        Kind::Snapshot(SnapshotKey::KeepDays)
     ),
-    (
+    row!(
         "snapshots",
         "max_file_mb",
-        Kind::Snapshot(SnapshotKey::MaxFileMb),
-        "snapshots.max_file_mb",
+        Kind::Snapshot(SnapshotKey::MaxFileMb)
     ),
-    (
+    row!(
         "snapshots",
         "time_budget_ms",
-        Kind::Snapshot(SnapshotKey::TimeBudgetMs),
-        "snapshots.time_budget_ms",
+        Kind::Snapshot(SnapshotKey::TimeBudgetMs)
     ),
-    ("network", "mode", Kind::Net(NetKey::Mode), "network.mode"),
-    (
-        "network",
-        "allow",
-        Kind::Net(NetKey::Allow),
-        "network.allow",
-    ),
-    ("network", "deny", Kind::Net(NetKey::Deny), "network.deny"),
-    (
-        "network",
-        "presets",
-        Kind::Net(NetKey::Presets),
-        "network.presets",
-    ),
-    (
-        "network",
-        "allow_local",
-        Kind::Net(NetKey::AllowLocal),
-        "network.allow_local",
-    ),
-    (
-        "network",
-        "hosts",
-        Kind::Net(NetKey::Hosts),
-        "network.hosts",
-    ),
+    row!("network", "mode", Kind::Net(NetKey::Mode)),
+    row!("network", "allow", Kind::Net(NetKey::Allow)),
+    row!("network", "deny", Kind::Net(NetKey::Deny)),
+    row!("network", "presets", Kind::Net(NetKey::Presets)),
+    row!("network", "allow_local", Kind::Net(NetKey::AllowLocal)),
+    row!("network", "hosts", Kind::Net(NetKey::Hosts)),
 ];
 
 /// Tables that only group other tables.

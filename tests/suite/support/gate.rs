@@ -69,18 +69,20 @@ impl Gate {
 #[cfg(unix)]
 #[test]
 fn the_gate_is_held_exactly_while_the_command_runs() {
-    use super::super::harness::{kill_left, left_running, wait_for};
+    use super::process::{kill_left, left_running};
+    use super::wait::wait_for;
     let patience = std::time::Duration::from_secs(30);
     let dir = tempfile::tempdir().unwrap();
     assert!(!Gate::new(dir.path()).held(), "held before anything ran");
     std::fs::remove_file(dir.path().join("gate")).unwrap();
     for survivor in [false, true] {
         let gate = Gate::new(dir.path());
-        let mut child = std::process::Command::new("sh")
+        let child = std::process::Command::new("sh")
             .args(["-c", &held_command("")])
             .current_dir(dir.path())
             .spawn()
             .unwrap();
+        let mut child = super::reaped::Reaped::new(child, dir.path());
         // Its `sleep` running, not only its marker written: the shell forks it after.
         wait_for(patience, "the command's sleep to start", || {
             !left_running(dir.path()).is_empty()

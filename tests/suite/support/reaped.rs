@@ -5,7 +5,7 @@ use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 use std::process::Child;
 
-/// `child`, and the workspace whose leftover `sleep`s ([`super::super::harness::kill_left`])
+/// `child`, and the workspace whose leftover `sleep`s ([`super::process::kill_left`])
 /// go with it.
 pub struct Reaped {
     child: Child,
@@ -38,6 +38,6 @@ impl Drop for Reaped {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        super::super::harness::kill_left(&self.work);
+        super::process::kill_left(&self.work);
     }
 }
