@@ -98,7 +98,11 @@ fn writes_inside_the_workspace_and_temp_dir_work() {
     assert_eq!(result.get("sandbox_denied"), None, "{result}");
     // The command's temp dir is its own `/tmp` (its private one in the agent's TMPDIR, bound
     // there), and that private one is gone when it ended.
-    assert_eq!(result["stdout"].as_str().unwrap().trim(), "/tmp", "{result}");
+    assert_eq!(
+        result["stdout"].as_str().unwrap().trim(),
+        "/tmp",
+        "{result}"
+    );
     assert_eq!(std::fs::read_dir(&dirs.tmp).unwrap().count(), 0);
     // The shared temp dir the agent was given is not writable.
     let (result, _) = dirs.exec(&[&format!("touch {}/shared", quoted(&dirs.tmp))]);
@@ -120,7 +124,12 @@ fn a_workspace_below_tmp_gets_a_tmp_of_its_own() {
     let work = root_path.join("work");
     let sibling = root_path.join("sibling");
     let granted = root_path.join("granted");
-    for dir in [&work.join(".git/hooks"), &work.join(".agent"), &sibling, &granted] {
+    for dir in [
+        &work.join(".git/hooks"),
+        &work.join(".agent"),
+        &sibling,
+        &granted,
+    ] {
         std::fs::create_dir_all(dir).unwrap();
     }
     std::fs::write(sibling.join("notes.txt"), "sibling-notes\n").unwrap();
@@ -146,7 +155,10 @@ fn a_workspace_below_tmp_gets_a_tmp_of_its_own() {
             .arg(&command)
             .output()
             .unwrap();
-        json(&output)["stdout"].as_str().unwrap_or_default().to_owned()
+        json(&output)["stdout"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
     };
     let stdout = exec(&[]);
     assert!(stdout.contains("made-tmp"), "{stdout}");
@@ -154,21 +166,29 @@ fn a_workspace_below_tmp_gets_a_tmp_of_its_own() {
         !Path::new(&real).exists(),
         "a write to /tmp reached the real /tmp"
     );
-    assert!(stdout.contains("made-inside") && work.join("inside").exists(), "{stdout}");
+    assert!(
+        stdout.contains("made-inside") && work.join("inside").exists(),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("made-granted") && granted.join("g").exists(),
         "{stdout}"
     );
-    assert!(!stdout.contains("sibling-notes"), "the sibling was seen: {stdout}");
+    assert!(
+        !stdout.contains("sibling-notes"),
+        "the sibling was seen: {stdout}"
+    );
     assert!(!work.join(".git/hooks/pre-commit").exists(), "{stdout}");
     assert!(!work.join(".agent/settings.toml").exists(), "{stdout}");
     // Its `/tmp` holds what it made and the way to its workspace, nothing of the real one.
-    let top = root_path.strip_prefix("/tmp").unwrap().iter().next().unwrap();
+    let top = root_path
+        .strip_prefix("/tmp")
+        .unwrap()
+        .iter()
+        .next()
+        .unwrap();
     let made = &real["/tmp/".len()..];
-    let listed: Vec<&str> = stdout
-        .lines()
-        .skip_while(|line| *line != ".")
-        .collect();
+    let listed: Vec<&str> = stdout.lines().skip_while(|line| *line != ".").collect();
     assert!(listed.contains(&made), "{stdout}");
     for name in &listed {
         assert!(
@@ -205,7 +225,10 @@ fn a_write_outside_fails_with_the_sandbox_and_works_without() {
     let real = format!("/tmp/agent-sandbox-test-{}", std::process::id());
     let (result, status) = dirs.exec(&[&format!("touch {real}")]);
     assert_eq!(status, Some(0), "{result}");
-    assert!(!Path::new(&real).exists(), "a write to /tmp reached the real /tmp");
+    assert!(
+        !Path::new(&real).exists(),
+        "a write to /tmp reached the real /tmp"
+    );
 
     let (result, status) = dirs.exec(&["--sandbox", "off", "--", &command]);
     assert_eq!(status, Some(0), "{result}");
@@ -1961,4 +1984,67 @@ fn shared_memory_is_the_commands_own_and_gone_after_it() {
     );
     assert_eq!(shared.1, Some(0), "{}", shared.0);
     assert!(shared.2, "{}", shared.0);
+}
+
+/// In a run the workspace is watched across the commands (the look after each one reads only
+/// what changed): a `.git` made deep below by a later command, by nested `mkdir -p` or by a
+/// move of a tree made elsewhere (its private `/tmp`) or a `rename` inside, in a directory an
+/// earlier command made, is still found after the command and moved away.
+#[test]
+fn in_a_run_a_new_git_anywhere_below_is_still_caught() {
+    if !available() || !require_program("python3") {
+        return;
+    }
+    let dirs = Dirs::new();
+    let work = repository(&dirs);
+    std::fs::create_dir_all(work.join("node_modules/p/q")).unwrap();
+    let commands = [
+        "mkdir -p made/a",
+        "mkdir -p made/a/b/c/.git && mkdir -p node_modules/p/q/r/.git",
+        "python3 -c 'import os, shutil; os.makedirs(\"/tmp/t/u/.git\"); \
+         shutil.move(\"/tmp/t\", \"made/a/moved\")'",
+        "mkdir made/a/moved/v && mkdir made/a/moved/v/.git",
+        "python3 -c 'import os; os.makedirs(\"scratch/t/.git\"); \
+         os.rename(\"scratch\", \"made/a/moved/v/w\")'",
+    ];
+    let mut turns: Vec<_> = commands
+        .iter()
+        .map(|command| turn_tool_call(command, "make"))
+        .collect();
+    turns.push(turn_text("done"));
+    let server = FakeModel::openai_turns(turns);
+    dirs.agent()
+        .env("OPENAI_API_KEY", "sk-test")
+        .args([
+            "run",
+            "--provider",
+            "openai",
+            "--mode",
+            "allow-all",
+            "--base-url",
+        ])
+        .arg(server.openai_url())
+        .arg("make things")
+        .assert()
+        .success();
+    let results = server.request(commands.len()).tool_results();
+    assert_eq!(results.len(), commands.len(), "{results:?}");
+    let undone: Vec<String> = results
+        .iter()
+        .map(|(_, result)| undone(&serde_json::from_str(result).unwrap()))
+        .collect();
+    assert_eq!(undone[0], "", "{undone:?}");
+    for (i, made) in [
+        (1, "made/a/b/c/.git"),
+        (1, "node_modules/p/q/r/.git"),
+        (2, "made/a/moved/u/.git"),
+        (3, "made/a/moved/v/.git"),
+        (4, "made/a/moved/v/w/t/.git"),
+    ] {
+        assert!(
+            undone[i].contains(&format!("`{made}` (a repository")),
+            "{made}: {undone:?} {results:?}"
+        );
+        assert!(!work.join(made).exists(), "{made} was left");
+    }
 }
