@@ -373,13 +373,16 @@ struct Kept {
     watch: Option<Watch>,
     /// A watch was started once (it is not started again after it stopped).
     started: bool,
+    /// What the tree holds, as last gathered (the sets are not gathered again from every
+    /// directory while nothing in them changed).
+    found: Option<Found>,
 }
 
 /// The trees of the workspaces this process has looked at.
 static TREES: Mutex<Option<HashMap<PathBuf, Kept>>> = Mutex::new(None);
 
 /// What a look at a workspace found, up to date now.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Found {
     /// Every entry named `.git` below the workspace (its own included).
     pub git_entries: BTreeSet<PathBuf>,
@@ -411,6 +414,7 @@ pub(super) fn look(workspace: &Path, cache: Option<&Path>) -> Found {
             tree,
             watch: None,
             started: false,
+            found: None,
         }
     });
     let mut full = true;
@@ -436,10 +440,15 @@ pub(super) fn look(workspace: &Path, cache: Option<&Path>) -> Found {
     if dirty && let Some(file) = &file {
         store::save(file, tree);
     }
-    Found {
-        git_entries: tree.git_entries(),
-        secret_files: tree.secret_files(),
+    if dirty {
+        kept.found = None;
     }
+    kept.found
+        .get_or_insert_with(|| Found {
+            git_entries: tree.git_entries(),
+            secret_files: tree.secret_files(),
+        })
+        .clone()
 }
 
 /// The tree in a file: a header, then one record per directory, fields ended by NUL (a byte
