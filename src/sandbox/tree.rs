@@ -568,7 +568,7 @@ mod store {
     }
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(test)]
 mod watch_tests;
 
 #[cfg(test)]

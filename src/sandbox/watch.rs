@@ -46,6 +46,7 @@ pub(super) struct Changes {
 
 /// Whether an event's path lies where the tree never looks: outside the workspace, or inside
 /// one of its git directories (a `.git` component before its last one).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn outside_the_tree(root: &Path, path: &Path) -> bool {
     let Ok(relative) = path.strip_prefix(root) else {
         return true;

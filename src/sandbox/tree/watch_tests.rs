@@ -4,6 +4,7 @@
 //! look that reads only what the watch reported finds exactly the `.git` entries and secret
 //! files a full walk finds. Each case goes on for a second round inside what the first made,
 //! so a directory the watch missed would be missed there.
+#![cfg(target_os = "linux")]
 
 use super::*;
 use pretty_assertions::assert_eq;
@@ -121,9 +122,12 @@ fn a_tree_renamed_in_from_outside_is_seen() {
     }
 }
 
+/// A change a command makes, named.
+type Step<'a> = (&'a str, &'a dyn Fn(&Case));
+
 #[test]
 fn renames_inside_and_moves_away_and_back_are_seen() {
-    let steps: &[(&str, &dyn Fn(&Case))] = &[
+    let steps: &[Step] = &[
         ("mv a/b x/b2", &|case| {
             fs::rename(case.path("a/b"), case.path("x/b2")).unwrap();
         }),
@@ -196,7 +200,7 @@ fn renames_inside_and_moves_away_and_back_are_seen() {
     // Nothing left unread: a look with no change reports nothing.
     let changes = case.watch.changes().unwrap();
     assert!(
-        case.tree.refresh_from(changes, &mut case.watch) == false,
+        !case.tree.refresh_from(changes, &mut case.watch),
         "a look with no change changed the tree"
     );
     drop(case.root);
