@@ -17,6 +17,7 @@ use pretty_assertions::assert_eq;
 struct Dirs {
     sandbox: Sandbox,
     /// The root of `tmp/` and `outside/`, not below `/tmp`.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     outer: tempfile::TempDir,
     tmp: PathBuf,
     outside: PathBuf,
