@@ -42,6 +42,13 @@ fn stamp(path: &Path) -> Option<Stamp> {
     Some(stamp_of(&meta))
 }
 
+/// Whether `path` cannot be looked up for another reason than not being there (a
+/// directory above it cannot be searched).
+fn hidden(path: &Path) -> bool {
+    path.symlink_metadata()
+        .is_err_and(|error| error.kind() != std::io::ErrorKind::NotFound)
+}
+
 #[cfg(unix)]
 fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
     use std::os::unix::fs::MetadataExt as _;
@@ -103,8 +110,8 @@ impl Tree {
 
     /// Walks `dir` and everything below it into the tree, watched first when `watch` is
     /// given (so that what changes after the read is reported).
-    fn walk(&mut self, dir: &Path, watch: Option<&mut Watch>) {
-        if let Some(watch) = watch {
+    fn walk(&mut self, dir: &Path, mut watch: Option<&mut Watch>) {
+        if let Some(watch) = watch.as_deref_mut() {
             watch.add(dir);
         }
         let walk = ignore::WalkBuilder::new(dir)
@@ -113,7 +120,12 @@ impl Tree {
             .filter_entry(|entry| entry.depth() == 0 || entry.file_name() != ".git")
             .build();
         let mut secrets = Vec::new();
-        for entry in walk.flatten() {
+        for entry in walk {
+            let Ok(entry) = entry else {
+                // A directory that cannot be read holds what the watch cannot vouch for.
+                distrust(watch.as_deref_mut());
+                continue;
+            };
             let Some(kind) = entry.file_type() else {
                 continue;
             };
@@ -145,10 +157,23 @@ impl Tree {
     /// files, and walks the directories in it that are new. Whether any of that changed (a
     /// new stamp alone is not worth keeping: the next process reads the directory again).
     fn reread(&mut self, path: &Path, stamp: Stamp, mut watch: Option<&mut Watch>) -> bool {
-        let git = path.join(".git").symlink_metadata().is_ok();
+        let git = match path.join(".git").symlink_metadata() {
+            Ok(_) => true,
+            Err(error) => {
+                if error.kind() != std::io::ErrorKind::NotFound {
+                    distrust(watch.as_deref_mut());
+                }
+                false
+            }
+        };
         let mut secrets = Vec::new();
         let mut new_dirs = Vec::new();
-        if let Ok(entries) = std::fs::read_dir(path) {
+        let entries = std::fs::read_dir(path);
+        if entries.is_err() {
+            // Unreadable (`chmod 000`): what it holds is unknown until a full look.
+            distrust(watch.as_deref_mut());
+        }
+        if let Ok(entries) = entries {
             for entry in entries.flatten() {
                 let Ok(kind) = entry.file_type() else {
                     continue;
@@ -222,12 +247,21 @@ impl Tree {
             {
                 continue;
             }
+            if hidden(&path) {
+                watch.distrust();
+            }
             dirty |= self.renew(&path, Some(watch));
             renewed.push(path);
         }
         for path in changes.dirty {
             if renewed.iter().any(|outer| path.starts_with(outer)) {
                 continue;
+            }
+            if hidden(&path) {
+                // Behind a directory that cannot be searched (`chmod 000` above it): it
+                // comes back when that directory is changed again, which the watch does not
+                // report as an entry change.
+                watch.distrust();
             }
             let known = self.dirs.get(&path).map(|dir| dir.stamp.inode);
             dirty |= match (known, stamp(&path)) {
@@ -365,6 +399,13 @@ fn now_secs() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
+/// Stops trusting `watch`, when there is one (see [`Watch::distrust`]).
+fn distrust(watch: Option<&mut Watch>) {
+    if let Some(watch) = watch {
+        watch.distrust();
+    }
+}
+
 /// A workspace's tree and its watch in this process.
 #[derive(Debug)]
 struct Kept {
@@ -422,7 +463,12 @@ pub(super) fn look(workspace: &Path, cache: Option<&Path>) -> Found {
         if let Some(changes) = watch.changes() {
             dirty |= kept.tree.refresh_from(changes, watch);
             full = false;
-        } else if !watch.usable() {
+        } else if watch.usable() {
+            // Events were lost: the watches themselves may be missing or stale (a directory
+            // removed and made again, a rename back, whose events were lost). A new watch of
+            // the whole tree, started before the full look below.
+            kept.watch = cache.and_then(|cache| Watch::start(workspace, cache));
+        } else {
             kept.watch = None;
         }
     } else if !kept.started

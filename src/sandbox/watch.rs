@@ -210,6 +210,14 @@ mod linux {
             added
         }
 
+        /// Stops trusting the watch: a directory of the tree could not be read, so what it
+        /// holds is unknown, and a later change that makes it readable (a `chmod` of it or of
+        /// a directory above it) is not an entry change the watch would report. Every later
+        /// look is a full one.
+        pub(in crate::sandbox) fn distrust(&mut self) {
+            lock(&self.shared).broken = true;
+        }
+
         /// What changed since the last look, once everything before now was reported; `None`
         /// when the watch cannot say (stopped, events lost): then the caller looks at
         /// everything. A watch that can no longer be trusted stays so.
@@ -297,6 +305,8 @@ impl Watch {
     pub(super) fn add(&mut self, _dir: &Path) -> bool {
         false
     }
+
+    pub(super) fn distrust(&mut self) {}
 
     pub(super) fn changes(&mut self) -> Option<Changes> {
         None

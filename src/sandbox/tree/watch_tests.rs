@@ -205,3 +205,45 @@ fn renames_inside_and_moves_away_and_back_are_seen() {
     );
     drop(case.root);
 }
+
+/// A directory that cannot be read when the watch looks (`chmod 000` of it, or of one above
+/// it) makes the watch give up, since making it readable again is no entry change the watch
+/// reports: the next look is a full one, which finds what the directory held by then.
+#[test]
+fn an_unreadable_directory_hands_over_to_the_full_look() {
+    use std::os::unix::fs::PermissionsExt as _;
+    for (locked, made) in [
+        ("d", "d/.git"),
+        ("p", "p/d/.git"),
+        ("p", "p/d/e/.git"),
+        ("a/b", "a/b/c/d/.git"),
+    ] {
+        let mut case = Case::new();
+        let parent = Path::new(made).parent().unwrap().to_str().unwrap().to_owned();
+        fs::create_dir_all(case.path(&parent)).unwrap();
+        case.look(&format!("mkdir -p {parent}"));
+        fs::create_dir_all(case.path(made)).unwrap();
+        fs::write(case.path(&format!("{made}/config")), "[core]\n").unwrap();
+        let mode = |mode| fs::Permissions::from_mode(mode);
+        fs::set_permissions(case.path(locked), mode(0o000)).unwrap();
+        if let Some(changes) = case.watch.changes() {
+            case.tree.refresh_from(changes, &mut case.watch);
+        }
+        fs::set_permissions(case.path(locked), mode(0o755)).unwrap();
+        match case.watch.changes() {
+            Some(changes) => {
+                case.tree.refresh_from(changes, &mut case.watch);
+            }
+            None => {
+                case.tree.refresh(None);
+            }
+        }
+        let mut walked = Tree::new(&case.work);
+        walked.walk(&case.work, None);
+        assert_eq!(
+            case.tree.git_entries(),
+            walked.git_entries(),
+            "mkdir {made}; chmod 000 {locked}; look; chmod 755 {locked}; look"
+        );
+    }
+}
