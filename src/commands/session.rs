@@ -45,6 +45,8 @@ pub(crate) fn open(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let catalogue = super::mcp::catalogue(global, &settings, &workspace)?;
     run::model_notice(&settings, global);
     let sandbox = super::sandbox(&settings, &workspace);
+    // Its commands share one look at the workspace, kept up to date by a watch.
+    crate::sandbox::watch_workspaces();
     let model = run::model_for(&settings, global.quiet)?;
     #[cfg_attr(not(unix), allow(unused_mut))]
     let mut config = run::agent_config(&settings, &workspace, &args, sandbox)?;

@@ -448,8 +448,8 @@ fn protect(args: &HelperArgs) -> std::io::Result<bool> {
     {
         mount_bind(resolv, RESOLV_CONF)?;
     }
-    if let Some(tmp) = &args.tmp {
-        mount_bind(tmp, TMP)?;
+    if let Some(private) = &args.tmp {
+        bind_private_tmp(args, private)?;
     }
     // The bridge (started before this namespace) reaches the proxy's directory; the command
     // neither sees nor changes it, wherever it lies.
@@ -458,6 +458,58 @@ fn protect(args: &HelperArgs) -> std::io::Result<bool> {
     }
     private_shared_memory(args)?;
     Ok(pid_namespace)
+}
+
+/// Binds the command's private temp directory over `/tmp`, with every path it is given that
+/// lies below `/tmp` (a workspace there, with the read-only and hidden binds already made in
+/// it) bound back in place inside it first: the command gets a `/tmp` of its own and still
+/// finds its workspace where it was. Recursive binds carry the binds made below each path.
+fn bind_private_tmp(args: &HelperArgs, private: &Path) -> std::io::Result<()> {
+    use rustix::mount::mount_bind_recursive;
+
+    let tmp = Path::new(TMP);
+    for path in kept_below(args, tmp, private) {
+        let Ok(relative) = path.strip_prefix(tmp) else {
+            continue;
+        };
+        let target = private.join(relative);
+        if path.is_dir() {
+            std::fs::create_dir_all(&target)?;
+        } else {
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::File::create(&target)?;
+        }
+        mount_bind_recursive(&path, &target)?;
+    }
+    mount_bind_recursive(private, tmp)?;
+    Ok(())
+}
+
+/// The existing paths of `args` strictly below `tmp`, outermost only (an inner one comes
+/// along with its outer one), never the private temp directory itself or a path inside it.
+fn kept_below(args: &HelperArgs, tmp: &Path, private: &Path) -> Vec<PathBuf> {
+    let mut paths: Vec<&PathBuf> = [
+        &args.writable,
+        &args.read_only,
+        &args.pinned,
+        &args.hidden,
+        &args.readable,
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|path| path.starts_with(tmp) && *path != tmp && !path.starts_with(private))
+    .filter(|path| path.exists())
+    .collect();
+    paths.sort_by_key(|path| path.components().count());
+    let mut kept: Vec<PathBuf> = Vec::new();
+    for path in paths {
+        if !kept.iter().any(|outer| path.starts_with(outer)) {
+            kept.push(path.clone());
+        }
+    }
+    kept
 }
 
 /// Covers `dir` with an empty read-only file system of the namespace's own.

@@ -41,6 +41,7 @@ mod tree;
 mod unshare;
 #[cfg(target_os = "linux")]
 mod x32;
+mod watch;
 
 pub use denial::{denial_line, likely_denial};
 pub use helper::{
@@ -54,6 +55,7 @@ pub use run::Run;
 #[cfg(unix)]
 use setup::write_private;
 pub use setup::{Sandbox, State, Status, availability, network_namespace_possible};
+pub use watch::watch_workspaces;
 
 /// Whether a sandboxed command runs under the helper, in a process group of its own: the
 /// agent then signals the helper alone, which passes a polite signal (SIGTERM, SIGINT, SIGHUP,

@@ -143,11 +143,12 @@ impl Run {
             push("--read", path);
         }
         if let Some(temp) = &self.temp {
-            // Bound over `/tmp` unless that would hide a path the command works with.
+            // Bound over `/tmp`, the paths below it the command works with bound back in place
+            // (`linux.rs`), unless it would hide `/tmp` itself or the private directory.
             let tmp = Path::new(TMP);
             let hides = std::iter::once(&policy.workspace)
                 .chain(&policy.writable)
-                .any(|path| path.starts_with(tmp));
+                .any(|path| path == tmp || temp.starts_with(path));
             push(
                 if policy.mounts && !hides {
                     "--tmp"

@@ -9,6 +9,11 @@
 //! now), so only the directories that changed are read again, and new ones walked. A command
 //! then costs a `stat` per directory before and after it, not two walks.
 //!
+//! In a run or session the workspace is watched besides (`watch.rs`): a look after a command
+//! then reads only the directories the watch saw change, whatever the workspace's size; the
+//! full look above is what is left when the watch cannot say (not started, events lost, a
+//! watch limit).
+//!
 //! The tree is kept in the state directory too (`<state>/sandbox/tree-…`), so that the next
 //! process (`agent exec`, the next run) starts from it instead of walking again. What is read
 //! from there is only a starting point: every directory in it is checked as above, and one
@@ -16,10 +21,12 @@
 //! (A program that could write the state directory could also change the agent itself; the
 //! sandbox keeps commands out of it.)
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+
+use super::watch::{Changes, Watch};
 
 /// A directory's identity and last change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +40,13 @@ fn stamp(path: &Path) -> Option<Stamp> {
         return None;
     }
     Some(stamp_of(&meta))
+}
+
+/// Whether `path` cannot be looked up for another reason than not being there (a
+/// directory above it cannot be searched).
+fn hidden(path: &Path) -> bool {
+    path.symlink_metadata()
+        .is_err_and(|error| error.kind() != std::io::ErrorKind::NotFound)
 }
 
 #[cfg(unix)]
@@ -76,7 +90,8 @@ struct Tree {
     root: PathBuf,
     /// When the tree was last brought up to date (seconds since the epoch).
     looked: i64,
-    dirs: HashMap<PathBuf, Dir>,
+    /// In path order: a directory's descendants follow it.
+    dirs: BTreeMap<PathBuf, Dir>,
 }
 
 impl Tree {
@@ -84,7 +99,7 @@ impl Tree {
         Tree {
             root: root.to_path_buf(),
             looked: now_secs(),
-            dirs: HashMap::new(),
+            dirs: BTreeMap::new(),
         }
     }
 
@@ -93,15 +108,24 @@ impl Tree {
             .is_ok_and(|relative| crate::workspace::SecretFiles::defaults().is_secret(relative))
     }
 
-    /// Walks `dir` and everything below it into the tree.
-    fn walk(&mut self, dir: &Path) {
+    /// Walks `dir` and everything below it into the tree, watched first when `watch` is
+    /// given (so that what changes after the read is reported).
+    fn walk(&mut self, dir: &Path, mut watch: Option<&mut Watch>) {
+        if let Some(watch) = watch.as_deref_mut() {
+            watch.add(dir);
+        }
         let walk = ignore::WalkBuilder::new(dir)
             .standard_filters(false)
             .follow_links(false)
             .filter_entry(|entry| entry.depth() == 0 || entry.file_name() != ".git")
             .build();
         let mut secrets = Vec::new();
-        for entry in walk.flatten() {
+        for entry in walk {
+            let Ok(entry) = entry else {
+                // A directory that cannot be read holds what the watch cannot vouch for.
+                distrust(watch.as_deref_mut());
+                continue;
+            };
             let Some(kind) = entry.file_type() else {
                 continue;
             };
@@ -132,11 +156,24 @@ impl Tree {
     /// Reads `path` (a directory whose change time moved) again: its `.git`, its secret
     /// files, and walks the directories in it that are new. Whether any of that changed (a
     /// new stamp alone is not worth keeping: the next process reads the directory again).
-    fn reread(&mut self, path: &Path, stamp: Stamp) -> bool {
-        let git = path.join(".git").symlink_metadata().is_ok();
+    fn reread(&mut self, path: &Path, stamp: Stamp, mut watch: Option<&mut Watch>) -> bool {
+        let git = match path.join(".git").symlink_metadata() {
+            Ok(_) => true,
+            Err(error) => {
+                if error.kind() != std::io::ErrorKind::NotFound {
+                    distrust(watch.as_deref_mut());
+                }
+                false
+            }
+        };
         let mut secrets = Vec::new();
         let mut new_dirs = Vec::new();
-        if let Ok(entries) = std::fs::read_dir(path) {
+        let entries = std::fs::read_dir(path);
+        if entries.is_err() {
+            // Unreadable (`chmod 000`): what it holds is unknown until a full look.
+            distrust(watch.as_deref_mut());
+        }
+        if let Ok(entries) = entries {
             for entry in entries.flatten() {
                 let Ok(kind) = entry.file_type() else {
                     continue;
@@ -164,16 +201,102 @@ impl Tree {
         });
         let found = !new_dirs.is_empty();
         for dir in new_dirs {
-            self.walk(&dir);
+            self.walk(&dir, watch.as_deref_mut());
         }
         found || !same
     }
 
+    /// Forgets `path` and every directory below it. Whether it knew any.
+    fn forget(&mut self, path: &Path) -> bool {
+        let below: Vec<PathBuf> = self
+            .dirs
+            .range(path.to_path_buf()..)
+            .map(|(dir, _)| dir)
+            .take_while(|dir| dir.starts_with(path))
+            .cloned()
+            .collect();
+        for dir in &below {
+            self.dirs.remove(dir);
+        }
+        !below.is_empty()
+    }
+
+    /// `path` (a directory whose inode changed, or made or moved in) walked again from
+    /// nothing: what was known below it is forgotten. Whether anything was known or found.
+    fn renew(&mut self, path: &Path, watch: Option<&mut Watch>) -> bool {
+        let forgot = self.forget(path);
+        let is_dir = path.symlink_metadata().is_ok_and(|meta| meta.is_dir());
+        if is_dir {
+            self.walk(path, watch);
+        }
+        forgot || is_dir
+    }
+
+    /// Brings the tree up to date from what the watch saw: the directories made or moved in
+    /// walked again whole, those whose entries changed read again, those gone forgotten.
+    /// Whether anything changed.
+    fn refresh_from(&mut self, changes: Changes, watch: &mut Watch) -> bool {
+        let mut dirty = false;
+        // In path order, so a fresh directory inside another fresh one is walked once.
+        let mut renewed: Vec<PathBuf> = Vec::new();
+        for path in changes.fresh {
+            // A new `.git` is its parent's (dirty too), never walked into.
+            if renewed.iter().any(|outer| path.starts_with(outer))
+                || !self.known_parent(&path)
+                || path.file_name().is_some_and(|name| name == ".git")
+            {
+                continue;
+            }
+            if hidden(&path) {
+                watch.distrust();
+            }
+            dirty |= self.renew(&path, Some(watch));
+            renewed.push(path);
+        }
+        for path in changes.dirty {
+            if renewed.iter().any(|outer| path.starts_with(outer)) {
+                continue;
+            }
+            if hidden(&path) {
+                // Behind a directory that cannot be searched (`chmod 000` above it): it
+                // comes back when that directory is changed again, which the watch does not
+                // report as an entry change.
+                watch.distrust();
+            }
+            let known = self.dirs.get(&path).map(|dir| dir.stamp.inode);
+            dirty |= match (known, stamp(&path)) {
+                (Some(_), None) => self.forget(&path),
+                (Some(inode), Some(now)) if inode != now.inode => {
+                    renewed.push(path.clone());
+                    self.renew(&path, Some(watch))
+                }
+                (Some(_), Some(now)) => self.reread(&path, now, Some(watch)),
+                // Not known: its parent, which holds it, is read again (also dirty).
+                (None, _) => false,
+            };
+        }
+        if self.dirs.is_empty() {
+            self.walk(&self.root.clone(), Some(watch));
+            dirty = true;
+        }
+        self.looked = now_secs();
+        dirty
+    }
+
+    /// Whether `path`'s parent is a directory of the tree (the workspace's own entries and
+    /// those of the directories walked), so that `path` belongs in it.
+    fn known_parent(&self, path: &Path) -> bool {
+        path.parent()
+            .is_some_and(|parent| self.dirs.contains_key(parent))
+    }
+
     /// Brings the tree up to date: reads again the directories whose change time moved,
-    /// forgets the ones gone, walks the new ones. Whether anything changed.
-    fn refresh(&mut self) -> bool {
+    /// forgets the ones gone, walks the new ones (and the ones replaced: another inode).
+    /// Whether anything changed.
+    fn refresh(&mut self, mut watch: Option<&mut Watch>) -> bool {
         let mut changed = Vec::new();
         let mut gone = Vec::new();
+        let mut replaced = Vec::new();
         // Change times may come from a coarse clock: a directory changed shortly before the
         // last look could change again with the same time, so it is read again anyway.
         let recent = self.looked - RECENT_SECS;
@@ -182,14 +305,18 @@ impl Tree {
         for ((path, dir), now) in dirs.iter().zip(stamps(&dirs)) {
             match now {
                 Some(now) if now == dir.stamp && dir.stamp.changed.0 < recent => {}
+                Some(now) if now.inode != dir.stamp.inode => replaced.push((*path).clone()),
                 Some(now) => changed.push(((*path).clone(), now)),
                 None => gone.push((*path).clone()),
             }
         }
-        let mut dirty = !gone.is_empty();
+        let mut dirty = !gone.is_empty() || !replaced.is_empty();
         self.looked = looked;
         for path in gone {
             self.dirs.remove(&path);
+        }
+        for path in replaced {
+            self.renew(&path, watch.as_deref_mut());
         }
         // Stamps alone are kept too once many directories were read again for them (a tree
         // walked right after its directories were made reads them all again until then); a
@@ -197,11 +324,14 @@ impl Tree {
         // worth writing the file for.
         dirty |= changed.len() > STALE_STAMPS_KEPT;
         for (path, now) in changed {
-            dirty |= self.reread(&path, now);
+            // Forgotten meanwhile: inside a directory replaced above.
+            if self.dirs.contains_key(&path) {
+                dirty |= self.reread(&path, now, watch.as_deref_mut());
+            }
         }
         if self.dirs.is_empty() {
             // The workspace itself was gone or replaced: start again.
-            self.walk(&self.root.clone());
+            self.walk(&self.root.clone(), watch);
             dirty = true;
         }
         dirty
@@ -269,11 +399,31 @@ fn now_secs() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
+/// Stops trusting `watch`, when there is one (see [`Watch::distrust`]).
+fn distrust(watch: Option<&mut Watch>) {
+    if let Some(watch) = watch {
+        watch.distrust();
+    }
+}
+
+/// A workspace's tree and its watch in this process.
+#[derive(Debug)]
+struct Kept {
+    tree: Tree,
+    /// Watching it (`watch.rs`): `None` until started, and once it stopped.
+    watch: Option<Watch>,
+    /// A watch was started once (it is not started again after it stopped).
+    started: bool,
+    /// What the tree holds, as last gathered (the sets are not gathered again from every
+    /// directory while nothing in them changed).
+    found: Option<Found>,
+}
+
 /// The trees of the workspaces this process has looked at.
-static TREES: Mutex<Option<HashMap<PathBuf, Tree>>> = Mutex::new(None);
+static TREES: Mutex<Option<HashMap<PathBuf, Kept>>> = Mutex::new(None);
 
 /// What a look at a workspace found, up to date now.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Found {
     /// Every entry named `.git` below the workspace (its own included).
     pub git_entries: BTreeSet<PathBuf>,
@@ -291,24 +441,60 @@ pub(super) fn look(workspace: &Path, cache: Option<&Path>) -> Found {
     let trees = trees.get_or_insert_with(HashMap::new);
     let file = cache.map(|dir| dir.join(store::file_name(workspace)));
     let mut dirty = false;
-    let tree = trees.entry(workspace.to_path_buf()).or_insert_with(|| {
-        file.as_deref()
+    let kept = trees.entry(workspace.to_path_buf()).or_insert_with(|| {
+        let tree = file
+            .as_deref()
             .and_then(|file| store::load(file, workspace))
             .unwrap_or_else(|| {
                 dirty = true;
                 let mut tree = Tree::new(workspace);
-                tree.walk(workspace);
+                tree.walk(workspace, None);
                 tree
-            })
+            });
+        Kept {
+            tree,
+            watch: None,
+            started: false,
+            found: None,
+        }
     });
-    dirty |= tree.refresh();
+    let mut full = true;
+    if let Some(watch) = &mut kept.watch {
+        if let Some(changes) = watch.changes() {
+            dirty |= kept.tree.refresh_from(changes, watch);
+            full = false;
+        } else if watch.usable() {
+            // Events were lost: the watches themselves may be missing or stale (a directory
+            // removed and made again, a rename back, whose events were lost). A new watch of
+            // the whole tree, started before the full look below.
+            kept.watch = cache.and_then(|cache| Watch::start(workspace, cache));
+        } else {
+            kept.watch = None;
+        }
+    } else if !kept.started
+        && super::watch::watching()
+        && let Some(cache) = cache
+    {
+        // Started before the full look below, which then sees what changed before it.
+        kept.started = true;
+        kept.watch = Watch::start(workspace, cache);
+    }
+    if full {
+        dirty |= kept.tree.refresh(kept.watch.as_mut());
+    }
+    let tree = &kept.tree;
     if dirty && let Some(file) = &file {
         store::save(file, tree);
     }
-    Found {
-        git_entries: tree.git_entries(),
-        secret_files: tree.secret_files(),
+    if dirty {
+        kept.found = None;
     }
+    kept.found
+        .get_or_insert_with(|| Found {
+            git_entries: tree.git_entries(),
+            secret_files: tree.secret_files(),
+        })
+        .clone()
 }
 
 /// The tree in a file: a header, then one record per directory, fields ended by NUL (a byte
@@ -394,7 +580,7 @@ mod store {
         let mut tree = Tree {
             root: workspace.to_path_buf(),
             looked,
-            dirs: std::collections::HashMap::with_capacity(count.min(1 << 20)),
+            dirs: std::collections::BTreeMap::new(),
         };
         for _ in 0..count {
             let path = Path::new(OsStr::from_bytes(fields.next()?));
@@ -427,6 +613,9 @@ mod store {
         None
     }
 }
+
+#[cfg(test)]
+mod watch_tests;
 
 #[cfg(test)]
 mod tests {
@@ -478,7 +667,7 @@ mod tests {
         std::fs::write(work.join("a/.env"), "SECRET=1").unwrap();
         std::fs::write(work.join("a/b/ok.txt"), "x").unwrap();
         let mut tree = Tree::new(&work);
-        tree.walk(&work);
+        tree.walk(&work, None);
         let file = root.path().join("cache").join(store::file_name(&work));
         store::save(&file, &tree);
         let read = store::load(&file, &work).expect("the kept tree reads back");
@@ -497,7 +686,7 @@ mod tests {
         std::fs::write(work.join("a/b/id_rsa"), "key").unwrap();
         std::fs::remove_file(work.join("a/.env")).unwrap();
         let mut read = store::load(&file, &work).unwrap();
-        read.refresh();
+        read.refresh(None);
         assert_eq!(
             read.git_entries(),
             BTreeSet::from([work.join(".git"), work.join("a/b/c/.git")])

@@ -72,7 +72,7 @@ fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
 
 #[test]
 fn in_ci_auto_runs_what_the_sandbox_contains_and_undo_takes_it_back() {
-    let (sandbox, tmp, outside) = dirs();
+    let (sandbox, tmp, _) = dirs();
     if !auto_applies(&sandbox, &tmp) {
         return;
     }
@@ -83,7 +83,9 @@ fn in_ci_auto_runs_what_the_sandbox_contains_and_undo_takes_it_back() {
     std::fs::write(w.join(".gitignore"), "target/\n").unwrap();
     std::fs::create_dir_all(w.join("target")).unwrap();
     std::fs::write(w.join("target/out"), "built\n").unwrap();
-    let escape = outside.join("f");
+    // Outside the workspace, and not below `/tmp` (a command has a `/tmp` of its own).
+    let elsewhere = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let escape = elsewhere.path().join("outside-f");
     let server = FakeModel::openai_turns([
         turn_tool_call("touch made.txt", "make a file"),
         turn_tool_call("rm scratch.txt", "remove scratch"),

@@ -307,7 +307,9 @@ fn the_sandbox_refuses_a_write_outside_the_workspace() {
         return;
     }
     let (sandbox, tmp) = normal_server();
-    let outside = sandbox.root.path().join("outside.txt");
+    // Not below `/tmp`: the server has a `/tmp` of its own.
+    let elsewhere = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let outside = elsewhere.path().join("outside.txt");
     let (result, _, _) = one_call(
         &sandbox,
         &tmp,

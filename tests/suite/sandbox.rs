@@ -1,7 +1,9 @@
 //! The command sandbox through the real binary (Linux with Landlock; skipped through
-//! `support::require` where the kernel has none). The test's temp root holds `work/` (the workspace),
-//! `tmp/` (given to the agent as `TMPDIR`, so `/tmp` itself is *not* writable) and
-//! `outside/`, which is neither: a write there must fail with the sandbox on.
+//! `support::require` where the kernel has none). The test's temp root (below `/tmp`) holds
+//! `work/` (the workspace); a second root outside `/tmp` (in `CARGO_TARGET_TMPDIR`) holds `tmp/`
+//! (given to the agent as `TMPDIR`) and `outside/`, which is neither: a write there must fail
+//! with the sandbox on. They are not below `/tmp` because a command sees a `/tmp` of its own,
+//! with only its workspace bound back in place there.
 
 use std::path::{Path, PathBuf};
 
@@ -14,6 +16,9 @@ use pretty_assertions::assert_eq;
 
 struct Dirs {
     sandbox: Sandbox,
+    /// The root of `tmp/` and `outside/`, not below `/tmp`.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    outer: tempfile::TempDir,
     tmp: PathBuf,
     outside: PathBuf,
 }
@@ -21,12 +26,14 @@ struct Dirs {
 impl Dirs {
     fn new() -> Self {
         let sandbox = Sandbox::new();
-        let tmp = sandbox.root.path().join("tmp");
-        let outside = sandbox.root.path().join("outside");
+        let outer = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let tmp = outer.path().join("tmp");
+        let outside = outer.path().join("outside");
         std::fs::create_dir_all(&tmp).unwrap();
         std::fs::create_dir_all(&outside).unwrap();
         Self {
             sandbox,
+            outer,
             tmp,
             outside,
         }
@@ -90,21 +97,112 @@ fn writes_inside_the_workspace_and_temp_dir_work() {
     assert_eq!(status, Some(0), "{result}");
     assert!(dirs.work().join("inside").exists());
     assert_eq!(result.get("sandbox_denied"), None, "{result}");
-    // The temp dir is the command's own, inside the agent's, and gone when it ended.
-    let private = result["stdout"].as_str().unwrap().trim().to_owned();
-    assert!(
-        private.starts_with(&dirs.tmp.display().to_string()),
+    // The command's temp dir is its own `/tmp` (its private one in the agent's TMPDIR, bound
+    // there), and that private one is gone when it ended.
+    assert_eq!(
+        result["stdout"].as_str().unwrap().trim(),
+        "/tmp",
         "{result}"
     );
-    assert_ne!(Path::new(&private), dirs.tmp, "{result}");
-    assert!(
-        !Path::new(&private).exists(),
-        "the private temp dir was left behind"
-    );
     assert_eq!(std::fs::read_dir(&dirs.tmp).unwrap().count(), 0);
-    // The shared temp dir around it is not writable.
-    let (result, _) = dirs.exec(&["touch \"$(dirname \"$TMPDIR\")/shared\""]);
+    // The shared temp dir the agent was given is not writable.
+    let (result, _) = dirs.exec(&[&format!("touch {}/shared", quoted(&dirs.tmp))]);
     assert!(!dirs.tmp.join("shared").exists(), "{result}");
+}
+
+/// A workspace below `/tmp` (where people try things out): the command gets a `/tmp` of its
+/// own, with its workspace (and a `writable` path below `/tmp`) bound back in place there,
+/// still protected inside; the rest of the real `/tmp`, a sibling of the workspace included,
+/// is out of its sight, and nothing it writes to its `/tmp` reaches the real one.
+#[test]
+fn a_workspace_below_tmp_gets_a_tmp_of_its_own() {
+    if !available() {
+        return;
+    }
+    let dirs = Dirs::new();
+    let root = tempfile::tempdir_in("/tmp").unwrap();
+    let root_path = root.path().canonicalize().unwrap();
+    let work = root_path.join("work");
+    let sibling = root_path.join("sibling");
+    let granted = root_path.join("granted");
+    for dir in [
+        &work.join(".git/hooks"),
+        &work.join(".agent"),
+        &sibling,
+        &granted,
+    ] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    std::fs::write(sibling.join("notes.txt"), "sibling-notes\n").unwrap();
+    dirs.sandbox.settings(&format!(
+        "[sandbox]\nwritable = [{:?}]\n",
+        granted.display().to_string()
+    ));
+    let real = format!("/tmp/agent-sandbox-tmp-workspace-{}", std::process::id());
+    let command = format!(
+        "touch {real} && echo made-tmp; touch inside && echo made-inside; \
+         cat {sibling}/notes.txt; touch {granted}/g && echo made-granted; \
+         touch .git/hooks/pre-commit .agent/settings.toml; ls -a /tmp; true",
+        sibling = quoted(&sibling),
+        granted = quoted(&granted),
+    );
+    let exec = |flags: &[&str]| {
+        let output = dirs
+            .agent()
+            .current_dir(&work)
+            .args(["exec", "--json"])
+            .args(flags)
+            .arg("--")
+            .arg(&command)
+            .output()
+            .unwrap();
+        json(&output)["stdout"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let stdout = exec(&[]);
+    assert!(stdout.contains("made-tmp"), "{stdout}");
+    assert!(
+        !Path::new(&real).exists(),
+        "a write to /tmp reached the real /tmp"
+    );
+    assert!(
+        stdout.contains("made-inside") && work.join("inside").exists(),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("made-granted") && granted.join("g").exists(),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("sibling-notes"),
+        "the sibling was seen: {stdout}"
+    );
+    assert!(!work.join(".git/hooks/pre-commit").exists(), "{stdout}");
+    assert!(!work.join(".agent/settings.toml").exists(), "{stdout}");
+    // Its `/tmp` holds what it made and the way to its workspace, nothing of the real one.
+    let top = root_path
+        .strip_prefix("/tmp")
+        .unwrap()
+        .iter()
+        .next()
+        .unwrap();
+    let made = &real["/tmp/".len()..];
+    let listed: Vec<&str> = stdout.lines().skip_while(|line| *line != ".").collect();
+    assert!(listed.contains(&made), "{stdout}");
+    for name in &listed {
+        assert!(
+            [".", "..", made, top.to_str().unwrap()].contains(name),
+            "`{name}` of the real /tmp was seen: {stdout}"
+        );
+    }
+    // Without the sandbox the same command sees the sibling and writes the real /tmp: the
+    // checks above can fail.
+    let stdout = exec(&["--sandbox", "off"]);
+    assert!(stdout.contains("sibling-notes"), "{stdout}");
+    assert!(Path::new(&real).exists());
+    std::fs::remove_file(&real).unwrap();
 }
 
 #[test]
@@ -124,15 +222,13 @@ fn a_write_outside_fails_with_the_sandbox_and_works_without() {
         note.contains("likely") && note.contains("Permission denied"),
         "{note}"
     );
-    // `/tmp` is not the temp dir here (TMPDIR is): it is outside too.
-    let (_, status) = dirs.exec(&[&format!(
-        "touch /tmp/agent-sandbox-test-{}",
-        std::process::id()
-    )]);
-    assert_ne!(
-        status,
-        Some(0),
-        "/tmp was writable although TMPDIR points elsewhere"
+    // `/tmp` is the command's own: a write there works and never reaches the real one.
+    let real = format!("/tmp/agent-sandbox-test-{}", std::process::id());
+    let (result, status) = dirs.exec(&[&format!("touch {real}")]);
+    assert_eq!(status, Some(0), "{result}");
+    assert!(
+        !Path::new(&real).exists(),
+        "a write to /tmp reached the real /tmp"
     );
 
     let (result, status) = dirs.exec(&["--sandbox", "off", "--", &command]);
@@ -1452,7 +1548,8 @@ fn what_the_read_only_list_allows_runs_read_only() {
     }
     let dirs = Dirs::new();
     let work = repository(&dirs);
-    let home = dirs.sandbox.root.path().join("home");
+    // Another directory of the person's (not below `/tmp`, which is the command's own).
+    let home = dirs.outer.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
     std::fs::write(home.join("secret"), "home-secret\n").unwrap();
     std::fs::write(work.join(".env"), "API_KEY=workspace-secret\n").unwrap();
@@ -1923,4 +2020,67 @@ fn shared_memory_is_the_commands_own_and_gone_after_it() {
     );
     assert_eq!(shared.1, Some(0), "{}", shared.0);
     assert!(shared.2, "{}", shared.0);
+}
+
+/// In a run the workspace is watched across the commands (the look after each one reads only
+/// what changed): a `.git` made deep below by a later command, by nested `mkdir -p` or by a
+/// move of a tree made elsewhere (its private `/tmp`) or a `rename` inside, in a directory an
+/// earlier command made, is still found after the command and moved away.
+#[test]
+fn in_a_run_a_new_git_anywhere_below_is_still_caught() {
+    if !available() || !require_program("python3") {
+        return;
+    }
+    let dirs = Dirs::new();
+    let work = repository(&dirs);
+    std::fs::create_dir_all(work.join("node_modules/p/q")).unwrap();
+    let commands = [
+        "mkdir -p made/a",
+        "mkdir -p made/a/b/c/.git && mkdir -p node_modules/p/q/r/.git",
+        "python3 -c 'import os, shutil; os.makedirs(\"/tmp/t/u/.git\"); \
+         shutil.move(\"/tmp/t\", \"made/a/moved\")'",
+        "mkdir made/a/moved/v && mkdir made/a/moved/v/.git",
+        "python3 -c 'import os; os.makedirs(\"scratch/t/.git\"); \
+         os.rename(\"scratch\", \"made/a/moved/v/w\")'",
+    ];
+    let mut turns: Vec<_> = commands
+        .iter()
+        .map(|command| turn_tool_call(command, "make"))
+        .collect();
+    turns.push(turn_text("done"));
+    let server = FakeModel::openai_turns(turns);
+    dirs.agent()
+        .env("OPENAI_API_KEY", "sk-test")
+        .args([
+            "run",
+            "--provider",
+            "openai",
+            "--mode",
+            "allow-all",
+            "--base-url",
+        ])
+        .arg(server.openai_url())
+        .arg("make things")
+        .assert()
+        .success();
+    let results = server.request(commands.len()).tool_results();
+    assert_eq!(results.len(), commands.len(), "{results:?}");
+    let undone: Vec<String> = results
+        .iter()
+        .map(|(_, result)| undone(&serde_json::from_str(result).unwrap()))
+        .collect();
+    assert_eq!(undone[0], "", "{undone:?}");
+    for (i, made) in [
+        (1, "made/a/b/c/.git"),
+        (1, "node_modules/p/q/r/.git"),
+        (2, "made/a/moved/u/.git"),
+        (3, "made/a/moved/v/.git"),
+        (4, "made/a/moved/v/w/t/.git"),
+    ] {
+        assert!(
+            undone[i].contains(&format!("`{made}` (a repository")),
+            "{made}: {undone:?} {results:?}"
+        );
+        assert!(!work.join(made).exists(), "{made} was left");
+    }
 }

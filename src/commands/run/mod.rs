@@ -42,6 +42,8 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let quiet = global.quiet;
     model_notice(&settings, global);
     let sandbox = super::sandbox(&settings, &workspace);
+    // Its commands share one look at the workspace, kept up to date by a watch.
+    crate::sandbox::watch_workspaces();
     let mut model = model_for(&settings, global.quiet)?;
     let mut config = agent_config(&settings, &workspace, &args, sandbox)?;
     let runtime = super::runtime()?;
