@@ -2084,3 +2084,81 @@ fn in_a_run_a_new_git_anywhere_below_is_still_caught() {
         assert!(!work.join(made).exists(), "{made} was left");
     }
 }
+
+/// As a user whom `chmod 000` stops (root is not stopped, so the agent runs as `nobody`): in
+/// a run, a `.git` made in a directory that the command then makes unreadable, and that a
+/// later command makes readable again, is still caught. Making a directory readable is no
+/// entry change the workspace's watch reports, so a directory it cannot read hands the run
+/// over to full looks.
+#[test]
+#[ignore = "needs root: runs the agent as nobody"]
+fn a_git_behind_an_unreadable_directory_is_still_caught_as_root() {
+    use std::os::unix::fs::PermissionsExt as _;
+    if !available() || !require("root", running_as_root()) || !require_program("setpriv") {
+        return;
+    }
+    let dirs = Dirs::new();
+    let work = repository(&dirs);
+    // Everything the agent touches, in a place `nobody` can reach (`/tmp`, not the target
+    // directory, which may lie below a home only root can enter).
+    let bin = dirs.sandbox.root.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let agent = bin.join("agent");
+    let built = assert_cmd::cargo::cargo_bin("agent");
+    if std::fs::hard_link(&built, &agent).is_err() {
+        std::fs::copy(&built, &agent).unwrap();
+    }
+    let marker = dirs.outside.join("PWNED");
+    let commands = [
+        "mkdir d".to_owned(),
+        format!(
+            "mkdir -p d/.git/hooks && printf '{}' > d/.git/config && chmod 000 d",
+            fsmonitor(&marker).replace('\n', "\\n").replace('\t', "\\t")
+        ),
+        "chmod 755 d".to_owned(),
+        "ls -a d".to_owned(),
+    ];
+    let mut turns: Vec<_> = commands
+        .iter()
+        .map(|command| turn_tool_call(command, "make"))
+        .collect();
+    turns.push(turn_text("done"));
+    let server = FakeModel::openai_turns(turns);
+    for root in [dirs.sandbox.root.path(), dirs.outer.path()] {
+        std::fs::set_permissions(root, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let chown = std::process::Command::new("chown")
+            .args(["-R", "65534:65534"])
+            .arg(root)
+            .status()
+            .unwrap();
+        assert!(chown.success());
+    }
+    let output = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(&agent)
+        .args(["run", "--provider", "openai", "--mode", "allow-all", "--base-url"])
+        .arg(server.openai_url())
+        .arg("make things")
+        .env_clear()
+        .envs(dirs.sandbox.environment())
+        .env("TMPDIR", &dirs.tmp)
+        .env("OPENAI_API_KEY", "sk-test")
+        .current_dir(&work)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let results = server.request(commands.len()).tool_results();
+    assert_eq!(results.len(), commands.len(), "{results:?}");
+    // The control: the second command did make the repository, and hid it.
+    assert!(results[1].1.contains("\"exit_code\":0"), "{results:?}");
+    assert!(
+        !work.join("d/.git").exists(),
+        "the planted repository was left in place: {results:?}"
+    );
+    assert!(!marker.exists());
+}
