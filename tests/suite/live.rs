@@ -118,6 +118,8 @@ fn the_answer_streams_in_a_session() {
     tmux.wait_for(READY);
     tmux.keys(&["say it", "Enter"]);
     streams(&tmux, &gate);
+    // Ctrl+D ends the session only once the turn is over (while it runs it says so).
+    tmux.wait_on_screen(READY);
     tmux.keys(&["C-d"]);
     tmux.wait_for("EXIT=0");
 }
