@@ -13,6 +13,7 @@ mod edit;
 mod list;
 mod read;
 mod search;
+pub mod web_fetch;
 
 use std::path::{Path, PathBuf};
 

@@ -41,3 +41,4 @@ mod snapshots;
 mod support;
 mod tty;
 mod usage;
+mod web_fetch;

@@ -212,6 +212,12 @@ pub(super) const SCHEMA: &[(&str, &str, Kind, &str)] = &[
         Kind::Net(NetKey::Hosts),
         "network.hosts",
     ),
+    (
+        "network",
+        "web_fetch",
+        Kind::Net(NetKey::WebFetch),
+        "network.web_fetch",
+    ),
 ];
 
 /// Tables that only group other tables.
