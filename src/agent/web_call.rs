@@ -10,6 +10,7 @@ use crate::exec::ErrorCode;
 use crate::model::ToolCall;
 use crate::net::fetch::FetchError;
 use crate::tool_error::{ToolError, ToolErrorCode};
+use crate::tools::Output;
 use crate::tools::web_fetch::{self, FetchArgs};
 
 impl Loop<'_> {
@@ -63,61 +64,38 @@ impl Loop<'_> {
         if result.is_ok() {
             stats.commands_run += 1;
         }
-        let (content, event) = match result {
-            Ok((content, summary)) => (
-                content.clone(),
-                Event::FileResult {
-                    id: call.id.clone(),
-                    tool: call.name.clone(),
-                    label,
-                    summary: Some(summary),
-                    content: Some(content),
-                    diff: None,
-                    error: None,
-                },
-            ),
-            Err(error) => (
-                super::tool::error_content(&error),
-                Event::FileResult {
-                    id: call.id.clone(),
-                    tool: call.name.clone(),
-                    label,
-                    summary: None,
-                    content: None,
-                    diff: None,
-                    error: Some(error),
-                },
-            ),
-        };
-        emit(event);
-        content
+        let result = result.map(|(content, summary)| Output {
+            content,
+            summary,
+            diff: None,
+        });
+        super::file_call::report(call, &label, result, emit)
     }
-
 }
 
 /// The tool error for a fetch that failed; a refusal is a denial of the run too.
 fn failed(label: &str, error: FetchError, stats: &mut Stats) -> ToolError {
-        match error {
-            FetchError::Invalid(why) => ToolError::new(ToolErrorCode::InvalidArguments, why),
-            FetchError::Failed(why) => ToolError::new(ToolErrorCode::Exec(ErrorCode::Io), why),
-            FetchError::Refused(url, refusal) => {
-                let mut reason = format!("{url} is refused: {}", refusal.why);
-                if let Some(setting) = &refusal.allow_with {
-                    reason.push_str(&format!("; to allow it, add `{setting}` to the settings"));
-                }
-                stats.commands_denied += 1;
-                stats.denials.push(Denial {
-                    command: label.to_owned(),
-                    reason: reason.clone(),
-                    allow: None,
-                });
-                ToolError::new(
-                    ToolErrorCode::Denied,
-                    format!(
-                        "{reason}. Do not retry it or work around it; tell the user which \
-                         setting would allow it."
-                    ),
-                )
+    match error {
+        FetchError::Invalid(why) => ToolError::new(ToolErrorCode::InvalidArguments, why),
+        FetchError::Failed(why) => ToolError::new(ToolErrorCode::Exec(ErrorCode::Io), why),
+        FetchError::Refused(url, refusal) => {
+            let mut reason = format!("{url} is refused: {}", refusal.why);
+            if let Some(setting) = &refusal.allow_with {
+                reason.push_str(&format!("; to allow it, add `{setting}` to the settings"));
             }
+            stats.commands_denied += 1;
+            stats.denials.push(Denial {
+                command: label.to_owned(),
+                reason: reason.clone(),
+                allow: None,
+            });
+            ToolError::new(
+                ToolErrorCode::Denied,
+                format!(
+                    "{reason}. Do not retry it or work around it; tell the user which \
+                         setting would allow it."
+                ),
+            )
         }
+    }
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use super::ask::Asking;
 use super::dial::{Failed, connect};
-use super::event::{Log, NetDecision, NetworkEvent};
+use super::event::{Log, NetworkEvent};
 use super::gate::{self, Asker, Refusal};
 use super::host::Host;
 use super::rules::{NetworkMode, Rules};
@@ -128,7 +128,14 @@ impl Fetcher {
             open,
         };
         let refused = |refusal: Refusal| {
-            self.note(&host, port, id, false, refusal.why.clone(), refusal.allow_with.clone());
+            self.note(
+                &host,
+                port,
+                id,
+                false,
+                refusal.why.clone(),
+                refusal.allow_with.clone(),
+            );
             FetchError::Refused(url.to_string(), refusal)
         };
         let allowed = gate::decide(&self.rules, asker, &host, port)
@@ -172,18 +179,14 @@ impl Fetcher {
         rule: String,
         allow_with: Option<String>,
     ) {
-        self.log.note(NetworkEvent {
-            host: host.display(),
+        self.log.note(NetworkEvent::decided(
+            host,
             port,
-            decision: if allowed {
-                NetDecision::Allow
-            } else {
-                NetDecision::Deny
-            },
+            allowed,
             rule,
             allow_with,
-            command: Some(id.to_owned()),
-        });
+            Some(id.to_owned()),
+        ));
     }
 }
 

@@ -171,9 +171,16 @@ mod tests {
             ] {
                 let host = Host::parse(host).unwrap();
                 let decided = decide(&rules, asker, &host, port).await;
-                assert_eq!(decided.is_ok(), allowed, "{host:?} {port} {open:?}: {decided:?}");
+                assert_eq!(
+                    decided.is_ok(),
+                    allowed,
+                    "{host:?} {port} {open:?}: {decided:?}"
+                );
                 if let Ok(allowed) = decided {
-                    assert_eq!(allowed.addresses, ["127.0.0.1:8080".parse().unwrap()]);
+                    assert_eq!(
+                        allowed.addresses,
+                        vec!["127.0.0.1:8080".parse::<SocketAddr>().unwrap()]
+                    );
                     assert!(!allowed.resolved);
                 }
             }

@@ -24,12 +24,12 @@ use tokio::net::{TcpStream, UnixListener, UnixStream};
 use tokio::sync::Semaphore;
 
 use super::ask::Asking;
-use super::dial::{Failed, connect};
+use super::dial::{Failed, addresses, connect};
+use super::event::{Log, NetworkEvent};
 use super::gate::{self, Allowed, Asker, Refusal};
-use super::event::{Log, NetDecision, NetworkEvent};
 use super::host::Host;
 use super::request::{Ask, MAX_HEAD_BYTES, body_length, head_end, parse};
-use super::rules::{Rules, Verdict};
+use super::rules::Rules;
 use super::socks;
 use super::tunnel::{Through, judge};
 
@@ -71,18 +71,9 @@ impl Shared {
         rule: String,
         allow_with: Option<String>,
     ) {
-        self.log.note(NetworkEvent {
-            host: host.display(),
-            port,
-            decision: if allowed {
-                NetDecision::Allow
-            } else {
-                NetDecision::Deny
-            },
-            rule,
-            allow_with,
-            command: None,
-        });
+        self.log.note(NetworkEvent::decided(
+            host, port, allowed, rule, allow_with, None,
+        ));
     }
 }
 
@@ -562,6 +553,7 @@ async fn reply(client: &mut UnixStream, status: u16, body: &str) -> std::io::Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::NetDecision;
     use pretty_assertions::assert_eq;
 
     /// A one-shot origin on 127.0.0.1 that answers `hello` to whatever arrives.

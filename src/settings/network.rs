@@ -260,10 +260,11 @@ impl NetworkSettings {
     /// mode is not `off`.
     #[must_use]
     pub fn offers_web_fetch(&self) -> bool {
-        self.web_fetch.as_ref().map_or(
-            self.mode.value != NetworkMode::Off,
-            |web_fetch| web_fetch.value,
-        )
+        self.web_fetch
+            .as_ref()
+            .map_or(self.mode.value != NetworkMode::Off, |web_fetch| {
+                web_fetch.value
+            })
     }
 
     /// The proxy's rules. Every value was checked when read; one that fails now (a bug) is

@@ -123,9 +123,15 @@ fn kind(content_type: Option<&str>, body: &[u8]) -> Kind {
     match mime.as_str() {
         "text/html" | "application/xhtml+xml" => Kind::Html,
         _ if mime.starts_with("text/") => Kind::Text,
-        "application/json" | "application/xml" | "application/javascript"
-        | "application/x-javascript" | "application/ecmascript" | "application/yaml"
-        | "application/x-yaml" | "application/toml" | "application/x-sh" => Kind::Text,
+        "application/json"
+        | "application/xml"
+        | "application/javascript"
+        | "application/x-javascript"
+        | "application/ecmascript"
+        | "application/yaml"
+        | "application/x-yaml"
+        | "application/toml"
+        | "application/x-sh" => Kind::Text,
         _ if mime.ends_with("+json") || mime.ends_with("+xml") => Kind::Text,
         _ => Kind::Binary,
     }
@@ -207,9 +213,7 @@ fn html_to_markdown(html: &str) -> String {
             "script", "style", "noscript", "template", "head", "svg", "iframe",
         ])
         .build();
-    converter
-        .convert(html)
-        .unwrap_or_else(|_| html.to_owned())
+    converter.convert(html).unwrap_or_else(|_| html.to_owned())
 }
 
 #[cfg(test)]
@@ -237,7 +241,10 @@ mod tests {
             <h1>Hello</h1><p>A <a href=\"/x\">link</a>.</p><style>p{}</style></body></html>";
         for content_type in [Some("text/html; charset=utf-8"), None] {
             let value = content(&page(content_type, html), 1000);
-            assert_eq!(value["content"], "# Hello\n\nA [link](/x).", "{content_type:?}");
+            assert_eq!(
+                value["content"], "# Hello\n\nA [link](/x).",
+                "{content_type:?}"
+            );
             assert_eq!(value["status"], 200);
             assert!(value.get("cut").is_none());
         }
@@ -285,13 +292,21 @@ mod tests {
     #[test]
     fn arguments_are_checked_and_the_limit_bounded() {
         let limit = |raw: &str| FetchArgs::parse(raw).map(|args| args.limit());
-        assert_eq!(limit(r#"{"url":"http://a.test"}"#).unwrap(), DEFAULT_MAX_BYTES);
+        assert_eq!(
+            limit(r#"{"url":"http://a.test"}"#).unwrap(),
+            DEFAULT_MAX_BYTES
+        );
         assert_eq!(limit(r#"{"url":"u","max_bytes":10}"#).unwrap(), 10);
         assert_eq!(
             limit(r#"{"url":"u","max_bytes":99999999999}"#).unwrap(),
             MAX_MAX_BYTES
         );
-        for bad in [r#"{"url":""}"#, r#"{"url":"u","max_bytes":0}"#, "{}", r#"{"url":"u","x":1}"#] {
+        for bad in [
+            r#"{"url":""}"#,
+            r#"{"url":"u","max_bytes":0}"#,
+            "{}",
+            r#"{"url":"u","x":1}"#,
+        ] {
             assert!(FetchArgs::parse(bad).is_err(), "{bad}");
         }
     }

@@ -42,7 +42,10 @@ fn server() -> (u16, Arc<Mutex<Vec<String>>>) {
                 let head = String::from_utf8_lossy(&head).into_owned();
                 let path = head.split(' ').nth(1).unwrap_or("/").to_owned();
                 heads.lock().unwrap().push(head);
-                let reply = |stream: &mut std::net::TcpStream, status: &str, extra: &str, body: &[u8]| {
+                let reply = |stream: &mut std::net::TcpStream,
+                             status: &str,
+                             extra: &str,
+                             body: &[u8]| {
                     let _ = write!(
                         stream,
                         "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n",
@@ -51,17 +54,50 @@ fn server() -> (u16, Arc<Mutex<Vec<String>>>) {
                     let _ = stream.write_all(body);
                 };
                 match path.as_str() {
-                    "/page" => reply(&mut stream, "200 OK", "Content-Type: text/html\r\n", PAGE.as_bytes()),
-                    "/json" => reply(&mut stream, "200 OK", "Content-Type: application/json\r\n", b"{\"a\": [1, 2]}"),
-                    "/png" => reply(&mut stream, "200 OK", "Content-Type: image/png\r\n", b"\x89PNG\r\n\x1a\n\0\0"),
-                    "/big" => reply(&mut stream, "200 OK", "Content-Type: text/plain\r\n", &vec![b'x'; BIG_BYTES]),
+                    "/page" => reply(
+                        &mut stream,
+                        "200 OK",
+                        "Content-Type: text/html\r\n",
+                        PAGE.as_bytes(),
+                    ),
+                    "/json" => reply(
+                        &mut stream,
+                        "200 OK",
+                        "Content-Type: application/json\r\n",
+                        b"{\"a\": [1, 2]}",
+                    ),
+                    "/png" => reply(
+                        &mut stream,
+                        "200 OK",
+                        "Content-Type: image/png\r\n",
+                        b"\x89PNG\r\n\x1a\n\0\0",
+                    ),
+                    "/big" => reply(
+                        &mut stream,
+                        "200 OK",
+                        "Content-Type: text/plain\r\n",
+                        &vec![b'x'; BIG_BYTES],
+                    ),
                     "/endless" => {
-                        let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n");
+                        let _ = write!(
+                            stream,
+                            "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
+                        );
                         let chunk = [b'y'; 65_536];
                         while stream.write_all(&chunk).is_ok() {}
                     }
-                    "/to-blocked" => reply(&mut stream, "302 Found", &format!("Location: http://blocked.test:{port}/page\r\n"), b""),
-                    "/to-page" => reply(&mut stream, "302 Found", &format!("Location: http://allowed.test:{port}/page\r\n"), b""),
+                    "/to-blocked" => reply(
+                        &mut stream,
+                        "302 Found",
+                        &format!("Location: http://blocked.test:{port}/page\r\n"),
+                        b"",
+                    ),
+                    "/to-page" => reply(
+                        &mut stream,
+                        "302 Found",
+                        &format!("Location: http://allowed.test:{port}/page\r\n"),
+                        b"",
+                    ),
                     _ => reply(&mut stream, "404 Not Found", "", b"no"),
                 }
             });
@@ -124,8 +160,7 @@ fn html_comes_as_markdown_with_the_final_url_and_status_and_no_credentials() {
     let url = format!("http://allowed.test:{port}/to-page");
     let (result, events, stderr) = fetch(&sandbox, &json!({ "url": url }));
     assert_eq!(
-        result["content"],
-        "# Hello\n\nRead [the docs](/docs).",
+        result["content"], "# Hello\n\nRead [the docs](/docs).",
         "{result}"
     );
     assert_eq!(result["status"], 200);
@@ -133,20 +168,42 @@ fn html_comes_as_markdown_with_the_final_url_and_status_and_no_credentials() {
     // Each hop is a decision of its own, named in the events.
     let network: Vec<&Value> = events.iter().filter(|e| e["type"] == "network").collect();
     assert_eq!(network.len(), 2, "{events:?}");
-    assert!(network.iter().all(|e| e["decision"] == "allow" && e["host"] == "allowed.test"));
+    assert!(
+        network
+            .iter()
+            .all(|e| e["decision"] == "allow" && e["host"] == "allowed.test")
+    );
     assert_eq!(network[0]["command"], "fetch_1");
-    assert!(stderr.contains(&format!("✓ fetch {url} · 200 ·")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("✓ fetch {url} · 200 ·")),
+        "{stderr}"
+    );
     // No credentials, no cookies: the model's API key never reaches the page's server.
     for head in heads.lock().unwrap().iter() {
         let lower = head.to_ascii_lowercase();
-        assert!(!lower.contains("authorization") && !lower.contains("cookie"), "{head}");
+        assert!(
+            !lower.contains("authorization") && !lower.contains("cookie"),
+            "{head}"
+        );
         assert!(!head.contains(super::harness::KEY), "{head}");
     }
-    let (json, ..) = fetch(&sandbox, &json!({ "url": format!("http://allowed.test:{port}/json") }));
+    let (json, ..) = fetch(
+        &sandbox,
+        &json!({ "url": format!("http://allowed.test:{port}/json") }),
+    );
     assert_eq!(json["content"], "{\"a\": [1, 2]}");
-    let (png, ..) = fetch(&sandbox, &json!({ "url": format!("http://allowed.test:{port}/png") }));
+    let (png, ..) = fetch(
+        &sandbox,
+        &json!({ "url": format!("http://allowed.test:{port}/png") }),
+    );
     assert_eq!(png["error"]["code"], "EINVAL", "{png}");
-    assert!(png["error"]["message"].as_str().unwrap().contains("image/png"), "{png}");
+    assert!(
+        png["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("image/png"),
+        "{png}"
+    );
 }
 
 #[test]
@@ -155,23 +212,36 @@ fn a_host_no_rule_allows_is_refused_without_a_terminal_naming_the_setting() {
     for (path, host) in [
         (format!("http://blocked.test:{port}/page"), "blocked.test"),
         // A redirect is decided again: to a host no rule allows, it is not followed.
-        (format!("http://allowed.test:{port}/to-blocked"), "blocked.test"),
+        (
+            format!("http://allowed.test:{port}/to-blocked"),
+            "blocked.test",
+        ),
     ] {
         let (result, events, stderr) = fetch(&sandbox, &json!({ "url": path }));
         assert_eq!(result["error"]["code"], "EDENIED", "{result}");
         let message = result["error"]["message"].as_str().unwrap();
-        assert!(message.contains("[network] allow = [\"blocked.test\"]"), "{message}");
+        assert!(
+            message.contains("[network] allow = [\"blocked.test\"]"),
+            "{message}"
+        );
         let denied: Vec<&Value> = events
             .iter()
             .filter(|e| e["type"] == "network" && e["decision"] == "deny")
             .collect();
         assert_eq!(denied.len(), 1, "{events:?}");
         assert_eq!(denied[0]["host"], host);
-        assert_eq!(denied[0]["allow_with"], "[network] allow = [\"blocked.test\"]");
+        assert_eq!(
+            denied[0]["allow_with"],
+            "[network] allow = [\"blocked.test\"]"
+        );
         assert!(stderr.contains("⊘ fetch"), "{stderr}");
     }
     assert!(
-        heads.lock().unwrap().iter().all(|head| !head.contains("blocked.test")),
+        heads
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|head| !head.contains("blocked.test")),
         "a refused host was reached"
     );
 }
@@ -194,9 +264,15 @@ fn private_and_loopback_addresses_are_refused_unless_the_rules_name_their_port()
         let (result, ..) = fetch(&sandbox, &json!({ "url": url }));
         assert_eq!(result["error"]["code"], "EINVAL", "{url}: {result}");
     }
-    assert!(heads.lock().unwrap().is_empty(), "an inside address was reached");
+    assert!(
+        heads.lock().unwrap().is_empty(),
+        "an inside address was reached"
+    );
     // The port written with the answer is reached.
-    let (result, ..) = fetch(&sandbox, &json!({ "url": format!("http://allowed.test:{port}/page") }));
+    let (result, ..) = fetch(
+        &sandbox,
+        &json!({ "url": format!("http://allowed.test:{port}/page") }),
+    );
     assert_eq!(result["status"], 200, "{result}");
 }
 
@@ -211,8 +287,14 @@ fn a_large_or_endless_body_is_cut_at_the_limit_and_says_so() {
         let (result, _, stderr) = fetch(&sandbox, &arguments);
         let limit = limit.unwrap_or(100_000);
         assert_eq!(result["content"].as_str().unwrap().len(), limit, "{path}");
-        assert!(result["cut"].as_str().unwrap().contains(&limit.to_string()), "{result}");
-        assert!(stderr.contains(&format!("cut at {limit} bytes")), "{stderr}");
+        assert!(
+            result["cut"].as_str().unwrap().contains(&limit.to_string()),
+            "{result}"
+        );
+        assert!(
+            stderr.contains(&format!("cut at {limit} bytes")),
+            "{stderr}"
+        );
     }
 }
 
