@@ -83,7 +83,7 @@ fn server() -> (u16, Arc<Mutex<Vec<String>>>) {
                             stream,
                             "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
                         );
-                        let chunk = [b'y'; 65_536];
+                        let chunk = vec![b'y'; 65_536];
                         while stream.write_all(&chunk).is_ok() {}
                     }
                     "/to-blocked" => reply(
