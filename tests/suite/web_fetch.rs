@@ -321,3 +321,49 @@ fn web_fetch_is_offered_only_when_the_network_settings_say_so() {
         );
     }
 }
+
+/// At a terminal a host no rule decides is asked about — the same per-host prompt commands
+/// get — and "this run" holds for the next fetch of that host, asking nobody.
+#[test]
+fn at_a_terminal_a_new_host_is_asked_about_once_for_the_run() {
+    use super::support::require::require_program;
+    use super::tty::run_in_tmux;
+    if !cfg!(unix) || !require_program("tmux") {
+        return;
+    }
+    let (port, heads) = server();
+    let sandbox = Sandbox::new();
+    sandbox.settings(&format!(
+        "[network]\nmode = \"allowlist\"\nhosts = {{ \"new.test\" = \"127.0.0.1:{port}\" }}\n"
+    ));
+    let url = format!("http://new.test:{port}/page");
+    let server = FakeModel::openai_turns([
+        call(&json!({ "url": url })),
+        Turn::default().with_call("fetch_2", "web_fetch", &json!({ "url": url }).to_string()),
+        turn_text("done"),
+    ]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'read it'");
+    let screen = tmux.wait_for("wants `new.test`");
+    assert!(
+        screen.contains(&format!(
+            "`fetch {url}` wants `new.test` port {port}: 1 once"
+        )),
+        "{screen}"
+    );
+    tmux.keys(&["2"]);
+    let screen = tmux.wait_for("EXIT=0");
+    assert_eq!(screen.matches("wants `new.test`").count(), 1, "{screen}");
+    for (request, id) in [(1, "fetch_1"), (2, "fetch_2")] {
+        let results = server.request(request).tool_results();
+        let result = &results.iter().find(|(call, _)| call == id).unwrap().1;
+        assert!(result.contains("# Hello"), "{result}");
+    }
+    // Two requests (the check before each connects and sends nothing).
+    let requests = heads
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|head| !head.is_empty())
+        .count();
+    assert_eq!(requests, 2);
+}
