@@ -399,6 +399,8 @@ mod tests {
                 NetValue::Hosts(vec![("a.test".to_owned(), "10.0.0.1".to_owned())]),
                 true,
             ),
+            (NetValue::WebFetch(false), false),
+            (NetValue::WebFetch(true), true),
         ] {
             assert_eq!(
                 settings.project_refusal(&value).is_some(),
@@ -406,6 +408,32 @@ mod tests {
                 "{value:?}"
             );
         }
+    }
+
+    /// `web_fetch` is offered by the mode unless written: `false` wins over any mode, `true`
+    /// offers it with the network off.
+    #[test]
+    fn web_fetch_follows_the_mode_unless_written() {
+        for (mode, written, offered) in [
+            (NetworkMode::Off, None, false),
+            (NetworkMode::Allowlist, None, true),
+            (NetworkMode::Full, None, true),
+            (NetworkMode::Off, Some(true), true),
+            (NetworkMode::Full, Some(false), false),
+            (NetworkMode::Allowlist, Some(false), false),
+        ] {
+            let mut settings = NetworkSettings::built_in();
+            settings.apply(&NetValue::Mode(mode), &Origin::Flag("test"));
+            if let Some(on) = written {
+                settings.apply(&NetValue::WebFetch(on), &Origin::Flag("test"));
+            }
+            assert_eq!(settings.offers_web_fetch(), offered, "{mode:?} {written:?}");
+        }
+        assert_eq!(
+            read_value(NetKey::WebFetch, &item("true")),
+            Ok(NetValue::WebFetch(true))
+        );
+        assert!(read_value(NetKey::WebFetch, &item("\"yes\"")).is_err());
     }
 
     #[test]
