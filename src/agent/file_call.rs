@@ -286,7 +286,7 @@ impl FileState {
 }
 
 /// Emits a call's `tool_result` and returns the content for the model.
-fn report(
+pub(super) fn report(
     call: &ToolCall,
     label: &str,
     result: Result<Output, ToolError>,

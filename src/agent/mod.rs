@@ -23,6 +23,7 @@ mod rerun;
 mod shell_call;
 mod tool;
 mod turn;
+mod web_call;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -102,6 +103,9 @@ pub struct Config {
     pub run_allowed: RunAllowed,
     /// The MCP servers of this run (started, their tools offered), when any are configured.
     pub mcp: Option<std::sync::Arc<crate::mcp::Servers>>,
+    /// `web_fetch`'s requests under the run's host rules, when it is offered (`[network]
+    /// mode` not "off", or `[network] web_fetch = true`).
+    pub web_fetch: Option<std::sync::Arc<crate::net::fetch::Fetcher>>,
 }
 
 /// Counters a caller can read even when it drops the run (Ctrl+C).
@@ -293,6 +297,9 @@ impl Loop<'_> {
     ) -> Option<String> {
         if crate::tools::is_file_tool(&call.name) {
             return self.handle_file(call, approver, stats, emit).await;
+        }
+        if call.name == crate::tools::web_fetch::WEB_FETCH && self.config.web_fetch.is_some() {
+            return Some(Box::pin(self.handle_web_fetch(call, approver, stats, emit)).await);
         }
         if let Some(tool) = self
             .config

@@ -14,14 +14,17 @@ pub fn fixed_prompt_tokens(config: &Config) -> u64 {
     crate::model::overflow::fixed_prompt_tokens(&system_prompt(config), &offered_tools(config))
 }
 
-/// The tools offered to the model: none in mode `off`, else `shell`, the file tools and the
-/// MCP servers' tools.
+/// The tools offered to the model: none in mode `off`, else `shell`, the file tools,
+/// `web_fetch` when the network settings offer it, and the MCP servers' tools.
 pub(super) fn offered_tools(config: &Config) -> Vec<crate::model::ToolSpec> {
     if config.mode == Mode::Off {
         return Vec::new();
     }
     let mut tools = vec![shell_tool(config.os, &config.shell)];
     tools.extend(crate::tools::specs());
+    if config.web_fetch.is_some() {
+        tools.push(crate::tools::web_fetch::spec());
+    }
     if let Some(servers) = &config.mcp {
         tools.extend(servers.tools().iter().map(crate::mcp::OfferedTool::spec));
     }

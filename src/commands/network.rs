@@ -70,7 +70,7 @@ fn start_asking(
     runtime: &tokio::runtime::Runtime,
     settings: &Settings,
     sandbox: &mut Sandbox,
-    asking: Option<crate::net::ask::Asking>,
+    asking: Option<std::sync::Arc<crate::net::ask::Asking>>,
 ) -> Result<Option<crate::net::proxy::Proxy>> {
     if own_network(settings, sandbox) != Ok(true) {
         return Ok(None);
@@ -107,12 +107,19 @@ pub(crate) fn start_for_loop(
 ) -> Result<Option<crate::net::proxy::Proxy>> {
     let (asking, questions) = if ask {
         let (asking, questions) = crate::net::ask::Asking::new();
-        (Some(asking), Some(questions))
+        (Some(std::sync::Arc::new(asking)), Some(questions))
     } else {
         (None, None)
     };
-    let proxy = start_asking(runtime, settings, &mut config.sandbox, asking)?;
-    if proxy.is_some() {
+    let proxy = start_asking(runtime, settings, &mut config.sandbox, asking.clone())?;
+    // `web_fetch` asks through the same person, with the same answers for the run.
+    if config.web_fetch.is_some() {
+        config.web_fetch = Some(std::sync::Arc::new(crate::net::fetch::Fetcher::new(
+            settings.net.rules(),
+            asking,
+        )));
+    }
+    if proxy.is_some() || config.web_fetch.is_some() {
         config.network_questions = questions;
     }
     config.network = proxy.as_ref().map(crate::net::proxy::Proxy::log);

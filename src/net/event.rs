@@ -41,6 +41,33 @@ pub struct NetworkEvent {
     pub command: Option<String>,
 }
 
+impl NetworkEvent {
+    /// A decision on `host:port`: allowed (by `rule`) or refused (why: `rule`, and what would
+    /// allow it); `command` when the caller knows it (else the log's running command).
+    #[must_use]
+    pub fn decided(
+        host: &super::Host,
+        port: u16,
+        allowed: bool,
+        rule: String,
+        allow_with: Option<String>,
+        command: Option<String>,
+    ) -> Self {
+        Self {
+            host: host.display(),
+            port,
+            decision: if allowed {
+                NetDecision::Allow
+            } else {
+                NetDecision::Deny
+            },
+            rule,
+            allow_with,
+            command,
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 struct Record {
     command: Option<String>,

@@ -1,6 +1,7 @@
 //! Network by host name for sandboxed commands (`[network] mode = "allowlist"`): the rules
 //! ([`rules`], over the host names and patterns of [`host`]), the addresses a name may lead to
-//! ([`address`], this machine's own in [`own`]; connecting in `dial`), the proxy every connection of a command goes through ([`proxy`], Unix) with
+//! ([`address`], this machine's own in [`own`]; connecting in `dial`), deciding on one
+//! connection ([`gate`], shared by the proxy and the agent's own [`fetch`] for `web_fetch`), the proxy every connection of a command goes through ([`proxy`], Unix) with
 //! the request heads it reads ([`request`], [`socks`]) and what goes through its tunnels ([`sni`], [`tunnel`]), and the environment that points tools at it
 //! ([`env`]). The command's side — its own network namespace and the bridge inside it that
 //! reaches the proxy — is the sandbox's (`sandbox/netns.rs`). Nothing here knows settings
@@ -8,10 +9,11 @@
 
 pub mod address;
 pub mod ask;
-#[cfg(unix)]
 mod dial;
 pub mod env;
 pub mod event;
+pub mod fetch;
+pub mod gate;
 pub mod host;
 pub mod own;
 #[cfg(unix)]

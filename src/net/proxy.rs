@@ -23,12 +23,13 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpStream, UnixListener, UnixStream};
 use tokio::sync::Semaphore;
 
-use super::ask::{Asking, HostAnswer};
+use super::ask::Asking;
 use super::dial::{Failed, addresses, connect};
-use super::event::{Log, NetDecision, NetworkEvent};
+use super::event::{Log, NetworkEvent};
+use super::gate::{self, Allowed, Asker, Refusal};
 use super::host::Host;
 use super::request::{Ask, MAX_HEAD_BYTES, body_length, head_end, parse};
-use super::rules::{Rules, Verdict};
+use super::rules::Rules;
 use super::socks;
 use super::tunnel::{Through, judge};
 
@@ -56,7 +57,7 @@ struct Shared {
     rules: Rules,
     log: Log,
     /// Asks a person about hosts no rule decides (at a terminal); `None`: refused at once.
-    asking: Option<Asking>,
+    asking: Option<Arc<Asking>>,
     /// One per connection served at once.
     slots: Arc<Semaphore>,
 }
@@ -70,18 +71,9 @@ impl Shared {
         rule: String,
         allow_with: Option<String>,
     ) {
-        self.log.note(NetworkEvent {
-            host: host.display(),
-            port,
-            decision: if allowed {
-                NetDecision::Allow
-            } else {
-                NetDecision::Deny
-            },
-            rule,
-            allow_with,
-            command: None,
-        });
+        self.log.note(NetworkEvent::decided(
+            host, port, allowed, rule, allow_with, None,
+        ));
     }
 }
 
@@ -110,7 +102,7 @@ impl Proxy {
     pub fn start_asking(
         mut rules: Rules,
         parent: &Path,
-        asking: Option<Asking>,
+        asking: Option<Arc<Asking>>,
     ) -> std::io::Result<Proxy> {
         // This machine's own addresses are inside, like loopback.
         rules.own.extend(super::own::addresses());
@@ -300,65 +292,29 @@ struct Refused {
 /// Decides on `host:port`, resolves it and connects: the connection and the rule that allowed
 /// it, or the refusal (recorded).
 async fn open(shared: &Shared, host: &Host, port: u16) -> Result<(TcpStream, String), Refused> {
-    let refused = |why: String, allow_with: Option<String>| {
-        let body = refusal(host, port, &why, allow_with.as_deref());
-        shared.note(host, port, false, why, allow_with);
+    let refused = |refusal: Refusal| {
+        let body = refusal_text(host, port, &refusal.why, refusal.allow_with.as_deref());
+        shared.note(host, port, false, refusal.why, refusal.allow_with);
         Refused { status: 403, body }
     };
-    let command = shared.log.command_rule();
-    let rule = match shared.rules.decide_for(host, port, command.as_deref()) {
-        Verdict::Allow { rule } => rule,
-        Verdict::Deny { rule, allow_with } => {
-            return Err(refused(format!("refused by `{rule}`"), allow_with));
-        }
-        Verdict::Unknown { allow_with } => {
-            let Some(asking) = &shared.asking else {
-                return Err(refused(
-                    "not in `[network] allow`".to_owned(),
-                    Some(allow_with),
-                ));
-            };
-            let (answer, fresh) = asking.ask(host, port, shared.log.command()).await;
-            if let Some(Verdict::Deny { rule, allow_with }) = shared.rules.port_refused(host, port)
-            {
-                return Err(refused(format!("refused by `{rule}`"), allow_with));
-            }
-            let when = if fresh { "" } else { " earlier in this run" };
-            match answer {
-                HostAnswer::Deny => {
-                    let why = format!("refused at the prompt{when} (or not answered in time)");
-                    return Err(refused(why, Some(allow_with)));
-                }
-                HostAnswer::Once => "allowed once at the prompt".to_owned(),
-                HostAnswer::Run => format!("allowed for this run at the prompt{when}"),
-                HostAnswer::Project => "allowed in this project at the prompt".to_owned(),
-                HostAnswer::Always => "allowed always at the prompt".to_owned(),
-            }
-        }
+    let command_rule = shared.log.command_rule();
+    let command = shared.log.command();
+    let asker = Asker {
+        asking: shared.asking.as_deref(),
+        command_rule: command_rule.as_deref(),
+        command: command.as_deref(),
+        open: None,
     };
-    let (addresses, resolved) = match addresses(&shared.rules, host, port).await {
-        Ok(found) => found,
-        Err(why) => {
-            let answer = format!(
-                "[network] hosts = {{ \"{}\" = \"ADDRESS\" }}",
-                host.display()
-            );
-            return Err(refused(why, Some(answer)));
-        }
-    };
+    let Allowed {
+        addresses,
+        resolved,
+        rule,
+    } = gate::decide(&shared.rules, asker, host, port)
+        .await
+        .map_err(refused)?;
     match connect(&addresses, resolved).await {
         Ok(origin) => Ok((origin, rule)),
-        Err(Failed::ThisMachine(address)) => Err(refused(
-            format!(
-                "`{}` resolves to {}, an address of this machine",
-                host.display(),
-                address.ip()
-            ),
-            Some(format!(
-                "[network] hosts = {{ \"{}\" = \"{address}\" }}",
-                host.display()
-            )),
-        )),
+        Err(Failed::ThisMachine(address)) => Err(refused(gate::this_machine(host, address))),
         Err(Failed::Unreachable) => {
             shared.note(host, port, true, rule, None);
             Err(Refused {
@@ -564,7 +520,7 @@ async fn resolve(client: &mut UnixStream, shared: &Shared, host: &Host) -> std::
 }
 
 /// The text of a refusal: the host, why, and the setting that would allow it.
-fn refusal(host: &Host, port: u16, why: &str, allow_with: Option<&str>) -> String {
+fn refusal_text(host: &Host, port: u16, why: &str, allow_with: Option<&str>) -> String {
     let mut text = format!(
         "agent: network: `{}` port {port} is refused for sandboxed commands: {why}",
         host.display()
@@ -597,6 +553,7 @@ async fn reply(client: &mut UnixStream, status: u16, body: &str) -> std::io::Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::NetDecision;
     use pretty_assertions::assert_eq;
 
     /// A one-shot origin on 127.0.0.1 that answers `hello` to whatever arrives.

@@ -19,6 +19,7 @@ pub(crate) enum NetKey {
     Presets,
     AllowLocal,
     Hosts,
+    WebFetch,
 }
 
 /// An allow rule's own hosts (`{ command = "npm install", net = ["registry.npmjs.org"] }` in
@@ -74,6 +75,7 @@ pub(crate) enum NetValue {
     Presets(Vec<String>),
     AllowLocal(Vec<u16>),
     Hosts(Vec<(String, String)>),
+    WebFetch(bool),
 }
 
 /// Reads the value of `key`; the error says what it must be (and which entry is wrong).
@@ -131,6 +133,10 @@ pub(crate) fn read_value(key: NetKey, item: &Item) -> Result<NetValue, String> {
                 .collect::<Result<_, _>>()
                 .map(NetValue::AllowLocal)
         }
+        NetKey::WebFetch => item
+            .as_bool()
+            .map(NetValue::WebFetch)
+            .ok_or_else(|| "true or false".to_owned()),
         NetKey::Hosts => {
             let wrong = "a table of host names and addresses ({ \"api.test\" = \"127.0.0.1\" })";
             let table = item.as_table_like().ok_or_else(|| wrong.to_owned())?;
@@ -167,6 +173,9 @@ pub struct NetworkSettings {
     pub hosts: Vec<Sourced<(String, String)>>,
     /// Allow rules' own hosts (`[permissions.commands] allow`, user file and profiles only).
     pub rule_hosts: Vec<Sourced<RuleHosts>>,
+    /// `web_fetch` offered even in mode `off` (`[network] web_fetch = true`; then only
+    /// allowed hosts, or those a person allows at the prompt); `false` never offers it.
+    pub web_fetch: Option<Sourced<bool>>,
 }
 
 impl NetworkSettings {
@@ -184,6 +193,7 @@ impl NetworkSettings {
             allow_local: Vec::new(),
             hosts: Vec::new(),
             rule_hosts: Vec::new(),
+            web_fetch: None,
         }
     }
 
@@ -213,6 +223,12 @@ impl NetworkSettings {
                     origin: origin.clone(),
                 }));
             }
+            NetValue::WebFetch(on) => {
+                self.web_fetch = Some(Sourced {
+                    value: *on,
+                    origin: origin.clone(),
+                });
+            }
             NetValue::Hosts(pairs) => {
                 for pair in pairs {
                     self.hosts.retain(|entry| entry.value.0 != pair.0);
@@ -228,7 +244,8 @@ impl NetworkSettings {
     /// Why a project file's `value` is ignored, or `None` when it only narrows (and applies).
     pub(crate) fn project_refusal(&self, value: &NetValue) -> Option<&'static str> {
         match value {
-            NetValue::Deny(_) => None,
+            NetValue::Deny(_) | NetValue::WebFetch(false) => None,
+            NetValue::WebFetch(true) => Some("a project file can only turn web_fetch off"),
             NetValue::Mode(mode) if mode.openness() <= self.mode.value.openness() => None,
             NetValue::Mode(_) => Some("a project file can only make the network mode stricter"),
             NetValue::Allow(_) | NetValue::Presets(_) => {
@@ -237,6 +254,17 @@ impl NetworkSettings {
             NetValue::AllowLocal(_) => Some("a project file cannot open this machine's ports"),
             NetValue::Hosts(_) => Some("a project file cannot answer for host names"),
         }
+    }
+
+    /// Whether the model is offered `web_fetch`: `[network] web_fetch` when set, else when the
+    /// mode is not `off`.
+    #[must_use]
+    pub fn offers_web_fetch(&self) -> bool {
+        self.web_fetch
+            .as_ref()
+            .map_or(self.mode.value != NetworkMode::Off, |web_fetch| {
+                web_fetch.value
+            })
     }
 
     /// The proxy's rules. Every value was checked when read; one that fails now (a bug) is
@@ -371,6 +399,8 @@ mod tests {
                 NetValue::Hosts(vec![("a.test".to_owned(), "10.0.0.1".to_owned())]),
                 true,
             ),
+            (NetValue::WebFetch(false), false),
+            (NetValue::WebFetch(true), true),
         ] {
             assert_eq!(
                 settings.project_refusal(&value).is_some(),
@@ -378,6 +408,32 @@ mod tests {
                 "{value:?}"
             );
         }
+    }
+
+    /// `web_fetch` is offered by the mode unless written: `false` wins over any mode, `true`
+    /// offers it with the network off.
+    #[test]
+    fn web_fetch_follows_the_mode_unless_written() {
+        for (mode, written, offered) in [
+            (NetworkMode::Off, None, false),
+            (NetworkMode::Allowlist, None, true),
+            (NetworkMode::Full, None, true),
+            (NetworkMode::Off, Some(true), true),
+            (NetworkMode::Full, Some(false), false),
+            (NetworkMode::Allowlist, Some(false), false),
+        ] {
+            let mut settings = NetworkSettings::built_in();
+            settings.apply(&NetValue::Mode(mode), &Origin::Flag("test"));
+            if let Some(on) = written {
+                settings.apply(&NetValue::WebFetch(on), &Origin::Flag("test"));
+            }
+            assert_eq!(settings.offers_web_fetch(), offered, "{mode:?} {written:?}");
+        }
+        assert_eq!(
+            read_value(NetKey::WebFetch, &item("true")),
+            Ok(NetValue::WebFetch(true))
+        );
+        assert!(read_value(NetKey::WebFetch, &item("\"yes\"")).is_err());
     }
 
     #[test]

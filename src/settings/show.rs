@@ -280,6 +280,14 @@ fn network_rows(net: &super::NetworkSettings) -> Vec<(String, Value, String)> {
         list("network.allow_local", &net.allow_local),
         hosts_row,
         list("network.rule_hosts", &net.rule_hosts),
+        (
+            "network.web_fetch".to_owned(),
+            json!(net.offers_web_fetch()),
+            net.web_fetch.as_ref().map_or_else(
+                || "default (offered when network.mode is not off)".to_owned(),
+                |set| set.origin.to_string(),
+            ),
+        ),
     ]
 }
 

@@ -6,6 +6,9 @@
 //! touched), then applied atomically (temp file + rename, mode kept) after checking that the
 //! file did not change in between.
 //!
+//! `web_fetch` ([`web_fetch`]) is here too: its schema and the page made text (the request is
+//! `net::fetch`'s).
+//!
 //! It knows nothing of prompts, modes or events: the loop (`agent`) decides and reports.
 
 mod diff;
@@ -13,6 +16,7 @@ mod edit;
 mod list;
 mod read;
 mod search;
+pub mod web_fetch;
 
 use std::path::{Path, PathBuf};
 

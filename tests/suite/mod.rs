@@ -42,3 +42,4 @@ mod snapshots;
 mod support;
 mod tty;
 mod usage;
+mod web_fetch;

@@ -124,5 +124,9 @@ pub(in crate::commands) fn agent_config(
         snapshots: crate::snapshot::Recorder::default(),
         run_allowed: agent::RunAllowed::default(),
         mcp: None,
+        // Without a person to ask (`network::start_for_loop` adds one at a terminal).
+        web_fetch: settings.net.offers_web_fetch().then(|| {
+            std::sync::Arc::new(crate::net::fetch::Fetcher::new(settings.net.rules(), None))
+        }),
     })
 }

@@ -120,6 +120,7 @@ pub(super) const SCHEMA: &[(&str, &str, Kind, &str)] = &[
     row!("network", "presets", Kind::Net(NetKey::Presets)),
     row!("network", "allow_local", Kind::Net(NetKey::AllowLocal)),
     row!("network", "hosts", Kind::Net(NetKey::Hosts)),
+    row!("network", "web_fetch", Kind::Net(NetKey::WebFetch)),
 ];
 
 /// Tables that only group other tables.

@@ -1,0 +1,201 @@
+//! Deciding on one connection by host name — the one place the proxy (for sandboxed
+//! commands) and `web_fetch` (made by the agent itself) decide: the rules ([`Rules::decide_for`],
+//! deny first), a person's answer for a host no rule decides (through [`Asking`], at a
+//! terminal; without one refused at once, naming the setting), the ports an inside address is
+//! reached on, then where the host leads ([`addresses`]: the static answer, the address
+//! itself, or the public addresses DNS gives). The caller connects only there.
+
+use std::net::SocketAddr;
+
+use super::ask::{Asking, HostAnswer};
+use super::dial::addresses;
+use super::host::Host;
+use super::rules::{Rules, Verdict};
+
+/// Why a connection is refused, and the setting that would allow it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// Why (the rule, or what is missing).
+    pub why: String,
+    /// The setting that would allow it, when one would.
+    pub allow_with: Option<String>,
+}
+
+/// Where an allowed connection may go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Allowed {
+    /// The addresses to connect to (nothing else).
+    pub addresses: Vec<SocketAddr>,
+    /// Whether DNS gave them (then the connection's peer is checked: not this machine).
+    pub resolved: bool,
+    /// The rule that allowed it, for the event.
+    pub rule: String,
+}
+
+/// Who asks for the connection.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Asker<'a> {
+    /// The person's side, when one can answer.
+    pub asking: Option<&'a Asking>,
+    /// The allow rule that allowed the running command (its own hosts are open).
+    pub command_rule: Option<&'a str>,
+    /// The tool call id, for the question.
+    pub command: Option<&'a str>,
+    /// Hosts no rule decides are allowed by this setting (`web_fetch` in mode `full`); `None`:
+    /// asked about, or refused.
+    pub open: Option<&'a str>,
+}
+
+/// Decides on `host:port` and finds where it leads: the addresses to connect to, or the
+/// refusal.
+///
+/// # Errors
+/// The refusal: a deny rule, no rule and nobody (or a person's no), a port not open on an
+/// inside address, or a name that leads nowhere it may.
+pub async fn decide(
+    rules: &Rules,
+    asker: Asker<'_>,
+    host: &Host,
+    port: u16,
+) -> Result<Allowed, Refusal> {
+    let refused = |why: String, allow_with: Option<String>| Refusal { why, allow_with };
+    let rule = match rules.decide_for(host, port, asker.command_rule) {
+        Verdict::Allow { rule } => rule,
+        Verdict::Deny { rule, allow_with } => {
+            return Err(refused(format!("refused by `{rule}`"), allow_with));
+        }
+        Verdict::Unknown { allow_with } => {
+            let rule = match (asker.open, asker.asking) {
+                (Some(open), _) => format!("`{open}`"),
+                (None, None) => {
+                    return Err(refused(
+                        "not in `[network] allow`".to_owned(),
+                        Some(allow_with),
+                    ));
+                }
+                (None, Some(asking)) => {
+                    let command = asker.command.map(str::to_owned);
+                    let (answer, fresh) = asking.ask(host, port, command).await;
+                    let when = if fresh { "" } else { " earlier in this run" };
+                    match answer {
+                        HostAnswer::Deny => {
+                            let why =
+                                format!("refused at the prompt{when} (or not answered in time)");
+                            return Err(refused(why, Some(allow_with)));
+                        }
+                        HostAnswer::Once => "allowed once at the prompt".to_owned(),
+                        HostAnswer::Run => format!("allowed for this run at the prompt{when}"),
+                        HostAnswer::Project => "allowed in this project at the prompt".to_owned(),
+                        HostAnswer::Always => "allowed always at the prompt".to_owned(),
+                    }
+                }
+            };
+            // Allowed by no rule: an inside address still opens only its ports.
+            if let Some(Verdict::Deny { rule, allow_with }) = rules.port_refused(host, port) {
+                return Err(refused(format!("refused by `{rule}`"), allow_with));
+            }
+            rule
+        }
+    };
+    match addresses(rules, host, port).await {
+        Ok((addresses, resolved)) => Ok(Allowed {
+            addresses,
+            resolved,
+            rule,
+        }),
+        Err(why) => Err(refused(
+            why,
+            Some(format!(
+                "[network] hosts = {{ \"{}\" = \"ADDRESS\" }}",
+                host.display()
+            )),
+        )),
+    }
+}
+
+/// The refusal of a connection whose peer turned out to be this machine (`address`, resolved
+/// from `host`).
+#[must_use]
+pub fn this_machine(host: &Host, address: SocketAddr) -> Refusal {
+    Refusal {
+        why: format!(
+            "`{}` resolves to {}, an address of this machine",
+            host.display(),
+            address.ip()
+        ),
+        allow_with: Some(format!(
+            "[network] hosts = {{ \"{}\" = \"{address}\" }}",
+            host.display()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::NetworkMode;
+
+    fn rules() -> Rules {
+        let mut rules = Rules {
+            mode: NetworkMode::Allowlist,
+            ..Rules::default()
+        };
+        rules.add(false, "allowed.test", "user").unwrap();
+        rules.add(true, "denied.test", "user").unwrap();
+        rules.add_host("allowed.test", "127.0.0.1:8080").unwrap();
+        rules.add_host("denied.test", "127.0.0.1:8080").unwrap();
+        rules.add_host("other.test", "127.0.0.1:8080").unwrap();
+        rules.add_host("inside.test", "10.0.0.1").unwrap();
+        rules
+    }
+
+    /// Generated over hosts × who asks: deny always wins; an unknown host passes only with
+    /// `open` (and then still only on its inside address's port); allowed hosts lead to their
+    /// answer.
+    #[tokio::test]
+    async fn the_rules_decide_before_anyone_is_asked() {
+        let rules = rules();
+        for open in [None, Some("[network] mode = \"full\"")] {
+            let asker = Asker {
+                open,
+                ..Asker::default()
+            };
+            for (host, port, allowed) in [
+                ("allowed.test", 8080, true),
+                ("allowed.test", 22, false),
+                ("denied.test", 8080, false),
+                ("other.test", 8080, open.is_some()),
+                ("other.test", 22, false),
+                ("inside.test", 80, false),
+                ("127.0.0.1", 8080, false),
+            ] {
+                let host = Host::parse(host).unwrap();
+                let decided = decide(&rules, asker, &host, port).await;
+                assert_eq!(
+                    decided.is_ok(),
+                    allowed,
+                    "{host:?} {port} {open:?}: {decided:?}"
+                );
+                if let Ok(allowed) = decided {
+                    assert_eq!(
+                        allowed.addresses,
+                        vec!["127.0.0.1:8080".parse::<SocketAddr>().unwrap()]
+                    );
+                    assert!(!allowed.resolved);
+                }
+            }
+        }
+        let refusal = decide(
+            &rules,
+            Asker::default(),
+            &Host::parse("new.test").unwrap(),
+            443,
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            refusal.allow_with.as_deref(),
+            Some("[network] allow = [\"new.test\"]")
+        );
+    }
+}
