@@ -48,7 +48,8 @@ impl Loop<'_> {
                 let fetch = Box::pin(fetcher.fetch(&args.url, limit, &call.id));
                 let fetched = match &self.config.network_questions {
                     Some(questions) => {
-                        super::host_prompt::answering(fetch, questions, approver, &label).await
+                        super::host_prompt::answering(fetch, questions, approver, &call.id, &label)
+                            .await
                     }
                     None => fetch.await,
                 };
