@@ -57,7 +57,7 @@ impl Loop<'_> {
                     emit(Event::Network(decision));
                 }
                 match fetched {
-                    Ok(page) => web_fetch::page_content(&page, limit),
+                    Ok(page) => web_fetch::page_content_apart(page, limit).await,
                     Err(error) => Err(failed(&label, error, stats)),
                 }
             }

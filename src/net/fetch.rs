@@ -16,7 +16,7 @@ use super::dial::{Failed, connect};
 use super::event::{Log, NetworkEvent};
 use super::gate::{self, Asker, Refusal};
 use super::host::Host;
-use super::rules::{NetworkMode, Rules};
+use super::rules::Rules;
 
 /// Redirects followed, each decided like the first request.
 pub const MAX_REDIRECTS: usize = 5;
@@ -26,6 +26,9 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Longest silence while reading a response.
 const READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Longest time a response's body may take to arrive, however steadily it trickles in.
+const BODY_DEADLINE: Duration = Duration::from_secs(60);
 
 /// A page fetched: where it ended up, its status and type, and its body up to the limit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,8 +66,8 @@ pub struct Fetcher {
 
 impl Fetcher {
     /// A fetcher under `rules` (this machine's own addresses are added, as for the proxy),
-    /// asking a person through `asking` about hosts no rule decides (in mode `full` no rule
-    /// needs to: every public host is open, as it is for commands).
+    /// asking a person through `asking` about hosts no rule decides — in every mode, `full`
+    /// included: a fetch is the agent's own act, with no policy decision before it.
     #[must_use]
     pub fn new(mut rules: Rules, asking: Option<Arc<Asking>>) -> Self {
         rules.own.extend(super::own::addresses());
@@ -107,7 +110,7 @@ impl Fetcher {
                 url = check_url(next)?;
                 continue;
             }
-            return read_page(response, max_bytes).await;
+            return read_page(response, max_bytes, BODY_DEADLINE).await;
         }
         Err(FetchError::Failed(format!(
             "more than {MAX_REDIRECTS} redirects; the last went to {url}"
@@ -120,7 +123,10 @@ impl Fetcher {
         let port = url.port_or_known_default().unwrap_or(80);
         let host = Host::parse(written)
             .map_err(|why| FetchError::Invalid(format!("the host of {url}: {why}")))?;
-        let open = (self.rules.mode == NetworkMode::Full).then_some("[network] mode = \"full\"");
+        // Never open by the mode alone: in `full` a command still needed the policy's allow or
+        // a person's yes, and a fetch has no such step; a host no rule names is asked about at
+        // a terminal and refused without one, in every mode.
+        let open = None;
         let asker = Asker {
             asking: self.asking.as_deref(),
             command_rule: None,
@@ -241,8 +247,13 @@ fn client(host: &str, address: SocketAddr) -> Result<reqwest::Client, FetchError
         .map_err(|error| FetchError::Failed(format!("cannot build the HTTP client: {error}")))
 }
 
-/// Reads the body in chunks up to `max_bytes`, then stops reading.
-async fn read_page(mut response: reqwest::Response, max_bytes: usize) -> Result<Page, FetchError> {
+/// Reads the body in chunks up to `max_bytes`, then stops reading; a body still arriving after
+/// `deadline` fails (a server trickling a byte a second would hold the run for days).
+async fn read_page(
+    mut response: reqwest::Response,
+    max_bytes: usize,
+    deadline: Duration,
+) -> Result<Page, FetchError> {
     let url = response.url().to_string();
     let status = response.status().as_u16();
     let content_type = response
@@ -252,9 +263,15 @@ async fn read_page(mut response: reqwest::Response, max_bytes: usize) -> Result<
         .map(str::to_owned);
     let mut body = Vec::new();
     let mut cut = false;
-    while let Some(chunk) = response
-        .chunk()
+    let until = tokio::time::Instant::now() + deadline;
+    while let Some(chunk) = tokio::time::timeout_at(until, response.chunk())
         .await
+        .map_err(|_| {
+            FetchError::Failed(format!(
+                "{url}: the page was still arriving after {} s",
+                deadline.as_secs_f32()
+            ))
+        })?
         .map_err(|error| FetchError::Failed(format!("{url}: {}", innermost(&error))))?
     {
         let room = max_bytes - body.len();
@@ -305,6 +322,35 @@ mod tests {
     }
 
     /// The hop's client resolves nothing itself: a name it was not given fails.
+    #[tokio::test]
+    async fn a_body_that_trickles_in_fails_at_the_deadline() {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            let mut request = [0; 1024];
+            let _ = stream.read(&mut request).await;
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n")
+                .await;
+            // A byte every 20 ms, each well inside the read timeout, for ever.
+            while stream.write_all(b"x").await.is_ok() {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        });
+        let client = client("slow.test", address).unwrap();
+        let url = format!("http://slow.test:{}/", address.port());
+        let response = client.get(url).send().await.unwrap();
+        let error = read_page(response, 1_000_000, Duration::from_millis(300))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&error, FetchError::Failed(why) if why.contains("still arriving")),
+            "{error:?}"
+        );
+    }
+
     #[tokio::test]
     async fn the_client_resolves_no_name_of_its_own() {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

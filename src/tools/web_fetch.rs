@@ -22,6 +22,18 @@ pub const MAX_MAX_BYTES: usize = 1_000_000;
 /// How many leading bytes are looked at to tell text from binary.
 const SNIFF_BYTES: usize = 8_192;
 
+/// Deeper nesting than this (counted from the tags, an upper bound) is not converted: the
+/// converter's parser recurses per level and scans the open elements per tag, so a small page
+/// of nested `<div>`s would overflow the stack or take minutes. Such a page is returned as
+/// its text, the tags dropped.
+const MAX_NESTING: usize = 1_000;
+
+/// The converting thread's stack: room for [`MAX_NESTING`] levels many times over.
+const CONVERT_STACK_BYTES: usize = 64 << 20;
+
+/// Longest a conversion may take before the call fails (the thread is left to finish).
+const CONVERT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(20);
+
 /// The tool's schema.
 #[must_use]
 pub fn spec() -> ToolSpec {
@@ -205,9 +217,103 @@ pub fn page_content(page: &Page, limit: usize) -> Result<(String, String), ToolE
     Ok((value.to_string(), summary))
 }
 
+/// [`page_content`] on a thread of its own with a large stack, so that converting a hostile
+/// page neither blocks the run (signals, the terminal) nor overflows its stack, bounded by
+/// [`CONVERT_DEADLINE`].
+///
+/// # Errors
+/// As [`page_content`]; `EIO` when the conversion could not start or took too long.
+pub async fn page_content_apart(page: Page, limit: usize) -> Result<(String, String), ToolError> {
+    let (send, receive) = tokio::sync::oneshot::channel();
+    let url = page.url.clone();
+    let started = std::thread::Builder::new()
+        .name("web_fetch".to_owned())
+        .stack_size(CONVERT_STACK_BYTES)
+        .spawn(move || {
+            let _ = send.send(page_content(&page, limit));
+        });
+    let failed = |why: String| {
+        ToolError::new(
+            ToolErrorCode::Exec(crate::exec::ErrorCode::Io),
+            format!("{url}: {why}"),
+        )
+    };
+    if let Err(error) = started {
+        return Err(failed(format!("cannot convert the page: {error}")));
+    }
+    match tokio::time::timeout(CONVERT_DEADLINE, receive).await {
+        Ok(Ok(result)) => result,
+        Ok(Err(_)) => Err(failed("converting the page failed".to_owned())),
+        Err(_) => Err(failed(format!(
+            "converting the page took longer than {} s",
+            CONVERT_DEADLINE.as_secs()
+        ))),
+    }
+}
+
+/// An upper bound of how deep `html`'s elements nest: each start tag opens one (but void
+/// elements, `<…/>` and comments), each end tag closes one. Elements a browser closes without
+/// an end tag (`<p>`, `<li>`) only make it larger.
+fn nesting(html: &str) -> usize {
+    const VOID: &[&str] = &[
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+        "track", "wbr",
+    ];
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut rest = html;
+    while let Some(at) = rest.find('<') {
+        rest = &rest[at + 1..];
+        if let Some(comment) = rest.strip_prefix("!--") {
+            rest = comment.find("-->").map_or("", |end| &comment[end + 3..]);
+            continue;
+        }
+        if rest.starts_with('/') {
+            depth = depth.saturating_sub(1);
+            continue;
+        }
+        let name_len = rest
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(rest.len());
+        if name_len == 0 || !rest.as_bytes()[0].is_ascii_alphabetic() {
+            continue;
+        }
+        let name = rest[..name_len].to_ascii_lowercase();
+        let end = rest.find('>').unwrap_or(rest.len());
+        if VOID.contains(&name.as_str()) || rest[..end].ends_with('/') {
+            continue;
+        }
+        depth += 1;
+        deepest = deepest.max(depth);
+    }
+    deepest
+}
+
+/// The text of `html` with its tags dropped and blank runs made one space (for pages nested
+/// too deeply to convert).
+fn tags_dropped(html: &str) -> String {
+    let mut text = String::with_capacity(html.len() / 2);
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                text.push(' ');
+            }
+            _ if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// HTML as Markdown; scripts, styles and other non-content left out. Malformed HTML is parsed
-/// as browsers do; should the converter fail, the text is returned as it is.
+/// as browsers do; should the converter fail, the text is returned as it is. A page nested
+/// deeper than [`MAX_NESTING`] is returned as its text.
 fn html_to_markdown(html: &str) -> String {
+    if nesting(html) > MAX_NESTING {
+        return tags_dropped(html);
+    }
     let converter = htmd::HtmlToMarkdown::builder()
         .skip_tags(vec![
             "script", "style", "noscript", "template", "head", "svg", "iframe",
@@ -233,6 +339,36 @@ mod tests {
 
     fn content(page: &Page, limit: usize) -> serde_json::Value {
         serde_json::from_str(&page_content(page, limit).unwrap().0).unwrap()
+    }
+
+    #[test]
+    fn nesting_counts_open_elements_but_void_self_closed_and_comments() {
+        assert_eq!(nesting("<p>a</p><p>b</p>"), 1);
+        assert_eq!(
+            nesting("<div><div><br><img src=x/><!-- <b> --></div></div>"),
+            2
+        );
+        assert_eq!(nesting("a < b and c<3"), 0);
+        assert_eq!(nesting(&"<div>".repeat(5000)), 5000);
+    }
+
+    #[test]
+    fn a_page_nested_too_deeply_is_returned_as_its_text() {
+        let html = format!(
+            "<html><body>{}deep text{}",
+            "<div>".repeat(20_000),
+            "</div>"
+        );
+        let page = page(Some("text/html"), html.as_bytes());
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let (content, _) = runtime
+            .block_on(page_content_apart(page, 1_000_000))
+            .unwrap();
+        let content: serde_json::Value = serde_json::from_str(&content).unwrap();
+        assert_eq!(content["content"], "deep text");
     }
 
     #[test]

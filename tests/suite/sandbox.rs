@@ -2090,6 +2090,7 @@ fn in_a_run_a_new_git_anywhere_below_is_still_caught() {
 /// later command makes readable again, is still caught. Making a directory readable is no
 /// entry change the workspace's watch reports, so a directory it cannot read hands the run
 /// over to full looks.
+#[cfg(unix)]
 #[test]
 #[ignore = "needs root: runs the agent as nobody"]
 fn a_git_behind_an_unreadable_directory_is_still_caught_as_root() {

@@ -206,9 +206,17 @@ fn html_comes_as_markdown_with_the_final_url_and_status_and_no_credentials() {
     );
 }
 
+/// In every mode, `full` too: a fetch is the agent's own act, with no policy decision before
+/// it, so a host no rule names is refused where nobody can be asked.
 #[test]
 fn a_host_no_rule_allows_is_refused_without_a_terminal_naming_the_setting() {
-    let (sandbox, port, heads) = ready("allowlist", "");
+    for mode in ["allowlist", "full"] {
+        refused_without_a_terminal(mode);
+    }
+}
+
+fn refused_without_a_terminal(mode: &str) {
+    let (sandbox, port, heads) = ready(mode, "");
     for (path, host) in [
         (format!("http://blocked.test:{port}/page"), "blocked.test"),
         // A redirect is decided again: to a host no rule allows, it is not followed.
