@@ -39,9 +39,9 @@ mod surfaces;
 mod tree;
 #[cfg(target_os = "linux")]
 mod unshare;
+mod watch;
 #[cfg(target_os = "linux")]
 mod x32;
-mod watch;
 
 pub use denial::{denial_line, likely_denial};
 pub use helper::{

@@ -23,6 +23,7 @@ mod mcp_http;
 mod model;
 #[cfg(unix)]
 mod network;
+mod notify;
 mod pickers;
 mod readme;
 mod resume;

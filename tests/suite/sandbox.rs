@@ -2136,7 +2136,14 @@ fn a_git_behind_an_unreadable_directory_is_still_caught_as_root() {
     let output = std::process::Command::new("setpriv")
         .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
         .arg(&agent)
-        .args(["run", "--provider", "openai", "--mode", "allow-all", "--base-url"])
+        .args([
+            "run",
+            "--provider",
+            "openai",
+            "--mode",
+            "allow-all",
+            "--base-url",
+        ])
         .arg(server.openai_url())
         .arg("make things")
         .env_clear()

@@ -219,7 +219,12 @@ fn an_unreadable_directory_hands_over_to_the_full_look() {
         ("a/b", "a/b/c/d/.git"),
     ] {
         let mut case = Case::new();
-        let parent = Path::new(made).parent().unwrap().to_str().unwrap().to_owned();
+        let parent = Path::new(made)
+            .parent()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_owned();
         fs::create_dir_all(case.path(&parent)).unwrap();
         case.look(&format!("mkdir -p {parent}"));
         fs::create_dir_all(case.path(made)).unwrap();
