@@ -5,7 +5,7 @@
 use crate::Status;
 use crate::ui::composer::Action;
 
-use super::{Session, Stopped, slash};
+use super::{Session, Stopped, bang, slash};
 
 impl Session {
     pub(super) async fn main(&mut self) -> Status {
@@ -36,6 +36,12 @@ impl Session {
                     Ok(true) => {}
                     Ok(false) => return Status::Success,
                     Err(stopped) => return stopped.status,
+                }
+                continue;
+            }
+            if let Some(command) = bang::command(&line) {
+                if let Err(stopped) = self.bang(&line, command).await {
+                    return stopped.status;
                 }
                 continue;
             }

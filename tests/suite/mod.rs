@@ -3,6 +3,7 @@
 mod allow_options;
 mod approvals;
 mod auto;
+mod bang;
 mod check;
 mod ci;
 mod color;
