@@ -13,10 +13,12 @@ impl Session {
             return stopped.status;
         }
         if let Some(rebuilt) = &self.resumed {
-            self.say(&format!(
+            let mut shown = super::recap::recap(&rebuilt.messages);
+            shown.push(format!(
                 "agent: going on with the earlier conversation ({} turns)",
                 rebuilt.turns
             ));
+            self.say(&shown.join("\n"));
         }
         loop {
             let line = match self.pending.pop_front() {

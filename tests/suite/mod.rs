@@ -27,6 +27,7 @@ mod network;
 mod notify;
 mod pickers;
 mod readme;
+mod recap;
 mod resume;
 mod rules;
 mod run;
