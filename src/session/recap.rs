@@ -20,7 +20,7 @@ pub(super) fn recap(messages: &[Message]) -> Vec<String> {
         .enumerate()
         .filter_map(|(at, message)| matches!(message, Message::User(_)).then_some(at))
         .collect();
-    let Some(&from) = users.iter().rev().take(EXCHANGES).last() else {
+    let Some(&from) = users.get(users.len().saturating_sub(EXCHANGES)) else {
         return Vec::new();
     };
     let mut lines = Vec::new();
