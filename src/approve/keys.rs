@@ -53,12 +53,15 @@ pub(super) struct RawMode;
 
 impl RawMode {
     pub(super) fn enable() -> std::io::Result<Self> {
-        crossterm::terminal::enable_raw_mode().map(|()| Self)
+        crossterm::terminal::enable_raw_mode()?;
+        super::notify::begin();
+        Ok(Self)
     }
 }
 
 impl Drop for RawMode {
     fn drop(&mut self) {
+        super::notify::end();
         let _ = crossterm::terminal::disable_raw_mode();
     }
 }
@@ -95,11 +98,12 @@ pub(super) fn next_key(cancel: &Cancel, until: Option<Instant>) -> Next {
             }
             None => KEY_POLL,
         };
+        super::notify::tick();
         match crossterm::event::poll(wait) {
             Ok(false) => {}
             Ok(true) => match crossterm::event::read() {
                 Ok(Event::Key(key)) if key.kind == KeyEventKind::Press => return Next::Key(key),
-                Ok(_) => {}
+                Ok(event) => super::notify::note(&event),
                 Err(_) => return Next::Failed,
             },
             Err(_) => return Next::Failed,
@@ -115,9 +119,11 @@ pub(super) fn discard_type_ahead() -> bool {
     #[cfg(unix)]
     flush_terminal_input();
     while let Ok(true) = crossterm::event::poll(Duration::ZERO) {
-        any = true;
-        if crossterm::event::read().is_err() {
-            break;
+        match crossterm::event::read() {
+            // A focus report is the terminal's, not a key typed ahead.
+            Ok(event @ (Event::FocusGained | Event::FocusLost)) => super::notify::note(&event),
+            Ok(_) => any = true,
+            Err(_) => break,
         }
     }
     any

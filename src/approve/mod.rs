@@ -19,6 +19,7 @@ mod display;
 mod host;
 mod keys;
 mod line;
+mod notify;
 mod one_key;
 mod prompt;
 mod rules_file;
@@ -31,6 +32,7 @@ use std::time::Duration;
 pub use diff::FileQuestion;
 pub use host::HostRequest;
 pub use keys::Cancel;
+pub use notify::configure as configure_notify;
 pub use one_key::yes_or_no;
 pub use prompt::{Answer, Caution, Question, Subject};
 pub use rules_file::{

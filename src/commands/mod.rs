@@ -190,6 +190,7 @@ pub(crate) fn load_settings(
     workspace: &std::path::Path,
 ) -> Result<Settings> {
     let settings = crate::settings::load(overrides, workspace, &env_var)?;
+    crate::approve::configure_notify(settings.notify.value, global.json);
     if !global.quiet {
         let mut stderr = std::io::stderr().lock();
         for warning in &settings.warnings {

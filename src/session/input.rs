@@ -5,7 +5,7 @@
 use crate::Status;
 use crate::ui::composer::Action;
 
-use super::{Session, Stopped, slash};
+use super::{Session, Stopped, bang, slash};
 
 impl Session {
     pub(super) async fn main(&mut self) -> Status {
@@ -13,10 +13,12 @@ impl Session {
             return stopped.status;
         }
         if let Some(rebuilt) = &self.resumed {
-            self.say(&format!(
+            let mut shown = super::recap::recap(&rebuilt.messages);
+            shown.push(format!(
                 "agent: going on with the earlier conversation ({} turns)",
                 rebuilt.turns
             ));
+            self.say(&shown.join("\n"));
         }
         loop {
             let line = match self.pending.pop_front() {
@@ -36,6 +38,12 @@ impl Session {
                     Ok(true) => {}
                     Ok(false) => return Status::Success,
                     Err(stopped) => return stopped.status,
+                }
+                continue;
+            }
+            if let Some(command) = bang::command(&line) {
+                if let Err(stopped) = self.bang(&line, command).await {
+                    return stopped.status;
                 }
                 continue;
             }

@@ -11,12 +11,14 @@
 //! a `continue`), every later message a `continue`, each ending in its `done`, so
 //! `agent history` lists it and `--continue` rebuilds it. The confirmation prompt is the
 //! same as `agent run`'s: the key reader pauses while it is open.
+mod bang;
 mod changes;
 pub mod compact;
 mod compaction;
 pub mod history;
 mod input;
 mod mcp;
+mod recap;
 mod record;
 mod screen;
 pub mod slash;

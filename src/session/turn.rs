@@ -13,7 +13,7 @@ use crate::model::{Message, Model as _, ModelError, Usage};
 use crate::policy::Verdict;
 use crate::transcript::Transcript;
 use crate::ui::composer::{Action, Composer};
-use crate::ui::input::Keys;
+use crate::ui::input::{KeyGate, Keys};
 use crate::ui::{Tui, sanitize};
 
 use super::screen::lock;
@@ -23,7 +23,7 @@ use super::{Session, Stopped, changes, compact};
 const TICK: Duration = Duration::from_millis(100);
 
 /// How a turn ended.
-enum TurnEnd {
+pub(super) enum TurnEnd {
     Finished(Result<Outcome, ModelError>),
     Interrupted,
     Stopped(Stopped),
@@ -104,7 +104,7 @@ impl Session {
     }
 
     /// The person's message in the conversation on screen.
-    fn echo(&self, message: &str) {
+    pub(super) fn echo(&self, message: &str) {
         let shown = sanitize::escape_prose(message);
         let mut lines = shown.lines();
         let mut out = format!("› {}", lines.next().unwrap_or_default());
@@ -175,7 +175,7 @@ impl Session {
         }
     }
 
-    fn create_transcript(&mut self) -> Option<Transcript> {
+    pub(super) fn create_transcript(&mut self) -> Option<Transcript> {
         let runs = self.state_dir.as_ref()?.join("runs");
         match Transcript::create(&runs, SystemTime::now()) {
             Ok(transcript) => Some(transcript),
@@ -228,29 +228,7 @@ impl Session {
             // transcript's `done` keeps what the whole session changed, as a run's does.
             let screen = changes::screen_done(&event, snapshots.store(), &config.snapshots);
             let shown = screen.as_ref().map_or(&event, |(screen, _)| screen);
-            let mut composer = lock(composer);
-            composer.hide();
-            let opens_pane = matches!(
-                event,
-                Event::Decision {
-                    decision: Verdict::Allow,
-                    ..
-                }
-            );
-            // The pane asks the terminal where the cursor is: the key reader waits.
-            if opens_pane {
-                gate.pause();
-            }
-            {
-                let mut tui = lock(tui);
-                tui.handle(shown);
-                if !tui.pane_open() && tui.at_line_start() {
-                    composer.show();
-                }
-            }
-            if opens_pane {
-                gate.resume();
-            }
+            show(composer, tui, &gate, shown);
             watch.see(&event);
             if let Some((_, record)) = screen {
                 watch.changed = record;
@@ -316,9 +294,36 @@ impl Session {
     }
 }
 
+/// Shows a turn's event above the composer, which comes back once nothing is live.
+pub(super) fn show(composer: &Mutex<Composer>, tui: &Mutex<Tui>, gate: &KeyGate, event: &Event) {
+    let mut composer = lock(composer);
+    composer.hide();
+    let opens_pane = matches!(
+        event,
+        Event::Decision {
+            decision: Verdict::Allow,
+            ..
+        }
+    );
+    // The pane asks the terminal where the cursor is: the key reader waits.
+    if opens_pane {
+        gate.pause();
+    }
+    {
+        let mut tui = lock(tui);
+        tui.handle(event);
+        if !tui.pane_open() && tui.at_line_start() {
+            composer.show();
+        }
+    }
+    if opens_pane {
+        gate.resume();
+    }
+}
+
 /// Drives a turn's loop until it ends, the person stops it (Ctrl+C, Esc) or a signal does;
 /// keys typed meanwhile go to the composer, and Enter queues its message.
-async fn drive(
+pub(super) async fn drive(
     run: impl Future<Output = Result<Outcome, ModelError>>,
     keys: &mut Keys,
     stops: &mut tokio::sync::mpsc::UnboundedReceiver<Stopped>,

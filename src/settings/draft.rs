@@ -62,6 +62,7 @@ impl Draft {
                     .extend(listed(RuleKind::Deny, rules.iter(), &origin));
             }
             Value::FailOnDeny(on) => s.fail_on_deny = sourced(*on, origin),
+            Value::Notify(notify) => s.notify = sourced(*notify, origin),
             Value::FileDeny(globs) => {
                 s.files
                     .deny
@@ -156,6 +157,7 @@ impl Draft {
                 deny: Vec::new(),
                 rules: Vec::new(),
                 fail_on_deny: sourced(false, default("")),
+                notify: sourced(crate::settings::Notify::default(), default("")),
                 files: FileSettings::default(),
                 timeout: sourced(crate::exec::DEFAULT_TIMEOUT, default("")),
                 max_output_chars: sourced(crate::exec::DEFAULT_MAX_OUTPUT_CHARS, default("")),

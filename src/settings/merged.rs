@@ -81,6 +81,8 @@ pub struct Settings {
     pub files: FileSettings,
     /// Exit 3 when any command was denied (`[ci] fail_on_deny`, `--fail-on-deny`).
     pub fail_on_deny: Sourced<bool>,
+    /// How a prompt that waits calls the person back (`[ui] notify`).
+    pub notify: Sourced<crate::settings::Notify>,
     /// Per-command timeout.
     pub timeout: Sourced<Duration>,
     /// Output cap per command.

@@ -78,6 +78,7 @@ impl Draft {
                 Value::KeepDays(_) | Value::MaxFileMb(_) | Value::TimeBudgetMs(_) => {
                     "snapshot bounds are the user's to set"
                 }
+                Value::Notify(_) => "how a prompt calls you is the user's to set",
                 _ => "a project file can only add deny rules and lower limits",
             };
             self.settings.warnings.push(format!(

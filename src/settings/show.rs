@@ -201,6 +201,11 @@ fn rows(settings: &Settings) -> Vec<(String, Value, String)> {
             &settings.fail_on_deny.origin,
         ),
         row(
+            "ui.notify",
+            json!(settings.notify.value.name()),
+            &settings.notify.origin,
+        ),
+        row(
             "snapshots.enabled",
             json!(settings.snapshots.enabled.value),
             &settings.snapshots.enabled.origin,

@@ -3,6 +3,7 @@
 mod allow_options;
 mod approvals;
 mod auto;
+mod bang;
 mod check;
 mod ci;
 mod color;
@@ -23,8 +24,10 @@ mod mcp_http;
 mod model;
 #[cfg(unix)]
 mod network;
+mod notify;
 mod pickers;
 mod readme;
+mod recap;
 mod resume;
 mod rules;
 mod run;

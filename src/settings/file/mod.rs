@@ -51,6 +51,7 @@ pub(crate) enum Value {
     Writable(Vec<String>),
     SandboxRequired(bool),
     FailOnDeny(bool),
+    Notify(crate::settings::Notify),
     FileDeny(Vec<String>),
     AskRead(Vec<String>),
     Edits(crate::policy::files::Edits),

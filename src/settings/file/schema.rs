@@ -32,6 +32,7 @@ pub(super) enum Kind {
     Writable,
     SandboxRequired,
     FailOnDeny,
+    Notify,
     Files(FilesKey),
     /// A `[snapshots]` key.
     Snapshot(SnapshotKey),
@@ -98,6 +99,7 @@ pub(super) const SCHEMA: &[(&str, &str, Kind, &str)] = &[
     row!("sandbox", "writable", Kind::Writable),
     row!("sandbox", "required", Kind::SandboxRequired),
     row!("ci", "fail_on_deny", Kind::FailOnDeny),
+    row!("ui", "notify", Kind::Notify),
     row!("snapshots", "enabled", Kind::Snapshot(SnapshotKey::Enabled)),
     row!(
         "snapshots",
@@ -133,6 +135,7 @@ pub(super) const TABLES: &[&str] = &[
     "exec",
     "sandbox",
     "ci",
+    "ui",
     "snapshots",
     "network",
 ];

@@ -160,6 +160,13 @@ impl Reader<'_> {
             Kind::Network => Value::Network(item.as_bool().ok_or_else(|| wrong("true or false"))?),
             Kind::SandboxRequired => Value::SandboxRequired(flag()?),
             Kind::FailOnDeny => Value::FailOnDeny(flag()?),
+            Kind::Notify => {
+                let value = text(item).ok_or_else(|| wrong("a string"))?;
+                Value::Notify(
+                    crate::settings::Notify::parse(&value)
+                        .ok_or_else(|| wrong("one of \"bell\", \"desktop\", \"off\""))?,
+                )
+            }
             Kind::Snapshot(key) => snapshot_value(item, key, &wrong)?,
             Kind::Net(key) => Value::Net(
                 crate::settings::network::read_value(key, item).map_err(|what| wrong(&what))?,

@@ -1,0 +1,167 @@
+//! When a session picks up an earlier conversation (`-c`, `--resume`): its last exchanges
+//! redrawn above the composer — the person's last few messages, each followed by the
+//! model's commands as one-line summaries and the start of its answer. Every text is
+//! escaped as the live screen escapes it.
+
+use crate::model::{Message, ToolCall};
+use crate::ui::sanitize;
+
+/// How many of the person's messages are redrawn, with what followed each.
+const EXCHANGES: usize = 3;
+/// Lines of an answer shown; the rest is said as `…`.
+const ANSWER_LINES: usize = 6;
+/// Characters of one line shown; the rest is cut with `…`.
+const LINE_CHARS: usize = 160;
+
+/// The lines that redraw the last exchanges of `messages` (none for an empty conversation).
+pub(super) fn recap(messages: &[Message]) -> Vec<String> {
+    let users: Vec<usize> = messages
+        .iter()
+        .enumerate()
+        .filter_map(|(at, message)| matches!(message, Message::User(_)).then_some(at))
+        .collect();
+    let Some(&from) = users.get(users.len().saturating_sub(EXCHANGES)) else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    for message in &messages[from..] {
+        match message {
+            Message::User(text) => {
+                let mut words = text.lines().filter(|line| !line.trim().is_empty());
+                let first = words.next().unwrap_or_default();
+                let more = if words.next().is_some() { " …" } else { "" };
+                lines.push(format!("› {}{more}", cut(first)));
+            }
+            Message::Assistant {
+                text, tool_calls, ..
+            } => {
+                lines.extend(tool_calls.iter().map(|call| format!("  {}", summary(call))));
+                let answer: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+                for line in answer.iter().take(ANSWER_LINES) {
+                    lines.push(format!("  {}", cut(line)));
+                }
+                if answer.len() > ANSWER_LINES {
+                    lines.push("  …".to_owned());
+                }
+            }
+            Message::ToolResult { .. } => {}
+        }
+    }
+    lines
+}
+
+/// One call in one line: `$ command` for the shell, the tool and its path for a file tool,
+/// else the tool's name.
+fn summary(call: &ToolCall) -> String {
+    let arguments: serde_json::Value = serde_json::from_str(&call.arguments).unwrap_or_default();
+    let field = |name: &str| arguments[name].as_str().map(str::to_owned);
+    if call.name == crate::agent::SHELL
+        && let Some(command) = field("command")
+    {
+        let mut lines = command.lines();
+        let first = lines.next().unwrap_or_default();
+        let more = if lines.next().is_some() { " …" } else { "" };
+        return format!("$ {}{more}", cut(first));
+    }
+    match field("path") {
+        Some(path) => cut(&format!("{} {path}", call.name)),
+        None => cut(&call.name),
+    }
+}
+
+/// `text` escaped (one line: no control character survives) and cut at [`LINE_CHARS`].
+fn cut(text: &str) -> String {
+    let shown = sanitize::escape(text).replace('\n', "\\n");
+    if shown.chars().count() <= LINE_CHARS {
+        return shown;
+    }
+    let mut kept: String = shown.chars().take(LINE_CHARS - 1).collect();
+    kept.push('…');
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Reasoning;
+
+    fn user(text: &str) -> Message {
+        Message::User(text.to_owned())
+    }
+
+    fn answer(text: &str, calls: &[(&str, &str)]) -> Message {
+        Message::Assistant {
+            text: text.to_owned(),
+            tool_calls: calls
+                .iter()
+                .map(|(name, arguments)| ToolCall {
+                    id: "c".to_owned(),
+                    name: (*name).to_owned(),
+                    arguments: (*arguments).to_owned(),
+                    extra: None,
+                })
+                .collect(),
+            reasoning: Reasoning::default(),
+        }
+    }
+
+    #[test]
+    fn the_last_exchanges_are_redrawn_with_commands_in_one_line() {
+        let mut messages = Vec::new();
+        for n in 0..5 {
+            messages.push(user(&format!("question {n}")));
+            messages.push(answer(
+                "",
+                &[("shell", r#"{"command":"cargo test\nmore"}"#)],
+            ));
+            messages.push(Message::ToolResult {
+                call_id: "c".to_owned(),
+                content: "{\"stdout\":\"SECRET-OUTPUT\"}".to_owned(),
+            });
+            messages.push(answer(&format!("answer {n}"), &[]));
+        }
+        messages.push(answer(
+            "",
+            &[("write_file", r#"{"path":"a.txt","content":"x"}"#)],
+        ));
+        let lines = recap(&messages);
+        let text = lines.join("\n");
+        assert!(
+            !text.contains("question 1") && text.contains("question 2"),
+            "{text}"
+        );
+        assert!(
+            text.contains("› question 4\n  $ cargo test …\n  answer 4"),
+            "{text}"
+        );
+        assert!(text.ends_with("  write_file a.txt"), "{text}");
+        assert!(!text.contains("SECRET-OUTPUT"), "results are not redrawn");
+        assert!(recap(&[]).is_empty());
+    }
+
+    #[test]
+    fn every_line_is_escaped_and_cut() {
+        let long = "é".repeat(LINE_CHARS * 2);
+        let hostile = "\u{1b}]0;title\u{7}done";
+        let answer_lines: String = (0..20).map(|n| format!("line {n}\n")).collect();
+        let messages = [
+            user(&format!("{hostile}\nsecond line")),
+            answer(
+                &answer_lines,
+                &[("shell", &format!(r#"{{"command":"{long}"}}"#))],
+            ),
+            answer(hostile, &[("mystery", "not json")]),
+        ];
+        for line in recap(&messages) {
+            assert!(
+                !line.contains('\u{1b}') && !line.contains('\u{7}'),
+                "{line:?}"
+            );
+            assert!(line.chars().count() <= LINE_CHARS + 4, "{line:?}");
+        }
+        let text = recap(&messages).join("\n");
+        assert!(text.contains("  line 5\n  …"), "{text}");
+        assert!(!text.contains("line 6"), "{text}");
+        assert!(text.contains("  mystery"), "{text}");
+    }
+}
