@@ -36,6 +36,8 @@ mod setup;
 #[cfg(target_os = "linux")]
 mod supervise;
 mod surfaces;
+#[cfg(target_os = "linux")]
+mod syscalls;
 mod tree;
 #[cfg(target_os = "linux")]
 mod unshare;
