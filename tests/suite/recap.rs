@@ -39,6 +39,7 @@ fn resuming_redraws_the_last_exchanges_then_the_composer() {
     assert!(call < answer && answer < going, "{screen}");
     // The command's output is not redrawn: only its one-line summary.
     assert!(!rest[..going].contains("exit 0"), "{screen}");
+    tmux.wait_on_screen(READY);
     tmux.keys(&["C-d"]);
     tmux.wait_for("EXIT=0");
 }

@@ -118,6 +118,7 @@ fn a_session_is_continued_with_dash_c() {
     tmux.wait_for(READY);
     tmux.keys(&["remember blue", "Enter"]);
     tmux.wait_for("noted: blue");
+    tmux.wait_on_screen(READY);
     tmux.keys(&["C-d"]);
     tmux.wait_for("EXIT=0");
     let socket = tmux.socket.clone();
@@ -128,6 +129,7 @@ fn a_session_is_continued_with_dash_c() {
     tmux.wait_for("going on with the earlier conversation (1 turns)");
     tmux.keys(&["which colour", "Enter"]);
     tmux.wait_for("it was blue");
+    tmux.wait_on_screen(READY);
     tmux.keys(&["C-d"]);
     tmux.wait_for("EXIT=0");
     let sent = roles(&server.request(1).messages());
@@ -164,6 +166,7 @@ fn a_message_typed_during_a_turn_is_sent_after_it() {
     );
     let sent = roles(&server.request(1).messages());
     assert_eq!(sent[1], ("assistant".to_owned(), "slow answer".to_owned()));
+    tmux.wait_on_screen(READY);
     tmux.keys(&["C-d"]);
     tmux.wait_for("EXIT=0");
 }
@@ -209,6 +212,7 @@ fn esc_stops_a_running_command_and_the_session_goes_on() {
         "{sent:?}"
     );
     assert_eq!(request.last_user_text().as_deref(), Some("go on"));
+    tmux.wait_on_screen(READY);
     tmux.keys(&["C-d"]);
     tmux.wait_for("EXIT=0");
     let events = transcript_events(&sandbox);
@@ -239,6 +243,7 @@ fn compact_replaces_the_earlier_turns_by_the_models_summary() {
     tmux.wait_for("replaced by a summary");
     tmux.keys(&["message three", "Enter"]);
     tmux.wait_for("answer three");
+    tmux.wait_on_screen(READY);
     tmux.keys(&["C-d"]);
     tmux.wait_for("EXIT=0");
 
@@ -313,6 +318,7 @@ fn a_context_length_error_compacts_once_and_retries_once_never_in_a_loop() {
     tmux.keys(&["message three", "Enter"]);
     tmux.wait_for("answer three");
     assert_eq!(server.requests().len(), 5);
+    tmux.wait_on_screen(READY);
     tmux.keys(&["C-d"]);
     tmux.wait_for("EXIT=0");
 }
@@ -343,6 +349,7 @@ fn a_conversation_near_the_context_window_is_compacted_before_the_next_message()
     tmux.keys(&["/usage", "Enter"]);
     // 950 in, 30 out (the summary reported none): 950 × $2 + 30 × $10 per million.
     tmux.wait_for("this session: 950 in · 30 out (3 model requests) · about $0.0022");
+    tmux.wait_on_screen(READY);
     tmux.keys(&["C-d"]);
     tmux.wait_for("EXIT=0");
 }
@@ -493,6 +500,7 @@ fn undo_puts_back_what_the_last_message_changed_and_diff_shows_it() {
     wait_count(&tmux, "undid the /undo: 2 files put back", 2);
     assert_eq!(read(&sandbox, "made.txt"), None, "overwritten by the undo");
     assert_eq!(read(&sandbox, "notes.txt").as_deref(), Some("one\ntwo\n"));
+    tmux.wait_on_screen(READY);
     tmux.keys(&["C-d"]);
     tmux.wait_for("EXIT=0");
 
@@ -711,6 +719,7 @@ fn a_resize_while_typing_keeps_the_typed_text() {
         server.request(0).last_user_text().as_deref(),
         Some("half of a message typed before and the rest after")
     );
+    tmux.wait_on_screen(READY);
     tmux.keys(&["C-d"]);
     tmux.wait_for("EXIT=0");
 }
@@ -757,6 +766,7 @@ fn a_one_megabyte_paste_is_taken_up_to_the_limit_and_the_rest_is_said() {
     );
     assert!(text.starts_with(&sent), "sent whole, in order");
     assert_eq!(server.requests().len(), 1, "one message, not a line each");
+    tmux.wait_on_screen(READY);
     tmux.keys(&["C-d"]);
     tmux.wait_for("EXIT=0");
 }

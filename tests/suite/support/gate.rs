@@ -14,6 +14,10 @@ pub fn held_command(prefix: &str) -> String {
     format!("{prefix}exec 3< gate; echo started > started; sleep 60; touch LATER")
 }
 
+/// How long a reader must hold the gate to count (see [`Gate::held`]).
+#[cfg(unix)]
+const HELD_FOR: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The FIFO `gate` in a workspace, with the test's own end of it.
 pub struct Gate {
     path: PathBuf,
@@ -41,20 +45,31 @@ impl Gate {
     /// Whether any process other than the test still holds the gate open for reading (the
     /// command, or anything it started). Opening the write end without blocking fails with
     /// `ENXIO` exactly when none does.
+    ///
+    /// A reader seen once is looked for again for a while: another test of this process that
+    /// starts a program holds a copy of every descriptor between its `fork` and `exec`, the
+    /// test's own end of the gate too (close-on-exec closes it only at the `exec`). A command
+    /// that ran on holds the gate all along.
     #[cfg(unix)]
     pub fn held(self) -> bool {
         use std::os::unix::fs::OpenOptionsExt as _;
         drop(self.own);
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits().cast_signed())
-            .open(&self.path)
-        {
-            Ok(_) => true,
-            Err(error) if error.raw_os_error() == Some(rustix::io::Errno::NXIO.raw_os_error()) => {
-                false
+        let start = std::time::Instant::now();
+        loop {
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(rustix::fs::OFlags::NONBLOCK.bits().cast_signed())
+                .open(&self.path)
+            {
+                Ok(_) if start.elapsed() >= HELD_FOR => return true,
+                Ok(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
+                Err(error)
+                    if error.raw_os_error() == Some(rustix::io::Errno::NXIO.raw_os_error()) =>
+                {
+                    return false;
+                }
+                Err(error) => panic!("opening the gate: {error}"),
             }
-            Err(error) => panic!("opening the gate: {error}"),
         }
     }
 
