@@ -29,7 +29,9 @@ fn resume_without_an_id_picks_a_recent_run_and_asks_for_the_next_message() {
         shell_quote(&server.openai_url())
     );
     let tmux = Tmux::start(&sandbox, &[("OPENAI_API_KEY", KEY)], &script);
-    let screen = tmux.wait_for("Resume which run?");
+    tmux.wait_for("Resume which run?");
+    // The list is drawn after its question: wait for its last row.
+    let screen = tmux.wait_on_screen("first task about apples");
     // Newest first, with the first message, turns and outcome.
     let pears = screen.find("second task about pears · 1 turn · answered");
     let apples = screen.find("first task about apples · 1 turn · answered");
@@ -101,7 +103,9 @@ fn rules_remove_without_a_rule_removes_the_marked_ones() {
     sandbox.settings(RULES);
     let script = format!("{} rules remove", shell_quote(&agent_bin()));
     let tmux = Tmux::start(&sandbox, &[], &script);
-    let screen = tmux.wait_for("Remove which rules?");
+    tmux.wait_for("Remove which rules?");
+    // The list is drawn after its question: wait for its last row.
+    let screen = tmux.wait_on_screen("rm -rf");
     for rule in ["git status", "cargo check", "make", "rm -rf"] {
         assert!(screen.contains(rule), "{rule}: {screen}");
     }
