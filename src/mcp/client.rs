@@ -18,6 +18,8 @@ use super::config::{ServerConfig, Transport};
 use super::meter::{Broken, Metered};
 use super::stdio::{self, Launch, Process};
 
+/// How often a waiting call looks whether the agent ended its connection.
+const CUT_OFF_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 /// Longest error text kept from a server or the SDK (one line).
 const MAX_ERROR_CHARS: usize = 300;
 
@@ -178,19 +180,38 @@ impl Connection {
         arguments: serde_json::Map<String, Value>,
     ) -> Result<Value, CallError> {
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
-        match tokio::time::timeout(self.tool_timeout, self.service.call_tool(params)).await {
-            Ok(Ok(result)) => serde_json::to_value(&result).map_err(|error| {
+        // The agent may end the connection while the call waits (a flood on the call's own
+        // stream): the call ends then too, not at its timeout.
+        let cut_off = async {
+            loop {
+                if let Some(why) = self.ended() {
+                    return why;
+                }
+                tokio::time::sleep(CUT_OFF_POLL).await;
+            }
+        };
+        let call = async {
+            tokio::select! {
+                result = self.service.call_tool(params) => Ok(result),
+                why = cut_off => Err(why),
+            }
+        };
+        match tokio::time::timeout(self.tool_timeout, call).await {
+            Ok(Ok(Ok(result))) => serde_json::to_value(&result).map_err(|error| {
                 CallError::Failed(format!("its result did not serialise: {error}"))
             }),
-            Ok(Err(
+            Ok(Ok(Err(
                 error
                 @ (rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_)),
-            )) => Err(CallError::Closed(
+            ))) => Err(CallError::Closed(
                 self.failure("the call", &error.to_string()),
             )),
-            Ok(Err(error)) => Err(CallError::Failed(
+            Ok(Ok(Err(error))) => Err(CallError::Failed(
                 self.failure("the call", &error.to_string()),
             )),
+            Ok(Err(why)) => Err(CallError::Closed(format!(
+                "the server's connection ended: {why}"
+            ))),
             Err(_) => Err(CallError::TimedOut(self.tool_timeout)),
         }
     }
