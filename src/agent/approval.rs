@@ -28,6 +28,8 @@ pub(super) struct Decided {
     pub edited_from: Option<String>,
     /// What the person told the model with a denial (`t`).
     pub note: Option<String>,
+    /// A person said yes to the call's `escalate`: it runs with what that asked for.
+    pub escalated: bool,
 }
 
 impl Decided {
@@ -86,6 +88,14 @@ impl Loop<'_> {
         approver: &mut A,
         turn: u32,
     ) -> Option<Decided> {
+        if let Some(escalate) = &shell.escalate {
+            let beyond = escalate.beyond(self.escalation_base().as_ref());
+            if !beyond.is_empty() {
+                return self
+                    .decide_escalation(shell, escalate, &beyond, approver, turn)
+                    .await;
+            }
+        }
         let mut command = shell.command.clone();
         let mut edited_from = None;
         for _ in 0..=MAX_EDITS {
@@ -95,6 +105,7 @@ impl Loop<'_> {
                 command: command.to_owned(),
                 edited_from: edited_from.clone(),
                 note: None,
+                escalated: false,
             };
             let decision = match self.settle(&command, shell, approver, turn) {
                 Ok((decision, by)) => return Some(decided(decision, by, &command)),
@@ -110,6 +121,7 @@ impl Loop<'_> {
                     .filter(|prefix| policy::allow_rule_problem(self.config.os, prefix).is_none()),
                 edited_from: edited_from.clone(),
                 unsandboxed: false,
+                escalation: None,
                 subject: crate::approve::Subject::Command,
             };
             let allow = |reason: String, rule: Option<String>| {
@@ -178,6 +190,7 @@ impl Loop<'_> {
             command,
             edited_from,
             note: None,
+            escalated: false,
         })
     }
 
@@ -192,21 +205,7 @@ impl Loop<'_> {
         approver: &A,
         turn: u32,
     ) -> Result<(Decision, DecidedBy), Decision> {
-        let context = self.context(shell);
-        let policy = policy::decide(&self.rules, &context, command);
-        let decision = if self.auto_applies() {
-            let snapshots = &self.config.snapshots;
-            policy::apply_auto(policy.clone(), &context, command, |paths| {
-                snapshots.restorable(turn, paths)
-            })
-        } else {
-            policy::apply_mode(policy.clone(), self.config.mode)
-        };
-        let by = if decision.verdict == policy.verdict {
-            DecidedBy::Policy
-        } else {
-            DecidedBy::Mode
-        };
+        let (decision, by) = self.judged(command, shell, turn);
         if decision.verdict != Verdict::Ask {
             return Ok((decision, by));
         }
@@ -231,6 +230,31 @@ impl Loop<'_> {
         Err(decision)
     }
 
+    /// The policy's decision on `command`, then the mode's: no person, no terminal asked.
+    pub(super) fn judged(
+        &self,
+        command: &str,
+        shell: &ShellCall,
+        turn: u32,
+    ) -> (Decision, DecidedBy) {
+        let context = self.context(shell);
+        let policy = policy::decide(&self.rules, &context, command);
+        let decision = if self.auto_applies() {
+            let snapshots = &self.config.snapshots;
+            policy::apply_auto(policy.clone(), &context, command, |paths| {
+                snapshots.restorable(turn, paths)
+            })
+        } else {
+            policy::apply_mode(policy.clone(), self.config.mode)
+        };
+        let by = if decision.verdict == policy.verdict {
+            DecidedBy::Policy
+        } else {
+            DecidedBy::Mode
+        };
+        (decision, by)
+    }
+
     /// Mode `auto` applies: it is the mode, and the sandbox and snapshots are all there.
     pub(super) fn auto_applies(&self) -> bool {
         self.config.mode == policy::Mode::Auto
@@ -253,7 +277,12 @@ impl Loop<'_> {
 }
 
 /// A person's decision about a command the policy asked about.
-fn person(asked: &Decision, verdict: Verdict, reason: String, rule: Option<String>) -> Decision {
+pub(super) fn person(
+    asked: &Decision,
+    verdict: Verdict,
+    reason: String,
+    rule: Option<String>,
+) -> Decision {
     Decision {
         verdict,
         reason,
@@ -298,19 +327,12 @@ pub(super) fn how_to_allow(os: OsFamily, prefix: Option<&str>) -> String {
 /// The result sent to the model for a command the person edited: it says what ran
 /// instead of what the model asked for.
 pub(super) fn mark_edited(content: &str, from: &str, command: &str) -> String {
-    let mut value: serde_json::Value =
-        serde_json::from_str(content).unwrap_or_else(|_| serde_json::json!({ "result": content }));
-    if let Some(object) = value.as_object_mut() {
-        object.insert(
-            "edited_by_user".to_owned(),
-            serde_json::json!({
-                "note": "the user edited your command before it ran; this is the result of theirs",
-                "your_command": from,
-                "command_run": command,
-            }),
-        );
-    }
-    value.to_string()
+    let note = serde_json::json!({
+        "note": "the user edited your command before it ran; this is the result of theirs",
+        "your_command": from,
+        "command_run": command,
+    });
+    super::tool::with_field(content, "edited_by_user", note)
 }
 
 #[cfg(test)]

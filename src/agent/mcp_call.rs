@@ -170,6 +170,7 @@ impl Loop<'_> {
             prefix: Some(rule),
             edited_from: None,
             unsandboxed: false,
+            escalation: None,
             subject: crate::approve::Subject::McpCall,
         };
         let allowed = |reason: &str| {

@@ -68,26 +68,15 @@ async fn ask_unfenced<A: Approve>(
             config.sandbox.status().limitation.unwrap_or_default()
         )
     };
-    let request = crate::approve::ApprovalRequest {
-        command: listing::describe(server),
-        description: format!(
+    let request = crate::approve::ApprovalRequest::unsandboxed(
+        listing::describe(server),
+        format!(
             "Start MCP server `{}` without the sandbox for this run: {why}",
             server.name
         ),
-        decision: crate::policy::Decision {
-            verdict: crate::policy::Verdict::Ask,
-            reason: format!("MCP server `{}` would run without the sandbox", server.name),
-            source: crate::policy::Source::User,
-            rule: None,
-            destructive: false,
-            prefix: None,
-            parts: Vec::new(),
-        },
-        prefix: None,
-        edited_from: None,
-        unsandboxed: true,
-        subject: crate::approve::Subject::McpStart,
-    };
+        format!("MCP server `{}` would run without the sandbox", server.name),
+        crate::approve::Subject::McpStart,
+    );
     matches!(
         approver.ask(&request).await,
         crate::approve::Approval::Allow | crate::approve::Approval::AllowForRun

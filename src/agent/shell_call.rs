@@ -5,7 +5,6 @@
 use std::time::Duration;
 
 use super::approval;
-use super::rerun::{self, Rerun};
 use super::tool;
 use super::{
     DecidedBy, Denial, Event, Loop, MAX_IDENTICAL_CALLS, ShellCall, Stats, ToolError,
@@ -99,39 +98,34 @@ impl Loop<'_> {
         let inspection = decision.source == Source::Builtin && by == DecidedBy::Policy;
         // Counted before the runner's request is built: its refusal (`ECWD`) counts too.
         stats.commands_run += 1;
-        let request = match self.exec_request(&decided.command, &shell, by, inspection) {
+        let mut request = match self.exec_request(&decided.command, &shell, by, inspection) {
             Ok(request) => request,
             Err(error) => return fail(error, command, emit),
+        };
+        // A person's yes to the call's `escalate`: exactly what it asked, for this call.
+        let opened = match shell.escalate.as_ref().filter(|_| decided.escalated) {
+            Some(escalate) => {
+                let (sandbox, opened) = escalate.apply(request.sandbox.take());
+                request.sandbox = sandbox;
+                opened
+            }
+            None => None,
         };
         if !read_only(&decided) {
             let _ = self.config.snapshots.before_change(stats.turns);
         }
         let rule = deciding_rule(&decided);
-        let mut result = self
-            .run_networked(&request, &id, rule, approver, emit)
+        let result = self
+            .run_networked(&request, &id, (rule, opened), approver, emit)
             .await;
-        let mark = |content: String| match &decided.edited_from {
-            Some(from) => approval::mark_edited(&content, from, &decided.command),
-            None => content,
-        };
-        if result.sandbox_denied
-            && request.sandbox.is_some()
-            && by == DecidedBy::Person
-            && approver.can_ask().is_ok()
-        {
-            emit(Event::ToolResult {
-                id: id.clone(),
-                command: command.clone(),
-                result: Some(result.clone()),
-                error: None,
-            });
-            match rerun::again_without_sandbox(&id, request, &result, approver, stats, emit).await {
-                Rerun::Ran(second) => result = second,
-                Rerun::Declined => return Some(mark(tool::result_content(&result))),
-                Rerun::Interrupted => return None,
-            }
+        let mut content = tool::result_content(&result);
+        if result.sandbox_denied && request.sandbox.is_some() {
+            let hint = super::escalate::hint(approver.can_ask(), self.config.mode);
+            content = tool::with_field(&content, "escalate_hint", hint.into());
         }
-        let content = mark(tool::result_content(&result));
+        if let Some(from) = &decided.edited_from {
+            content = approval::mark_edited(&content, from, &decided.command);
+        }
         emit(Event::ToolResult {
             id,
             command,
@@ -143,13 +137,14 @@ impl Loop<'_> {
 
     /// Runs `request` (see `run_streaming`); through the network proxy, its decisions while
     /// the command ran become `network` events and part of the result. `rule`: the allow rule
-    /// that allowed it, whose own hosts (`net = [...]`) are open meanwhile.
+    /// that allowed it, whose own hosts (`net = [...]`) are open meanwhile, and the hosts a
+    /// person opened for it (its `escalate`).
     /// A person at the terminal is asked about hosts no rule decides meanwhile.
     async fn run_networked<A: Approve>(
         &self,
         request: &ExecRequest,
         id: &str,
-        rule: Option<String>,
+        (rule, opened): (Option<String>, Option<crate::net::host::Opened>),
         approver: &mut A,
         emit: &mut (dyn FnMut(Event) + Send),
     ) -> exec::ExecResult {
@@ -157,6 +152,9 @@ impl Loop<'_> {
             return run_streaming(request, id, emit).await;
         };
         log.set_command_rule(Some(id.to_owned()), rule);
+        if let Some(opened) = opened {
+            log.open_for_command(opened);
+        }
         // On the heap: the loop's future stays small however the command is driven.
         let run = Box::pin(run_streaming(request, id, emit));
         let mut result = match &self.config.network_questions {
@@ -218,21 +216,7 @@ impl Loop<'_> {
             if inspection {
                 policy.inspection().limited(self.config.inspect_limits)
             } else if auto {
-                // Only the workspace is writable (not `[sandbox] writable`'s extras, which no
-                // snapshot keeps), and git's directories are read-only as a whole.
-                Policy {
-                    // Closed: not even the allowlist's proxy (a person's yes opens it).
-                    network: false,
-                    proxy: None,
-                    writable: policy
-                        .writable
-                        .iter()
-                        .filter(|dir| dir.starts_with(&policy.workspace))
-                        .cloned()
-                        .collect(),
-                    git_read_only: true,
-                    ..policy.clone()
-                }
+                auto_policy(policy)
             } else {
                 policy.clone()
             }
@@ -260,6 +244,25 @@ impl Loop<'_> {
         };
         self.repeat = Some((key, count));
         count
+    }
+}
+
+/// The sandbox of a command mode `auto` let through: only the workspace is writable (not
+/// `[sandbox] writable`'s extras, which no snapshot keeps), git's directories are read-only as
+/// a whole, and the network is closed — not even the allowlist's proxy (a person's yes opens
+/// it).
+pub(super) fn auto_policy(policy: &Policy) -> Policy {
+    Policy {
+        network: false,
+        proxy: None,
+        writable: policy
+            .writable
+            .iter()
+            .filter(|dir| dir.starts_with(&policy.workspace))
+            .cloned()
+            .collect(),
+        git_read_only: true,
+        ..policy.clone()
     }
 }
 

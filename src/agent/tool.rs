@@ -44,6 +44,20 @@ pub fn shell_tool(os: OsFamily, shell: &str) -> ToolSpec {
                 "timeout_ms": {
                     "type": "integer",
                     "description": "Kill the command after this many milliseconds (can only lower the limit)."
+                },
+                "escalate": {
+                    "type": "object",
+                    "description": "Only when the sandbox stops what the task needs: ask the user for the network or no sandbox, for this call.",
+                    "properties": {
+                        "network": {
+                            "description": "true (any host) or host names.",
+                            "anyOf": [{"type": "boolean"}, {"type": "array", "items": {"type": "string"}}]
+                        },
+                        "outside_sandbox": {"type": "boolean"},
+                        "reason": {"type": "string", "description": "Why, for the user."}
+                    },
+                    "required": ["reason"],
+                    "additionalProperties": false
                 }
             },
             "required": ["command", "description"],
@@ -65,6 +79,9 @@ pub struct ShellCall {
     /// Requested timeout in milliseconds.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// More than the sandbox gives, asked of a person (`super::escalate`).
+    #[serde(default)]
+    pub escalate: Option<super::escalate::Escalate>,
 }
 
 /// Validates a call's name and arguments.
@@ -93,7 +110,7 @@ pub fn parse(call: &ToolCall) -> Result<ShellCall, ToolError> {
     let parsed: ShellCall = serde_json::from_value(value).map_err(|error| {
         invalid(format!(
             "invalid arguments: {error}; expected {{\"command\": string, \"description\": string, \
-             \"working_directory\"?: string, \"timeout_ms\"?: integer}}"
+             \"working_directory\"?: string, \"timeout_ms\"?: integer, \"escalate\"?: object}}"
         ))
     })?;
     if parsed.command.trim().is_empty() {
@@ -141,6 +158,17 @@ pub fn result_content(result: &ExecResult) -> String {
         }
     }
     value.to_string()
+}
+
+/// `content` (a JSON object) with `key` set to `value`.
+#[must_use]
+pub fn with_field(content: &str, key: &str, value: serde_json::Value) -> String {
+    let mut object: serde_json::Value =
+        serde_json::from_str(content).unwrap_or_else(|_| json!({ "result": content }));
+    if let Some(fields) = object.as_object_mut() {
+        fields.insert(key.to_owned(), value);
+    }
+    object.to_string()
 }
 
 /// The JSON sent back for a call that did not run.

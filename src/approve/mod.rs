@@ -75,19 +75,53 @@ pub struct ApprovalRequest {
     pub prefix: Option<String>,
     /// The model's command, when the person edited it into this one.
     pub edited_from: Option<String>,
-    /// It would run without the sandbox (the offer after the sandbox refused it).
+    /// It would run without the sandbox (an escalation, an MCP server's start).
     pub unsandboxed: bool,
+    /// What the call asks for beyond the sandbox, in plain words, and the model's reason (the
+    /// `shell` tool's `escalate`): shown whole, never cut; a yes grants exactly this.
+    pub escalation: Option<String>,
     /// What is asked about (a command, an MCP call, an MCP server's start).
     pub subject: Subject,
 }
 
 impl ApprovalRequest {
+    /// A question about running `command` without the sandbox (a local MCP server's start, a
+    /// command's `escalate`): nothing is offered to save, and Enter alone does not say yes.
+    #[must_use]
+    pub fn unsandboxed(
+        command: String,
+        description: String,
+        reason: String,
+        subject: Subject,
+    ) -> Self {
+        Self {
+            command,
+            description,
+            decision: Decision {
+                verdict: crate::policy::Verdict::Ask,
+                reason,
+                source: crate::policy::Source::User,
+                rule: None,
+                destructive: false,
+                prefix: None,
+                parts: Vec::new(),
+            },
+            prefix: None,
+            edited_from: None,
+            unsandboxed: true,
+            escalation: None,
+            subject,
+        }
+    }
+
     /// Why Enter alone does not allow it: running without the sandbox, else a protected
     /// program in the command. Each has its own warning line.
     #[must_use]
     pub fn caution(&self) -> Option<Caution> {
         if self.unsandboxed {
             Some(Caution::Unsandboxed)
+        } else if self.escalation.is_some() {
+            Some(Caution::Escalated)
         } else if self.decision.destructive {
             Some(Caution::Destructive)
         } else {
@@ -248,6 +282,7 @@ impl<S: Screen> Approve for Approver<S> {
             rule_file: self.settings_file.clone(),
             workspace: self.workspace.clone(),
             edited_from: request.edited_from.clone(),
+            escalation: request.escalation.clone(),
             color: self.color,
             subject: request.subject,
         };

@@ -76,6 +76,8 @@ pub struct Question {
     pub workspace: PathBuf,
     /// The model's command, when the person edited it into this one.
     pub edited_from: Option<String>,
+    /// What the call asks for beyond the sandbox and why (`escalate`), shown whole.
+    pub escalation: Option<String>,
     /// Use colour.
     pub color: bool,
     /// What is asked about: its title, and whether `e. Edit` is offered.
@@ -92,6 +94,9 @@ pub enum Subject {
     McpCall,
     /// Starting a local MCP server without the sandbox.
     McpStart,
+    /// A command that asks for more than the sandbox gives (`escalate`): a yes is for this
+    /// call only, so neither `2` nor a rule is offered, and it is not edited.
+    Escalation,
 }
 
 impl Subject {
@@ -102,7 +107,13 @@ impl Subject {
             Self::Command => "? agent wants to run a command",
             Self::McpCall => "? agent wants to call an MCP server's tool",
             Self::McpStart => "? agent wants to start an MCP server without the sandbox",
+            Self::Escalation => "? agent asks to run a command with more than the sandbox gives",
         }
+    }
+
+    /// Whether `2` (allow for this run) is offered.
+    fn for_run(self) -> bool {
+        self != Self::Escalation
     }
 
     /// Whether `e` edits it.
@@ -120,6 +131,8 @@ pub enum Caution {
     Destructive,
     /// The command would run without the sandbox.
     Unsandboxed,
+    /// The command asks for more than the sandbox gives (the network, `escalate`).
+    Escalated,
 }
 
 impl Caution {
@@ -133,6 +146,7 @@ impl Caution {
             Self::Unsandboxed => {
                 "⚠ without the sandbox: it may write outside the workspace and use the network"
             }
+            Self::Escalated => "⚠ more than the sandbox gives: it may use the network",
         }
     }
 
@@ -142,6 +156,7 @@ impl Caution {
         match self {
             Self::Destructive => "a destructive command",
             Self::Unsandboxed => "a run without the sandbox",
+            Self::Escalated => "a run with more than the sandbox gives",
         }
     }
 }
@@ -190,6 +205,10 @@ impl Question {
             .as_ref()
             .map(|from| format!("edited by you from: {}", crate::ui::summary::one_line(from)));
         let keys = display::wrap(&self.keys(), columns).join("\n");
+        let escalation = self
+            .escalation
+            .as_ref()
+            .map(|text| display::wrap(&sanitize::escape_prose(text), columns).join("\n"));
         let mut others = vec![
             self.subject.title().to_owned(),
             description.clone(),
@@ -202,6 +221,7 @@ impl Question {
         if let Some(caution) = self.caution {
             others.push(caution.line().to_owned());
         }
+        others.extend(escalation.clone());
         let used: usize = others
             .iter()
             .map(|text| display::screen_rows(text, columns))
@@ -235,6 +255,9 @@ impl Question {
                 paint(caution.line(), |s| s.red().bold().to_string())
             );
         }
+        for line in escalation.iter().flat_map(|text| text.split('\n')) {
+            let _ = writeln!(out, "  {}", paint(line, |s| s.red().bold().to_string()));
+        }
         for line in why.split('\n') {
             let _ = writeln!(out, "  {}", paint(line, |s| s.dim().to_string()));
         }
@@ -249,7 +272,9 @@ impl Question {
         } else {
             "1. Allow (Enter)"
         });
-        keys.push_str("   2. Allow for this run");
+        if self.subject.for_run() {
+            keys.push_str("   2. Allow for this run");
+        }
         if let Some(prefix) = &self.prefix {
             let prefix = one_line(prefix);
             let _ = write!(
@@ -334,7 +359,7 @@ impl Question {
             match (key.code, prefix) {
                 (KeyCode::Char('1' | 'y' | 'Y'), _) => return Answer::Allow,
                 (KeyCode::Enter, _) if self.caution.is_none() => return Answer::Allow,
-                (KeyCode::Char('2'), _) => return Answer::AllowForRun,
+                (KeyCode::Char('2'), _) if self.subject.for_run() => return Answer::AllowForRun,
                 (KeyCode::Char('0' | 'n' | 'N'), _) => return Answer::Deny,
                 (KeyCode::Enter, _) => show(
                     out,
@@ -410,7 +435,10 @@ impl Question {
 
     /// `press 1 (once), 2 (this run), …, or Esc (stop)`.
     fn hint(&self) -> String {
-        let mut hint = String::from("press 1 (once), 2 (this run)");
+        let mut hint = String::from("press 1 (once)");
+        if self.subject.for_run() {
+            hint.push_str(", 2 (this run)");
+        }
         if self.prefix.is_some() {
             hint.push_str(", 3 (this project), a (always)");
         }
@@ -531,6 +559,7 @@ mod tests {
             rule_file: PathBuf::from("/home/me/.config/agent/settings.toml"),
             workspace: PathBuf::from("/home/me/src/app"),
             edited_from: None,
+            escalation: None,
             color: false,
             subject: Subject::Command,
         }
@@ -549,6 +578,42 @@ mod tests {
   0. Deny   t. Deny with a note   e. Edit   Esc: deny and stop
   > "#
         );
+    }
+
+    /// An escalation shows what it asks for whole (escaped, never cut, however long the
+    /// model's reason before it), withholds Enter, and offers no `2`, rule or edit.
+    #[test]
+    fn an_escalation_shows_what_it_asks_for_whole_and_offers_only_once() {
+        for hosts in [1, 4, 10] {
+            let names: Vec<String> = (0..hosts).map(|n| format!("host{n}.example.org")).collect();
+            let text = format!(
+                "this command asks to run with network to {}; the model's reason: \"npm \u{1b}[2J{}\"",
+                names.join(", "),
+                "z".repeat(400)
+            );
+            let question = Question {
+                caution: Some(Caution::Escalated),
+                prefix: None,
+                escalation: Some(text),
+                subject: Subject::Escalation,
+                ..question()
+            };
+            let shown = question.render(80, 60);
+            assert!(shown.starts_with(Subject::Escalation.title()), "{shown}");
+            assert!(shown.contains(Caution::Escalated.line()), "{shown}");
+            let flat = shown.replace("\n  ", " ");
+            for name in &names {
+                assert!(flat.contains(name.as_str()), "{name}: {shown}");
+            }
+            assert!(!shown.contains('\u{1b}'), "{shown}");
+            assert!(shown.matches('z').count() >= 400, "{shown}");
+            assert!(
+                shown
+                    .contains("  1. Allow\n  0. Deny   t. Deny with a note   Esc: deny and stop\n"),
+                "{shown}"
+            );
+            assert!(!question.hint().contains('2'), "{}", question.hint());
+        }
     }
 
     #[test]

@@ -73,6 +73,8 @@ struct Record {
     command: Option<String>,
     /// The allow rule that allowed the running command (its own hosts are open).
     rule: Option<String>,
+    /// Hosts a person opened for the running command at the prompt (`escalate.network`).
+    opened: Option<Arc<super::host::Opened>>,
     events: Vec<NetworkEvent>,
     dropped: usize,
 }
@@ -134,8 +136,21 @@ impl Log {
             let mut record = self.record();
             record.command = id;
             record.rule = rule;
+            record.opened = None;
         }
         self.commands.send_modify(|n| *n += 1);
+    }
+
+    /// Opens `opened` for the running command only (a person's yes to its `escalate`); the
+    /// next [`Log::set_command`] closes it again.
+    pub fn open_for_command(&self, opened: super::host::Opened) {
+        self.record().opened = Some(Arc::new(opened));
+    }
+
+    /// What a person opened for the running command, if anything.
+    #[must_use]
+    pub fn opened(&self) -> Option<Arc<super::host::Opened>> {
+        self.record().opened.clone()
     }
 
     /// The running command's tool call id, when one is named.

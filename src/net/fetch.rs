@@ -132,6 +132,7 @@ impl Fetcher {
             command_rule: None,
             command: Some(id),
             open,
+            opened: None,
         };
         let refused = |refusal: Refusal| {
             self.note(

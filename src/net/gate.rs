@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 
 use super::ask::{Asking, HostAnswer};
 use super::dial::addresses;
-use super::host::Host;
+use super::host::{Host, Opened};
 use super::rules::{Rules, Verdict};
 
 /// Why a connection is refused, and the setting that would allow it.
@@ -44,6 +44,9 @@ pub struct Asker<'a> {
     /// Hosts no rule decides are allowed by this setting (`web_fetch` in mode `full`); `None`:
     /// asked about, or refused.
     pub open: Option<&'a str>,
+    /// Hosts a person opened for the running command at the prompt (`escalate.network`):
+    /// allowed where no rule decides (a deny rule still wins).
+    pub opened: Option<&'a Opened>,
 }
 
 /// Decides on `host:port` and finds where it leads: the addresses to connect to, or the
@@ -67,6 +70,9 @@ pub async fn decide(
         Verdict::Unknown { allow_with } => {
             let rule = match (asker.open, asker.asking) {
                 (Some(open), _) => format!("`{open}`"),
+                _ if asker.opened.is_some_and(|opened| opened.admits(host)) => {
+                    "`escalate.network` of this command, allowed at the prompt".to_owned()
+                }
                 (None, None) => {
                     return Err(refused(
                         "not in `[network] allow`".to_owned(),
@@ -197,5 +203,52 @@ mod tests {
             refusal.allow_with.as_deref(),
             Some("[network] allow = [\"new.test\"]")
         );
+    }
+
+    /// What a person opened for one command (`escalate.network`) allows only what no rule
+    /// decides: a deny rule still wins, an inside address still opens only its port, and
+    /// names it does not list stay refused.
+    #[tokio::test]
+    async fn an_escalation_opens_only_its_hosts_and_never_past_a_deny() {
+        let rules = rules();
+        let listed = Opened::Hosts(vec![
+            crate::net::Pattern::parse("other.test").unwrap(),
+            crate::net::Pattern::parse("denied.test").unwrap(),
+        ]);
+        for (opened, host, port, allowed) in [
+            (&listed, "other.test", 8080, true),
+            (&listed, "other.test", 22, false),
+            (&listed, "denied.test", 8080, false),
+            (&listed, "inside.test", 80, false),
+            (&Opened::Any, "other.test", 8080, true),
+            (&Opened::Any, "denied.test", 8080, false),
+            (&Opened::Any, "127.0.0.1", 8080, false),
+            (&Opened::Any, "inside.test", 80, false),
+        ] {
+            let asker = Asker {
+                opened: Some(opened),
+                ..Asker::default()
+            };
+            let parsed = Host::parse(host).unwrap();
+            let decided = decide(&rules, asker, &parsed, port).await;
+            assert_eq!(
+                decided.is_ok(),
+                allowed,
+                "{opened:?} {host} {port}: {decided:?}"
+            );
+            if let Ok(allowed) = decided {
+                assert!(allowed.rule.contains("escalate.network"), "{allowed:?}");
+            }
+        }
+        // Without it, the same host is refused (no person to ask).
+        let other = Host::parse("other.test").unwrap();
+        assert!(
+            decide(&rules, Asker::default(), &other, 8080)
+                .await
+                .is_err()
+        );
+        assert!(!rules.resolvable_opened(&other, None));
+        assert!(rules.resolvable_opened(&other, Some(&listed)));
+        assert!(!rules.resolvable_opened(&Host::parse("denied.test").unwrap(), Some(&Opened::Any)));
     }
 }

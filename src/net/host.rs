@@ -151,6 +151,28 @@ pub fn split_authority(authority: &str, default_port: Option<u16>) -> Result<(Ho
     Ok((Host::parse(&host)?, port))
 }
 
+/// Hosts a person opened for one command at the prompt (the `shell` tool's
+/// `escalate.network`): every host, or these patterns. Deny rules still win over it, and an
+/// address inside this machine still opens only its own ports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Opened {
+    /// Every host (`"network": true`).
+    Any,
+    /// These patterns (`"network": ["registry.npmjs.org"]`).
+    Hosts(Vec<Pattern>),
+}
+
+impl Opened {
+    /// Whether `host` is opened.
+    #[must_use]
+    pub fn admits(&self, host: &Host) -> bool {
+        match self {
+            Opened::Any => matches!(host, Host::Name(_)),
+            Opened::Hosts(patterns) => patterns.iter().any(|pattern| pattern.matches(host)),
+        }
+    }
+}
+
 /// One `allow`/`deny` pattern.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Pattern {

@@ -299,11 +299,13 @@ async fn open(shared: &Shared, host: &Host, port: u16) -> Result<(TcpStream, Str
     };
     let command_rule = shared.log.command_rule();
     let command = shared.log.command();
+    let opened = shared.log.opened();
     let asker = Asker {
         asking: shared.asking.as_deref(),
         command_rule: command_rule.as_deref(),
         command: command.as_deref(),
         open: None,
+        opened: opened.as_deref(),
     };
     let Allowed {
         addresses,
@@ -499,9 +501,11 @@ async fn serve_socks(
 /// Answers the stub resolver: `200` with the addresses (one a line) of an allowed name, `403`
 /// for any other. Not an event: the connection that follows is one.
 async fn resolve(client: &mut UnixStream, shared: &Shared, host: &Host) -> std::io::Result<()> {
+    let opened = shared.log.opened();
     let found = if shared
         .rules
         .resolvable(host, shared.log.command_rule().as_deref())
+        || shared.rules.resolvable_opened(host, opened.as_deref())
     {
         addresses(&shared.rules, host, 443).await.ok()
     } else {

@@ -357,6 +357,15 @@ impl Rules {
             && self.allowed(host, command).is_some()
     }
 
+    /// Whether `host` may be resolved because a person opened it for the running command
+    /// (`escalate.network`): no deny rule names it, and it is not [`HOST_ALIAS`].
+    #[must_use]
+    pub fn resolvable_opened(&self, host: &Host, opened: Option<&super::host::Opened>) -> bool {
+        self.denied(host).is_none()
+            && *host != Host::Name(HOST_ALIAS.to_owned())
+            && opened.is_some_and(|opened| opened.admits(host))
+    }
+
     /// What commands may reach, as the settings write it, for telling the model: the allowed
     /// patterns, each once (deny patterns not subtracted: they only narrow), then this
     /// machine's ports as `host.agent.internal:PORT`.

@@ -1,0 +1,488 @@
+//! The `shell` tool's `escalate` object: a call asks for more than the sandbox gives — the
+//! network (every host, or some), or no sandbox at all — with its reason. Escalation is asked
+//! for, never assumed: where it would widen what the command gets, a person is asked (one
+//! question naming exactly what is asked, and the reason), whatever the rules and the mode say;
+//! without a terminal, or in mode `deny`, it is denied. Deny rules deny first. A yes is for this
+//! call only and grants exactly what was asked: the hosts through the proxy for this command,
+//! or the whole network where no proxy can single them out, or no sandbox. Where the mode and
+//! settings already give the command what it asks (the sandbox off, `[network] mode = "full"`
+//! outside mode `auto`), the call is decided like any other.
+
+use serde_json::Value;
+
+use super::approval::{Decided, person};
+use super::{DecidedBy, Loop, ShellCall};
+use crate::approve::{Approval, ApprovalRequest, Approve, Subject};
+use crate::net::Pattern;
+use crate::net::host::Opened;
+use crate::policy::{Decision, Mode, Verdict};
+use crate::sandbox::Policy;
+
+/// Most hosts one call may ask for: a few registries, not a list of the internet.
+pub const MAX_HOSTS: usize = 10;
+/// Longest reason, in characters: a sentence or two.
+pub const MAX_REASON_CHARS: usize = 500;
+
+/// What the call asks for, validated.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(try_from = "Value")]
+pub struct Escalate {
+    /// The network: every host, or these (as written, each a valid host pattern).
+    pub network: Option<Network>,
+    /// No sandbox at all.
+    pub outside_sandbox: bool,
+    /// The model's reason, for the person.
+    pub reason: String,
+}
+
+/// The network asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Network {
+    /// `"network": true`.
+    Any,
+    /// `"network": ["registry.npmjs.org", "*.github.com"]`.
+    Hosts(Vec<String>),
+}
+
+impl TryFrom<Value> for Escalate {
+    type Error = String;
+
+    fn try_from(value: Value) -> Result<Self, String> {
+        let shape = "`escalate` must be {\"network\"?: true | [\"host\", …], \
+                     \"outside_sandbox\"?: true, \"reason\": string}";
+        let Value::Object(fields) = value else {
+            return Err(format!("{shape}, not {value}"));
+        };
+        if let Some(unknown) = fields
+            .keys()
+            .find(|key| !["network", "outside_sandbox", "reason"].contains(&key.as_str()))
+        {
+            return Err(format!("{shape}: unknown key `{unknown}`"));
+        }
+        let reason = match fields.get("reason") {
+            Some(Value::String(reason)) if !reason.trim().is_empty() => reason.trim().to_owned(),
+            _ => return Err(format!("{shape}: `reason` must say why, for the user")),
+        };
+        if reason.chars().count() > MAX_REASON_CHARS {
+            return Err(format!(
+                "`escalate.reason` is longer than {MAX_REASON_CHARS} characters: say it shortly"
+            ));
+        }
+        let outside_sandbox = match fields.get("outside_sandbox") {
+            None | Some(Value::Bool(false)) => false,
+            Some(Value::Bool(true)) => true,
+            Some(other) => {
+                return Err(format!(
+                    "`escalate.outside_sandbox` must be true, not {other}"
+                ));
+            }
+        };
+        let network = match fields.get("network") {
+            None | Some(Value::Bool(false)) => None,
+            Some(Value::Bool(true)) => Some(Network::Any),
+            Some(Value::Array(hosts)) => Some(Network::Hosts(hosts_of(hosts)?)),
+            Some(other) => {
+                return Err(format!(
+                    "`escalate.network` must be true or a list of host names, not {other}"
+                ));
+            }
+        };
+        if network.is_none() && !outside_sandbox {
+            return Err(format!(
+                "`escalate` asks for nothing: {shape} (leave it out to stay in the sandbox)"
+            ));
+        }
+        Ok(Self {
+            network,
+            outside_sandbox,
+            reason,
+        })
+    }
+}
+
+/// The host names of `escalate.network`: each a host or `*.name` pattern (not `*`: that is
+/// `true`), at most [`MAX_HOSTS`], at least one.
+fn hosts_of(hosts: &[Value]) -> Result<Vec<String>, String> {
+    if hosts.is_empty() || hosts.len() > MAX_HOSTS {
+        return Err(format!(
+            "`escalate.network` lists 1 to {MAX_HOSTS} host names (or is true), not {}",
+            hosts.len()
+        ));
+    }
+    hosts
+        .iter()
+        .map(|host| {
+            let Value::String(host) = host else {
+                return Err(format!("`escalate.network`: {host} is not a host name"));
+            };
+            match Pattern::parse(host) {
+                Ok(Pattern::Any) => Err(
+                    "`escalate.network`: `*` is every host; write `\"network\": true`".to_owned(),
+                ),
+                Ok(_) => Ok(host.trim().to_owned()),
+                Err(why) => Err(format!("`escalate.network`: {why}")),
+            }
+        })
+        .collect()
+}
+
+impl Escalate {
+    /// What it asks for beyond `base` — the sandbox the command would run in without it
+    /// (`None`: none) — in plain words; empty when `base` already gives it all.
+    #[must_use]
+    pub fn beyond(&self, base: Option<&Policy>) -> Vec<String> {
+        let Some(base) = base else {
+            return Vec::new();
+        };
+        if self.outside_sandbox {
+            return vec!["to run without the sandbox".to_owned()];
+        }
+        let hosts = match (&self.network, base.network) {
+            (None, _) | (_, true) => return Vec::new(),
+            (Some(Network::Any), _) => "any host".to_owned(),
+            (Some(Network::Hosts(hosts)), _) => hosts.join(", "),
+        };
+        vec![match (&self.network, base.proxy.is_some()) {
+            (_, true) => format!(
+                "with network to {hosts}, through the agent's proxy, for this command only \
+                 (deny rules still apply)"
+            ),
+            (Some(Network::Hosts(_)), false) => format!(
+                "with the whole network for this command: `[network] mode` is \"off\", so \
+                 the sandbox cannot limit it to {hosts}"
+            ),
+            _ => "with the whole network for this command".to_owned(),
+        }]
+    }
+
+    /// The sandbox after a person's yes to `beyond`, from `policy` (the one a yes to the
+    /// command alone gives), and the hosts the proxy opens for this command.
+    #[must_use]
+    pub fn apply(&self, policy: Option<Policy>) -> (Option<Policy>, Option<Opened>) {
+        let Some(mut policy) = policy else {
+            return (None, None);
+        };
+        if self.outside_sandbox {
+            return (None, None);
+        }
+        match &self.network {
+            Some(_) if policy.network => (Some(policy), None),
+            Some(network) if policy.proxy.is_some() => {
+                let opened = match network {
+                    Network::Any => Opened::Any,
+                    Network::Hosts(hosts) => Opened::Hosts(
+                        hosts
+                            .iter()
+                            .filter_map(|host| Pattern::parse(host).ok())
+                            .collect(),
+                    ),
+                };
+                (Some(policy), Some(opened))
+            }
+            Some(_) => {
+                policy.network = true;
+                (Some(policy), None)
+            }
+            None => (Some(policy), None),
+        }
+    }
+
+    /// The plain text of the question: what the command asks for, and the model's reason.
+    fn asks(&self, beyond: &[String]) -> String {
+        format!(
+            "this command asks {}; the model's reason: \"{}\"",
+            beyond.join(" and "),
+            self.reason
+        )
+    }
+}
+
+/// What a result the sandbox likely caused tells the model about `escalate`: it may ask,
+/// where a person can answer; otherwise it should tell the user.
+#[must_use]
+pub fn hint(can_ask: Result<(), &str>, mode: Mode) -> String {
+    match can_ask {
+        Ok(()) if mode != Mode::Deny => "if the task needs what the sandbox refused, you may \
+             call `shell` again with this command and `\"escalate\": {\"network\": [\"host\"] or \
+             true, \"outside_sandbox\": true, \"reason\": \"why\"}` (ask only for what it \
+             needs): the user is asked and may allow it once. Otherwise work within the sandbox"
+            .to_owned(),
+        Ok(()) => "mode `deny` never asks, so `escalate` is denied: tell the user what needs \
+             the sandbox lifted"
+            .to_owned(),
+        Err(why) => format!(
+            "nobody can approve an `escalate` here ({why}): do not retry with it; tell the \
+             user what needs the sandbox lifted"
+        ),
+    }
+}
+
+impl Loop<'_> {
+    /// The sandbox a call's command would run in without its escalation: mode `auto`'s (no
+    /// network) where `auto` applies, else the configured one a person's yes gives.
+    pub(super) fn escalation_base(&self) -> Option<Policy> {
+        let policy = self.config.sandbox.active_policy()?;
+        Some(if self.auto_applies() {
+            super::shell_call::auto_policy(policy)
+        } else {
+            policy.clone()
+        })
+    }
+
+    /// The decision on a call whose `escalate` asks for `beyond`: a deny (rule, mode `deny`)
+    /// first; then a person, asked once about the command with what it asks for; nobody
+    /// to ask denies. `None` when the person interrupted.
+    pub(super) async fn decide_escalation<A: Approve>(
+        &self,
+        shell: &ShellCall,
+        escalate: &Escalate,
+        beyond: &[String],
+        approver: &mut A,
+        turn: u32,
+    ) -> Option<Decided> {
+        let (decision, by) = self.judged(&shell.command, shell, turn);
+        let decided = |decision: Decision, by: DecidedBy| Decided {
+            decision,
+            by,
+            command: shell.command.clone(),
+            edited_from: None,
+            note: None,
+            escalated: false,
+        };
+        if decision.verdict == Verdict::Deny {
+            return Some(decided(decision, by));
+        }
+        let asks = escalate.asks(beyond);
+        let refuse = |why: String, by: DecidedBy| {
+            let reason = format!(
+                "{asks}; {why}. A person approves an escalation at the prompt of an `agent` \
+                 run or session at a terminal, once per call"
+            );
+            Some(decided(person(&decision, Verdict::Deny, reason, None), by))
+        };
+        if self.config.mode == Mode::Deny {
+            return refuse("mode `deny` never asks".to_owned(), DecidedBy::Mode);
+        }
+        if let Err(why) = approver.can_ask() {
+            return refuse(
+                format!("nobody can be asked ({why})"),
+                DecidedBy::NoTerminal,
+            );
+        }
+        let mut request = ApprovalRequest::unsandboxed(
+            shell.command.clone(),
+            shell.description.clone(),
+            decision.reason.clone(),
+            Subject::Escalation,
+        );
+        request.unsandboxed = escalate.outside_sandbox;
+        request.escalation = Some(asks.clone());
+        let answer = |verdict: Verdict, reason: String| {
+            let mut answered = decided(person(&decision, verdict, reason, None), DecidedBy::Person);
+            answered.escalated = verdict == Verdict::Allow;
+            answered
+        };
+        Some(match approver.ask(&request).await {
+            Approval::Allow
+            | Approval::AllowForRun
+            | Approval::AllowInProject(_)
+            | Approval::AlwaysAllow(_) => answer(
+                Verdict::Allow,
+                format!("allowed at the prompt, once: {asks}"),
+            ),
+            Approval::Deny | Approval::Edit(_) => {
+                answer(Verdict::Deny, format!("denied at the prompt: {asks}"))
+            }
+            Approval::DenyWithNote(note) => {
+                let mut denied = answer(
+                    Verdict::Deny,
+                    format!("denied at the prompt with a note: {note}"),
+                );
+                denied.note = Some(note);
+                denied
+            }
+            Approval::Interrupt => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::Host;
+    use pretty_assertions::assert_eq;
+
+    fn parsed(value: Value) -> Result<Escalate, String> {
+        Escalate::try_from(value)
+    }
+
+    #[test]
+    fn well_formed_escalations_parse() {
+        let escalate = parsed(serde_json::json!({
+            "network": ["registry.npmjs.org", "*.github.com"], "reason": " npm install "
+        }))
+        .unwrap();
+        assert_eq!(
+            escalate,
+            Escalate {
+                network: Some(Network::Hosts(vec![
+                    "registry.npmjs.org".into(),
+                    "*.github.com".into()
+                ])),
+                outside_sandbox: false,
+                reason: "npm install".into(),
+            }
+        );
+        let escalate =
+            parsed(serde_json::json!({"outside_sandbox": true, "network": true, "reason": "x"}))
+                .unwrap();
+        assert_eq!(escalate.network, Some(Network::Any));
+        assert!(escalate.outside_sandbox);
+    }
+
+    /// Every malformed shape is refused with a message naming what is wrong.
+    #[test]
+    fn malformed_escalations_are_refused_clearly() {
+        let long = "r".repeat(MAX_REASON_CHARS + 1);
+        let many: Vec<String> = (0..=MAX_HOSTS).map(|n| format!("h{n}.test")).collect();
+        for (value, says) in [
+            (serde_json::json!(true), "must be"),
+            (serde_json::json!({"network": true}), "`reason`"),
+            (
+                serde_json::json!({"network": true, "reason": "  "}),
+                "`reason`",
+            ),
+            (
+                serde_json::json!({"network": true, "reason": 1}),
+                "`reason`",
+            ),
+            (
+                serde_json::json!({"network": true, "reason": long}),
+                "longer than",
+            ),
+            (
+                serde_json::json!({"network": true, "reason": "x", "sudo": true}),
+                "unknown key `sudo`",
+            ),
+            (serde_json::json!({"reason": "x"}), "asks for nothing"),
+            (
+                serde_json::json!({"network": false, "reason": "x"}),
+                "asks for nothing",
+            ),
+            (
+                serde_json::json!({"outside_sandbox": "yes", "reason": "x"}),
+                "outside_sandbox",
+            ),
+            (
+                serde_json::json!({"network": "github.com", "reason": "x"}),
+                "true or a list",
+            ),
+            (serde_json::json!({"network": [], "reason": "x"}), "1 to"),
+            (serde_json::json!({"network": many, "reason": "x"}), "1 to"),
+            (
+                serde_json::json!({"network": ["*"], "reason": "x"}),
+                "every host",
+            ),
+            (
+                serde_json::json!({"network": [3], "reason": "x"}),
+                "not a host name",
+            ),
+            (
+                serde_json::json!({"network": ["a b"], "reason": "x"}),
+                "not a plain host name",
+            ),
+            (
+                serde_json::json!({"network": ["x@evil.test"], "reason": "x"}),
+                "not a plain host name",
+            ),
+            (
+                serde_json::json!({"network": ["evil.test:22"], "reason": "x"}),
+                "not a plain host name",
+            ),
+            (serde_json::json!({"network": [""], "reason": "x"}), "empty"),
+        ] {
+            let error = parsed(value.clone()).unwrap_err();
+            assert!(error.contains(says), "{value}: {error}");
+        }
+    }
+
+    fn policy(network: bool, proxy: bool) -> Policy {
+        let mut policy = crate::sandbox::Sandbox::off().policy;
+        policy.network = network;
+        policy.proxy = proxy.then(|| "/run/proxy".into());
+        policy
+    }
+
+    /// Generated over what is asked × the sandbox: nothing widens without saying so, and what
+    /// a yes applies is exactly what the question said.
+    #[test]
+    fn what_is_asked_is_what_a_yes_grants() {
+        let networks = [
+            None,
+            Some(Network::Any),
+            Some(Network::Hosts(vec!["registry.npmjs.org".into()])),
+        ];
+        let bases = [
+            None,
+            Some(policy(false, false)),
+            Some(policy(false, true)),
+            Some(policy(true, false)),
+        ];
+        for network in &networks {
+            for outside_sandbox in [false, true] {
+                if network.is_none() && !outside_sandbox {
+                    continue;
+                }
+                let escalate = Escalate {
+                    network: network.clone(),
+                    outside_sandbox,
+                    reason: "r".into(),
+                };
+                for base in &bases {
+                    let beyond = escalate.beyond(base.as_ref());
+                    let (after, opened) = escalate.apply(base.clone());
+                    let case = format!("{network:?} {outside_sandbox} {base:?}");
+                    let said = beyond.join(" ");
+                    // Nothing said: nothing changes.
+                    if beyond.is_empty() {
+                        assert_eq!(&after, base, "{case}");
+                        assert_eq!(opened, None, "{case}");
+                        continue;
+                    }
+                    match (&after, &opened) {
+                        (None, _) => assert!(said.contains("without the sandbox"), "{case}"),
+                        (Some(after), Some(opened)) => {
+                            assert!(said.contains("through the agent's proxy"), "{case}");
+                            assert!(!after.network, "{case}");
+                            let any = matches!(opened, Opened::Any);
+                            assert_eq!(any, said.contains("any host"), "{case}");
+                            let npm = Host::parse("registry.npmjs.org").unwrap();
+                            assert!(opened.admits(&npm), "{case}");
+                            assert_eq!(
+                                opened.admits(&Host::parse("evil.test").unwrap()),
+                                any,
+                                "{case}"
+                            );
+                        }
+                        (Some(after), None) => {
+                            assert!(after.network, "{case}");
+                            assert!(said.contains("the whole network"), "{case}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_hint_offers_escalate_only_where_someone_can_answer() {
+        assert!(hint(Ok(()), Mode::Ask).contains("\"escalate\""));
+        assert!(hint(Ok(()), Mode::Auto).contains("\"escalate\""));
+        assert!(hint(Ok(()), Mode::Deny).contains("never asks"));
+        let ci = hint(Err("CI is set"), Mode::Auto);
+        assert!(
+            ci.contains("CI is set") && ci.contains("do not retry"),
+            "{ci}"
+        );
+    }
+}
