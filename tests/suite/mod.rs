@@ -8,6 +8,7 @@ mod check;
 mod ci;
 mod color;
 mod config;
+mod escalate;
 mod exec;
 mod fake_model;
 mod file_tools;
