@@ -44,7 +44,7 @@ impl Outside {
 }
 
 /// A turn calling `shell` with `command` and `escalate`.
-fn escalated(command: &str, escalate: serde_json::Value) -> Turn {
+pub(super) fn escalated(command: &str, escalate: serde_json::Value) -> Turn {
     static NEXT: AtomicUsize = AtomicUsize::new(1);
     let id = format!("esc_{}", NEXT.fetch_add(1, Ordering::Relaxed));
     let arguments = serde_json::json!({

@@ -1110,3 +1110,63 @@ fn allow_local_ports_are_reached_by_clients_without_a_proxy() {
     );
     assert_eq!(result["stdout"], "exit=2\n", "{result}");
 }
+
+/// `escalate.network` names hosts: a person's yes opens them through the proxy for that
+/// command only — the next command reaching the same host is asked about again — and the
+/// proxy's event names the escalation as the rule.
+#[test]
+fn an_escalation_opens_its_hosts_through_the_proxy_for_its_command_only() {
+    use super::escalate::escalated;
+    use super::fake_model::{FakeModel, turn_text, turn_tool_call};
+    use super::tty::run_in_tmux;
+    let port = server_a();
+    let sandbox = Sandbox::new();
+    sandbox.settings(&format!(
+        "[permissions.commands]\nallow = [\"curl\"]\n\
+         [network]\nmode = \"allowlist\"\nhosts = {{ \"esc.test\" = \"127.0.0.1:{port}\" }}\n"
+    ));
+    if !available(&sandbox) {
+        return;
+    }
+    let curl = format!("curl -sS -w ' %{{http_code}}' http://esc.test:{port}/");
+    let server = FakeModel::openai_turns([
+        escalated(
+            &curl,
+            serde_json::json!({"network": ["esc.test"], "reason": "fetch the fixture"}),
+        ),
+        turn_tool_call(&curl, "again, without escalating"),
+        turn_text("done"),
+    ]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'fetch'");
+    let screen = tmux.wait_for("with more than the sandbox gives");
+    assert!(
+        screen.contains("this command asks with network to esc.test, through the agent's proxy"),
+        "{screen}"
+    );
+    tmux.keys(&["1"]);
+    // The same host from the next command: asked about, as for any command.
+    tmux.wait_for("wants `esc.test`");
+    tmux.keys(&["0"]);
+    tmux.wait_for("EXIT=0");
+    let first = &server.request(1).tool_results()[0].1;
+    assert!(first.contains("hello from A\\n 200"), "{first}");
+    let second = &server.request(2).tool_results()[1].1;
+    assert!(
+        !second.contains("hello from A") && second.contains(" 403"),
+        "{second}"
+    );
+    let path = sandbox.transcript_paths().into_iter().next().unwrap();
+    let events = super::harness::events(&std::fs::read(path).unwrap());
+    let allowed: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|event| event["type"] == "network" && event["decision"] == "allow")
+        .collect();
+    assert_eq!(allowed.len(), 1, "{events:?}");
+    assert!(
+        allowed[0]["rule"]
+            .as_str()
+            .unwrap()
+            .contains("escalate.network"),
+        "{allowed:?}"
+    );
+}
