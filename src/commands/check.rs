@@ -43,8 +43,14 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
     let context = policy::Context::new(os, &workspace, &workspace, settings.read_only.value)
         .with_secrets(secrets.into());
     let mode = settings.mode.value;
+    // Whether what runs would run inside the sandbox (`--json` says it per line).
+    let sandbox = (global.json || mode == policy::Mode::Auto)
+        .then(|| super::sandbox(&settings, &workspace));
+    let sandboxed = sandbox
+        .as_ref()
+        .is_some_and(|sandbox| sandbox.active_policy().is_some());
     let auto = mode == policy::Mode::Auto && {
-        let sandbox = super::sandbox(&settings, &workspace);
+        let sandbox = sandbox.unwrap_or_else(|| super::sandbox(&settings, &workspace));
         let fallback =
             crate::agent::auto_fallback(mode, &sandbox, settings.snapshots.enabled.value);
         if let (Some(note), false) = (&fallback, global.quiet) {
@@ -85,13 +91,14 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
                 Err(_) => (String::from_utf8_lossy(&line), not_utf8()),
             };
             strictest = strictest.max(decision.verdict);
-            write_decision(&mut out, global.json, Some(&command), &decision)?;
+            let json = global.json.then_some(sandboxed);
+            write_decision(&mut out, json, Some(&command), &decision)?;
         }
     } else {
         let command = args.command.join(" ");
         let decision = decide(&command);
         strictest = decision.verdict;
-        write_decision(&mut out, global.json, None, &decision)?;
+        write_decision(&mut out, global.json.then_some(sandboxed), None, &decision)?;
     }
     finish(out)?;
     Ok(verdict_status(strictest))
@@ -143,7 +150,7 @@ fn check_mcp(
         };
         json_line(&mut out, &line)?;
     } else {
-        write_decision(&mut out, false, None, &decision)?;
+        write_decision(&mut out, None, None, &decision)?;
     }
     finish(out)?;
     Ok(verdict_status(decision.verdict))
@@ -201,7 +208,7 @@ fn check_file(
         };
         json_line(&mut out, &line)?;
     } else {
-        write_decision(&mut out, false, None, &decision)?;
+        write_decision(&mut out, None, None, &decision)?;
     }
     finish(out)?;
     Ok(verdict_status(decision.verdict))
@@ -227,15 +234,20 @@ struct Line<'a> {
     decision: &'a Decision,
     /// The allow rule a person would be offered at the prompt ("always allow"), or null.
     prefix: Option<&'a str>,
+    /// Whether the command, where it runs, runs inside the sandbox (a call's `escalate` may
+    /// still ask a person for more).
+    sandboxed: bool,
 }
 
+/// One decision on stdout: JSON when `json` is given (with whether it runs sandboxed), else
+/// a line of text.
 fn write_decision(
     out: &mut impl std::io::Write,
-    json: bool,
+    json: Option<bool>,
     command: Option<&str>,
     decision: &Decision,
 ) -> Result<()> {
-    let written = if json {
+    let written = if let Some(sandboxed) = json {
         let prefix = decision.prefix.as_deref();
         serde_json::to_writer(
             &mut *out,
@@ -243,6 +255,7 @@ fn write_decision(
                 command,
                 decision,
                 prefix,
+                sandboxed,
             },
         )
         .map_err(std::io::Error::other)

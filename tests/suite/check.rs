@@ -327,3 +327,33 @@ fn allow_rules_ask_for_options_that_reach_outside() {
         "{commands:?}"
     );
 }
+
+/// `check --json` says whether the command, where it runs, runs inside the sandbox: as
+/// `config show` says the sandbox is active, and never with `[sandbox] mode = "off"`; in
+/// mode `auto` too.
+#[test]
+fn check_json_says_whether_the_command_runs_sandboxed() {
+    let sandbox = Sandbox::new();
+    let sandboxed = |mode: &str| {
+        let output = sandbox
+            .agent()
+            .args(["check", "--json", "--mode", mode, "touch a"])
+            .output()
+            .unwrap();
+        super::harness::json(&output)["sandboxed"].clone()
+    };
+    let shown = sandbox
+        .agent()
+        .args(["config", "show", "--json"])
+        .output()
+        .unwrap();
+    let active = super::harness::json(&shown)["sandbox.active"]["value"].clone();
+    assert!(active.is_boolean(), "{active}");
+    for mode in ["ask", "auto", "allow-all"] {
+        assert_eq!(sandboxed(mode), active, "{mode}");
+    }
+    sandbox.settings("[sandbox]\nmode = \"off\"\n");
+    for mode in ["ask", "auto"] {
+        assert_eq!(sandboxed(mode), false, "{mode}");
+    }
+}
