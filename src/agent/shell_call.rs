@@ -155,14 +155,19 @@ impl Loop<'_> {
         if let Some(opened) = opened {
             log.open_for_command(opened);
         }
+        // Output is kept off the screen while a host question is shown on it.
+        let hold = super::host_prompt::Hold::default();
+        let mut held = |event: Event| hold.pass(event, emit);
         // On the heap: the loop's future stays small however the command is driven.
-        let run = Box::pin(run_streaming(request, id, emit));
+        let run = Box::pin(run_streaming(request, id, &mut held));
         let mut result = match &self.config.network_questions {
             Some(questions) => {
-                super::host_prompt::answering(run, questions, approver, id, &request.command).await
+                let asking = (id, request.command.as_str());
+                super::host_prompt::answering(run, questions, approver, asking, Some(&hold)).await
             }
             None => run.await,
         };
+        hold.release(emit);
         // Background processes of the command may still connect: named by no command.
         log.set_command(None);
         result.network = log.take().0;

@@ -48,7 +48,8 @@ impl Loop<'_> {
                 let fetch = Box::pin(fetcher.fetch(&args.url, limit, &call.id));
                 let fetched = match &self.config.network_questions {
                     Some(questions) => {
-                        super::host_prompt::answering(fetch, questions, approver, &call.id, &label)
+                        let asking = (call.id.as_str(), label.as_str());
+                        super::host_prompt::answering(fetch, questions, approver, asking, None)
                             .await
                     }
                     None => fetch.await,

@@ -3,8 +3,8 @@
 //! port. Keys: `1`/`y` this connection, `2` every connection to the host for the rest of the
 //! run, `3` this project from now on, `a` always (both saved in the user settings file as
 //! `[network] allow`, the project's under its `[projects."<workspace>"]` table), `0`/`n`/Esc
-//! refuse (for the rest of the run). Nothing answered within the wait ([`MAX_WAIT`]) refuses
-//! it. Type-ahead is discarded; every text shown is sanitised.
+//! refuse (for the rest of the run). Nothing answered within the wait ([`MAX_WAIT`]), or the
+//! command ending first, refuses these connections only. Type-ahead is discarded; every text shown is sanitised.
 
 use std::io::Write as _;
 use std::time::Instant;
@@ -55,7 +55,7 @@ impl HostRequest {
         let answer = loop {
             let key = match next_key(cancel, Some(until)) {
                 Next::Key(key) => key,
-                Next::Cancelled | Next::TimeUp | Next::Failed => break HostAnswer::Deny,
+                Next::Cancelled | Next::TimeUp | Next::Failed => break HostAnswer::NoAnswer,
             };
             if stops(&key) {
                 break HostAnswer::Deny;
@@ -91,6 +91,7 @@ fn said(answer: HostAnswer) -> &'static str {
         HostAnswer::Project => "allowed in this project",
         HostAnswer::Always => "allowed always",
         HostAnswer::Deny => "refused",
+        HostAnswer::NoAnswer => "not answered: refused this time",
     }
 }
 

@@ -337,11 +337,11 @@ impl<S: Screen> Approve for Approver<S> {
             question.ask(&cancel)
         })
         .await
-        .unwrap_or(HostAnswer::Deny);
+        .unwrap_or(HostAnswer::NoAnswer);
         let scope = match answer {
             HostAnswer::Project => Some(Scope::Project(&self.workspace)),
             HostAnswer::Always => Some(Scope::Everywhere),
-            HostAnswer::Once | HostAnswer::Run | HostAnswer::Deny => None,
+            HostAnswer::Once | HostAnswer::Run | HostAnswer::Deny | HostAnswer::NoAnswer => None,
         };
         if let Some(scope) = scope {
             let note = match save_host(&self.settings_file, scope, &request.host) {

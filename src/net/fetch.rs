@@ -131,6 +131,7 @@ impl Fetcher {
             asking: self.asking.as_deref(),
             command_rule: None,
             command: Some(id),
+            url: Some(url.as_str()),
             open,
             opened: None,
         };

@@ -41,6 +41,8 @@ pub struct Asker<'a> {
     pub command_rule: Option<&'a str>,
     /// The tool call id, for the question.
     pub command: Option<&'a str>,
+    /// The URL fetched, for the question (`web_fetch`'s hop).
+    pub url: Option<&'a str>,
     /// Hosts no rule decides are allowed by this setting (`web_fetch` in mode `full`); `None`:
     /// asked about, or refused.
     pub open: Option<&'a str>,
@@ -81,13 +83,17 @@ pub async fn decide(
                 }
                 (None, Some(asking)) => {
                     let command = asker.command.map(str::to_owned);
-                    let (answer, fresh) = asking.ask(host, port, command).await;
+                    let url = asker.url.map(str::to_owned);
+                    let (answer, fresh) = asking.ask(host, port, command, url).await;
                     let when = if fresh { "" } else { " earlier in this run" };
                     match answer {
                         HostAnswer::Deny => {
-                            let why =
-                                format!("refused at the prompt{when} (or not answered in time)");
+                            let why = format!("refused at the prompt{when}");
                             return Err(refused(why, Some(allow_with)));
+                        }
+                        HostAnswer::NoAnswer => {
+                            let why = "not answered at the prompt (this connection only)";
+                            return Err(refused(why.to_owned(), Some(allow_with)));
                         }
                         HostAnswer::Once => "allowed once at the prompt".to_owned(),
                         HostAnswer::Run => format!("allowed for this run at the prompt{when}"),

@@ -304,6 +304,7 @@ async fn open(shared: &Shared, host: &Host, port: u16) -> Result<(TcpStream, Str
         asking: shared.asking.as_deref(),
         command_rule: command_rule.as_deref(),
         command: command.as_deref(),
+        url: None,
         open: None,
         opened: opened.as_deref(),
     };
