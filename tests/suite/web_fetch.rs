@@ -375,3 +375,37 @@ fn at_a_terminal_a_new_host_is_asked_about_once_for_the_run() {
         .count();
     assert_eq!(requests, 2);
 }
+
+/// After a redirect the host question names the hop's URL, not only the first one: the
+/// person reads which address leads where before answering about it.
+#[test]
+fn at_a_terminal_a_redirects_question_names_the_hop() {
+    use super::support::require::require_program;
+    use super::tty::run_in_tmux;
+    if !cfg!(unix) || !require_program("tmux") {
+        return;
+    }
+    let (sandbox, port, heads) = ready("allowlist", "");
+    let url = format!("http://allowed.test:{port}/to-blocked");
+    let server = FakeModel::openai_turns([call(&json!({ "url": url })), turn_text("done")]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'read it'");
+    let screen = tmux.wait_for("wants `blocked.test`");
+    assert!(
+        screen.contains(&format!(
+            "`fetch {url} (redirected to http://blocked.test:{port}/page)` wants `blocked.test`"
+        )),
+        "{screen}"
+    );
+    tmux.keys(&["0"]);
+    tmux.wait_for("EXIT=0");
+    let result = &server.request(1).tool_results()[0].1;
+    assert!(result.contains("EDENIED") && !result.contains("# Hello"), "{result}");
+    // Only the first hop's request reached the server.
+    let requests = heads
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|head| head.contains("GET /page"))
+        .count();
+    assert_eq!(requests, 0);
+}
