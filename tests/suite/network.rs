@@ -1170,3 +1170,44 @@ fn an_escalation_opens_its_hosts_through_the_proxy_for_its_command_only() {
         "{allowed:?}"
     );
 }
+
+/// While a host question is shown the command goes on: its timeout holds, and when it ends
+/// the question ends with it, unanswered — which refuses that connection only: the next
+/// command reaching the host is asked about again.
+#[test]
+fn a_host_question_ends_with_its_command_and_refuses_that_connection_only() {
+    use super::fake_model::{FakeModel, Turn, turn_text, turn_tool_call};
+    use super::tty::run_in_tmux;
+    let port = server_a();
+    let sandbox = Sandbox::new();
+    sandbox.settings(&format!(
+        "[permissions.commands]\nallow = [\"curl\"]\n\
+         [network]\nmode = \"allowlist\"\nhosts = {{ \"new.test\" = \"127.0.0.1:{port}\" }}\n"
+    ));
+    if !available(&sandbox) {
+        return;
+    }
+    let curl = format!("curl -sS http://new.test:{port}/");
+    let timed = serde_json::json!({
+        "command": curl,
+        "description": "times out while asked",
+        "timeout_ms": 2000,
+    });
+    let server = FakeModel::openai_turns([
+        Turn::default().with_call("call_timed", "shell", &timed.to_string()),
+        turn_tool_call(&curl, "again"),
+        turn_text("done"),
+    ]);
+    let tmux = run_in_tmux(&sandbox, &server, &[], "'fetch'");
+    tmux.wait_for("wants `new.test`");
+    // Nobody answers: the command's own timeout ends it, and the question with it.
+    let screen = tmux.wait_for("not answered");
+    assert_eq!(screen.matches("wants `new.test`").count(), 1, "{screen}");
+    tmux.wait_for("wants `new.test`");
+    tmux.keys(&["1"]);
+    tmux.wait_for("EXIT=0");
+    let first = &server.request(1).tool_results()[0].1;
+    assert!(first.contains("\"timed_out\":true"), "{first}");
+    let second = &server.request(2).tool_results()[1].1;
+    assert!(second.contains("hello from A"), "{second}");
+}
