@@ -96,6 +96,16 @@ impl Loop<'_> {
                     .await;
             }
         }
+        self.decide_command(shell, approver, turn).await
+    }
+
+    /// [`Loop::decide`] for a call that asks for nothing beyond its sandbox.
+    async fn decide_command<A: Approve>(
+        &mut self,
+        shell: &ShellCall,
+        approver: &mut A,
+        turn: u32,
+    ) -> Option<Decided> {
         let mut command = shell.command.clone();
         let mut edited_from = None;
         for _ in 0..=MAX_EDITS {

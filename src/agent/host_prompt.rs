@@ -288,7 +288,14 @@ mod tests {
                 "done"
             }
         };
-        let done = answering(run, &questions, &mut Silent, ("call_2", "npm test"), Some(&hold)).await;
+        let done = answering(
+            run,
+            &questions,
+            &mut Silent,
+            ("call_2", "npm test"),
+            Some(&hold),
+        )
+        .await;
         assert_eq!(done, "done");
         assert!(own_answer.await.is_err(), "unanswered is not an answer");
         let texts = |shown: &[Event]| -> Vec<String> {
@@ -323,7 +330,10 @@ mod tests {
             Some(Event::OutputDelta { text, .. }) => text.clone(),
             other => panic!("{other:?}"),
         };
-        assert!(last.contains(&format!("{} more bytes", 24 * 64 * 1024)), "{last}");
+        assert!(
+            last.contains(&format!("{} more bytes", 24 * 64 * 1024)),
+            "{last}"
+        );
         assert_eq!(shown.len(), 17);
     }
 

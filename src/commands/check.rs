@@ -44,8 +44,8 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
         .with_secrets(secrets.into());
     let mode = settings.mode.value;
     // Whether what runs would run inside the sandbox (`--json` says it per line).
-    let sandbox = (global.json || mode == policy::Mode::Auto)
-        .then(|| super::sandbox(&settings, &workspace));
+    let sandbox =
+        (global.json || mode == policy::Mode::Auto).then(|| super::sandbox(&settings, &workspace));
     let sandboxed = sandbox
         .as_ref()
         .is_some_and(|sandbox| sandbox.active_policy().is_some());

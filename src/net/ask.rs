@@ -116,7 +116,13 @@ impl Asking {
         };
         if let Some(answer) = joined {
             let answer = tokio::time::timeout(MAX_WAIT, answer).await;
-            return (answer.ok().and_then(Result::ok).unwrap_or(HostAnswer::NoAnswer), true);
+            return (
+                answer
+                    .ok()
+                    .and_then(Result::ok)
+                    .unwrap_or(HostAnswer::NoAnswer),
+                true,
+            );
         }
         let mut leading = Leading {
             asking: self,

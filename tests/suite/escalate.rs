@@ -160,7 +160,10 @@ fn a_malformed_escalation_is_a_clear_tool_error() {
     let sandbox = Sandbox::new();
     let outside = Outside::new();
     let server = FakeModel::openai_turns([
-        escalated(&outside.touch(), serde_json::json!({"outside_sandbox": true})),
+        escalated(
+            &outside.touch(),
+            serde_json::json!({"outside_sandbox": true}),
+        ),
         escalated(
             &outside.touch(),
             serde_json::json!({"network": ["evil.test:22"], "reason": "x"}),

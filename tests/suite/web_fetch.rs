@@ -399,7 +399,10 @@ fn at_a_terminal_a_redirects_question_names_the_hop() {
     tmux.keys(&["0"]);
     tmux.wait_for("EXIT=0");
     let result = &server.request(1).tool_results()[0].1;
-    assert!(result.contains("EDENIED") && !result.contains("# Hello"), "{result}");
+    assert!(
+        result.contains("EDENIED") && !result.contains("# Hello"),
+        "{result}"
+    );
     // Only the first hop's request reached the server.
     let requests = heads
         .lock()
