@@ -89,7 +89,7 @@ impl Loop<'_> {
         turn: u32,
     ) -> Option<Decided> {
         if let Some(escalate) = &shell.escalate {
-            let beyond = escalate.beyond(self.escalation_base().as_ref());
+            let beyond = self.escalation_beyond(escalate);
             if !beyond.is_empty() {
                 return self
                     .decide_escalation(shell, escalate, &beyond, approver, turn)

@@ -128,10 +128,12 @@ fn hosts_of(hosts: &[Value]) -> Result<Vec<String>, String> {
 
 impl Escalate {
     /// What it asks for beyond `base` — the sandbox the command would run in without it
-    /// (`None`: none) — in plain words; empty when `base` already gives it all.
+    /// (`None`: none) — in plain words, as a yes grants it from `granted` (the sandbox a
+    /// person's yes to the command gives: `base` itself, or wider where mode `auto` closed
+    /// the network); empty when `base` already gives it all.
     #[must_use]
-    pub fn beyond(&self, base: Option<&Policy>) -> Vec<String> {
-        let Some(base) = base else {
+    pub fn beyond(&self, base: Option<&Policy>, granted: Option<&Policy>) -> Vec<String> {
+        let (Some(base), Some(granted)) = (base, granted) else {
             return Vec::new();
         };
         if self.outside_sandbox {
@@ -142,14 +144,15 @@ impl Escalate {
             (Some(Network::Any), _) => "any host".to_owned(),
             (Some(Network::Hosts(hosts)), _) => hosts.join(", "),
         };
-        vec![match (&self.network, base.proxy.is_some()) {
-            (_, true) => format!(
+        vec![match &self.network {
+            _ if granted.network => "with the whole network for this command".to_owned(),
+            _ if granted.proxy.is_some() => format!(
                 "with network to {hosts}, through the agent's proxy, for this command only \
                  (deny rules still apply)"
             ),
-            (Some(Network::Hosts(_)), false) => format!(
-                "with the whole network for this command: `[network] mode` is \"off\", so \
-                 the sandbox cannot limit it to {hosts}"
+            Some(Network::Hosts(_)) => format!(
+                "with the whole network for this command: the sandbox cannot limit it to \
+                 {hosts} here (`[network] mode = \"allowlist\"` can)"
             ),
             _ => "with the whole network for this command".to_owned(),
         }]
@@ -220,13 +223,20 @@ pub fn hint(can_ask: Result<(), &str>, mode: Mode) -> String {
 impl Loop<'_> {
     /// The sandbox a call's command would run in without its escalation: mode `auto`'s (no
     /// network) where `auto` applies, else the configured one a person's yes gives.
-    pub(super) fn escalation_base(&self) -> Option<Policy> {
+    fn escalation_base(&self) -> Option<Policy> {
         let policy = self.config.sandbox.active_policy()?;
         Some(if self.auto_applies() {
             super::shell_call::auto_policy(policy)
         } else {
             policy.clone()
         })
+    }
+
+    /// What `escalate` asks for beyond the sandbox the call's command would get (see
+    /// [`Escalate::beyond`]); empty when nothing.
+    pub(super) fn escalation_beyond(&self, escalate: &Escalate) -> Vec<String> {
+        let base = self.escalation_base();
+        escalate.beyond(base.as_ref(), self.config.sandbox.active_policy())
     }
 
     /// The decision on a call whose `escalate` asks for `beyond`: a deny (rule, mode `deny`)
@@ -422,12 +432,24 @@ mod tests {
             Some(Network::Any),
             Some(Network::Hosts(vec!["registry.npmjs.org".into()])),
         ];
-        let bases = [
+        let configured = [
             None,
             Some(policy(false, false)),
             Some(policy(false, true)),
             Some(policy(true, false)),
         ];
+        // As configured, and as mode `auto` narrows it (no network, no proxy).
+        let bases: Vec<(Option<Policy>, Option<Policy>)> = configured
+            .iter()
+            .flat_map(|granted| {
+                let auto = granted.as_ref().map(|policy| Policy {
+                    network: false,
+                    proxy: None,
+                    ..policy.clone()
+                });
+                [(granted.clone(), granted.clone()), (auto, granted.clone())]
+            })
+            .collect();
         for network in &networks {
             for outside_sandbox in [false, true] {
                 if network.is_none() && !outside_sandbox {
@@ -438,13 +460,14 @@ mod tests {
                     outside_sandbox,
                     reason: "r".into(),
                 };
-                for base in &bases {
-                    let beyond = escalate.beyond(base.as_ref());
-                    let (after, opened) = escalate.apply(base.clone());
-                    let case = format!("{network:?} {outside_sandbox} {base:?}");
+                for (base, granted) in &bases {
+                    let beyond = escalate.beyond(base.as_ref(), granted.as_ref());
+                    let (after, opened) = escalate.apply(granted.clone());
+                    let case = format!("{network:?} {outside_sandbox} {base:?} {granted:?}");
                     let said = beyond.join(" ");
-                    // Nothing said: nothing changes.
+                    // Nothing said: nothing changes (what runs is the base, as before).
                     if beyond.is_empty() {
+                        assert_eq!(base, granted, "{case}");
                         assert_eq!(&after, base, "{case}");
                         assert_eq!(opened, None, "{case}");
                         continue;

@@ -1116,6 +1116,17 @@ fn allow_local_ports_are_reached_by_clients_without_a_proxy() {
 /// proxy's event names the escalation as the rule.
 #[test]
 fn an_escalation_opens_its_hosts_through_the_proxy_for_its_command_only() {
+    // Mode `auto` closes the network of what it lets through; a yes opens the same.
+    for mode in ["ask", "auto"] {
+        if !escalation_opens_its_hosts_for_its_command(mode) {
+            return;
+        }
+    }
+}
+
+/// [`an_escalation_opens_its_hosts_through_the_proxy_for_its_command_only`] in `mode`; `false`
+/// where it cannot run.
+fn escalation_opens_its_hosts_for_its_command(mode: &str) -> bool {
     use super::escalate::escalated;
     use super::fake_model::{FakeModel, turn_text, turn_tool_call};
     use super::tty::run_in_tmux;
@@ -1126,7 +1137,7 @@ fn an_escalation_opens_its_hosts_through_the_proxy_for_its_command_only() {
          [network]\nmode = \"allowlist\"\nhosts = {{ \"esc.test\" = \"127.0.0.1:{port}\" }}\n"
     ));
     if !available(&sandbox) {
-        return;
+        return false;
     }
     let curl = format!("curl -sS -w ' %{{http_code}}' http://esc.test:{port}/");
     let server = FakeModel::openai_turns([
@@ -1137,7 +1148,7 @@ fn an_escalation_opens_its_hosts_through_the_proxy_for_its_command_only() {
         turn_tool_call(&curl, "again, without escalating"),
         turn_text("done"),
     ]);
-    let tmux = run_in_tmux(&sandbox, &server, &[], "'fetch'");
+    let tmux = run_in_tmux(&sandbox, &server, &[], &format!("--mode {mode} 'fetch'"));
     let screen = tmux.wait_for("with more than the sandbox gives");
     assert!(
         screen.contains("this command asks with network to esc.test, through the agent's proxy"),
@@ -1169,6 +1180,7 @@ fn an_escalation_opens_its_hosts_through_the_proxy_for_its_command_only() {
             .contains("escalate.network"),
         "{allowed:?}"
     );
+    true
 }
 
 /// While a host question is shown the command goes on: its timeout holds, and when it ends
