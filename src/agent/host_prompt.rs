@@ -161,10 +161,12 @@ mod tests {
     use super::*;
     use crate::approve::Approval;
 
-    /// An approver that records whether it was asked and answers `Always`.
+    /// An approver that records whether it was asked and answers `Always` — or, `silent`,
+    /// never answers.
     #[derive(Default)]
     struct Recording {
         asked: Vec<String>,
+        silent: bool,
     }
 
     impl Approve for Recording {
@@ -182,6 +184,9 @@ mod tests {
 
         async fn ask_host(&mut self, request: &HostRequest) -> HostAnswer {
             self.asked.push(request.host.clone());
+            if self.silent {
+                std::future::pending::<()>().await;
+            }
             HostAnswer::Always
         }
     }
@@ -214,41 +219,21 @@ mod tests {
         let (later, later_answer) = question("late.test", Some("call_2"));
         let mut approver = Recording::default();
         let run = async {
-            // Let the loop take the three questions first.
-            tokio::task::yield_now().await;
-            tokio::task::yield_now().await;
-            tokio::task::yield_now().await;
-            // A question still waiting when the command ends.
+            // The command goes on until its own question is answered (the loop takes the
+            // two before it first)…
+            let answer = own_answer.await;
+            // …then ends with a question still waiting.
             send.send(later).unwrap();
+            answer
         };
-        answering(run, &questions, &mut approver, ("call_2", "npm test"), None).await;
+        let own_answer =
+            answering(run, &questions, &mut approver, ("call_2", "npm test"), None).await;
         assert_eq!(approver.asked, ["own.test"]);
-        assert_eq!(own_answer.await.unwrap(), HostAnswer::Always);
+        assert_eq!(own_answer.unwrap(), HostAnswer::Always);
         // Refused unasked: dropped, so the asker remembers nothing for the run.
         assert!(other_answer.await.is_err());
         assert!(nobody_answer.await.is_err());
         assert!(later_answer.await.is_err());
-    }
-
-    /// An approver whose question is never answered.
-    struct Silent;
-
-    impl Approve for Silent {
-        fn can_ask(&self) -> Result<(), &'static str> {
-            Ok(())
-        }
-
-        async fn ask(&mut self, _request: &crate::approve::ApprovalRequest) -> Approval {
-            unreachable!("no command is approved here")
-        }
-
-        async fn ask_file(&mut self, _request: &crate::approve::FileApprovalRequest) -> Approval {
-            unreachable!("no file is approved here")
-        }
-
-        async fn ask_host(&mut self, _request: &HostRequest) -> HostAnswer {
-            std::future::pending().await
-        }
     }
 
     fn output(text: &str) -> Event {
@@ -288,10 +273,14 @@ mod tests {
                 "done"
             }
         };
+        let mut silent = Recording {
+            silent: true,
+            ..Recording::default()
+        };
         let done = answering(
             run,
             &questions,
-            &mut Silent,
+            &mut silent,
             ("call_2", "npm test"),
             Some(&hold),
         )
