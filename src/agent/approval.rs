@@ -7,9 +7,11 @@
 
 use std::collections::HashSet;
 
+use super::escalate::Escalate;
 use super::{DecidedBy, Loop, ShellCall};
-use crate::approve::{Approval, ApprovalRequest, Approve};
-use crate::policy::{self, Decision, OsFamily, Rule, Rules, Source, Verdict};
+use crate::approve::{Approval, ApprovalRequest, Approve, Subject};
+use crate::policy::{self, Decision, Mode, OsFamily, Rule, Rules, Source, Verdict};
+use crate::sandbox::Policy;
 
 /// Edits in a row before the prompt stops offering another round: a person
 /// editing this often is better served by denying with a note.
@@ -286,13 +288,105 @@ impl Loop<'_> {
     }
 }
 
+/// Calls with `escalate` (`super::escalate`): asked for, never assumed.
+impl Loop<'_> {
+    /// The sandbox a call's command would run in without its escalation: mode `auto`'s (no
+    /// network) where `auto` applies, else the configured one a person's yes gives.
+    fn escalation_base(&self) -> Option<Policy> {
+        let policy = self.config.sandbox.active_policy()?;
+        Some(if self.auto_applies() {
+            super::auto::auto_policy(policy)
+        } else {
+            policy.clone()
+        })
+    }
+
+    /// What `escalate` asks for beyond the sandbox the call's command would get (see
+    /// [`super::Escalate::beyond`]); empty when nothing.
+    fn escalation_beyond(&self, escalate: &Escalate) -> Vec<String> {
+        let base = self.escalation_base();
+        escalate.beyond(base.as_ref(), self.config.sandbox.active_policy())
+    }
+
+    /// The decision on a call whose `escalate` asks for `beyond`: a deny (rule, mode `deny`)
+    /// first; then a person, asked once about the command with what it asks for; nobody
+    /// to ask denies. `None` when the person interrupted.
+    async fn decide_escalation<A: Approve>(
+        &self,
+        shell: &ShellCall,
+        escalate: &Escalate,
+        beyond: &[String],
+        approver: &mut A,
+        turn: u32,
+    ) -> Option<Decided> {
+        let (decision, by) = self.judged(&shell.command, shell, turn);
+        let decided = |decision: Decision, by: DecidedBy| Decided {
+            decision,
+            by,
+            command: shell.command.clone(),
+            edited_from: None,
+            note: None,
+            escalated: false,
+        };
+        if decision.verdict == Verdict::Deny {
+            return Some(decided(decision, by));
+        }
+        let asks = escalate.asks(beyond);
+        let refuse = |why: String, by: DecidedBy| {
+            let reason = format!(
+                "{asks}; {why}. A person approves an escalation at the prompt of an `agent` \
+                 run or session at a terminal, once per call"
+            );
+            Some(decided(person(&decision, Verdict::Deny, reason, None), by))
+        };
+        if self.config.mode == Mode::Deny {
+            return refuse("mode `deny` never asks".to_owned(), DecidedBy::Mode);
+        }
+        if let Err(why) = approver.can_ask() {
+            return refuse(
+                format!("nobody can be asked ({why})"),
+                DecidedBy::NoTerminal,
+            );
+        }
+        let mut request = ApprovalRequest::unsandboxed(
+            shell.command.clone(),
+            shell.description.clone(),
+            decision.reason.clone(),
+            Subject::Escalation,
+        );
+        request.unsandboxed = escalate.outside_sandbox;
+        request.escalation = Some(asks.clone());
+        let answer = |verdict: Verdict, reason: String| {
+            let mut answered = decided(person(&decision, verdict, reason, None), DecidedBy::Person);
+            answered.escalated = verdict == Verdict::Allow;
+            answered
+        };
+        Some(match approver.ask(&request).await {
+            Approval::Allow
+            | Approval::AllowForRun
+            | Approval::AllowInProject(_)
+            | Approval::AlwaysAllow(_) => answer(
+                Verdict::Allow,
+                format!("allowed at the prompt, once: {asks}"),
+            ),
+            Approval::Deny | Approval::Edit(_) => {
+                answer(Verdict::Deny, format!("denied at the prompt: {asks}"))
+            }
+            Approval::DenyWithNote(note) => {
+                let mut denied = answer(
+                    Verdict::Deny,
+                    format!("denied at the prompt with a note: {note}"),
+                );
+                denied.note = Some(note);
+                denied
+            }
+            Approval::Interrupt => return None,
+        })
+    }
+}
+
 /// A person's decision about a command the policy asked about.
-pub(super) fn person(
-    asked: &Decision,
-    verdict: Verdict,
-    reason: String,
-    rule: Option<String>,
-) -> Decision {
+fn person(asked: &Decision, verdict: Verdict, reason: String, rule: Option<String>) -> Decision {
     Decision {
         verdict,
         reason,

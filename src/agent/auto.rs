@@ -5,7 +5,7 @@
 //! event). Never does `auto` run an unsandboxed command without a yes.
 
 use crate::policy::Mode;
-use crate::sandbox::{Sandbox, State};
+use crate::sandbox::{Policy, Sandbox, State};
 
 /// Why mode `auto` acts as `ask` here, for the person; `None` when `auto` applies (or the
 /// mode is not `auto`).
@@ -37,6 +37,25 @@ pub fn auto_fallback(mode: Mode, sandbox: &Sandbox, snapshots: bool) -> Option<S
     Some(format!(
         "mode `auto` acts as `ask` here: {why}; commands the sandbox would contain ask as usual"
     ))
+}
+
+/// The sandbox of a command mode `auto` let through: only the workspace is writable (not
+/// `[sandbox] writable`'s extras, which no snapshot keeps), git's directories are read-only as
+/// a whole, and the network is closed — not even the allowlist's proxy (a person's yes opens
+/// it).
+pub(super) fn auto_policy(policy: &Policy) -> Policy {
+    Policy {
+        network: false,
+        proxy: None,
+        writable: policy
+            .writable
+            .iter()
+            .filter(|dir| dir.starts_with(&policy.workspace))
+            .cloned()
+            .collect(),
+        git_read_only: true,
+        ..policy.clone()
+    }
 }
 
 #[cfg(test)]

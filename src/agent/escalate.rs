@@ -6,16 +6,14 @@
 //! call only and grants exactly what was asked: the hosts through the proxy for this command,
 //! or the whole network where no proxy can single them out, or no sandbox. Where the mode and
 //! settings already give the command what it asks (the sandbox off, `[network] mode = "full"`
-//! outside mode `auto`), the call is decided like any other.
+//! outside mode `auto`), the call is decided like any other. The decision itself is
+//! `approval`'s (`Loop::decide_escalation`).
 
 use serde_json::Value;
 
-use super::approval::{Decided, person};
-use super::{DecidedBy, Loop, ShellCall};
-use crate::approve::{Approval, ApprovalRequest, Approve, Subject};
 use crate::net::Pattern;
 use crate::net::host::Opened;
-use crate::policy::{Decision, Mode, Verdict};
+use crate::policy::Mode;
 use crate::sandbox::Policy;
 
 /// Most hosts one call may ask for: a few registries, not a list of the internet.
@@ -191,7 +189,7 @@ impl Escalate {
     }
 
     /// The plain text of the question: what the command asks for, and the model's reason.
-    fn asks(&self, beyond: &[String]) -> String {
+    pub(super) fn asks(&self, beyond: &[String]) -> String {
         format!(
             "this command asks {}; the model's reason: \"{}\"",
             beyond.join(" and "),
@@ -217,102 +215,6 @@ pub fn hint(can_ask: Result<(), &str>, mode: Mode) -> String {
             "nobody can approve an `escalate` here ({why}): do not retry with it; tell the \
              user what needs the sandbox lifted"
         ),
-    }
-}
-
-impl Loop<'_> {
-    /// The sandbox a call's command would run in without its escalation: mode `auto`'s (no
-    /// network) where `auto` applies, else the configured one a person's yes gives.
-    fn escalation_base(&self) -> Option<Policy> {
-        let policy = self.config.sandbox.active_policy()?;
-        Some(if self.auto_applies() {
-            super::shell_call::auto_policy(policy)
-        } else {
-            policy.clone()
-        })
-    }
-
-    /// What `escalate` asks for beyond the sandbox the call's command would get (see
-    /// [`Escalate::beyond`]); empty when nothing.
-    pub(super) fn escalation_beyond(&self, escalate: &Escalate) -> Vec<String> {
-        let base = self.escalation_base();
-        escalate.beyond(base.as_ref(), self.config.sandbox.active_policy())
-    }
-
-    /// The decision on a call whose `escalate` asks for `beyond`: a deny (rule, mode `deny`)
-    /// first; then a person, asked once about the command with what it asks for; nobody
-    /// to ask denies. `None` when the person interrupted.
-    pub(super) async fn decide_escalation<A: Approve>(
-        &self,
-        shell: &ShellCall,
-        escalate: &Escalate,
-        beyond: &[String],
-        approver: &mut A,
-        turn: u32,
-    ) -> Option<Decided> {
-        let (decision, by) = self.judged(&shell.command, shell, turn);
-        let decided = |decision: Decision, by: DecidedBy| Decided {
-            decision,
-            by,
-            command: shell.command.clone(),
-            edited_from: None,
-            note: None,
-            escalated: false,
-        };
-        if decision.verdict == Verdict::Deny {
-            return Some(decided(decision, by));
-        }
-        let asks = escalate.asks(beyond);
-        let refuse = |why: String, by: DecidedBy| {
-            let reason = format!(
-                "{asks}; {why}. A person approves an escalation at the prompt of an `agent` \
-                 run or session at a terminal, once per call"
-            );
-            Some(decided(person(&decision, Verdict::Deny, reason, None), by))
-        };
-        if self.config.mode == Mode::Deny {
-            return refuse("mode `deny` never asks".to_owned(), DecidedBy::Mode);
-        }
-        if let Err(why) = approver.can_ask() {
-            return refuse(
-                format!("nobody can be asked ({why})"),
-                DecidedBy::NoTerminal,
-            );
-        }
-        let mut request = ApprovalRequest::unsandboxed(
-            shell.command.clone(),
-            shell.description.clone(),
-            decision.reason.clone(),
-            Subject::Escalation,
-        );
-        request.unsandboxed = escalate.outside_sandbox;
-        request.escalation = Some(asks.clone());
-        let answer = |verdict: Verdict, reason: String| {
-            let mut answered = decided(person(&decision, verdict, reason, None), DecidedBy::Person);
-            answered.escalated = verdict == Verdict::Allow;
-            answered
-        };
-        Some(match approver.ask(&request).await {
-            Approval::Allow
-            | Approval::AllowForRun
-            | Approval::AllowInProject(_)
-            | Approval::AlwaysAllow(_) => answer(
-                Verdict::Allow,
-                format!("allowed at the prompt, once: {asks}"),
-            ),
-            Approval::Deny | Approval::Edit(_) => {
-                answer(Verdict::Deny, format!("denied at the prompt: {asks}"))
-            }
-            Approval::DenyWithNote(note) => {
-                let mut denied = answer(
-                    Verdict::Deny,
-                    format!("denied at the prompt with a note: {note}"),
-                );
-                denied.note = Some(note);
-                denied
-            }
-            Approval::Interrupt => return None,
-        })
     }
 }
 

@@ -14,7 +14,6 @@ use crate::approve::Approve;
 use crate::exec::{self, ErrorCode, ExecRequest};
 use crate::model::{Message, ToolCall};
 use crate::policy::{Mode, Source, Verdict};
-use crate::sandbox::Policy;
 
 /// The allow rule that allowed a command on its own (no person, no mode): the hosts that rule
 /// names (`net = [...]`) are open while the command runs.
@@ -221,7 +220,7 @@ impl Loop<'_> {
             if inspection {
                 policy.inspection().limited(self.config.inspect_limits)
             } else if auto {
-                auto_policy(policy)
+                super::auto::auto_policy(policy)
             } else {
                 policy.clone()
             }
@@ -249,25 +248,6 @@ impl Loop<'_> {
         };
         self.repeat = Some((key, count));
         count
-    }
-}
-
-/// The sandbox of a command mode `auto` let through: only the workspace is writable (not
-/// `[sandbox] writable`'s extras, which no snapshot keeps), git's directories are read-only as
-/// a whole, and the network is closed — not even the allowlist's proxy (a person's yes opens
-/// it).
-pub(super) fn auto_policy(policy: &Policy) -> Policy {
-    Policy {
-        network: false,
-        proxy: None,
-        writable: policy
-            .writable
-            .iter()
-            .filter(|dir| dir.starts_with(&policy.workspace))
-            .cloned()
-            .collect(),
-        git_read_only: true,
-        ..policy.clone()
     }
 }
 
