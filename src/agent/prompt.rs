@@ -107,11 +107,9 @@ fn sandbox_sentence(config: &Config) -> String {
     };
     format!(
         " Commands run in a sandbox: they can read files but {writes}{network}; a result with \
-         `sandbox_denied` means the sandbox likely refused something. Only when the task needs \
-         more than the sandbox gives (a package registry, a write outside the workspace), call \
-         `shell` with `escalate` (`network`: host names or true; `outside_sandbox`: true; and \
-         a `reason` for the user): the user is asked, and may refuse; never escalate what \
-         works inside, and never to get around a denial."
+         `sandbox_denied` means the sandbox likely refused something. If the task needs more, \
+         retry with `escalate` (`network`: hosts or true, or `outside_sandbox`: true, and a \
+         `reason`): the user decides."
     )
 }
 

@@ -47,17 +47,13 @@ pub fn shell_tool(os: OsFamily, shell: &str) -> ToolSpec {
                 },
                 "escalate": {
                     "type": "object",
-                    "description": "Only when the sandbox stops what the task needs: ask the user for the network or no sandbox, for this call.",
+                    "description": "Ask the user for more than the sandbox gives, this call only.",
                     "properties": {
-                        "network": {
-                            "description": "true (any host) or host names.",
-                            "anyOf": [{"type": "boolean"}, {"type": "array", "items": {"type": "string"}}]
-                        },
+                        "network": {"description": "true, or host names"},
                         "outside_sandbox": {"type": "boolean"},
-                        "reason": {"type": "string", "description": "Why, for the user."}
+                        "reason": {"type": "string"}
                     },
-                    "required": ["reason"],
-                    "additionalProperties": false
+                    "required": ["reason"]
                 }
             },
             "required": ["command", "description"],

@@ -514,10 +514,12 @@ fn an_overflow_before_any_reply_asks_for_a_larger_context() {
         .find(|e| e["type"] == "error")
         .unwrap();
     assert_eq!(error["code"], "context_too_small");
-    // After a reply: the conversation grew, the old advice holds.
+    // After a reply: the conversation grew, the old advice holds (in a context the agent's
+    // own prompt fits in: the prompt alone is close to 1024 tokens).
+    let grown = body.replace("1321", "9000").replace("1024", "8192");
     let server = FakeModel::new([
         crate::suite::fake_model::turn_tool_call("pwd", "where").openai(),
-        Reply::status(400, body),
+        Reply::status(400, grown),
     ]);
     let output = sandbox.openai_run(&server).arg("hi").output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
