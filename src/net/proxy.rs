@@ -83,6 +83,8 @@ pub struct Proxy {
     dir: PathBuf,
     shared: Arc<Shared>,
     task: tokio::task::JoinHandle<()>,
+    /// The door on this machine's loopback, where one is open (macOS: `door.rs`).
+    door: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Proxy {
@@ -125,7 +127,26 @@ impl Proxy {
             slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
         });
         let task = tokio::spawn(serve(listener, Arc::clone(&shared)));
-        Ok(Proxy { dir, shared, task })
+        Ok(Proxy {
+            dir,
+            shared,
+            task,
+            door: None,
+        })
+    }
+
+    /// Opens a door to the proxy on `127.0.0.1` (where no network namespace can hold a
+    /// bridge: macOS) and returns its port; it closes with the proxy. Must be called inside
+    /// a Tokio runtime.
+    ///
+    /// # Errors
+    /// No loopback port can be bound.
+    pub fn open_door(&mut self) -> std::io::Result<u16> {
+        let (port, task) = super::door::open(&self.dir.join(SOCKET_NAME))?;
+        if let Some(old) = self.door.replace(task) {
+            old.abort();
+        }
+        Ok(port)
     }
 
     /// The private directory holding the socket (given to the sandbox helper).
@@ -144,6 +165,9 @@ impl Proxy {
 impl Drop for Proxy {
     fn drop(&mut self) {
         self.task.abort();
+        if let Some(door) = &self.door {
+            door.abort();
+        }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
