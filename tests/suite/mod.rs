@@ -43,6 +43,7 @@ mod signals;
 mod slips;
 mod snapshots;
 mod support;
+mod terminals;
 mod tty;
 mod usage;
 mod web_fetch;
