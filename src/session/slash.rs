@@ -14,7 +14,8 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "/model",
-        "NAME: talk to another model of the same provider from the next message",
+        "[NAME]: talk to another model of the same provider from the next message (alone: \
+         pick one of the server's models)",
     ),
     (
         "/mode",

@@ -17,7 +17,8 @@ impl Session {
             Slash::Exit => return Ok(false),
             Slash::Rules => self.say(&self.rules_text()),
             Slash::Usage => self.say(&self.usage_text()),
-            Slash::Model(name) => self.switch_model(name),
+            Slash::Model(Some(name)) => self.switch_model(name),
+            Slash::Model(None) => self.choose_model().await,
             Slash::Mode(mode) => self.switch_mode(mode.as_deref()),
             Slash::Clear => {
                 let replaced = std::mem::take(&mut self.conversation).len();
@@ -100,14 +101,8 @@ impl Session {
         out
     }
 
-    fn switch_model(&mut self, name: Option<String>) {
-        let Some(name) = name else {
-            self.say(&format!(
-                "model: {} (/model NAME changes it)",
-                self.model.describe()
-            ));
-            return;
-        };
+    /// Talks to `name` (of the same provider) from the next message.
+    pub(super) fn switch_model(&mut self, name: String) {
         let mut provider = self.provider.clone();
         provider.model = name;
         match AnyModel::new(&provider, cfg!(windows)) {

@@ -22,6 +22,7 @@ mod live;
 mod mcp;
 mod mcp_http;
 mod model;
+mod model_pick;
 #[cfg(unix)]
 mod network;
 mod notify;
