@@ -15,6 +15,7 @@ mod bang;
 mod changes;
 pub mod compact;
 mod compaction;
+mod cost;
 pub mod history;
 mod input;
 mod mcp;
@@ -181,6 +182,8 @@ struct Session {
     mode_floor: Option<Mode>,
     context_window: Option<u64>,
     prices: Option<(f64, f64)>,
+    /// What the session's requests cost.
+    spent: cost::Spent,
     /// The conversation's size after the last turn, in tokens.
     size: Option<u64>,
     /// The first message's `start` (or `continue`) is out.
@@ -288,6 +291,7 @@ impl Session {
             mode_floor: options.mode_floor,
             context_window,
             prices: options.prices,
+            spent: cost::Spent::default(),
             size: None,
             started: false,
             color: options.color,
@@ -305,6 +309,14 @@ impl Session {
 
     fn tui(&self) -> MutexGuard<'_, Tui> {
         lock(&self.tui)
+    }
+
+    /// Counts a request's tokens, priced at the model that answered it.
+    fn count(&mut self, usage: Usage) {
+        self.usage += usage;
+        let model = self.model.describe();
+        self.spent
+            .add(usage, cost::price_of(self.prices, &model), &model);
     }
 
     /// Prints `text` above the composer.

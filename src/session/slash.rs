@@ -10,7 +10,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "/usage",
-        "tokens used in this session (and cost, with [model] price_in/price_out)",
+        "tokens used in this session and what they cost (an estimate for well-known models)",
     ),
     (
         "/model",

@@ -81,16 +81,12 @@ impl Session {
             self.requests,
             if self.requests == 1 { "" } else { "s" }
         );
-        if let Some((price_in, price_out)) = self.prices {
-            #[expect(clippy::cast_precision_loss, reason = "token counts far below 2^52")]
-            let cost = self.usage.input as f64 / 1e6 * price_in
-                + self.usage.output as f64 / 1e6 * price_out;
-            out.push_str(&format!(" · about ${cost:.4}"));
-        } else {
-            out.push_str(
-                " · set [model] price_in and price_out (per million tokens) to see the cost",
-            );
-        }
+        let model = self.model.describe();
+        out.push_str(
+            &self
+                .spent
+                .text(&model, super::cost::price_of(self.prices, &model)),
+        );
         if let (Some(size), Some(window)) = (self.size, self.context_window) {
             out.push_str(&format!(
                 "\nconversation: about {} of a {} token window",

@@ -285,7 +285,7 @@ impl Session {
         }
         self.turns += stats.turns;
         if let Some(usage) = stats.usage {
-            self.usage += usage;
+            self.count(usage);
         }
         self.requests += stats.turns;
         if let Some(usage) = watch.last_usage {

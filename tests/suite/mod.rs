@@ -38,6 +38,7 @@ mod sanitize;
 mod screen_slips;
 mod secrets;
 mod session;
+mod session_cost;
 mod ship;
 mod shown;
 mod signals;

@@ -276,7 +276,7 @@ fn compact_replaces_the_earlier_turns_by_the_models_summary() {
 }
 
 /// A text reply that reports `prompt` input and `completion` output tokens.
-fn text_with_usage(text: &str, prompt: u64, completion: u64) -> Reply {
+pub(super) fn text_with_usage(text: &str, prompt: u64, completion: u64) -> Reply {
     Reply::sse([
         openai::text(text),
         openai::finish("stop"),
