@@ -197,6 +197,9 @@ struct Session {
     /// What the model is told with the next message (files a `/undo` took back), oldest
     /// first; sent once.
     notes_for_model: Vec<String>,
+    /// `!command`s run before the session had a transcript: recorded after the first
+    /// message's `start`, whose message carries them to the model.
+    unrecorded: Vec<Event>,
     /// The MCP servers to start (taken when they start) and what `/mcp` lists.
     mcp: Option<(crate::mcp::Catalogue, crate::mcp::stdio::Launch)>,
     mcp_secrets: Vec<String>,
@@ -253,6 +256,11 @@ impl Session {
             None => (None, Vec::new(), None),
         };
         let turns = resumed.as_ref().map_or(0, |rebuilt| rebuilt.turns);
+        // `!command`s run after the earlier session's last message: told with the next one.
+        let notes_for_model = resumed
+            .as_ref()
+            .map(|rebuilt| rebuilt.waiting.clone())
+            .unwrap_or_default();
         let mut recorder = Recorder {
             transcript,
             failed: false,
@@ -297,7 +305,8 @@ impl Session {
             color: options.color,
             snapshots: options.snapshots,
             last_change: None,
-            notes_for_model: Vec::new(),
+            notes_for_model,
+            unrecorded: Vec::new(),
             mcp: options.mcp,
             mcp_secrets: options.mcp_secrets,
         }

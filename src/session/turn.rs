@@ -197,6 +197,9 @@ impl Session {
         // The person's words are what is recorded; the model also gets the notes waiting.
         let sent = super::undo::with_notes(&mut self.notes_for_model, message);
         self.recorder.record(&opening);
+        for typed in std::mem::take(&mut self.unrecorded) {
+            self.recorder.record(&typed);
+        }
         // Each message snapshots into the session's run record, as `run --continue` does.
         let run = match &opening {
             Event::Start { header, .. } | Event::Continue { header, .. } => header.id.clone(),

@@ -339,6 +339,14 @@ pub fn render_show(events: &[Value]) -> String {
                 }
             }
             "tool_result" => render_result(&mut out, event),
+            "user_command" => {
+                let _ = writeln!(
+                    out,
+                    "! {}  # run by you; its result went to the model with your next message",
+                    s(&event["command"])
+                );
+                render_result(&mut out, event);
+            }
             "error" => {
                 let _ = writeln!(out, "error: {}", s(&event["message"]));
             }

@@ -89,6 +89,8 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         model.describe(),
         &config,
     ));
+    // `!command`s a session ran after its last message go to the model with this prompt.
+    let sent = agent::with_notes(rebuilt.as_ref().map_or(&[], |r| &r.waiting), &prompt);
     let mut conversation = rebuilt.map(|rebuilt| rebuilt.messages).unwrap_or_default();
 
     let reachable = approve::terminal_reachable(args.no_prompt);
@@ -118,7 +120,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
             &mut approver,
             &config,
             &mut conversation,
-            &prompt,
+            &sent,
             &mut stats,
             &mut emit,
         ),
