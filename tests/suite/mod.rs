@@ -27,6 +27,7 @@ mod model_pick;
 mod network;
 mod notify;
 mod pickers;
+mod project_warnings;
 mod readme;
 mod recap;
 mod resume;
