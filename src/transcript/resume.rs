@@ -132,6 +132,41 @@ impl Pending {
     }
 }
 
+impl Unanswered {
+    /// Adds a part's `prompt`, with the `!command`s run since the last message.
+    fn push(prompt: &str, rebuilt: &mut Rebuilt) -> Self {
+        let notes = std::mem::take(&mut rebuilt.waiting);
+        let at = rebuilt.messages.len();
+        let sent = crate::agent::with_notes(&notes, prompt);
+        rebuilt.messages.push(Message::User(sent));
+        Self {
+            at,
+            words: prompt.to_owned(),
+            notes,
+        }
+    }
+}
+
+/// A `user_command`: its note goes with the message of the part it is recorded in while
+/// none of that part's turns has finished (it was recorded with the part's opening, run
+/// before the session had a transcript), else it waits for the next message.
+fn typed_command(event: &Value, rebuilt: &mut Rebuilt, unanswered: Option<&mut Unanswered>) {
+    let command = event["command"].as_str().unwrap_or_default().to_owned();
+    let note = crate::agent::typed_note(&command, &result_content(event));
+    rebuilt.typed.push(Typed {
+        command,
+        note: note.clone(),
+    });
+    match unanswered {
+        Some(part) => {
+            part.notes.push(note);
+            rebuilt.messages[part.at] =
+                Message::User(crate::agent::with_notes(&part.notes, &part.words));
+        }
+        None => rebuilt.waiting.push(note),
+    }
+}
+
 /// The arguments of an older transcript's `tool_call` event, as the model most likely sent
 /// them.
 fn older_call(event: &Value) -> ToolCall {
@@ -198,38 +233,11 @@ pub fn rebuild(text: &str, model: &str) -> Rebuilt {
                 text_buf.clear();
                 same_wire = wire(event["model"].as_str().unwrap_or_default()) == wire(model);
                 other_wire |= !same_wire;
-                unanswered = None;
-                if let Some(prompt) = event["prompt"].as_str() {
-                    // The `!command`s run since the last message go with this one.
-                    let notes = std::mem::take(&mut rebuilt.waiting);
-                    let at = rebuilt.messages.len();
-                    let sent = crate::agent::with_notes(&notes, prompt);
-                    rebuilt.messages.push(Message::User(sent));
-                    unanswered = Some(Unanswered {
-                        at,
-                        words: prompt.to_owned(),
-                        notes,
-                    });
-                }
+                unanswered = event["prompt"]
+                    .as_str()
+                    .map(|prompt| Unanswered::push(prompt, &mut rebuilt));
             }
-            "user_command" => {
-                let command = event["command"].as_str().unwrap_or_default().to_owned();
-                let note = crate::agent::typed_note(&command, &result_content(&event));
-                rebuilt.typed.push(Typed {
-                    command,
-                    note: note.clone(),
-                });
-                match unanswered.as_mut() {
-                    // Recorded with its part's opening (run before the session had a
-                    // transcript): it went with this part's message.
-                    Some(part) => {
-                        part.notes.push(note);
-                        rebuilt.messages[part.at] =
-                            Message::User(crate::agent::with_notes(&part.notes, &part.words));
-                    }
-                    None => rebuilt.waiting.push(note),
-                }
-            }
+            "user_command" => typed_command(&event, &mut rebuilt, unanswered.as_mut()),
             "text_delta" => text_buf.push_str(event["text"].as_str().unwrap_or_default()),
             "turn_end" => {
                 finish(&mut pending, &mut rebuilt);

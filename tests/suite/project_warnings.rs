@@ -8,6 +8,9 @@
 use super::fake_model::{FakeModel, turn_text};
 use super::harness::Sandbox;
 
+/// What is tried, its flags and its environment.
+type Spelling = (&'static str, Vec<String>, Vec<(&'static str, String)>);
+
 const WARNED: &str = "unknown key `bogus` in [model] is ignored";
 
 fn count(text: &str, needle: &str) -> usize {
@@ -40,7 +43,7 @@ fn a_project_file_that_is_also_the_user_file_warns_once_whatever_its_spelling() 
     .unwrap();
     let linked = sandbox.root.path().join("linked.toml");
     let dotted = work.join(".agent/../.agent/settings.toml");
-    let spellings: Vec<(&str, Vec<String>, Vec<(&str, String)>)> = vec![
+    let spellings: Vec<Spelling> = vec![
         (
             "relative --config",
             vec!["--config".into(), ".agent/settings.toml".into()],
