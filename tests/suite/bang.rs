@@ -4,7 +4,7 @@
 
 use super::fake_model::{FakeModel, turn_text};
 use super::harness::Sandbox;
-use super::session::{READY, session};
+use super::session::{READY, end_session, session};
 
 #[test]
 fn a_bang_line_runs_at_once_and_its_output_goes_with_the_next_message() {
@@ -79,11 +79,7 @@ fn a_resumed_session_has_seen_bang_output_and_is_told_of_one_run_after_the_last_
     tmux.keys(&["!echo after-88", "Enter"]);
     tmux.wait_for("goes to the model with your next message");
     tmux.wait_on_screen(READY);
-    tmux.keys(&["C-d"]);
-    tmux.wait_for("EXIT=0");
-    let socket = tmux.socket.clone();
-    drop(tmux);
-    let _ = std::fs::remove_file(socket);
+    end_session(tmux);
 
     let tmux = session(&sandbox, &server, "", "-c");
     let screen = tmux.wait_for("going on with the earlier conversation");
@@ -132,17 +128,7 @@ fn a_resumed_session_has_seen_bang_output_and_is_told_of_one_run_after_the_last_
     tmux.keys(&["C-d"]);
     tmux.wait_for("EXIT=0");
 
-    let id = sandbox.transcript_paths()[0]
-        .file_stem()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
-    let shown = sandbox
-        .agent()
-        .args(["history", "show", &id])
-        .output()
-        .unwrap();
-    let shown = String::from_utf8_lossy(&shown.stdout);
+    let shown = sandbox.history_show();
     assert!(
         shown.contains("! echo before-77  # run by you") && shown.contains("│ before-77"),
         "{shown}"

@@ -9,6 +9,7 @@ use super::fake_model::{FakeModel, turn_text};
 use super::harness::Sandbox;
 
 /// What is tried, its flags and its environment.
+#[cfg(unix)]
 type Spelling = (&'static str, Vec<String>, Vec<(&'static str, String)>);
 
 const WARNED: &str = "unknown key `bogus` in [model] is ignored";
