@@ -135,3 +135,40 @@ fn a_resumed_session_has_seen_bang_output_and_is_told_of_one_run_after_the_last_
     );
     assert!(shown.contains("! echo after-88  # run by you"), "{shown}");
 }
+
+#[test]
+fn run_continue_tells_the_model_of_a_bang_command_run_after_the_last_message() {
+    let sandbox = Sandbox::new();
+    let server = FakeModel::openai_turns([turn_text("hello back"), turn_text("continued")]);
+    let tmux = session(&sandbox, &server, "", "");
+    tmux.wait_for(READY);
+    tmux.keys(&["hello", "Enter"]);
+    tmux.wait_for("hello back");
+    tmux.wait_on_screen(READY);
+    tmux.keys(&["!echo tail-55", "Enter"]);
+    tmux.wait_for("goes to the model with your next message");
+    tmux.wait_on_screen(READY);
+    end_session(tmux);
+    sandbox
+        .openai_run(&server)
+        .args(["--continue", "go"])
+        .assert()
+        .success();
+    let last = server.request(1).last_user_text().unwrap_or_default();
+    assert!(
+        last.starts_with("[agent: the user ran `echo tail-55` themselves with !")
+            && last.contains("tail-55\\n")
+            && last.ends_with("\n\ngo"),
+        "{last}"
+    );
+    // The run's own record holds the words only, as a session's does.
+    let continued = sandbox.transcripts()[0]
+        .lines()
+        .filter(|line| line.contains("\"type\":\"continue\""))
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    assert!(
+        continued.len() == 1 && continued[0].contains("\"prompt\":\"go\""),
+        "{continued:?}"
+    );
+}
