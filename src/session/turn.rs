@@ -197,6 +197,9 @@ impl Session {
         // The person's words are what is recorded; the model also gets the notes waiting.
         let sent = super::undo::with_notes(&mut self.notes_for_model, message);
         self.recorder.record(&opening);
+        for typed in std::mem::take(&mut self.unrecorded) {
+            self.recorder.record(&typed);
+        }
         // Each message snapshots into the session's run record, as `run --continue` does.
         let run = match &opening {
             Event::Start { header, .. } | Event::Continue { header, .. } => header.id.clone(),
@@ -285,7 +288,7 @@ impl Session {
         }
         self.turns += stats.turns;
         if let Some(usage) = stats.usage {
-            self.usage += usage;
+            self.count(usage);
         }
         self.requests += stats.turns;
         if let Some(usage) = watch.last_usage {

@@ -180,7 +180,8 @@ impl Tui {
             | Event::Network(_)
             | Event::ReasoningDelta { .. }
             | Event::Retry { .. }
-            | Event::Warning { .. } => {}
+            | Event::Warning { .. }
+            | Event::UserCommand { .. } => {}
         }
         if let Event::TurnEnd {
             usage: Some(usage), ..
@@ -368,7 +369,9 @@ impl Tui {
             // Said on stderr by the model's notice as they happen.
             | Event::Retry { .. }
             | Event::Warning { .. }
-            | Event::ReasoningDelta { .. } => {}
+            | Event::ReasoningDelta { .. }
+            // Recorded after it was shown live (as its call, output and result).
+            | Event::UserCommand { .. } => {}
         }
     }
 
