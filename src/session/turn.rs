@@ -312,12 +312,23 @@ pub(super) fn show(composer: &Mutex<Composer>, tui: &Mutex<Tui>, gate: &KeyGate,
     {
         let mut tui = lock(tui);
         tui.handle(event);
-        if !tui.pane_open() && tui.at_line_start() {
-            composer.show();
-        }
+        place(&mut composer, &mut tui);
     }
     if opens_pane {
         gate.resume();
+    }
+}
+
+/// Puts the composer where it belongs: in the rows under a running command's live pane, or
+/// under the conversation once nothing is half-written there.
+pub(super) fn place(composer: &mut Composer, tui: &mut Tui) {
+    if let Some(rows) = tui.footer_rows() {
+        composer.hide();
+        if let Some(footer) = composer.under_pane(rows) {
+            tui.set_footer(footer);
+        }
+    } else if !composer.is_shown() && tui.at_line_start() {
+        composer.show();
     }
 }
 
@@ -354,15 +365,16 @@ pub(super) async fn drive(
                     }
                     Action::Interrupt => {
                         exec::stop_running().await;
-                        break TurnEnd::Interrupted;
+                        break interrupted(composer, pending);
                     }
                     Action::Quit | Action::None => {}
                 }
+                place(&mut lock(composer), &mut lock(tui));
             }
             stopped = stops.recv() => match stopped {
                 Some(stopped) if stopped.interrupt => {
                     exec::stop_running().await;
-                    break TurnEnd::Interrupted;
+                    break interrupted(composer, pending);
                 }
                 Some(stopped) => {
                     exec::stop_running().await;
@@ -379,12 +391,17 @@ pub(super) async fn drive(
                     composer.hide();
                     composer.show();
                 }
-                if !composer.is_shown() && !tui.pane_open() && tui.at_line_start() {
-                    composer.show();
-                }
+                place(&mut composer, &mut tui);
             }
         }
     }
+}
+
+/// A turn the person stopped: the messages queued during it are not sent but come back
+/// into the composer, to be edited and sent again.
+fn interrupted(composer: &Mutex<Composer>, pending: &mut VecDeque<String>) -> TurnEnd {
+    lock(composer).take_back(pending.drain(..).collect());
+    TurnEnd::Interrupted
 }
 
 /// The `done` of a turn the session stopped.

@@ -44,5 +44,6 @@ mod slips;
 mod snapshots;
 mod support;
 mod tty;
+mod typing;
 mod usage;
 mod web_fetch;

@@ -7,25 +7,27 @@
 //! drawn.
 //!
 //! The area is drawn inline, at the cursor, under what the conversation printed: the
-//! widget renders into a ratatui [`Buffer`] whose rows are written with relative cursor
+//! widget renders into a ratatui buffer whose rows are written with relative cursor
 //! moves only, so the scrollback stays the terminal's own and no cursor position is ever
 //! asked of the terminal. [`Composer::hide`] erases it (the cursor back where it began) so
-//! the conversation can print, [`Composer::show`] draws it again below.
+//! the conversation can print, [`Composer::show`] draws it again below. While a command's
+//! live pane is open the composer is drawn inside the pane's viewport instead
+//! ([`Composer::footer`], see [`draw`]).
 //!
-//! Text comes in as typed keys and bracketed pastes; a pasted control character (an escape
-//! sequence in copied text) is kept as its `\u{…}` spelling, so nothing drawn here can act
-//! on the terminal. It knows nothing of models, turns or files.
+//! Text comes in as typed keys and bracketed pastes; a control character (an escape
+//! sequence in copied text, a C1 control typed) is kept as its `\u{…}` spelling, so nothing
+//! drawn here can act on the terminal. It knows nothing of models, turns or files.
 
 use std::io::Write as _;
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
-use ratatui::widgets::Widget as _;
 use ratatui_textarea::{CursorMove, TextArea, WrapMode};
-use unicode_width::UnicodeWidthStr as _;
 
 use super::sanitize;
+
+mod draw;
+
+pub use draw::Footer;
 
 /// Longest message, in bytes: a large paste is taken up to here and the rest is said to be
 /// left out — more than any message a model needs, few enough to keep the editor quick.
@@ -117,6 +119,39 @@ impl Composer {
     /// The messages waiting for the turn to end, as shown.
     pub fn set_queued(&mut self, queued: Vec<String>) {
         self.queued = queued;
+    }
+
+    /// Messages queued during a turn that was stopped, back for editing: each on its own
+    /// lines, oldest first, before what was being written.
+    pub fn take_back(&mut self, queued: Vec<String>) {
+        if queued.is_empty() {
+            return;
+        }
+        let count = queued.len();
+        let mut parts = queued;
+        let draft = self.text();
+        if !draft.trim().is_empty() {
+            parts.push(draft);
+        }
+        self.set_text(&parts.join("\n"));
+        self.queued.clear();
+        self.position = None;
+        self.note = Some(format!(
+            "{count} queued message{} not sent: {} back here to edit",
+            if count == 1 { " was" } else { "s were" },
+            if count == 1 { "it is" } else { "they are" }
+        ));
+    }
+
+    /// The composer for the `rows` under a running command's live pane (`None` while a
+    /// prompt has the screen).
+    #[must_use]
+    pub fn under_pane(&self, rows: u16) -> Option<Footer> {
+        if self.aside {
+            return None;
+        }
+        let (columns, _) = crossterm::terminal::size().unwrap_or((80, 24));
+        Some(self.footer(columns, rows))
     }
 
     /// A note under the text until the next key.
@@ -231,6 +266,13 @@ impl Composer {
                     "the message is at its limit ({} KiB): send it or shorten it",
                     MAX_MESSAGE_BYTES / 1024
                 ));
+                Action::None
+            }
+            // A control or invisible character typed (a C1 control, a bidi override) is
+            // spelled out, as in a paste: nothing drawn or sent hides what it is.
+            KeyCode::Char(c) if !ctrl && !alt && sanitize::is_hidden(c) => {
+                self.text
+                    .insert_str(sanitize::escape(c.encode_utf8(&mut [0; 4])));
                 Action::None
             }
             _ => {
@@ -409,98 +451,6 @@ impl Composer {
     pub fn is_shown(&self) -> bool {
         self.drawn.is_some()
     }
-
-    /// The bytes that draw the area on a terminal `columns` wide, and the row the cursor is
-    /// left on.
-    fn render(&self, columns: u16) -> Frame {
-        let width = columns.saturating_sub(GUTTER + 1).max(10);
-        let mut lines: Vec<String> = Vec::new();
-        for message in &self.queued {
-            let first = message.lines().next().unwrap_or_default();
-            let more = if message.lines().count() > 1 {
-                " …"
-            } else {
-                ""
-            };
-            lines.push(self.dim(&fit(&format!("⏳ queued: {first}{more}"), columns)));
-        }
-        lines.push(self.dim(&fit(&self.status(), columns)));
-        let rows = self.text_rows(width);
-        let area = Rect::new(0, 0, width, rows);
-        let mut buffer = Buffer::empty(area);
-        self.text.render(area, &mut buffer);
-        let (scroll_row, _) = self.text.scroll_offset();
-        let cursor = self.text.screen_cursor();
-        let cursor_text_row = u16::try_from(cursor.row)
-            .unwrap_or(0)
-            .saturating_sub(scroll_row)
-            .min(rows.saturating_sub(1));
-        let cursor_col = u16::try_from(cursor.col).unwrap_or(0).min(width);
-        let first_text_line = lines.len();
-        for y in 0..rows {
-            let gutter = if y == 0 { "› " } else { "  " };
-            lines.push(format!("{gutter}{}", row_text(&buffer, y, width)));
-        }
-        if let Some(note) = &self.note {
-            lines.push(self.dim(&fit(&format!("  {}", sanitize::escape(note)), columns)));
-        }
-        let cursor_row = u16::try_from(first_text_line).unwrap_or(0) + cursor_text_row;
-        let last = u16::try_from(lines.len().saturating_sub(1)).unwrap_or(0);
-        let mut bytes = String::from("\r\x1b[J");
-        bytes.push_str(&lines.join("\r\n"));
-        if last > cursor_row {
-            bytes.push_str(&format!("\x1b[{}A", last - cursor_row));
-        }
-        bytes.push('\r');
-        let column = GUTTER + display_column(&buffer, cursor_text_row, cursor_col);
-        if column > 0 {
-            bytes.push_str(&format!("\x1b[{column}C"));
-        }
-        bytes.push_str("\x1b[?25h");
-        Frame { bytes, cursor_row }
-    }
-
-    /// Rows the text needs at `width` columns (wrapped), at most [`MAX_TEXT_ROWS`].
-    fn text_rows(&self, width: u16) -> u16 {
-        let width = usize::from(width.max(1));
-        let rows: usize = self
-            .text
-            .lines()
-            .iter()
-            .map(|line| line.width().div_ceil(width).max(1))
-            .sum();
-        u16::try_from(rows)
-            .unwrap_or(MAX_TEXT_ROWS)
-            .clamp(1, MAX_TEXT_ROWS)
-    }
-
-    fn status(&self) -> String {
-        if self.busy {
-            match &self.activity {
-                Some(activity) => format!("{activity} · Enter queues a message"),
-                None => {
-                    "working · Esc or Ctrl+C stops the turn · Enter queues a message".to_owned()
-                }
-            }
-        } else {
-            "Enter sends · Alt+Enter or \\ at the end: new line · ↑ history · /help · Ctrl+D ends"
-                .to_owned()
-        }
-    }
-
-    fn dim(&self, text: &str) -> String {
-        if self.color {
-            format!("\x1b[2m{text}\x1b[0m")
-        } else {
-            text.to_owned()
-        }
-    }
-}
-
-/// What [`Composer::render`] writes.
-struct Frame {
-    bytes: String,
-    cursor_row: u16,
 }
 
 fn empty_area() -> TextArea<'static> {
@@ -510,49 +460,6 @@ fn empty_area() -> TextArea<'static> {
     area.set_cursor_style(ratatui::style::Style::default());
     area.set_placeholder_text("");
     area
-}
-
-/// Row `y` of the rendered text, without trailing blanks.
-fn row_text(buffer: &Buffer, y: u16, width: u16) -> String {
-    let mut out = String::new();
-    let mut x = 0;
-    while x < width {
-        let symbol = buffer[(x, y)].symbol();
-        out.push_str(symbol);
-        x += u16::try_from(symbol.width().max(1)).unwrap_or(1);
-    }
-    out.trim_end().to_owned()
-}
-
-/// The terminal column of cell `x` of row `y` (wide characters take two).
-fn display_column(buffer: &Buffer, y: u16, x: u16) -> u16 {
-    let width = buffer.area.width;
-    let mut column = 0;
-    let mut cell = 0;
-    while cell < x.min(width) {
-        let symbol = buffer[(cell, y)].symbol();
-        let wide = u16::try_from(symbol.width().max(1)).unwrap_or(1);
-        column += wide;
-        cell += wide;
-    }
-    column
-}
-
-/// `text` on one row of `columns`, cut with `…`.
-fn fit(text: &str, columns: u16) -> String {
-    let room = usize::from(columns.saturating_sub(1));
-    if text.width() <= room {
-        return text.to_owned();
-    }
-    let mut out = String::new();
-    for c in text.chars() {
-        if out.width() + 2 > room {
-            break;
-        }
-        out.push(c);
-    }
-    out.push('…');
-    out
 }
 
 fn common_prefix(names: &[String]) -> String {
