@@ -21,6 +21,8 @@ use super::{Session, Stopped, changes, compact};
 
 /// How often the live pane redraws while a turn runs.
 const TICK: Duration = Duration::from_millis(100);
+/// Lines of a message echoed into the conversation (as many as the composer shows).
+const ECHOED_LINES: usize = 10;
 
 /// How a turn ended.
 pub(super) enum TurnEnd {
@@ -103,13 +105,21 @@ impl Session {
         }
     }
 
-    /// The person's message in the conversation on screen.
+    /// The person's message in the conversation on screen: its first
+    /// [`ECHOED_LINES`] lines, and how many more were sent (a long paste).
     pub(super) fn echo(&self, message: &str) {
         let shown = sanitize::escape_prose(message);
         let mut lines = shown.lines();
         let mut out = format!("› {}", lines.next().unwrap_or_default());
-        for line in lines {
+        for line in lines.by_ref().take(ECHOED_LINES - 1) {
             out.push_str(&format!("\n  {line}"));
+        }
+        let more = lines.count();
+        if more > 0 {
+            out.push_str(&format!(
+                "\n  … {more} more line{} sent",
+                if more == 1 { "" } else { "s" }
+            ));
         }
         self.say(&if self.color {
             format!("\x1b[1m{out}\x1b[0m")

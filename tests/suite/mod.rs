@@ -7,6 +7,7 @@ mod bang;
 mod check;
 mod ci;
 mod color;
+mod composing;
 mod config;
 mod exec;
 mod fake_model;

@@ -14,7 +14,8 @@
 //! live pane is open the composer is drawn inside the pane's viewport instead
 //! ([`Composer::footer`], see [`draw`]).
 //!
-//! Text comes in as typed keys and bracketed pastes; a control character (an escape
+//! Text comes in as typed keys and bracketed pastes (a long one collapsed into a
+//! placeholder, [`paste`]); a control character (an escape
 //! sequence in copied text, a C1 control typed) is kept as its `\u{…}` spelling, so nothing
 //! drawn here can act on the terminal. It knows nothing of models, turns or files.
 
@@ -26,8 +27,10 @@ use ratatui_textarea::{CursorMove, TextArea, WrapMode};
 use super::sanitize;
 
 mod draw;
+mod paste;
 
 pub use draw::Footer;
+pub use paste::COLLAPSE_LINES;
 
 /// Longest message, in bytes: a large paste is taken up to here and the rest is said to be
 /// left out — more than any message a model needs, few enough to keep the editor quick.
@@ -71,6 +74,8 @@ pub struct Composer {
     note: Option<String>,
     /// Ctrl+C was pressed at an empty composer: a second one ends the session.
     quit_armed: bool,
+    /// The long pastes behind placeholders in the text.
+    pastes: paste::Pastes,
     /// Earlier messages, oldest first, and where Up/Down are in them (`None`: the draft).
     history: Vec<String>,
     position: Option<usize>,
@@ -101,6 +106,7 @@ impl Composer {
             completions,
             color,
             aside: false,
+            pastes: paste::Pastes::default(),
         }
     }
 
@@ -217,6 +223,7 @@ impl Composer {
                 }
                 if !self.is_empty() {
                     self.set_text("");
+                    self.pastes.clear();
                     return Action::None;
                 }
                 if armed {
@@ -241,6 +248,15 @@ impl Composer {
             }
             KeyCode::Enter => self.enter(),
             KeyCode::Char('j' | 'm') if ctrl => self.enter(),
+            KeyCode::Backspace if !ctrl && !alt => {
+                let cursor = self.text.cursor();
+                let before: String = self.text.lines()[cursor.0].chars().take(cursor.1).collect();
+                let chars = self.pastes.take_ending(&before).unwrap_or(1);
+                for _ in 0..chars {
+                    self.text.delete_char();
+                }
+                Action::None
+            }
             KeyCode::Char('u') if ctrl => {
                 self.text.delete_line_by_head();
                 Action::None
@@ -260,7 +276,7 @@ impl Composer {
                 Action::None
             }
             KeyCode::Char(c)
-                if !ctrl && self.text.text_len_bytes() + c.len_utf8() > MAX_MESSAGE_BYTES =>
+                if !ctrl && self.message_bytes() + c.len_utf8() > MAX_MESSAGE_BYTES =>
             {
                 self.note = Some(format!(
                     "the message is at its limit ({} KiB): send it or shorten it",
@@ -300,11 +316,12 @@ impl Composer {
         self.set_text("");
         self.position = None;
         self.draft.clear();
-        Action::Submit(message)
+        Action::Submit(self.pastes.expand(&message))
     }
 
     /// Inserts pasted text whole (line ends as newlines, hidden characters spelled out), up
-    /// to [`MAX_MESSAGE_BYTES`]; says what was left out.
+    /// to [`MAX_MESSAGE_BYTES`]; says what was left out. A paste of more than
+    /// [`COLLAPSE_LINES`] lines stands as a placeholder (see [`paste`]).
     fn paste(&mut self, text: &str) {
         self.note = None;
         let text = text
@@ -312,7 +329,7 @@ impl Composer {
             .replace('\r', "\n")
             .replace('\t', "    ");
         let text = sanitize::escape(&text).into_owned();
-        let room = MAX_MESSAGE_BYTES.saturating_sub(self.text.text_len_bytes());
+        let room = MAX_MESSAGE_BYTES.saturating_sub(self.message_bytes());
         let (kept, left) = if text.len() > room {
             let mut end = room;
             while !text.is_char_boundary(end) {
@@ -322,13 +339,21 @@ impl Composer {
         } else {
             (text.as_str(), 0)
         };
-        self.text.insert_str(kept);
+        match self.pastes.collapse(kept.to_owned()) {
+            Some(placeholder) => self.text.insert_str(placeholder),
+            None => self.text.insert_str(kept),
+        };
         if left > 0 {
             self.note = Some(format!(
                 "the paste was cut at the message limit ({} KiB): {left} bytes left out",
                 MAX_MESSAGE_BYTES / 1024
             ));
         }
+    }
+
+    /// Bytes of the message as it would be sent (the pastes behind placeholders counted).
+    fn message_bytes(&self) -> usize {
+        self.text.text_len_bytes() + self.pastes.bytes()
     }
 
     /// Up on the first line: the previous message of the history.
@@ -599,6 +624,55 @@ mod tests {
         c.handle(&Event::Paste("x".repeat(1024 * 1024)));
         assert_eq!(c.text().len(), MAX_MESSAGE_BYTES);
         assert!(c.note.as_deref().is_some_and(|n| n.contains("left out")));
+    }
+
+    #[test]
+    fn a_long_paste_stands_as_a_placeholder_and_is_sent_whole() {
+        let mut c = composer();
+        typed(&mut c, "see ");
+        let long: String = (0..=COLLAPSE_LINES).map(|n| format!("l{n}\r\n")).collect();
+        c.handle(&Event::Paste(long.clone()));
+        assert_eq!(
+            c.text(),
+            format!("see [pasted {} lines]", COLLAPSE_LINES + 1)
+        );
+        typed(&mut c, " ok");
+        assert_eq!(
+            c.handle(&key(KeyCode::Enter)),
+            Action::Submit(format!("see {} ok", long.replace("\r\n", "\n")))
+        );
+        // Backspace right after it takes the placeholder whole; a short paste is text.
+        c.handle(&Event::Paste(long));
+        c.handle(&key(KeyCode::Backspace));
+        assert_eq!(c.text(), "");
+        c.handle(&Event::Paste("a\nb".into()));
+        c.handle(&key(KeyCode::Backspace));
+        assert_eq!(c.text(), "a\n");
+    }
+
+    #[test]
+    fn a_typed_control_character_is_spelled_out() {
+        let mut c = composer();
+        typed(&mut c, "a\u{9b}b\u{202e}");
+        assert_eq!(c.text(), "a\\u{9b}b\\u{202e}");
+    }
+
+    #[test]
+    fn esc_gives_queued_messages_back_before_the_draft() {
+        let mut c = composer();
+        c.set_busy(true);
+        typed(&mut c, "draft");
+        c.set_queued(vec!["one".into(), "two".into()]);
+        c.take_back(vec!["one".into(), "two\nlines".into()]);
+        assert_eq!(c.text(), "one\ntwo\nlines\ndraft");
+        assert!(c.queued.is_empty());
+        assert!(
+            c.note
+                .as_deref()
+                .is_some_and(|n| n.contains("2 queued messages"))
+        );
+        c.take_back(Vec::new());
+        assert_eq!(c.text(), "one\ntwo\nlines\ndraft", "nothing to give back");
     }
 
     #[test]
