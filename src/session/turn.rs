@@ -71,9 +71,17 @@ impl Session {
             self.compact(CompactReason::ContextWindow).await;
         }
         self.echo(message);
+        let attached = self.attach(message).await;
+        if !attached.lines.is_empty() {
+            self.say(&attached.lines.join("\n"));
+        }
+        if attached.stopped {
+            self.say("agent: stopped: the message was not sent (↑ brings it back)");
+            return Ok(());
+        }
         let mut retried = false;
         loop {
-            match self.turn(message).await {
+            match self.turn(message, &attached.text).await {
                 TurnEnd::Stopped(stopped) => return Err(stopped),
                 TurnEnd::Interrupted | TurnEnd::Finished(Ok(_)) => return Ok(()),
                 TurnEnd::Finished(Err(ModelError::ContextTooLong { message: said, .. }))
@@ -88,7 +96,7 @@ impl Session {
                     if let Some(at) = self
                         .conversation
                         .iter()
-                        .rposition(|m| matches!(m, Message::User(text) if text == message))
+                        .rposition(|m| matches!(m, Message::User(text) if text.contains(message)))
                     {
                         self.conversation.remove(at);
                     }
@@ -202,10 +210,13 @@ impl Session {
     }
 
     /// Runs one turn of the loop for `message`, the person free to type meanwhile.
-    async fn turn(&mut self, message: &str) -> TurnEnd {
+    /// `attached`: what the message's `@path` mentions bring, after the person's words.
+    async fn turn(&mut self, message: &str, attached: &str) -> TurnEnd {
         let opening = self.opening(message);
-        // The person's words are what is recorded; the model also gets the notes waiting.
-        let sent = super::undo::with_notes(&mut self.notes_for_model, message);
+        // The person's words are what is recorded; the model also gets the notes waiting
+        // and what the mentions bring.
+        let mut sent = super::undo::with_notes(&mut self.notes_for_model, message);
+        sent.push_str(attached);
         self.recorder.record(&opening);
         // Each message snapshots into the session's run record, as `run --continue` does.
         let run = match &opening {

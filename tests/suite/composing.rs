@@ -41,3 +41,56 @@ fn a_long_paste_collapses_to_a_placeholder_and_is_sent_and_recorded_whole() {
     tmux.keys(&["C-d"]);
     tmux.wait_for("EXIT=0");
 }
+
+#[test]
+fn an_at_mention_completes_and_brings_the_file_a_secret_one_only_when_allowed() {
+    let sandbox = Sandbox::new();
+    let work = sandbox.work();
+    std::fs::create_dir_all(work.join("src")).unwrap();
+    std::fs::write(work.join("src/main.rs"), "fn main() { MARK_42(); }\n").unwrap();
+    std::fs::write(work.join(".env"), "API_KEY=sekrit-value-9\n").unwrap();
+    let server = FakeModel::openai_turns([turn_text("seen main"), turn_text("no secret")]);
+    let tmux = session(&sandbox, &server, "", "");
+    tmux.wait_for(READY);
+    // A secret file is never offered; a directory completes to its `/`.
+    tmux.keys(&["@.en", "Tab"]);
+    tmux.wait_on_screen("nothing in the workspace starts with .en");
+    tmux.keys(&["C-u", "@sr", "Tab"]);
+    tmux.wait_on_screen("› @src/");
+    tmux.keys(&["C-u", "what is @src/ma", "Tab"]);
+    tmux.wait_on_screen("› what is @src/main.rs");
+    tmux.keys(&["BSpace", "Enter"]);
+    let screen = tmux.wait_for("seen main");
+    assert!(screen.contains("+ @src/main.rs: "), "{screen}");
+    let sent = server.request(0).last_user_text().unwrap_or_default();
+    assert!(
+        sent.starts_with("what is @src/main.rs\n\n")
+            && sent.contains("<file path=\"src/main.rs\">")
+            && sent.contains("MARK_42"),
+        "{sent}"
+    );
+    // Mentioned by hand, a secret file asks first; denied, it is not read.
+    tmux.wait_on_screen(READY);
+    tmux.keys(&["check @.env please", "Enter"]);
+    let screen = tmux.wait_for("agent wants to read");
+    assert!(screen.contains("your @.env"), "{screen}");
+    assert_eq!(server.requests().len(), 1, "nothing sent while it asks");
+    tmux.keys(&["n"]);
+    tmux.wait_for("@.env not attached: denied at the prompt");
+    tmux.wait_for("no secret");
+    let sent = server.request(1).last_user_text().unwrap_or_default();
+    assert_eq!(sent, "check @.env please");
+    let transcripts = sandbox.transcripts();
+    let recorded = events(transcripts[0].as_bytes());
+    assert_eq!(
+        recorded[0]["prompt"], "what is @src/main.rs",
+        "the words are recorded"
+    );
+    assert!(
+        !transcripts[0].contains("sekrit-value-9"),
+        "the secret is nowhere in the record"
+    );
+    tmux.wait_on_screen(READY);
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("EXIT=0");
+}

@@ -40,6 +40,9 @@ const MAX_TEXT_ROWS: u16 = 10;
 /// Columns before the text: `› ` on the first row.
 const GUTTER: u16 = 2;
 
+/// The names that complete the part after `@` (`src/ma` → `src/main.rs`, `src/model/`).
+pub type Paths = Box<dyn Fn(&str) -> Vec<String> + Send>;
+
 /// What a key meant to the session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
@@ -76,6 +79,8 @@ pub struct Composer {
     quit_armed: bool,
     /// The long pastes behind placeholders in the text.
     pastes: paste::Pastes,
+    /// The names that complete what follows an `@` (the session's workspace).
+    paths: Option<Paths>,
     /// Earlier messages, oldest first, and where Up/Down are in them (`None`: the draft).
     history: Vec<String>,
     position: Option<usize>,
@@ -107,7 +112,13 @@ impl Composer {
             color,
             aside: false,
             pastes: paste::Pastes::default(),
+            paths: None,
         }
+    }
+
+    /// Tab after `@…` completes with `paths`.
+    pub fn complete_paths_with(&mut self, paths: Paths) {
+        self.paths = Some(paths);
     }
 
     /// Whether a turn is running (changes what Enter, Ctrl+C and Esc do, and the status).
@@ -390,6 +401,9 @@ impl Composer {
 
     /// Tab after `/na`: the one command that starts so, or the list of those that do.
     fn complete(&mut self) {
+        if self.complete_mention() {
+            return;
+        }
         let text = self.text();
         if !text.starts_with('/') || text.contains(char::is_whitespace) {
             return;
@@ -420,6 +434,63 @@ impl Composer {
                 );
             }
         }
+    }
+
+    /// Tab after `@src/ma` (the word before the cursor): the one name that starts so, or
+    /// the longest common start and the list; whether the word was a mention.
+    fn complete_mention(&mut self) -> bool {
+        let cursor = self.text.cursor();
+        let before: Vec<char> = self.text.lines()[cursor.0].chars().take(cursor.1).collect();
+        let start = before
+            .iter()
+            .rposition(|c| c.is_whitespace())
+            .map_or(0, |at| at + 1);
+        let word: String = before[start..].iter().collect();
+        let Some(partial) = word.strip_prefix('@') else {
+            return false;
+        };
+        let offered = self
+            .paths
+            .as_ref()
+            .map(|paths| paths(partial))
+            .unwrap_or_default();
+        let replace = |area: &mut TextArea<'static>, with: &str| {
+            for _ in 0..partial.chars().count() {
+                area.delete_char();
+            }
+            area.insert_str(with);
+        };
+        match offered.as_slice() {
+            [] => {
+                self.note = Some(format!(
+                    "nothing in the workspace starts with {}",
+                    sanitize::escape(partial)
+                ));
+            }
+            [one] => {
+                let done = if one.ends_with('/') {
+                    one.clone()
+                } else {
+                    format!("{one} ")
+                };
+                replace(&mut self.text, &done);
+            }
+            several => {
+                let common = common_prefix(several);
+                if common.len() > partial.len() {
+                    replace(&mut self.text, &common);
+                }
+                let names: Vec<&str> = several
+                    .iter()
+                    .map(|name| {
+                        let end = name.trim_end_matches('/');
+                        end.rfind('/').map_or(name.as_str(), |at| &name[at + 1..])
+                    })
+                    .collect();
+                self.note = Some(sanitize::escape(&names.join("  ")).into_owned());
+            }
+        }
+        true
     }
 
     fn set_text(&mut self, text: &str) {
@@ -673,6 +744,38 @@ mod tests {
         );
         c.take_back(Vec::new());
         assert_eq!(c.text(), "one\ntwo\nlines\ndraft", "nothing to give back");
+    }
+
+    #[test]
+    fn tab_completes_the_mention_before_the_cursor() {
+        let mut c = composer();
+        c.complete_paths_with(Box::new(|partial: &str| {
+            ["src/main.rs", "src/mod.rs", "src/model/"]
+                .iter()
+                .filter(|name| name.starts_with(partial))
+                .map(|name| (*name).to_owned())
+                .collect()
+        }));
+        typed(&mut c, "see @src/ma");
+        c.handle(&key(KeyCode::Tab));
+        assert_eq!(c.text(), "see @src/main.rs ");
+        typed(&mut c, "and @src/m");
+        c.handle(&key(KeyCode::Tab));
+        assert_eq!(c.text(), "see @src/main.rs and @src/m");
+        assert_eq!(c.note.as_deref(), Some("main.rs  mod.rs  model/"));
+        typed(&mut c, "ode");
+        c.handle(&key(KeyCode::Tab));
+        assert_eq!(
+            c.text(),
+            "see @src/main.rs and @src/model/",
+            "a directory: no space"
+        );
+        typed(&mut c, " @x");
+        c.handle(&key(KeyCode::Tab));
+        assert_eq!(
+            c.note.as_deref(),
+            Some("nothing in the workspace starts with x")
+        );
     }
 
     #[test]
