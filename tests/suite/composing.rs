@@ -59,14 +59,18 @@ fn an_at_mention_completes_and_brings_the_file_a_secret_one_only_when_allowed() 
     tmux.wait_on_screen("› @src/");
     tmux.keys(&["C-u", "what is @src/ma", "Tab"]);
     tmux.wait_on_screen("› what is @src/main.rs");
-    tmux.keys(&["BSpace", "Enter"]);
+    tmux.keys(&["in @src", "Enter"]);
     let screen = tmux.wait_for("seen main");
-    assert!(screen.contains("+ @src/main.rs: "), "{screen}");
+    assert!(
+        screen.contains("+ @src/main.rs: ") && screen.contains("+ @src: "),
+        "{screen}"
+    );
     let sent = server.request(0).last_user_text().unwrap_or_default();
     assert!(
-        sent.starts_with("what is @src/main.rs\n\n")
+        sent.starts_with("what is @src/main.rs in @src\n\n")
             && sent.contains("<file path=\"src/main.rs\">")
-            && sent.contains("MARK_42"),
+            && sent.contains("MARK_42")
+            && sent.contains("<directory path=\"src\">"),
         "{sent}"
     );
     // Mentioned by hand, a secret file asks first; denied, it is not read.
@@ -83,7 +87,7 @@ fn an_at_mention_completes_and_brings_the_file_a_secret_one_only_when_allowed() 
     let transcripts = sandbox.transcripts();
     let recorded = events(transcripts[0].as_bytes());
     assert_eq!(
-        recorded[0]["prompt"], "what is @src/main.rs",
+        recorded[0]["prompt"], "what is @src/main.rs in @src",
         "the words are recorded"
     );
     assert!(
