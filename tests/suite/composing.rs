@@ -49,7 +49,12 @@ fn an_at_mention_completes_and_brings_the_file_a_secret_one_only_when_allowed() 
     std::fs::create_dir_all(work.join("src")).unwrap();
     std::fs::write(work.join("src/main.rs"), "fn main() { MARK_42(); }\n").unwrap();
     std::fs::write(work.join(".env"), "API_KEY=sekrit-value-9\n").unwrap();
-    let server = FakeModel::openai_turns([turn_text("seen main"), turn_text("no secret")]);
+    std::fs::write(sandbox.root.path().join("outside.txt"), "OUTSIDE_7\n").unwrap();
+    let server = FakeModel::openai_turns([
+        turn_text("seen main"),
+        turn_text("no secret"),
+        turn_text("seen outside"),
+    ]);
     let tmux = session(&sandbox, &server, "", "");
     tmux.wait_for(READY);
     // A secret file is never offered; a directory completes to its `/`.
@@ -94,6 +99,15 @@ fn an_at_mention_completes_and_brings_the_file_a_secret_one_only_when_allowed() 
         !transcripts[0].contains("sekrit-value-9"),
         "the secret is nowhere in the record"
     );
+    // Outside the workspace: asked too, and read once allowed.
+    tmux.wait_on_screen(READY);
+    tmux.keys(&["and @../outside.txt", "Enter"]);
+    tmux.wait_for("agent wants to read");
+    assert_eq!(server.requests().len(), 2, "nothing sent while it asks");
+    tmux.keys(&["y"]);
+    tmux.wait_for("seen outside");
+    let sent = server.request(2).last_user_text().unwrap_or_default();
+    assert!(sent.contains("OUTSIDE_7"), "{sent}");
     tmux.wait_on_screen(READY);
     tmux.keys(&["C-d"]);
     tmux.wait_for("EXIT=0");
