@@ -2,9 +2,9 @@
 //! person writes the next message. The text editing is `ratatui-textarea`'s (its default
 //! keys, plus Ctrl+U as in a shell); this file owns what the keys mean to a session (Enter
 //! sends, Alt+Enter, Shift+Enter and a trailing `\` insert a newline, Up/Down on the first
-//! and last line walk the history, Tab completes a slash command, Ctrl+C/Esc interrupt a
-//! turn, Ctrl+C twice or Ctrl+D at an empty composer end the session) and how the area is
-//! drawn.
+//! and last line walk the history, Tab completes a slash command or an `@path` ([`complete`]),
+//! Ctrl+C/Esc interrupt a turn, Ctrl+C twice or Ctrl+D at an empty composer end the session)
+//! and how the area is drawn.
 //!
 //! The area is drawn inline, at the cursor, under what the conversation printed: the
 //! widget renders into a ratatui buffer whose rows are written with relative cursor
@@ -26,9 +26,11 @@ use ratatui_textarea::{CursorMove, TextArea, WrapMode};
 
 use super::sanitize;
 
+mod complete;
 mod draw;
 mod paste;
 
+pub use complete::Paths;
 pub use draw::Footer;
 pub use paste::COLLAPSE_LINES;
 
@@ -39,9 +41,6 @@ pub const MAX_MESSAGE_BYTES: usize = 256 * 1024;
 const MAX_TEXT_ROWS: u16 = 10;
 /// Columns before the text: `› ` on the first row.
 const GUTTER: u16 = 2;
-
-/// The names that complete the part after `@` (`src/ma` → `src/main.rs`, `src/model/`).
-pub type Paths = Box<dyn Fn(&str) -> Vec<String> + Send>;
 
 /// What a key meant to the session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -399,100 +398,6 @@ impl Composer {
         }
     }
 
-    /// Tab after `/na`: the one command that starts so, or the list of those that do.
-    fn complete(&mut self) {
-        if self.complete_mention() {
-            return;
-        }
-        let text = self.text();
-        if !text.starts_with('/') || text.contains(char::is_whitespace) {
-            return;
-        }
-        let matches: Vec<String> = self
-            .completions
-            .iter()
-            .filter(|name| name.starts_with(&text))
-            .cloned()
-            .collect();
-        match matches.as_slice() {
-            [] => self.note = Some(format!("no command starts with {text}: /help lists them")),
-            [one] => {
-                let one = format!("{one} ");
-                self.set_text(&one);
-            }
-            several => {
-                let common = common_prefix(several);
-                if common.len() > text.len() {
-                    self.set_text(&common);
-                }
-                self.note = Some(
-                    several
-                        .iter()
-                        .map(String::as_str)
-                        .collect::<Vec<_>>()
-                        .join("  "),
-                );
-            }
-        }
-    }
-
-    /// Tab after `@src/ma` (the word before the cursor): the one name that starts so, or
-    /// the longest common start and the list; whether the word was a mention.
-    fn complete_mention(&mut self) -> bool {
-        let cursor = self.text.cursor();
-        let before: Vec<char> = self.text.lines()[cursor.0].chars().take(cursor.1).collect();
-        let start = before
-            .iter()
-            .rposition(|c| c.is_whitespace())
-            .map_or(0, |at| at + 1);
-        let word: String = before[start..].iter().collect();
-        let Some(partial) = word.strip_prefix('@') else {
-            return false;
-        };
-        let offered = self
-            .paths
-            .as_ref()
-            .map(|paths| paths(partial))
-            .unwrap_or_default();
-        let replace = |area: &mut TextArea<'static>, with: &str| {
-            for _ in 0..partial.chars().count() {
-                area.delete_char();
-            }
-            area.insert_str(with);
-        };
-        match offered.as_slice() {
-            [] => {
-                self.note = Some(format!(
-                    "nothing in the workspace starts with {}",
-                    sanitize::escape(partial)
-                ));
-            }
-            [one] => {
-                let done = if one.ends_with('/') {
-                    one.clone()
-                } else {
-                    format!("{one} ")
-                };
-                replace(&mut self.text, &done);
-            }
-            several => {
-                let common = common_prefix(several);
-                if common.len() > partial.len() {
-                    replace(&mut self.text, &common);
-                }
-                let names: Vec<&str> = several
-                    .iter()
-                    .map(|name| {
-                        let end = name.trim_end_matches('/');
-                        end.rfind('/').map_or(name.as_str(), |at| &name[at + 1..])
-                    })
-                    .collect();
-                self.note = Some(sanitize::escape(&names.join("  ")).into_owned());
-            }
-        }
-        true
-    }
-
     fn set_text(&mut self, text: &str) {
         self.text = empty_area();
         self.text.insert_str(text);
@@ -556,19 +461,6 @@ fn empty_area() -> TextArea<'static> {
     area.set_cursor_style(ratatui::style::Style::default());
     area.set_placeholder_text("");
     area
-}
-
-fn common_prefix(names: &[String]) -> String {
-    let Some(first) = names.first() else {
-        return String::new();
-    };
-    let mut prefix = first.clone();
-    for name in &names[1..] {
-        while !name.starts_with(&prefix) {
-            prefix.pop();
-        }
-    }
-    prefix
 }
 
 /// How many bytes the text holds.
