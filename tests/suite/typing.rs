@@ -69,9 +69,13 @@ fn what_is_typed_during_a_command_shows_under_its_pane_and_is_queued() {
     tmux.wait_on_screen("│ released-77");
     drop(gate);
     tmux.wait_for("the command is done");
-    tmux.wait_for("answer to the queued ones");
-    tmux.wait_for("answer to the queued ones");
-    tmux.wait_on_screen(READY);
+    // Ready again only once every queued message was answered.
+    let screen = tmux.wait_on_screen(READY);
+    assert_eq!(
+        screen.matches("answer to the queued ones").count(),
+        2,
+        "{screen}"
+    );
 
     let results = server.request(1).tool_results();
     assert_eq!(results.len(), 1, "{results:?}");
