@@ -32,6 +32,7 @@ use std::time::Duration;
 pub use crate::event::{CompactReason, DecidedBy, Denial, Event, Header, Outcome};
 pub use crate::tool_error::{ToolError, ToolErrorCode};
 pub use budget::Budget;
+pub use file_call::scope as file_scope;
 pub use instructions::{Instructions, MAX_INSTRUCTION_BYTES};
 pub use mcp_start::start_mcp;
 pub use prompt::{fixed_prompt_tokens, system_prompt};

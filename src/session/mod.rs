@@ -19,6 +19,7 @@ mod cost;
 pub mod history;
 mod input;
 mod mcp;
+mod mention;
 mod model_choice;
 mod recap;
 mod record;
@@ -215,11 +216,10 @@ impl Session {
         if let Some(note) = &history.note {
             say(&format!("agent: warning: {note}"));
         }
-        let composer = Arc::new(Mutex::new(Composer::new(
-            history.messages.clone(),
-            slash::names(),
-            options.color,
-        )));
+        let mut composer = Composer::new(history.messages.clone(), slash::names(), options.color);
+        let rules = Arc::clone(&options.config.files);
+        composer.complete_paths_with(Box::new(move |partial| mention::complete(&rules, partial)));
+        let composer = Arc::new(Mutex::new(composer));
         let tui = Arc::new(Mutex::new(
             Tui::new(options.color)
                 .in_session()

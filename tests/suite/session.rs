@@ -739,24 +739,7 @@ fn a_one_megabyte_paste_is_taken_up_to_the_limit_and_the_rest_is_said() {
     let line = format!("{:-<63}\n", "pasted line");
     let text = line.repeat(16_384);
     assert_eq!(text.len(), 1 << 20);
-    let file = sandbox.root.path().join("paste.txt");
-    std::fs::write(&file, &text).unwrap();
-    let loaded = std::process::Command::new("tmux")
-        .arg("-S")
-        .arg(&tmux.socket)
-        .arg("load-buffer")
-        .arg(&file)
-        .status()
-        .unwrap();
-    assert!(loaded.success());
-    // -p: as a bracketed paste, the way a terminal sends one.
-    let pasted = std::process::Command::new("tmux")
-        .arg("-S")
-        .arg(&tmux.socket)
-        .args(["paste-buffer", "-p", "-d"])
-        .status()
-        .unwrap();
-    assert!(pasted.success());
+    tmux.paste(sandbox.root.path(), &text);
     let left = (1 << 20) - 256 * 1024;
     tmux.wait_for(&format!(
         "the paste was cut at the message limit (256 KiB): {left} bytes left out"
