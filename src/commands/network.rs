@@ -9,13 +9,17 @@ use crate::net::NetworkMode;
 use crate::sandbox::Sandbox;
 use crate::settings::Settings;
 
-/// Whether commands get a network namespace of their own behind the proxy: `Ok(true)` in mode
-/// `allowlist` with an active sandbox where one can be made, `Ok(false)` when not asked for
-/// (or no sandbox applies: the notice says commands run without it), `Err(why)` when asked for
-/// but impossible here.
+/// Whether commands reach the network only through the proxy: `Ok(true)` in mode `allowlist`
+/// with an active sandbox that can hold them to it (Linux: a network namespace of their own
+/// where one can be made; macOS: a Seatbelt profile that opens only the proxy's door),
+/// `Ok(false)` when not asked for (or no sandbox applies: the notice says commands run
+/// without it), `Err(why)` when asked for but impossible here.
 fn own_network(settings: &Settings, sandbox: &Sandbox) -> std::result::Result<bool, String> {
     if settings.net.mode.value != NetworkMode::Allowlist || sandbox.active_policy().is_none() {
         return Ok(false);
+    }
+    if cfg!(target_os = "macos") {
+        return Ok(true);
     }
     crate::sandbox::network_namespace_possible().map(|()| true)
 }
@@ -76,7 +80,8 @@ fn start_asking(
         return Ok(None);
     }
     let _inside = runtime.enter();
-    let proxy = crate::net::proxy::Proxy::start_asking(
+    #[cfg_attr(not(target_os = "macos"), allow(unused_mut))]
+    let mut proxy = crate::net::proxy::Proxy::start_asking(
         settings.net.rules(),
         &sandbox.policy.temp,
         asking,
@@ -88,6 +93,17 @@ fn start_asking(
             sandbox.policy.temp.display()
         ))
     })?;
+    // No namespace holds a bridge on macOS: the proxy opens a door on the loopback, the only
+    // port the command's Seatbelt profile lets it reach.
+    #[cfg(target_os = "macos")]
+    {
+        sandbox.policy.proxy_door = Some(proxy.open_door().map_err(|error| {
+            Error::Runtime(format!(
+                "cannot open the network proxy's port on 127.0.0.1: {error}: set `[network] \
+                 mode` to \"off\" or \"full\""
+            ))
+        })?);
+    }
     sandbox.policy.proxy = Some(proxy.dir().to_path_buf());
     Ok(Some(proxy))
 }

@@ -41,8 +41,9 @@ pub(crate) fn command(
     }
     command.envs(request.env_set.iter().map(|(k, v)| (k, v)));
     let policy = sandbox.map(crate::sandbox::Run::policy);
-    if policy.is_some_and(|policy| !policy.network && policy.proxy.is_some()) {
-        // Every tool pointed at the bridge to the proxy, git's entry after those set above.
+    if let Some(policy) = policy.filter(|policy| !policy.network && policy.proxy.is_some()) {
+        // Every tool pointed at the bridge to the proxy (or its door on the machine's
+        // loopback, where there is no bridge), git's entry after those set above.
         let git_entries = request
             .env_set
             .iter()
@@ -52,7 +53,7 @@ pub(crate) fn command(
             .and_then(|count| count.trim().parse().ok())
             .unwrap_or(0);
         command.envs(crate::net::env::proxy_env(
-            crate::sandbox::BRIDGE_PORT,
+            policy.proxy_door.unwrap_or(crate::sandbox::BRIDGE_PORT),
             git_entries,
         ));
     }

@@ -83,6 +83,8 @@ pub struct Proxy {
     dir: PathBuf,
     shared: Arc<Shared>,
     task: tokio::task::JoinHandle<()>,
+    /// The door on this machine's loopback, where one is open (macOS: `door.rs`).
+    door: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Proxy {
@@ -125,7 +127,26 @@ impl Proxy {
             slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
         });
         let task = tokio::spawn(serve(listener, Arc::clone(&shared)));
-        Ok(Proxy { dir, shared, task })
+        Ok(Proxy {
+            dir,
+            shared,
+            task,
+            door: None,
+        })
+    }
+
+    /// Opens a door to the proxy on `127.0.0.1` (where no network namespace can hold a
+    /// bridge: macOS) and returns its port; it closes with the proxy. Must be called inside
+    /// a Tokio runtime.
+    ///
+    /// # Errors
+    /// No loopback port can be bound.
+    pub fn open_door(&mut self) -> std::io::Result<u16> {
+        let (port, task) = super::door::open(&self.dir.join(SOCKET_NAME))?;
+        if let Some(old) = self.door.replace(task) {
+            old.abort();
+        }
+        Ok(port)
     }
 
     /// The private directory holding the socket (given to the sandbox helper).
@@ -144,6 +165,9 @@ impl Proxy {
 impl Drop for Proxy {
     fn drop(&mut self) {
         self.task.abort();
+        if let Some(door) = &self.door {
+            door.abort();
+        }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
@@ -614,6 +638,39 @@ mod tests {
             ]
         );
         events
+    }
+
+    /// The door on the loopback (macOS) leads to the same decisions.
+    #[tokio::test]
+    async fn the_door_leads_to_the_proxy_which_decides_by_name() {
+        let port = origin().await;
+        let parent = tempfile::tempdir().unwrap();
+        let mut proxy = Proxy::start(rules(port), parent.path()).unwrap();
+        let door = proxy.open_door().unwrap();
+        let through_door = |request: String| async move {
+            let mut stream = TcpStream::connect(("127.0.0.1", door)).await.unwrap();
+            stream.write_all(request.as_bytes()).await.unwrap();
+            let mut answer = Vec::new();
+            let _ = stream.read_to_end(&mut answer).await;
+            String::from_utf8_lossy(&answer).into_owned()
+        };
+        let answer =
+            through_door(format!("GET http://allowed.test:{port}/ HTTP/1.1\r\n\r\n")).await;
+        assert_eq!(answer, "hello");
+        let answer = through_door(format!("CONNECT blocked.test:{port} HTTP/1.1\r\n\r\n")).await;
+        assert!(answer.starts_with("HTTP/1.1 403 Forbidden\r\n"), "{answer}");
+        allowed_then_refused(&proxy);
+        drop(proxy);
+        // The aborted task lets go of its listener when the runtime next runs it.
+        let mut closed = false;
+        for _ in 0..1000 {
+            tokio::task::yield_now().await;
+            if TcpStream::connect(("127.0.0.1", door)).await.is_err() {
+                closed = true;
+                break;
+            }
+        }
+        assert!(closed, "the door closes with the proxy");
     }
 
     #[tokio::test]

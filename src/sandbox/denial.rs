@@ -129,6 +129,7 @@ mod tests {
         assert!(note.contains("network use is off"), "{note}");
         let proxied = Policy {
             proxy: Some("/run/proxy".into()),
+            proxy_door: None,
             ..policy.clone()
         };
         let note = likely_denial(

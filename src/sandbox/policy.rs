@@ -93,6 +93,10 @@ pub struct Policy {
     /// runs in a network namespace of its own whose only way out is a bridge to the proxy's
     /// socket there (Linux). Set by whoever started the proxy; `network` is then false.
     pub proxy: Option<PathBuf>,
+    /// The port of the proxy's door on this machine's loopback (`net/door.rs`), where no
+    /// network namespace can hold the bridge (macOS): the command may connect there and
+    /// nowhere else. `None`: the bridge's port inside the command's namespace (Linux).
+    pub proxy_door: Option<u16>,
 }
 
 impl Policy {
@@ -142,6 +146,7 @@ impl Policy {
             limits: ResourceLimits::default(),
             git_read_only: false,
             proxy: None,
+            proxy_door: None,
         }
     }
 
@@ -165,6 +170,7 @@ impl Policy {
             limits: self.limits,
             git_read_only: false,
             proxy: None,
+            proxy_door: None,
         }
     }
 

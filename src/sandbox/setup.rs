@@ -109,6 +109,7 @@ impl Sandbox {
                 limits: ResourceLimits::default(),
                 git_read_only: false,
                 proxy: None,
+                proxy_door: None,
             },
             required: false,
             state: State::Off,

@@ -1214,7 +1214,9 @@ fn a_host_question_ends_with_its_command_and_refuses_that_connection_only() {
     tmux.wait_for("wants `new.test`");
     // Nobody answers: the command's own timeout ends it, and the question with it.
     let screen = tmux.wait_for("not answered");
-    assert_eq!(screen.matches("wants `new.test`").count(), 1, "{screen}");
+    // Asked once before it ended (the next command's question may be on screen already).
+    let before = &screen[..screen.find("not answered").unwrap_or(0)];
+    assert_eq!(before.matches("wants `new.test`").count(), 1, "{screen}");
     tmux.wait_for("wants `new.test`");
     tmux.keys(&["1"]);
     tmux.wait_for("EXIT=0");
