@@ -60,6 +60,14 @@ fn unsandboxed(reason: &str) -> serde_json::Value {
     serde_json::json!({"outside_sandbox": true, "reason": reason})
 }
 
+/// The first `decision` event of a run's `--json` output.
+fn first_decision(stdout: &[u8]) -> serde_json::Value {
+    events(stdout)
+        .into_iter()
+        .find(|event| event["type"] == "decision")
+        .unwrap()
+}
+
 fn available() -> bool {
     super::sandbox::available()
 }
@@ -105,11 +113,7 @@ fn without_a_terminal_an_escalation_is_denied_with_its_reason() {
         ] {
             assert!(result.contains(says), "{case}: no {says:?} in {result}");
         }
-        let events = events(&output.stdout);
-        let decision = events
-            .iter()
-            .find(|event| event["type"] == "decision")
-            .unwrap();
+        let decision = first_decision(&output.stdout);
         assert_eq!(decision["decision"], "deny", "{case}: {decision}");
         assert_eq!(decision["by"], "no_terminal", "{case}: {decision}");
         assert!(
@@ -138,11 +142,7 @@ fn a_deny_rule_beats_an_escalation() {
         .output()
         .unwrap();
     assert!(!outside.target().exists());
-    let events = events(&output.stdout);
-    let decision = events
-        .iter()
-        .find(|event| event["type"] == "decision")
-        .unwrap();
+    let decision = first_decision(&output.stdout);
     assert_eq!(decision["decision"], "deny", "{decision}");
     assert_eq!(decision["by"], "policy", "{decision}");
     assert!(
