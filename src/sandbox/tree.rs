@@ -463,21 +463,17 @@ pub(super) fn look(workspace: &Path, cache: Option<&Path>) -> Found {
         if let Some(changes) = watch.changes() {
             dirty |= kept.tree.refresh_from(changes, watch);
             full = false;
-        } else if watch.usable() {
-            // Events were lost: the watches themselves may be missing or stale (a directory
-            // removed and made again, a rename back, whose events were lost). A new watch of
-            // the whole tree, started before the full look below.
-            kept.watch = cache.and_then(|cache| Watch::start(workspace, cache));
-        } else {
+        } else if !watch.usable() {
             kept.watch = None;
         }
-    } else if !kept.started
-        && super::watch::watching()
-        && let Some(cache) = cache
-    {
+        // Else events were lost: the full look below, the watch kept. Its watches stand
+        // (the kernel ends one only with its directory), and every directory the full look
+        // finds new or replaced (one made again, moved in, moved back) is walked, and so
+        // watched again under its path.
+    } else if !kept.started && super::watch::watching() {
         // Started before the full look below, which then sees what changed before it.
         kept.started = true;
-        kept.watch = Watch::start(workspace, cache);
+        kept.watch = Watch::start(workspace);
     }
     if full {
         dirty |= kept.tree.refresh(kept.watch.as_mut());
