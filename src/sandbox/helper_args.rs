@@ -123,8 +123,9 @@ mod tests {
             parsed.read_only.contains(&work.join(".git/hooks")),
             "{parsed:?}"
         );
+        // No `.agent` is made for the command to see (the check after it removes one it makes).
         assert!(
-            parsed.read_only.contains(&work.join(".agent")),
+            !parsed.read_only.contains(&work.join(".agent")) && !work.join(".agent").exists(),
             "{parsed:?}"
         );
         // The workspace is below /tmp here: the private temp dir is only made writable.

@@ -417,7 +417,16 @@ struct Kept {
     /// What the tree holds, as last gathered (the sets are not gathered again from every
     /// directory while nothing in them changed).
     found: Option<Found>,
+    /// The tree changed since it was last kept in the state directory.
+    unsaved: bool,
+    /// When it was last kept there by this process.
+    saved: Option<std::time::Instant>,
 }
+
+/// While a watch stands, the tree is kept in the state directory at most this often: writing
+/// it is O(directories), and the file is only the next process's starting point (what changed
+/// since it was written is found there by its change times, never missed).
+const SAVED_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// The trees of the workspaces this process has looked at.
 static TREES: Mutex<Option<HashMap<PathBuf, Kept>>> = Mutex::new(None);
@@ -456,6 +465,8 @@ pub(super) fn look(workspace: &Path, cache: Option<&Path>) -> Found {
             watch: None,
             started: false,
             found: None,
+            unsaved: false,
+            saved: None,
         }
     });
     let mut full = true;
@@ -463,28 +474,31 @@ pub(super) fn look(workspace: &Path, cache: Option<&Path>) -> Found {
         if let Some(changes) = watch.changes() {
             dirty |= kept.tree.refresh_from(changes, watch);
             full = false;
-        } else if watch.usable() {
-            // Events were lost: the watches themselves may be missing or stale (a directory
-            // removed and made again, a rename back, whose events were lost). A new watch of
-            // the whole tree, started before the full look below.
-            kept.watch = cache.and_then(|cache| Watch::start(workspace, cache));
-        } else {
+        } else if !watch.usable() {
             kept.watch = None;
         }
-    } else if !kept.started
-        && super::watch::watching()
-        && let Some(cache) = cache
-    {
+        // Else events were lost: the full look below, the watch kept. Its watches stand
+        // (the kernel ends one only with its directory), and every directory the full look
+        // finds new or replaced (one made again, moved in, moved back) is walked, and so
+        // watched again under its path.
+    } else if !kept.started && super::watch::watching() {
         // Started before the full look below, which then sees what changed before it.
         kept.started = true;
-        kept.watch = Watch::start(workspace, cache);
+        kept.watch = Watch::start(workspace);
     }
     if full {
         dirty |= kept.tree.refresh(kept.watch.as_mut());
     }
     let tree = &kept.tree;
-    if dirty && let Some(file) = &file {
+    kept.unsaved |= dirty;
+    let due = kept.watch.is_none() || kept.saved.is_none_or(|at| at.elapsed() >= SAVED_EVERY);
+    if kept.unsaved
+        && due
+        && let Some(file) = &file
+    {
         store::save(file, tree);
+        kept.unsaved = false;
+        kept.saved = Some(std::time::Instant::now());
     }
     if dirty {
         kept.found = None;

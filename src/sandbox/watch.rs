@@ -1,22 +1,26 @@
 //! Watching a workspace's directories across the commands of a run or session (inotify,
-//! through `notify`), so that after a command only the directories whose entries changed are
+//! through `rustix`), so that after a command only the directories whose entries changed are
 //! read again (`tree.rs`), not every directory `stat`ed: the sandbox's cost per command then
 //! does not grow with the workspace.
 //!
 //! What a look may trust:
 //! - Every directory of the tree is watched before it is read (a new one is watched, with
 //!   everything below it, before the tree walks it), so an entry made after the read is
-//!   reported, and one made before is read.
+//!   reported, and one made before is read. Directories inside `.git` directories are not
+//!   watched: the tree never looks there (and git's own writes there cost nothing).
 //! - A directory made or moved in (from anywhere, outside the workspace included) is reported
 //!   as *fresh*: whatever was known below its path is forgotten and it is walked again, watched
 //!   first. So nested `mkdir -p a/b/c/.git` and a `rename` of a tree holding a `.git` are seen
 //!   however fast they happened.
-//! - Before a look, a cookie file is made in a directory of the agent's own that the same
-//!   watcher watches: inotify reports in order, so once the cookie is reported, everything
-//!   the command did before is too.
-//! - A queue overflow, a watch limit reached, an error or a cookie not reported in time: the
-//!   watch stops or asks for a rescan, and the tree falls back to its full look (a `stat` of
-//!   every directory), as in a one-shot `agent exec`.
+//! - The kernel queues an event before the system call that caused it returns: a look reads
+//!   the queue until it is empty and so has everything the command did before it ended.
+//! - A queue overflow, a watch limit reached, a directory that cannot be watched or read, the
+//!   workspace moved away: that look (or every later one) is the full one (a `stat` of every
+//!   directory), as in a one-shot `agent exec`.
+//!
+//! Not the `notify` crate: its thread scans every watch whenever a watched directory is
+//! removed or moved (O(directories) per `rmdir`, quadratic for an `rm -rf` of a tree), and it
+//! asks for opens and writes too.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -66,148 +70,124 @@ pub(super) use linux::Watch;
 #[cfg(target_os = "linux")]
 mod linux {
     use super::{Changes, outside_the_tree};
-    use notify::event::{CreateKind, ModifyKind, RenameMode};
-    use notify::{Event, EventKind, RecursiveMode, Watcher as _};
+    use rustix::fd::OwnedFd;
+    use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
+    use rustix::io::Errno;
+    use std::collections::HashMap;
+    use std::mem::MaybeUninit;
+    use std::os::unix::ffi::OsStrExt as _;
     use std::path::{Path, PathBuf};
-    use std::sync::{Arc, Condvar, Mutex};
-    use std::time::Duration;
 
-    /// How long a look waits for its cookie to be reported before it stops watching.
-    const COOKIE_WAIT: Duration = Duration::from_secs(2);
+    /// What a directory's watch reports: entries made, removed and moved (not opens, reads,
+    /// writes or attribute changes, which the tree does not need), never through a link.
+    const ENTRIES: WatchFlags = WatchFlags::CREATE
+        .union(WatchFlags::DELETE)
+        .union(WatchFlags::MOVED_FROM)
+        .union(WatchFlags::MOVED_TO)
+        .union(WatchFlags::ONLYDIR)
+        .union(WatchFlags::DONT_FOLLOW);
 
-    /// What the watcher's thread has seen since the last look.
-    #[derive(Debug, Default)]
-    struct Seen {
-        changes: Changes,
-        /// Events were lost (queue overflow): the next look is a full one.
-        rescan: bool,
-        /// The watch cannot be trusted any more (a watch limit, a read error).
-        broken: bool,
-        /// The cookies reported.
-        cookies: Vec<PathBuf>,
-    }
+    /// The workspace's own watch reports besides that it was removed or moved away.
+    const ROOT: WatchFlags = ENTRIES
+        .union(WatchFlags::DELETE_SELF)
+        .union(WatchFlags::MOVE_SELF);
 
-    type Shared = Arc<(Mutex<Seen>, Condvar)>;
-
-    /// A workspace watched, and the agent's directory its cookies are made in.
+    /// A workspace watched: one inotify instance, one watch per directory of the tree (not
+    /// inside `.git` directories, where the tree never looks), read only when a look asks.
+    ///
+    /// No thread reads it: the kernel queues an event before the system call that caused it
+    /// returns, so a look that reads the queue until it is empty has everything a command
+    /// that ended did. A queue that overflowed (`max_queued_events`) says so, and that look
+    /// is a full one. A removed directory costs the kernel's own `IN_IGNORED`, one map entry
+    /// here — never a scan of every watch.
     pub(in crate::sandbox) struct Watch {
-        watcher: notify::INotifyWatcher,
-        shared: Shared,
-        cookie_dir: PathBuf,
-        cookies: u64,
+        fd: OwnedFd,
+        root: PathBuf,
+        /// The directory each watch descriptor stands for (updated when a directory moved
+        /// inside the workspace is walked again: the kernel gives its watch back).
+        dirs: HashMap<i32, PathBuf>,
+        /// The watch cannot be trusted any more (a watch limit, a directory that could not be
+        /// watched or read, the workspace itself moved away).
+        broken: bool,
     }
 
     impl std::fmt::Debug for Watch {
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             f.debug_struct("Watch")
-                .field("cookie_dir", &self.cookie_dir)
+                .field("root", &self.root)
+                .field("dirs", &self.dirs.len())
+                .field("broken", &self.broken)
                 .finish_non_exhaustive()
         }
     }
 
-    fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Seen> {
-        shared
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// Keeps what `event` says about the directories below `root` in `seen`.
-    fn note(seen: &mut Seen, root: &Path, cookie_dir: &Path, event: Event) {
-        if event.need_rescan() {
-            seen.rescan = true;
-        }
-        let fresh = matches!(
-            event.kind,
-            EventKind::Create(CreateKind::Folder | CreateKind::Any | CreateKind::Other)
-                | EventKind::Modify(ModifyKind::Name(
-                    RenameMode::To | RenameMode::Both | RenameMode::Any | RenameMode::Other
-                ))
-                | EventKind::Any
-                | EventKind::Other
-        );
+    /// Keeps what an event about `path` (with `flags`) says about the tree in `changes`.
+    fn note(changes: &mut Changes, root: &Path, path: PathBuf, flags: ReadFlags) {
+        let fresh = flags.contains(ReadFlags::MOVED_TO)
+            || flags.contains(ReadFlags::CREATE | ReadFlags::ISDIR);
         let entries = fresh
-            || matches!(
-                event.kind,
-                EventKind::Create(_)
-                    | EventKind::Remove(_)
-                    | EventKind::Modify(ModifyKind::Name(_))
-            );
-        for path in event.paths {
-            if path.parent() == Some(cookie_dir) {
-                if matches!(event.kind, EventKind::Create(_)) {
-                    seen.cookies.push(path);
-                }
-                continue;
-            }
-            if !entries || !path.starts_with(root) || outside_the_tree(root, &path) {
-                continue;
-            }
-            if let Some(parent) = path.parent().filter(|parent| parent.starts_with(root)) {
-                seen.changes.dirty.insert(parent.to_path_buf());
-            }
-            if fresh {
-                seen.changes.fresh.insert(path);
-            } else {
-                seen.changes.dirty.insert(path);
-            }
+            || flags.intersects(ReadFlags::CREATE | ReadFlags::DELETE | ReadFlags::MOVED_FROM);
+        if !entries || !path.starts_with(root) || outside_the_tree(root, &path) {
+            return;
+        }
+        if let Some(parent) = path.parent().filter(|parent| parent.starts_with(root)) {
+            changes.dirty.insert(parent.to_path_buf());
+        }
+        if fresh {
+            changes.fresh.insert(path);
+        } else {
+            changes.dirty.insert(path);
         }
     }
 
     impl Watch {
-        /// Starts watching `root` (every directory below it, not following links), with its
-        /// cookies in a directory of its own in `cache`. `None` where that cannot be done.
-        pub(in crate::sandbox) fn start(root: &Path, cache: &Path) -> Option<Watch> {
-            static STARTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-            let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            sweep(cache);
-            let cookie_dir = cache.join(format!("{COOKIE_DIR_PREFIX}{}-{n}", std::process::id()));
-            std::fs::create_dir_all(&cookie_dir).ok()?;
-            let shared: Shared = Arc::default();
-            let handler = {
-                let shared = Arc::clone(&shared);
-                let root = root.to_path_buf();
-                let cookie_dir = cookie_dir.clone();
-                move |event: notify::Result<Event>| {
-                    let mut seen = lock(&shared);
-                    match event {
-                        Ok(event) => note(&mut seen, &root, &cookie_dir, event),
-                        Err(_) => seen.broken = true,
-                    }
-                    drop(seen);
-                    shared.1.notify_all();
-                }
+        /// Starts watching `root` and every directory below it (not following links, not
+        /// inside `.git` directories). `None` where that cannot be done.
+        pub(in crate::sandbox) fn start(root: &Path) -> Option<Watch> {
+            let fd = inotify::init(CreateFlags::NONBLOCK | CreateFlags::CLOEXEC).ok()?;
+            let wd = inotify::add_watch(&fd, root, ROOT).ok()?;
+            let mut watch = Watch {
+                fd,
+                root: root.to_path_buf(),
+                dirs: HashMap::from([(wd, root.to_path_buf())]),
+                broken: false,
             };
-            let config = notify::Config::default().with_follow_symlinks(false);
-            let watch = notify::INotifyWatcher::new(handler, config)
-                .ok()
-                .map(|watcher| Watch {
-                    watcher,
-                    shared,
-                    cookie_dir: cookie_dir.clone(),
-                    cookies: 0,
-                });
-            let Some(mut watch) = watch else {
-                let _ = std::fs::remove_dir_all(&cookie_dir);
-                return None;
-            };
-            let dir = watch.cookie_dir.clone();
-            (watch
-                .watcher
-                .watch(&dir, RecursiveMode::NonRecursive)
-                .is_ok()
-                && watch.add(root))
-            .then_some(watch)
+            watch.add(root).then_some(watch)
         }
 
-        /// Watches `dir` and every directory below it. Whether that worked (else the watch
-        /// can no longer be trusted: a watch limit reached).
+        /// Watches `dir` and every directory below it, each before it is read (so that an
+        /// entry made after the read is reported). Whether that worked (else the watch can no
+        /// longer be trusted: a watch limit reached, a directory that cannot be watched).
         pub(in crate::sandbox) fn add(&mut self, dir: &Path) -> bool {
-            let added = self.watcher.watch(dir, RecursiveMode::Recursive).is_ok();
-            if !added {
-                lock(&self.shared).broken = true;
+            let mut stack = vec![dir.to_path_buf()];
+            while let Some(dir) = stack.pop() {
+                let flags = if dir == self.root { ROOT } else { ENTRIES };
+                match inotify::add_watch(&self.fd, &dir, flags) {
+                    Ok(wd) => {
+                        self.dirs.insert(wd, dir.clone());
+                    }
+                    // Gone or replaced by a link since its parent was read: the parent's
+                    // watch reports that.
+                    Err(Errno::NOENT | Errno::NOTDIR) => continue,
+                    // The watch limit (`ENOSPC`), a directory this user cannot read …
+                    Err(_) => {
+                        self.broken = true;
+                        return false;
+                    }
+                }
+                // One that cannot be read is the tree's to distrust (it reads it next).
+                let Ok(entries) = std::fs::read_dir(&dir) else {
+                    continue;
+                };
+                for entry in entries.flatten() {
+                    if entry.file_name() != ".git"
+                        && entry.file_type().is_ok_and(|kind| kind.is_dir())
+                    {
+                        stack.push(entry.path());
+                    }
+                }
             }
-            added
+            true
         }
 
         /// Stops trusting the watch: a directory of the tree could not be read, so what it
@@ -215,78 +195,53 @@ mod linux {
         /// a directory above it) is not an entry change the watch would report. Every later
         /// look is a full one.
         pub(in crate::sandbox) fn distrust(&mut self) {
-            lock(&self.shared).broken = true;
+            self.broken = true;
         }
 
-        /// What changed since the last look, once everything before now was reported; `None`
-        /// when the watch cannot say (stopped, events lost): then the caller looks at
-        /// everything. A watch that can no longer be trusted stays so.
+        /// What changed since the last look: every event queued until now. `None` when the
+        /// watch cannot say (stopped, events lost): then the caller looks at everything. A
+        /// watch that can no longer be trusted stays so.
         pub(in crate::sandbox) fn changes(&mut self) -> Option<Changes> {
-            self.cookies += 1;
-            let cookie = self.cookie_dir.join(self.cookies.to_string());
-            let made = std::fs::write(&cookie, b"").is_ok();
-            let mut seen = lock(&self.shared);
-            if made {
-                let deadline = std::time::Instant::now() + COOKIE_WAIT;
-                while !seen.broken && !seen.cookies.contains(&cookie) {
-                    let left = deadline.saturating_duration_since(std::time::Instant::now());
-                    if left.is_zero() {
-                        seen.broken = true;
+            let mut changes = Changes::default();
+            let mut lost = false;
+            let mut buffer = [MaybeUninit::<u8>::uninit(); 8192];
+            let mut events = inotify::Reader::new(&self.fd, &mut buffer);
+            loop {
+                let event = match events.next() {
+                    Ok(event) => event,
+                    Err(Errno::INTR) => continue,
+                    Err(Errno::AGAIN) => break,
+                    Err(_) => {
+                        self.broken = true;
                         break;
                     }
-                    seen = self
-                        .shared
-                        .1
-                        .wait_timeout(seen, left)
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .0;
+                };
+                let flags = event.events();
+                if flags.contains(ReadFlags::QUEUE_OVERFLOW) {
+                    lost = true;
+                } else if flags.contains(ReadFlags::IGNORED) {
+                    self.dirs.remove(&event.wd());
+                } else if flags
+                    .intersects(ReadFlags::UNMOUNT | ReadFlags::DELETE_SELF | ReadFlags::MOVE_SELF)
+                {
+                    // The workspace itself removed or moved away (or a file system below it
+                    // unmounted): nothing here can be trusted.
+                    self.broken = true;
+                } else if let Some(dir) = self.dirs.get(&event.wd()) {
+                    let path = match event.file_name() {
+                        Some(name) => dir.join(std::ffi::OsStr::from_bytes(name.to_bytes())),
+                        None => dir.clone(),
+                    };
+                    note(&mut changes, &self.root, path, flags);
                 }
-            } else {
-                seen.broken = true;
             }
-            seen.cookies.clear();
-            let changes = std::mem::take(&mut seen.changes);
-            let lost = std::mem::take(&mut seen.rescan);
-            let broken = seen.broken;
-            drop(seen);
-            let _ = std::fs::remove_file(&cookie);
-            (!broken && !lost).then_some(changes)
+            (!self.broken && !lost).then_some(changes)
         }
 
         /// Whether the watch can still be trusted after a full look (events were lost, but
         /// the watches stand): false once it stopped.
         pub(in crate::sandbox) fn usable(&self) -> bool {
-            !lock(&self.shared).broken
-        }
-    }
-
-    /// The cookie directories are named this, then the process id.
-    const COOKIE_DIR_PREFIX: &str = "watch-";
-
-    /// Removes the cookie directories of processes that ended (a watch kept for the whole
-    /// process is never dropped).
-    fn sweep(cache: &Path) {
-        let Ok(entries) = std::fs::read_dir(cache) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let pid = name
-                .to_str()
-                .and_then(|name| name.strip_prefix(COOKIE_DIR_PREFIX))
-                .and_then(|rest| rest.split('-').next())
-                .and_then(|pid| pid.parse::<u32>().ok());
-            if let Some(pid) = pid
-                && !Path::new("/proc").join(pid.to_string()).exists()
-            {
-                let _ = std::fs::remove_dir_all(entry.path());
-            }
-        }
-    }
-
-    impl Drop for Watch {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.cookie_dir);
+            !self.broken
         }
     }
 }
@@ -298,7 +253,7 @@ pub(super) struct Watch;
 
 #[cfg(not(target_os = "linux"))]
 impl Watch {
-    pub(super) fn start(_root: &Path, _cache: &Path) -> Option<Watch> {
+    pub(super) fn start(_root: &Path) -> Option<Watch> {
         None
     }
 

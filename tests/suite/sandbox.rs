@@ -278,6 +278,64 @@ fn git_hooks_and_agent_settings_stay_read_only() {
     );
 }
 
+/// A workspace without `.agent/` shows none to its commands (nothing is made there for the
+/// sandbox), and one a command makes — a directory with settings, locked or not, a file, a
+/// link to settings elsewhere — is gone after it, with and without mounts: the next command
+/// (or run) reads no settings of the command's.
+#[test]
+fn no_agent_directory_appears_and_none_a_command_makes_stays() {
+    if !available() {
+        return;
+    }
+    let plants = [
+        "mkdir .agent && echo '[permissions]' > .agent/settings.toml",
+        "mkdir .agent && echo x > .agent/settings.toml && chmod 500 .agent",
+        "mkdir -p .agent/d && echo x > .agent/settings.toml && chmod 000 .agent/d .agent",
+        "echo x > .agent",
+        "ln -s \"$ELSEWHERE\" .agent",
+    ];
+    for (switch, why) in MOUNT_CASES {
+        let dirs = Dirs::new();
+        let work = repository(&dirs);
+        let elsewhere = dirs.outside.join("settings");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("settings.toml"), "x\n").unwrap();
+        let listed = |result: &serde_json::Value| {
+            result["stdout"]
+                .as_str()
+                .unwrap_or_default()
+                .lines()
+                .any(|name| name == ".agent")
+        };
+        let result = exec_with(&dirs, switch, "ls -a");
+        assert!(
+            result["stdout"]
+                .as_str()
+                .unwrap_or_default()
+                .contains(".git"),
+            "{why}: {result}"
+        );
+        assert!(!listed(&result), "{why}: a phantom `.agent`: {result}");
+        for plant in plants {
+            let command = format!("ELSEWHERE='{}'; {plant}; ls -a", elsewhere.display());
+            let result = exec_with(&dirs, switch, &command);
+            assert!(listed(&result), "{why}: `{plant}` made nothing: {result}");
+            assert!(
+                work.join(".agent").symlink_metadata().is_err(),
+                "{why}: `{plant}` left `.agent`: {result}"
+            );
+            assert!(
+                undone(&result).contains(".agent"),
+                "{why}: `{plant}`: {result}"
+            );
+            let result = exec_with(&dirs, switch, "ls -a; cat .agent/settings.toml");
+            assert!(!listed(&result), "{why}: after `{plant}`: {result}");
+            // Moved out of the way where it could not be removed; never the person's own.
+            assert!(elsewhere.join("settings.toml").exists(), "{why}: `{plant}`");
+        }
+    }
+}
+
 #[test]
 fn grandchildren_are_restricted_too() {
     if !available() {

@@ -18,8 +18,10 @@
 //!   a gitlink there, and editors open nested repositories on their own.
 //!
 //! The mount namespace keeps these directories and the existing files read-only and the git
-//! directories pinned in place (`linux.rs`); a missing directory is made first and removed
-//! again when it stayed empty. What a mount cannot express — a file created where there was
+//! directories pinned in place (`linux.rs`); a missing directory inside a git directory is
+//! made first and removed again when it stayed empty. A missing `.agent/` is not made (it
+//! would show in the command's listings of the workspace): one the command makes is removed
+//! after it, with what it holds. What a mount cannot express — a file created where there was
 //! none (`commondir`, `config.worktree`, an included file), a new `.git` anywhere below the
 //! workspace, a gitlink to it — is checked after the command: [`Guard::finish`] compares each
 //! surface with its state before, undoes the change and says what it undid. Where no mount
@@ -149,9 +151,13 @@ impl Guard {
         }
         for (path, is_dir) in &surface_paths {
             let missing = path.symlink_metadata().is_err();
+            // A missing `.agent` is not made: the command would see it (`ls -a`), and the
+            // check after the command removes one it made, settings and all, before anything
+            // reads them (the agent reads them when a run starts).
             if *is_dir
                 && missing
                 && mounts
+                && *path != agent
                 && path.parent().is_some_and(Path::is_dir)
                 && std::fs::create_dir(path).is_ok()
             {

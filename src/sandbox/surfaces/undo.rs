@@ -70,9 +70,20 @@ pub(super) fn restore(
         return None;
     };
     let result = match (before, after) {
-        (Snapshot::Missing | Snapshot::Gone | Snapshot::Unreachable, _) => entry
-            .remove()
-            .map(|()| format!("removed `{shown}`, which the command created")),
+        // What the command made there goes; where it cannot be removed (a directory it made
+        // unwritable: `chmod 500 .agent`), it is moved out of the way.
+        (Snapshot::Missing | Snapshot::Gone | Snapshot::Unreachable, _) => match entry.remove() {
+            Ok(()) => Ok(format!("removed `{shown}`, which the command created")),
+            Err(error) => aside(workspace, path)
+                .map(|target| {
+                    format!(
+                        "`{shown}`, which the command created, could not be removed ({error}): \
+                         moved to `{}`",
+                        target.display()
+                    )
+                })
+                .map_err(|_| error),
+        },
         (Snapshot::File { bytes, mode }, _) => entry
             .remove()
             .and_then(|()| entry.create(bytes, *mode))

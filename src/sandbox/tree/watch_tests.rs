@@ -30,13 +30,12 @@ impl Case {
         let base = root.path().canonicalize().unwrap();
         let work = base.join("work");
         let outside = base.join("outside");
-        let cache = base.join("cache");
         for dir in BASE {
             fs::create_dir_all(work.join(dir)).unwrap();
         }
         fs::create_dir_all(&outside).unwrap();
         fs::create_dir_all(work.join(".git/objects")).unwrap();
-        let watch = Watch::start(&work, &cache).expect("inotify works here");
+        let watch = Watch::start(&work).expect("inotify works here");
         let mut tree = Tree::new(&work);
         tree.walk(&work, None);
         Case {
@@ -250,5 +249,46 @@ fn an_unreadable_directory_hands_over_to_the_full_look() {
             walked.git_entries(),
             "mkdir {made}; chmod 000 {locked}; look; chmod 755 {locked}; look"
         );
+    }
+}
+
+/// Events lost (the kernel's queue overflowed while a command ran): that look is a full one,
+/// and the watch goes on — its watches stand, and what the full look finds new, moved or
+/// replaced is walked and so watched again under its path. The looks after it, through the
+/// watch alone, still see everything, inside what moved or was replaced during the overflow.
+#[test]
+fn after_lost_events_the_watch_goes_on() {
+    let queued: usize = fs::read_to_string("/proc/sys/fs/inotify/max_queued_events")
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .unwrap_or(16384);
+    let mut case = Case::new();
+    for n in 0..=queued {
+        fs::write(case.path(&format!("x/y/f{n}")), "").unwrap();
+    }
+    fs::rename(case.path("a/b"), case.path("x/b2")).unwrap();
+    fs::rename(case.path("x"), case.path("t")).unwrap();
+    fs::rename(case.path("t"), case.path("x")).unwrap();
+    fs::remove_dir_all(case.path("node_modules/p/q")).unwrap();
+    fs::create_dir_all(case.path("node_modules/p/q/r")).unwrap();
+    assert!(case.watch.changes().is_none(), "the queue did not overflow");
+    assert!(case.watch.usable());
+    case.tree.refresh(Some(&mut case.watch));
+    let steps: &[Step] = &[
+        ("mkdir -p x/b2/c/d/.git", &|case| {
+            fs::create_dir_all(case.path("x/b2/c/d/.git")).unwrap();
+        }),
+        ("mkdir node_modules/p/q/r/.git && touch x/y/.env", &|case| {
+            fs::create_dir(case.path("node_modules/p/q/r/.git")).unwrap();
+            fs::write(case.path("x/y/.env"), "K=1").unwrap();
+        }),
+        ("mkdir -p x/b2/c/e/.git a/n/.git", &|case| {
+            fs::create_dir_all(case.path("x/b2/c/e/.git")).unwrap();
+            fs::create_dir_all(case.path("a/n/.git")).unwrap();
+        }),
+    ];
+    for (what, step) in steps {
+        step(&case);
+        case.look(what);
     }
 }
