@@ -30,8 +30,35 @@ pub(super) struct Decided {
     pub edited_from: Option<String>,
     /// What the person told the model with a denial (`t`).
     pub note: Option<String>,
-    /// A person said yes to the call's `escalate`: it runs with what that asked for.
-    pub escalated: bool,
+    /// A person said yes to the call's `escalate`: how the command alone would have run,
+    /// to which the yes adds exactly what that asked for.
+    pub escalated: Option<Plain>,
+}
+
+/// How a command would run without its escalation: who let it through (a person's yes, where
+/// it would have been asked) and whether as an inspection (read-only) — its sandbox and
+/// environment (see `Loop::plain_sandbox`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Plain {
+    pub by: DecidedBy,
+    pub inspection: bool,
+}
+
+impl Plain {
+    /// From the command's own decision (allow, or ask: then as a person's yes gives).
+    pub(super) fn of(decision: &Decision, by: DecidedBy) -> Self {
+        if decision.verdict == Verdict::Allow {
+            Self {
+                by,
+                inspection: by == DecidedBy::Policy && decision.source == Source::Builtin,
+            }
+        } else {
+            Self {
+                by: DecidedBy::Person,
+                inspection: false,
+            }
+        }
+    }
 }
 
 impl Decided {
@@ -91,10 +118,14 @@ impl Loop<'_> {
         turn: u32,
     ) -> Option<Decided> {
         if let Some(escalate) = &shell.escalate {
-            let beyond = self.escalation_beyond(escalate);
+            let judged = self.judged(&shell.command, shell, turn);
+            let plain = Plain::of(&judged.0, judged.1);
+            let base = self.plain_sandbox(plain);
+            let granted = self.escalation_sandbox(plain);
+            let beyond = escalate.beyond(base.as_ref(), granted.as_ref());
             if !beyond.is_empty() {
                 return self
-                    .decide_escalation(shell, escalate, &beyond, approver, turn)
+                    .decide_escalation(shell, escalate, (&beyond, plain), judged, approver)
                     .await;
             }
         }
@@ -117,7 +148,7 @@ impl Loop<'_> {
                 command: command.to_owned(),
                 edited_from: edited_from.clone(),
                 note: None,
-                escalated: false,
+                escalated: None,
             };
             let decision = match self.settle(&command, shell, approver, turn) {
                 Ok((decision, by)) => return Some(decided(decision, by, &command)),
@@ -202,7 +233,7 @@ impl Loop<'_> {
             command,
             edited_from,
             note: None,
-            escalated: false,
+            escalated: None,
         })
     }
 
@@ -290,22 +321,29 @@ impl Loop<'_> {
 
 /// Calls with `escalate` (`super::escalate`): asked for, never assumed.
 impl Loop<'_> {
-    /// The sandbox a call's command would run in without its escalation: mode `auto`'s (no
-    /// network) where `auto` applies, else the configured one a person's yes gives.
-    fn escalation_base(&self) -> Option<Policy> {
+    /// The sandbox a command runs in as `plain` lets it through (`None`: none): read-only as
+    /// an inspection, mode `auto`'s (only the workspace writable, git's directories read-only,
+    /// no network) where `auto` let it through, else the configured one.
+    pub(super) fn plain_sandbox(&self, plain: Plain) -> Option<Policy> {
         let policy = self.config.sandbox.active_policy()?;
-        Some(if self.auto_applies() {
+        Some(if plain.inspection {
+            policy.inspection().limited(self.config.inspect_limits)
+        } else if plain.by == DecidedBy::Mode && self.auto_applies() {
             super::auto::auto_policy(policy)
         } else {
             policy.clone()
         })
     }
 
-    /// What `escalate` asks for beyond the sandbox the call's command would get (see
-    /// [`super::Escalate::beyond`]); empty when nothing.
-    fn escalation_beyond(&self, escalate: &Escalate) -> Vec<String> {
-        let base = self.escalation_base();
-        escalate.beyond(base.as_ref(), self.config.sandbox.active_policy())
+    /// The sandbox a yes to an escalation starts from, before [`Escalate::apply`]: the one
+    /// the command would have had ([`Loop::plain_sandbox`]), with only the configured means
+    /// of limiting the network to hosts (the allowlist's proxy) where that one closed the
+    /// network — nothing else of the configured sandbox.
+    pub(super) fn escalation_sandbox(&self, plain: Plain) -> Option<Policy> {
+        super::escalate::granting(
+            self.plain_sandbox(plain),
+            self.config.sandbox.active_policy(),
+        )
     }
 
     /// The decision on a call whose `escalate` asks for `beyond`: a deny (rule, mode `deny`)
@@ -315,18 +353,17 @@ impl Loop<'_> {
         &self,
         shell: &ShellCall,
         escalate: &Escalate,
-        beyond: &[String],
+        (beyond, plain): (&[String], Plain),
+        (decision, by): (Decision, DecidedBy),
         approver: &mut A,
-        turn: u32,
     ) -> Option<Decided> {
-        let (decision, by) = self.judged(&shell.command, shell, turn);
         let decided = |decision: Decision, by: DecidedBy| Decided {
             decision,
             by,
             command: shell.command.clone(),
             edited_from: None,
             note: None,
-            escalated: false,
+            escalated: None,
         };
         if decision.verdict == Verdict::Deny {
             return Some(decided(decision, by));
@@ -358,7 +395,7 @@ impl Loop<'_> {
         request.escalation = Some(asks.clone());
         let answer = |verdict: Verdict, reason: String| {
             let mut answered = decided(person(&decision, verdict, reason, None), DecidedBy::Person);
-            answered.escalated = verdict == Verdict::Allow;
+            answered.escalated = (verdict == Verdict::Allow).then_some(plain);
             answered
         };
         Some(match approver.ask(&request).await {

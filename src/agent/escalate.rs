@@ -38,8 +38,9 @@ pub struct Escalate {
 pub enum Network {
     /// `"network": true`.
     Any,
-    /// `"network": ["registry.npmjs.org", "*.github.com"]`.
-    Hosts(Vec<String>),
+    /// `"network": ["registry.npmjs.org", "*.github.com"]`, parsed: what the proxy matches,
+    /// shown in that form (see [`Pattern::display`]).
+    Hosts(Vec<Pattern>),
 }
 
 impl TryFrom<Value> for Escalate {
@@ -100,7 +101,7 @@ impl TryFrom<Value> for Escalate {
 
 /// The host names of `escalate.network`: each a host or `*.name` pattern (not `*`: that is
 /// `true`), at most [`MAX_HOSTS`], at least one.
-fn hosts_of(hosts: &[Value]) -> Result<Vec<String>, String> {
+fn hosts_of(hosts: &[Value]) -> Result<Vec<Pattern>, String> {
     if hosts.is_empty() || hosts.len() > MAX_HOSTS {
         return Err(format!(
             "`escalate.network` lists 1 to {MAX_HOSTS} host names (or is true), not {}",
@@ -117,7 +118,7 @@ fn hosts_of(hosts: &[Value]) -> Result<Vec<String>, String> {
                 Ok(Pattern::Any) => Err(
                     "`escalate.network`: `*` is every host; write `\"network\": true`".to_owned(),
                 ),
-                Ok(_) => Ok(host.trim().to_owned()),
+                Ok(pattern) => Ok(pattern),
                 Err(why) => Err(format!("`escalate.network`: {why}")),
             }
         })
@@ -140,7 +141,11 @@ impl Escalate {
         let hosts = match (&self.network, base.network) {
             (None, _) | (_, true) => return Vec::new(),
             (Some(Network::Any), _) => "any host".to_owned(),
-            (Some(Network::Hosts(hosts)), _) => hosts.join(", "),
+            (Some(Network::Hosts(hosts)), _) => hosts
+                .iter()
+                .map(Pattern::display)
+                .collect::<Vec<_>>()
+                .join(", "),
         };
         vec![match &self.network {
             _ if granted.network => "with the whole network for this command".to_owned(),
@@ -171,12 +176,7 @@ impl Escalate {
             Some(network) if policy.proxy.is_some() => {
                 let opened = match network {
                     Network::Any => Opened::Any,
-                    Network::Hosts(hosts) => Opened::Hosts(
-                        hosts
-                            .iter()
-                            .filter_map(|host| Pattern::parse(host).ok())
-                            .collect(),
-                    ),
+                    Network::Hosts(hosts) => Opened::Hosts(hosts.clone()),
                 };
                 (Some(policy), Some(opened))
             }
@@ -196,6 +196,20 @@ impl Escalate {
             self.reason
         )
     }
+}
+
+/// The sandbox a yes to an escalation starts from, before [`Escalate::apply`]: `base`, the
+/// one the command would have had, with only the configured means of limiting the network to
+/// hosts (`configured`'s allowlist proxy) where `base` closed the network — nothing else of
+/// the configured sandbox (mode `auto`'s narrower writes and read-only git stay).
+#[must_use]
+pub fn granting(base: Option<Policy>, configured: Option<&Policy>) -> Option<Policy> {
+    let mut policy = base?;
+    if let Some(configured) = configured.filter(|_| !policy.network && policy.proxy.is_none()) {
+        policy.proxy.clone_from(&configured.proxy);
+        policy.proxy_door = configured.proxy_door;
+    }
+    Some(policy)
 }
 
 /// What a result the sandbox likely caused tells the model about `escalate`: it may ask,
@@ -238,8 +252,8 @@ mod tests {
             escalate,
             Escalate {
                 network: Some(Network::Hosts(vec![
-                    "registry.npmjs.org".into(),
-                    "*.github.com".into()
+                    Pattern::parse("registry.npmjs.org").unwrap(),
+                    Pattern::parse("*.github.com").unwrap()
                 ])),
                 outside_sandbox: false,
                 reason: "npm install".into(),
@@ -332,7 +346,9 @@ mod tests {
         let networks = [
             None,
             Some(Network::Any),
-            Some(Network::Hosts(vec!["registry.npmjs.org".into()])),
+            Some(Network::Hosts(vec![
+                Pattern::parse("registry.npmjs.org").unwrap(),
+            ])),
         ];
         let configured = [
             None,
@@ -393,6 +409,108 @@ mod tests {
                             assert!(after.network, "{case}");
                             assert!(said.contains("the whole network"), "{case}");
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The question names each host as the proxy will match it: a Unicode look-alike
+    /// (`gіthub.com`, Cyrillic `і`) is shown as its punycode, never as written; and the name
+    /// shown is the name a yes opens (read back, it is the same pattern).
+    #[test]
+    fn the_question_names_hosts_as_the_proxy_matches_them() {
+        let proxied = policy(false, true);
+        for raw in [
+            "gіthub.com",
+            "*.gіthub.com",
+            "GitHub.com",
+            "github.com.",
+            " registry.npmjs.org ",
+            "раураl.com",
+            "bücher.example",
+            "*.Example.ORG",
+            "127.0.0.1",
+            "registry.npmjs.org",
+        ] {
+            let escalate =
+                parsed(serde_json::json!({"network": [raw], "reason": "x"})).unwrap();
+            let said = escalate.beyond(Some(&proxied), Some(&proxied)).join(" ");
+            let pattern = Pattern::parse(raw).unwrap();
+            let shown = pattern.display();
+            assert!(shown.is_ascii(), "{raw}: {shown}");
+            assert!(said.contains(&format!("network to {shown},")), "{raw}: {said}");
+            if raw.trim() != shown {
+                assert!(!said.contains(raw.trim()), "{raw}: {said}");
+            }
+            assert_eq!(Pattern::parse(&shown), Ok(pattern.clone()), "{raw}");
+            let (_, opened) = escalate.apply(Some(proxied.clone()));
+            assert_eq!(opened, Some(Opened::Hosts(vec![pattern])), "{raw}");
+        }
+        let homograph =
+            parsed(serde_json::json!({"network": ["gіthub.com"], "reason": "x"})).unwrap();
+        let said = homograph.beyond(Some(&proxied), Some(&proxied)).join(" ");
+        assert!(said.contains("xn--gthub-n2e.com"), "{said}");
+    }
+
+    /// A yes adds exactly what was asked to the sandbox the command would have had: generated
+    /// over the configured sandbox × how the command would have run (as configured, as mode
+    /// `auto` narrows it, as an inspection) × what is asked, everything but the network (and
+    /// the proxy that limits it) stays as the command would have had it — `auto`'s narrower
+    /// writes and read-only git directories included.
+    #[test]
+    fn a_yes_adds_only_what_was_asked_to_the_commands_own_sandbox() {
+        let asks = [
+            (Some(Network::Any), false),
+            (
+                Some(Network::Hosts(vec![Pattern::parse("esc.test").unwrap()])),
+                false,
+            ),
+            (None, true),
+        ];
+        for (network, proxy) in [(false, false), (false, true), (true, false)] {
+            let mut configured = policy(network, proxy);
+            configured.proxy_door = proxy.then_some(50123);
+            configured.writable = vec![
+                configured.workspace.join("sub"),
+                "/elsewhere/extra".into(),
+            ];
+            configured.git_read_only = false;
+            let plain = [
+                configured.clone(),
+                crate::agent::auto::auto_policy(&configured),
+                configured.inspection(),
+            ];
+            for base in plain {
+                for (asked, outside_sandbox) in &asks {
+                    let escalate = Escalate {
+                        network: asked.clone(),
+                        outside_sandbox: *outside_sandbox,
+                        reason: "r".into(),
+                    };
+                    let start = granting(Some(base.clone()), Some(&configured));
+                    let (after, opened) = escalate.apply(start);
+                    let case = format!("{asked:?} {outside_sandbox} {base:?}");
+                    let Some(after) = after else {
+                        assert!(outside_sandbox, "{case}");
+                        continue;
+                    };
+                    let unchanged = Policy {
+                        network: base.network,
+                        proxy: base.proxy.clone(),
+                        proxy_door: base.proxy_door,
+                        ..after.clone()
+                    };
+                    assert_eq!(unchanged, base, "{case}");
+                    if base.network {
+                        assert_eq!((&after, &opened), (&base, &None), "{case}");
+                    } else if proxy {
+                        assert!(!after.network && after.proxy.is_some(), "{case}");
+                        assert_eq!(after.proxy_door, Some(50123), "{case}");
+                        assert!(opened.is_some(), "{case}");
+                    } else {
+                        assert!(after.network && after.proxy.is_none(), "{case}");
+                        assert_eq!(opened, None, "{case}");
                     }
                 }
             }

@@ -94,22 +94,21 @@ impl Loop<'_> {
         // Allowed by the read-only list and nobody's yes: it runs read-only (DESIGN "Next").
         // Only the list's own allow: a command that mode allow-all let through is not on the
         // list (its source is builtin too, with no rule) and keeps the workspace-write sandbox.
-        let inspection = decision.source == Source::Builtin && by == DecidedBy::Policy;
+        // A person's yes to the call's `escalate` adds exactly what it asked, for this call,
+        // to the sandbox and environment the command would have had without it.
+        let escalated = shell.escalate.as_ref().zip(decided.escalated);
+        let plain = escalated.map_or(approval::Plain::of(decision, by), |(_, plain)| plain);
         // Counted before the runner's request is built: its refusal (`ECWD`) counts too.
         stats.commands_run += 1;
-        let mut request = match self.exec_request(&decided.command, &shell, by, inspection) {
+        let mut request = match self.exec_request(&decided.command, &shell, plain) {
             Ok(request) => request,
             Err(error) => return fail(error, command, emit),
         };
-        // A person's yes to the call's `escalate`: exactly what it asked, for this call.
-        let opened = match shell.escalate.as_ref().filter(|_| decided.escalated) {
-            Some(escalate) => {
-                let (sandbox, opened) = escalate.apply(request.sandbox.take());
-                request.sandbox = sandbox;
-                opened
-            }
-            None => None,
-        };
+        let opened = escalated.and_then(|(escalate, plain)| {
+            let (sandbox, opened) = escalate.apply(self.escalation_sandbox(plain));
+            request.sandbox = sandbox;
+            opened
+        });
         if !read_only(&decided) {
             let _ = self.config.snapshots.before_change(stats.turns);
         }
@@ -202,8 +201,7 @@ impl Loop<'_> {
         &self,
         command: &str,
         shell: &ShellCall,
-        by: DecidedBy,
-        inspection: bool,
+        plain: approval::Plain,
     ) -> Result<ExecRequest, ToolError> {
         let cwd = match &shell.working_directory {
             Some(dir) => exec::resolve_working_directory(&self.config.workspace, dir)?,
@@ -214,18 +212,8 @@ impl Loop<'_> {
         request.limits = self.config.limits;
         request.env_remove.clone_from(&self.config.env_remove);
         request.redact.clone_from(&self.config.secrets);
-        // What mode `auto` let through runs with the network closed, whatever the settings.
-        let auto = by == DecidedBy::Mode && self.auto_applies();
-        request.sandbox = self.config.sandbox.active_policy().map(|policy| {
-            if inspection {
-                policy.inspection().limited(self.config.inspect_limits)
-            } else if auto {
-                super::auto::auto_policy(policy)
-            } else {
-                policy.clone()
-            }
-        });
-        if by != DecidedBy::Person {
+        request.sandbox = self.plain_sandbox(plain);
+        if plain.by != DecidedBy::Person {
             request.env_set = exec::git::neutralising_env();
         }
         request.limits.timeout = shell

@@ -212,6 +212,18 @@ impl Pattern {
         Host::parse(raw).map(Pattern::Exact)
     }
 
+    /// The pattern as the proxy matches it: names in their canonical ASCII form (lower case,
+    /// punycode for Unicode — `gіthub.com` with a Cyrillic `і` is `xn--gthub-n2e.com`), so a
+    /// look-alike never passes for the name it imitates.
+    #[must_use]
+    pub fn display(&self) -> String {
+        match self {
+            Pattern::Any => "*".to_owned(),
+            Pattern::Exact(host) => host.display(),
+            Pattern::Below(name) => format!("*.{name}"),
+        }
+    }
+
     /// Whether `host` matches. Wildcards (`*`, `*.example.com`) match names only, never an IP
     /// address: an address is allowed by writing it.
     #[must_use]
