@@ -1183,6 +1183,93 @@ fn escalation_opens_its_hosts_for_its_command(mode: &str) -> bool {
     true
 }
 
+/// In mode `auto`, a yes to `escalate.network` grants the hosts asked for and nothing else:
+/// the command keeps what `auto` gives it — only the workspace writable (not `[sandbox]
+/// writable`'s extras) and git's safety environment — as the same command had without the
+/// escalation (first turn, let through by the mode).
+#[test]
+fn in_mode_auto_an_escalations_yes_adds_only_the_network_asked_for() {
+    use super::escalate::escalated;
+    use super::fake_model::{FakeModel, turn_text, turn_tool_call};
+    use super::tty::run_in_tmux;
+    let port = server_a();
+    let sandbox = Sandbox::new();
+    let tmp = sandbox.root.path().join("tmp");
+    let extra = sandbox.root.path().join("extra");
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::create_dir_all(&extra).unwrap();
+    sandbox.settings(&format!(
+        "[sandbox]\nwritable = [{:?}]\n\
+         [network]\nmode = \"allowlist\"\nhosts = {{ \"esc.test\" = \"127.0.0.1:{port}\" }}\n",
+        extra.display().to_string()
+    ));
+    if !available(&sandbox) {
+        return;
+    }
+    let run = |name: &str| {
+        format!(
+            "curl -sS -w ' %{{http_code}}' http://esc.test:{port}/; touch {}; env",
+            extra.join(name).display()
+        )
+    };
+    let server = FakeModel::openai_turns([
+        turn_tool_call(&run("plain"), "the same, without escalating"),
+        escalated(
+            &run("escalated"),
+            serde_json::json!({"network": ["esc.test"], "reason": "fetch the fixture"}),
+        ),
+        turn_text("done"),
+    ]);
+    let tmp = tmp.display().to_string();
+    let tmux = run_in_tmux(
+        &sandbox,
+        &server,
+        &[("TMPDIR", tmp.as_str())],
+        "--mode auto 'fetch'",
+    );
+    let screen = tmux.wait_for("with more than the sandbox gives");
+    assert!(
+        screen.contains("this command asks with network to esc.test, through the agent's proxy"),
+        "{screen}"
+    );
+    tmux.keys(&["1"]);
+    tmux.wait_for("EXIT=0");
+    let path = sandbox.transcript_paths().into_iter().next().unwrap();
+    let events = super::harness::events(&std::fs::read(path).unwrap());
+    let by: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|event| event["type"] == "decision")
+        .map(|event| &event["by"])
+        .collect();
+    assert_eq!(by, ["mode", "person"], "{events:?}");
+    let results: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|event| event["type"] == "tool_result")
+        .map(|event| &event["result"])
+        .collect();
+    assert!(!results[0]["stdout"].as_str().unwrap().contains("hello from A"));
+    assert!(
+        results[1]["stdout"].as_str().unwrap().contains("hello from A\n 200"),
+        "{}",
+        results[1]
+    );
+    for (name, result) in [("plain", results[0]), ("escalated", results[1])] {
+        assert!(!extra.join(name).exists(), "{name} wrote the extra: {result}");
+        assert!(
+            result["stderr"].as_str().unwrap().contains("touch"),
+            "{name}: {result}"
+        );
+        // git's safety settings are in its environment.
+        assert!(
+            result["stdout"]
+                .as_str()
+                .unwrap()
+                .contains("=core.fsmonitor\n"),
+            "{name}: {result}"
+        );
+    }
+}
+
 /// While a host question is shown the command goes on: its timeout holds, and when it ends
 /// the question ends with it, unanswered — which refuses that connection only: the next
 /// command reaching the host is asked about again.
