@@ -149,10 +149,8 @@ impl Loop<'_> {
         let Some(log) = &self.config.network else {
             return run_streaming(request, id, emit).await;
         };
-        log.set_command_rule(Some(id.to_owned()), rule);
-        if let Some(opened) = opened {
-            log.open_for_command(opened);
-        }
+        // The rule's and the person's hosts end with the command, however it ends.
+        let running = log.running(id.to_owned(), rule, opened);
         // Output is kept off the screen while a host question is shown on it.
         let hold = super::host_prompt::Hold::default();
         let mut held = |event: Event| hold.pass(event, emit);
@@ -167,7 +165,7 @@ impl Loop<'_> {
         };
         hold.release(emit);
         // Background processes of the command may still connect: named by no command.
-        log.set_command(None);
+        drop(running);
         result.network = log.take().0;
         for decision in &result.network {
             emit(Event::Network(decision.clone()));

@@ -126,25 +126,32 @@ impl Log {
     /// Names the command whose connections come next (its tool call id), for the events.
     /// The connections made so far are ended.
     pub fn set_command(&self, id: Option<String>) {
-        self.set_command_rule(id, None);
+        self.name(id, None, None);
     }
 
-    /// [`Log::set_command`] for a command the allow rule `rule` allowed: the hosts that rule
-    /// names (`net = [...]`) are open while it runs.
-    pub fn set_command_rule(&self, id: Option<String>, rule: Option<String>) {
+    /// Names `id` as the running command with what it was granted: `rule`, the allow rule that
+    /// allowed it (the hosts it names, `net = [...]`, are open), and `opened`, the hosts a
+    /// person opened for it (its `escalate`). They last as long as the returned guard: however
+    /// the command ends — done, timed out, failed, or its future dropped by Ctrl+C/Esc — they
+    /// are cleared with it, never left for whatever connects next.
+    pub fn running(
+        &self,
+        id: String,
+        rule: Option<String>,
+        opened: Option<super::host::Opened>,
+    ) -> Running<'_> {
+        self.name(Some(id.clone()), rule, opened);
+        Running { log: self, id }
+    }
+
+    fn name(&self, id: Option<String>, rule: Option<String>, opened: Option<super::host::Opened>) {
         {
             let mut record = self.record();
             record.command = id;
             record.rule = rule;
-            record.opened = None;
+            record.opened = opened.map(Arc::new);
         }
         self.commands.send_modify(|n| *n += 1);
-    }
-
-    /// Opens `opened` for the running command only (a person's yes to its `escalate`); the
-    /// next [`Log::set_command`] closes it again.
-    pub fn open_for_command(&self, opened: super::host::Opened) {
-        self.record().opened = Some(Arc::new(opened));
     }
 
     /// What a person opened for the running command, if anything.
@@ -174,6 +181,23 @@ impl Log {
     }
 }
 
+/// A running command's grants (see [`Log::running`]); dropping it clears them, unless another
+/// command was named since (its grants are its own).
+#[must_use = "the command's grants end when this is dropped"]
+#[derive(Debug)]
+pub struct Running<'a> {
+    log: &'a Log,
+    id: String,
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        if self.log.command().as_deref() == Some(self.id.as_str()) {
+            self.log.set_command(None);
+        }
+    }
+}
+
 /// Cuts `text` to [`MAX_TEXT_CHARS`] characters, saying so.
 fn bound(text: &mut String) {
     if let Some((at, _)) = text.char_indices().nth(MAX_TEXT_CHARS) {
@@ -185,6 +209,50 @@ fn bound(text: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn granted(log: &Log) -> (Option<String>, Option<String>, bool) {
+        (log.command(), log.command_rule(), log.opened().is_some())
+    }
+
+    /// A command's rule and opened hosts end with it in every way: the guard dropped in place
+    /// (done, timed out, failed) or with its future, cancelled mid-await (Ctrl+C/Esc) — and
+    /// a later command's grants are never cleared by an earlier one's guard.
+    #[tokio::test]
+    async fn a_commands_grants_end_with_it_however_it_ends() {
+        let log = Log::default();
+        let grant = |id: &str| {
+            log.running(
+                id.to_owned(),
+                Some("rule".to_owned()),
+                Some(super::super::host::Opened::Any),
+            )
+        };
+        let running = grant("c1");
+        assert_eq!(granted(&log), (Some("c1".into()), Some("rule".into()), true));
+        drop(running);
+        assert_eq!(granted(&log), (None, None, false));
+
+        // Cancelled: the command's future is dropped while it waits.
+        let (started, waiting) = tokio::sync::oneshot::channel::<()>();
+        let command = async {
+            let _running = grant("c2");
+            let _ = started.send(());
+            std::future::pending::<()>().await;
+        };
+        tokio::select! {
+            () = command => unreachable!(),
+            _ = waiting => {}
+        }
+        assert_eq!(granted(&log), (None, None, false));
+
+        // An earlier command's guard leaves a later command's grants alone.
+        let first = grant("c3");
+        let second = grant("c4");
+        drop(first);
+        assert_eq!(granted(&log), (Some("c4".into()), Some("rule".into()), true));
+        drop(second);
+        assert_eq!(granted(&log), (None, None, false));
+    }
 
     #[test]
     fn events_are_bounded_in_number_and_size() {
