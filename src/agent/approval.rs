@@ -393,6 +393,7 @@ impl Loop<'_> {
         );
         request.unsandboxed = escalate.outside_sandbox;
         request.escalation = Some(asks.clone());
+        request.decision.destructive = decision.destructive;
         let answer = |verdict: Verdict, reason: String| {
             let mut answered = decided(person(&decision, verdict, reason, None), DecidedBy::Person);
             answered.escalated = (verdict == Verdict::Allow).then_some(plain);

@@ -114,19 +114,20 @@ impl ApprovalRequest {
         }
     }
 
-    /// Why Enter alone does not allow it: running without the sandbox, else a protected
-    /// program in the command. Each has its own warning line.
+    /// Why Enter alone does not allow it, every one that applies, each its own warning line:
+    /// running without the sandbox, else with more than it gives; and a protected program in
+    /// the command — whatever else is asked, a destructive command says so.
     #[must_use]
-    pub fn caution(&self) -> Option<Caution> {
-        if self.unsandboxed {
+    pub fn cautions(&self) -> Vec<Caution> {
+        let sandbox = if self.unsandboxed {
             Some(Caution::Unsandboxed)
-        } else if self.escalation.is_some() {
-            Some(Caution::Escalated)
-        } else if self.decision.destructive {
-            Some(Caution::Destructive)
         } else {
-            None
-        }
+            self.escalation.as_ref().map(|_| Caution::Escalated)
+        };
+        sandbox
+            .into_iter()
+            .chain(self.decision.destructive.then_some(Caution::Destructive))
+            .collect()
     }
 }
 
@@ -277,7 +278,7 @@ impl<S: Screen> Approve for Approver<S> {
             command: request.command.clone(),
             description: request.description.clone(),
             reason: request.decision.reason.clone(),
-            caution: request.caution(),
+            cautions: request.cautions(),
             prefix: request.prefix.clone(),
             rule_file: self.settings_file.clone(),
             workspace: self.workspace.clone(),
@@ -438,5 +439,59 @@ struct FinishOnDrop<'a>(&'a Cancel);
 impl Drop for FinishOnDrop<'_> {
     fn drop(&mut self) {
         self.0.finish();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Generated over without the sandbox × with more than it gives × destructive: every
+    /// warning that applies is on the question — a destructive command says so whatever else
+    /// is asked — and Enter alone allows only when none does.
+    #[test]
+    fn every_caution_that_applies_is_shown() {
+        for unsandboxed in [false, true] {
+            for escalation in [None, Some("this command asks with network to any host".to_owned())]
+            {
+                for destructive in [false, true] {
+                    let mut request = ApprovalRequest::unsandboxed(
+                        "rm -rf build".into(),
+                        "clean".into(),
+                        "why".into(),
+                        Subject::Escalation,
+                    );
+                    request.unsandboxed = unsandboxed;
+                    request.escalation.clone_from(&escalation);
+                    request.decision.destructive = destructive;
+                    let case = format!("{unsandboxed} {escalation:?} {destructive}");
+                    let cautions = request.cautions();
+                    let question = Question {
+                        command: request.command.clone(),
+                        description: request.description.clone(),
+                        reason: request.decision.reason.clone(),
+                        cautions: cautions.clone(),
+                        prefix: None,
+                        rule_file: PathBuf::from("/settings.toml"),
+                        workspace: PathBuf::from("/w"),
+                        edited_from: None,
+                        escalation: escalation.clone(),
+                        color: false,
+                        subject: Subject::Escalation,
+                    };
+                    let shown = question.render(120, 40);
+                    for (caution, applies) in [
+                        (Caution::Destructive, destructive),
+                        (Caution::Unsandboxed, unsandboxed),
+                        (Caution::Escalated, escalation.is_some() && !unsandboxed),
+                    ] {
+                        assert_eq!(cautions.contains(&caution), applies, "{case}");
+                        assert_eq!(shown.contains(caution.line()), applies, "{case}: {shown}");
+                    }
+                    let any = unsandboxed || escalation.is_some() || destructive;
+                    assert_eq!(!shown.contains("1. Allow (Enter)"), any, "{case}: {shown}");
+                }
+            }
+        }
     }
 }

@@ -66,8 +66,8 @@ pub struct Question {
     pub description: String,
     /// Why the policy could not decide.
     pub reason: String,
-    /// Why Enter alone does not allow it, shown as a warning line; `None`: Enter allows.
-    pub caution: Option<Caution>,
+    /// Why Enter alone does not allow it, each shown as a warning line; none: Enter allows.
+    pub cautions: Vec<Caution>,
     /// The prefix `3` and `a` would save; `None` offers neither.
     pub prefix: Option<String>,
     /// The settings file `3` and `a` write to.
@@ -218,9 +218,7 @@ impl Question {
             "> ".to_owned(),
         ];
         others.extend(edited.clone());
-        if let Some(caution) = self.caution {
-            others.push(caution.line().to_owned());
-        }
+        others.extend(self.cautions.iter().map(|caution| caution.line().to_owned()));
         others.extend(escalation.clone());
         let used: usize = others
             .iter()
@@ -248,7 +246,7 @@ impl Question {
         if let Some(edited) = &edited {
             let _ = writeln!(out, "  {}", paint(edited, |s| s.cyan().to_string()));
         }
-        if let Some(caution) = self.caution {
+        for caution in &self.cautions {
             let _ = writeln!(
                 out,
                 "  {}",
@@ -267,7 +265,7 @@ impl Question {
 
     /// The two lines of keys: the ways to allow, then the ways not to.
     fn keys(&self) -> String {
-        let mut keys = String::from(if self.caution.is_some() {
+        let mut keys = String::from(if !self.cautions.is_empty() {
             "1. Allow"
         } else {
             "1. Allow (Enter)"
@@ -358,14 +356,14 @@ impl Question {
             let prefix = self.prefix.clone();
             match (key.code, prefix) {
                 (KeyCode::Char('1' | 'y' | 'Y'), _) => return Answer::Allow,
-                (KeyCode::Enter, _) if self.caution.is_none() => return Answer::Allow,
+                (KeyCode::Enter, _) if self.cautions.is_empty() => return Answer::Allow,
                 (KeyCode::Char('2'), _) if self.subject.for_run() => return Answer::AllowForRun,
                 (KeyCode::Char('0' | 'n' | 'N'), _) => return Answer::Deny,
                 (KeyCode::Enter, _) => show(
                     out,
                     &format!(
                         "  Enter does not allow {}: press 1 to allow it, 0 to deny  > ",
-                        self.caution.map_or("it", Caution::what)
+                        self.cautions.first().map_or("it", |caution| caution.what())
                     ),
                 ),
                 (KeyCode::Char('3'), Some(prefix)) => {
@@ -554,7 +552,7 @@ mod tests {
             command: "touch F".into(),
             description: "create F".into(),
             reason: "`touch` is not on the read-only list".into(),
-            caution: None,
+            cautions: Vec::new(),
             prefix: Some("touch".into()),
             rule_file: PathBuf::from("/home/me/.config/agent/settings.toml"),
             workspace: PathBuf::from("/home/me/src/app"),
@@ -592,7 +590,7 @@ mod tests {
                 "z".repeat(400)
             );
             let question = Question {
-                caution: Some(Caution::Escalated),
+                cautions: vec![Caution::Escalated],
                 prefix: None,
                 escalation: Some(text),
                 subject: Subject::Escalation,
@@ -620,7 +618,7 @@ mod tests {
     fn a_destructive_command_is_marked_and_enter_is_not_offered() {
         let question = Question {
             command: "rm -r build".into(),
-            caution: Some(Caution::Destructive),
+            cautions: vec![Caution::Destructive],
             prefix: None,
             ..question()
         };

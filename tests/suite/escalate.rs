@@ -279,3 +279,33 @@ fn at_a_terminal_a_no_keeps_the_sandbox() {
         "{events:?}"
     );
 }
+
+/// An escalation of a destructive command keeps the destructive warning beside what it asks
+/// for (and Enter stays withheld); `0` runs nothing.
+#[test]
+fn an_escalated_destructive_command_is_marked_destructive() {
+    if !available() {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.work().join("build")).unwrap();
+    let server = FakeModel::openai_turns([
+        escalated(
+            "rm -rf build",
+            serde_json::json!({"network": true, "reason": "clean and fetch"}),
+        ),
+        turn_text("done"),
+    ]);
+    let tmux = super::tty::run_in_tmux(&sandbox, &server, &[], "'clean'");
+    let screen = tmux.wait_for("with more than the sandbox gives");
+    for says in [
+        "⚠ more than the sandbox gives",
+        "⚠ destructive",
+        "this command asks with the whole network",
+    ] {
+        assert!(screen.contains(says), "no {says:?} on screen:\n{screen}");
+    }
+    tmux.keys(&["0"]);
+    tmux.wait_for("EXIT=");
+    assert!(sandbox.work().join("build").exists());
+}
