@@ -433,13 +433,15 @@ mod tests {
             "127.0.0.1",
             "registry.npmjs.org",
         ] {
-            let escalate =
-                parsed(serde_json::json!({"network": [raw], "reason": "x"})).unwrap();
+            let escalate = parsed(serde_json::json!({"network": [raw], "reason": "x"})).unwrap();
             let said = escalate.beyond(Some(&proxied), Some(&proxied)).join(" ");
             let pattern = Pattern::parse(raw).unwrap();
             let shown = pattern.display();
             assert!(shown.is_ascii(), "{raw}: {shown}");
-            assert!(said.contains(&format!("network to {shown},")), "{raw}: {said}");
+            assert!(
+                said.contains(&format!("network to {shown},")),
+                "{raw}: {said}"
+            );
             if raw.trim() != shown {
                 assert!(!said.contains(raw.trim()), "{raw}: {said}");
             }
@@ -471,10 +473,7 @@ mod tests {
         for (network, proxy) in [(false, false), (false, true), (true, false)] {
             let mut configured = policy(network, proxy);
             configured.proxy_door = proxy.then_some(50123);
-            configured.writable = vec![
-                configured.workspace.join("sub"),
-                "/elsewhere/extra".into(),
-            ];
+            configured.writable = vec![configured.workspace.join("sub"), "/elsewhere/extra".into()];
             configured.git_read_only = false;
             let plain = [
                 configured.clone(),

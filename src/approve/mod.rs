@@ -452,8 +452,10 @@ mod tests {
     #[test]
     fn every_caution_that_applies_is_shown() {
         for unsandboxed in [false, true] {
-            for escalation in [None, Some("this command asks with network to any host".to_owned())]
-            {
+            for escalation in [
+                None,
+                Some("this command asks with network to any host".to_owned()),
+            ] {
                 for destructive in [false, true] {
                     let mut request = ApprovalRequest::unsandboxed(
                         "rm -rf build".into(),

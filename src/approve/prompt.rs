@@ -218,7 +218,11 @@ impl Question {
             "> ".to_owned(),
         ];
         others.extend(edited.clone());
-        others.extend(self.cautions.iter().map(|caution| caution.line().to_owned()));
+        others.extend(
+            self.cautions
+                .iter()
+                .map(|caution| caution.line().to_owned()),
+        );
         others.extend(escalation.clone());
         let used: usize = others
             .iter()
@@ -265,10 +269,10 @@ impl Question {
 
     /// The two lines of keys: the ways to allow, then the ways not to.
     fn keys(&self) -> String {
-        let mut keys = String::from(if !self.cautions.is_empty() {
-            "1. Allow"
-        } else {
+        let mut keys = String::from(if self.cautions.is_empty() {
             "1. Allow (Enter)"
+        } else {
+            "1. Allow"
         });
         if self.subject.for_run() {
             keys.push_str("   2. Allow for this run");

@@ -228,7 +228,10 @@ mod tests {
             )
         };
         let running = grant("c1");
-        assert_eq!(granted(&log), (Some("c1".into()), Some("rule".into()), true));
+        assert_eq!(
+            granted(&log),
+            (Some("c1".into()), Some("rule".into()), true)
+        );
         drop(running);
         assert_eq!(granted(&log), (None, None, false));
 
@@ -249,7 +252,10 @@ mod tests {
         let first = grant("c3");
         let second = grant("c4");
         drop(first);
-        assert_eq!(granted(&log), (Some("c4".into()), Some("rule".into()), true));
+        assert_eq!(
+            granted(&log),
+            (Some("c4".into()), Some("rule".into()), true)
+        );
         drop(second);
         assert_eq!(granted(&log), (None, None, false));
     }

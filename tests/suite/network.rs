@@ -1247,14 +1247,25 @@ fn in_mode_auto_an_escalations_yes_adds_only_the_network_asked_for() {
         .filter(|event| event["type"] == "tool_result")
         .map(|event| &event["result"])
         .collect();
-    assert!(!results[0]["stdout"].as_str().unwrap().contains("hello from A"));
     assert!(
-        results[1]["stdout"].as_str().unwrap().contains("hello from A\n 200"),
+        !results[0]["stdout"]
+            .as_str()
+            .unwrap()
+            .contains("hello from A")
+    );
+    assert!(
+        results[1]["stdout"]
+            .as_str()
+            .unwrap()
+            .contains("hello from A\n 200"),
         "{}",
         results[1]
     );
     for (name, result) in [("plain", results[0]), ("escalated", results[1])] {
-        assert!(!extra.join(name).exists(), "{name} wrote the extra: {result}");
+        assert!(
+            !extra.join(name).exists(),
+            "{name} wrote the extra: {result}"
+        );
         assert!(
             result["stderr"].as_str().unwrap().contains("touch"),
             "{name}: {result}"
