@@ -343,13 +343,16 @@ impl Lexer<'_> {
             let quoted = matches!(self.peek(), Some(b'\'' | b'"'));
             words.push((self.single_word()?, quoted));
         }
+        // tree-sitter-bash reads a test's operands as expressions: `%` and a lone `+` or `/`
+        // are its operators there, so such words are left to it.
         let operand = |(word, _): &(Word, bool)| {
             word.kind == WordKind::Literal
                 && !word.text.is_empty()
                 && !word.text.starts_with('-')
                 && !word.text.contains([
-                    '[', ']', '(', ')', '=', '*', '?', '~', '{', '}', '#', '<', '>', '\\',
+                    '[', ']', '(', ')', '=', '*', '?', '~', '{', '}', '#', '<', '>', '\\', '%',
                 ])
+                && !(word.text.len() == 1 && word.text.bytes().all(|b| b.is_ascii_punctuation()))
         };
         let unary =
             |(word, quoted): &(Word, bool)| !quoted && UNARY_TESTS.contains(&word.text.as_str());
