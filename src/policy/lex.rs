@@ -352,7 +352,7 @@ impl Lexer<'_> {
                 && !word.text.contains([
                     '[', ']', '(', ')', '=', '*', '?', '~', '{', '}', '#', '<', '>', '\\', '%',
                 ])
-                && !(word.text.len() == 1 && word.text.bytes().all(|b| b.is_ascii_punctuation()))
+                && (word.text.len() != 1 || !word.text.bytes().all(|b| b.is_ascii_punctuation()))
         };
         let unary =
             |(word, quoted): &(Word, bool)| !quoted && UNARY_TESTS.contains(&word.text.as_str());
