@@ -9,6 +9,7 @@
 mod approval;
 pub use approval::RunAllowed;
 mod auto;
+mod background_call;
 pub use auto::auto_fallback;
 mod budget;
 mod file_call;
@@ -299,6 +300,9 @@ impl Loop<'_> {
     ) -> Option<String> {
         if crate::tools::is_file_tool(&call.name) {
             return self.handle_file(call, approver, stats, emit).await;
+        }
+        if call.name == background_call::PROCESSES {
+            return Some(self.handle_processes(call, emit).await);
         }
         if call.name == crate::tools::web_fetch::WEB_FETCH && self.config.web_fetch.is_some() {
             return Some(Box::pin(self.handle_web_fetch(call, approver, stats, emit)).await);

@@ -107,6 +107,9 @@ impl Loop<'_> {
             let _ = self.config.snapshots.before_change(stats.turns);
         }
         let rule = deciding_rule(&decided);
+        if shell.background {
+            return Some(self.start_background(call, &request, emit));
+        }
         let mut result = self
             .run_networked(&request, &id, rule, approver, emit)
             .await;
@@ -156,6 +159,9 @@ impl Loop<'_> {
         let Some(log) = &self.config.network else {
             return run_streaming(request, id, emit).await;
         };
+        // A rule's own hosts only while no background process runs: the proxy cannot tell
+        // one's connections from this command's (they share the run's namespace and bridge).
+        let rule = rule.filter(|_| !exec::background::any_running());
         log.set_command_rule(Some(id.to_owned()), rule);
         // On the heap: the loop's future stays small however the command is driven.
         let run = Box::pin(run_streaming(request, id, emit));

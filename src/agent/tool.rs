@@ -44,6 +44,10 @@ pub fn shell_tool(os: OsFamily, shell: &str) -> ToolSpec {
                 "timeout_ms": {
                     "type": "integer",
                     "description": "Kill the command after this many milliseconds (can only lower the limit)."
+                },
+                "background": {
+                    "type": "boolean",
+                    "description": "Start a long-running process (dev server, watcher) and return at once with its id; no timeout, it ends with the run. Read or stop it with the processes tool; later commands reach its ports on localhost. Do not add `&`."
                 }
             },
             "required": ["command", "description"],
@@ -65,6 +69,9 @@ pub struct ShellCall {
     /// Requested timeout in milliseconds.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Run on in the background (decided like any command; ends with the run).
+    #[serde(default)]
+    pub background: bool,
 }
 
 /// Validates a call's name and arguments.

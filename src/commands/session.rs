@@ -47,6 +47,8 @@ pub(crate) fn open(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let sandbox = super::sandbox(&settings, &workspace);
     // Its commands share one look at the workspace, kept up to date by a watch.
     crate::sandbox::watch_workspaces();
+    // They share one network namespace, and what runs in the background ends with the run.
+    let _processes = crate::exec::background::Scope::new();
     let model = run::model_for(&settings, global.quiet)?;
     #[cfg_attr(not(unix), allow(unused_mut))]
     let mut config = run::agent_config(&settings, &workspace, &args, sandbox)?;

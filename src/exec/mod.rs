@@ -5,6 +5,7 @@
 //! caller drops the future) and output bounding. It knows nothing of policy,
 //! models or terminals: whoever calls it has already decided the command may run.
 
+pub mod background;
 mod cap;
 pub mod git;
 mod group;
@@ -12,6 +13,7 @@ mod process;
 mod redact;
 mod request;
 mod result;
+mod ring;
 
 use std::time::{Duration, Instant};
 
@@ -26,6 +28,7 @@ pub use request::{
     resolve_working_directory,
 };
 pub use result::{ErrorCode, ExecError, ExecResult};
+pub use ring::RING_BYTES;
 
 use cap::OutputCap;
 use group::{Group, GroupGuard, terminate};

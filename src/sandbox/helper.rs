@@ -189,6 +189,17 @@ fn helper_with(first: &str, args: impl IntoIterator<Item = OsString>) -> std::pr
             ),
         };
     }
+    #[cfg(target_os = "linux")]
+    if args.first().is_some_and(|arg| arg == super::hold::HOLD_ARG) {
+        let pid = args.get(2).and_then(|pid| pid.to_str()?.parse().ok());
+        return match (args.get(1), pid) {
+            (Some(socket), Some(pid)) => {
+                super::hold::hold_main(Some((std::path::Path::new(socket), pid)))
+            }
+            (None, _) => super::hold::hold_main(None),
+            _ => fail("`--hold` needs the proxy's socket and process id, or nothing"),
+        };
+    }
     let stage = args.first().is_some_and(|arg| arg == STAGE_ARG);
     let given = if stage {
         args.split_off(1)
@@ -206,10 +217,15 @@ fn helper_with(first: &str, args: impl IntoIterator<Item = OsString>) -> std::pr
                 Err(error) => fail(&error),
             };
         }
-        let pid_namespace = match linux::prepare(&parsed, std::ffi::OsStr::new(first)) {
-            Ok(pid_namespace) => pid_namespace,
+        let (pid_namespace, joined) = match linux::prepare(&parsed, std::ffi::OsStr::new(first))
+        {
+            Ok(prepared) => prepared,
             Err(error) => return fail(&error),
         };
+        if !joined {
+            // The stage must not take the run's namespace for granted (its seccomp filter).
+            args = without_join(args);
+        }
         // This very program, however its file is named or replaced meanwhile.
         let mut command = std::process::Command::new("/proc/self/exe");
         std::os::unix::process::CommandExt::arg0(&mut command, "agent-sandbox");
@@ -229,6 +245,26 @@ fn helper_with(first: &str, args: impl IntoIterator<Item = OsString>) -> std::pr
             parsed.argv[0].to_string_lossy()
         ))
     }
+}
+
+/// The helper's arguments without `--join` and its value.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn without_join(args: Vec<OsString>) -> Vec<OsString> {
+    let mut kept = Vec::with_capacity(args.len());
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            kept.push(arg);
+            kept.extend(args);
+            break;
+        }
+        if arg == "--join" {
+            args.next();
+        } else {
+            kept.push(arg);
+        }
+    }
+    kept
 }
 
 /// The stage: restricts this process as `args` say and becomes the command.
@@ -255,6 +291,17 @@ fn become_command(args: &HelperArgs) -> Result<std::convert::Infallible, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn without_join_drops_only_the_flag_before_the_command() {
+        let args: Vec<OsString> = ["--write", "/w", "--join", "9:1:2", "--", "sh", "--join", "x"]
+            .map(OsString::from)
+            .to_vec();
+        let kept: Vec<OsString> = ["--write", "/w", "--", "sh", "--join", "x"]
+            .map(OsString::from)
+            .to_vec();
+        assert_eq!(without_join(args), kept);
+    }
 
     #[test]
     fn staged_variables_are_set_under_their_names_and_loader_variables_never() {

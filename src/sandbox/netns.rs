@@ -32,7 +32,7 @@ use std::time::Duration;
 pub(super) const BRIDGE_ARG: &str = "--bridge";
 
 /// What the bridge says on stdout once it listens.
-const READY: &str = "ready";
+pub(super) const READY: &str = "ready";
 
 /// Connections the bridge serves at once (two threads each); past it, new ones are closed.
 const MAX_BRIDGED: usize = 256;
@@ -77,20 +77,7 @@ pub(super) fn possible() -> bool {
 /// Why the namespace or the bridge cannot be made (the command must then not run: it would
 /// otherwise reach the network without the proxy, or not at all without saying why).
 pub(super) fn enter(socket: &Path, proxy_pid: u32, helper_first: &OsStr) -> Result<(), String> {
-    use rustix::thread::UnshareFlags as Flags;
-    if super::unshare::unshare(Flags::NEWNET).is_err() {
-        let ids = (
-            rustix::process::getuid().as_raw(),
-            rustix::process::getgid().as_raw(),
-        );
-        super::unshare::unshare(Flags::NEWUSER | Flags::NEWNET)
-            .and_then(|()| super::unshare::map_user(ids))
-            .map_err(|error| format!("cannot make a network namespace: {error}"))?;
-    }
-    loopback_up().map_err(|error| format!("cannot bring up the loopback: {error}"))?;
-    // The stub resolver's port 53 without privileges: only in this namespace, which is the
-    // command's own. Without it there is no stub, and names resolve to nothing (quickly).
-    let _ = std::fs::write("/proc/sys/net/ipv4/ip_unprivileged_port_start", "0");
+    make()?;
     let mut bridge = std::process::Command::new("/proc/self/exe");
     std::os::unix::process::CommandExt::arg0(&mut bridge, "agent-sandbox");
     let mut child = bridge
@@ -118,6 +105,30 @@ pub(super) fn enter(socket: &Path, proxy_pid: u32, helper_first: &OsStr) -> Resu
     })
 }
 
+/// Enters a new network namespace (inside a new user namespace where this user may not make
+/// one directly) and brings its loopback up; nothing else is there.
+///
+/// # Errors
+/// Why the namespace cannot be made or its loopback not brought up.
+pub(super) fn make() -> Result<(), String> {
+    use rustix::thread::UnshareFlags as Flags;
+    if super::unshare::unshare(Flags::NEWNET).is_err() {
+        let ids = (
+            rustix::process::getuid().as_raw(),
+            rustix::process::getgid().as_raw(),
+        );
+        super::unshare::unshare(Flags::NEWUSER | Flags::NEWNET)
+            .and_then(|()| super::unshare::map_user(ids))
+            .map_err(|error| format!("cannot make a network namespace: {error}"))?;
+    }
+    loopback_up().map_err(|error| format!("cannot bring up the loopback: {error}"))?;
+    // The stub resolver's port 53 (and a dev server's port 80) without privileges: only in
+    // this namespace, which is the command's or the run's own. Without it there is no stub,
+    // and names resolve to nothing (quickly).
+    let _ = std::fs::write("/proc/sys/net/ipv4/ip_unprivileged_port_start", "0");
+    Ok(())
+}
+
 /// The bridge process (`agent-sandbox --bridge SOCKET PID`): listens on `127.0.0.1:PORT` and
 /// `127.0.0.1:53` in the namespace it was started in, says so on stdout, and serves until
 /// its parent, the helper, ends. It connects only to a socket process `PID` (the agent)
@@ -130,6 +141,14 @@ pub(super) fn bridge_main(socket: &Path, proxy_pid: u32) -> std::process::ExitCo
     if rustix::process::getppid().is_none_or(|parent| parent.as_raw_nonzero().get() == 1) {
         return std::process::ExitCode::from(1);
     }
+    serve(socket, proxy_pid)
+}
+
+/// Listens on `127.0.0.1:PORT` (and `127.0.0.1:53`, and the `allow_local` ports) in this
+/// process's network namespace, says so on stdout, and bridges to the proxy at `socket`
+/// (process `proxy_pid`'s) for as long as this process lives.
+#[must_use]
+pub(super) fn serve(socket: &Path, proxy_pid: u32) -> std::process::ExitCode {
     let port = super::BRIDGE_PORT;
     let Ok(listener) = TcpListener::bind(("127.0.0.1", port)) else {
         return std::process::ExitCode::from(1);

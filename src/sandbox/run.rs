@@ -168,6 +168,13 @@ impl Run {
                 push("--resolv", &proxy.join(RESOLV_CONF_NAME));
             }
         }
+        #[cfg(target_os = "linux")]
+        if !policy.network
+            && let Some(join) = super::hold::join_arg(policy.proxy.as_deref())
+        {
+            args.push("--join".into());
+            args.push(join.into());
+        }
         if policy.network {
             args.push("--network".into());
         }

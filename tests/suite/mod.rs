@@ -3,6 +3,8 @@
 mod allow_options;
 mod approvals;
 mod auto;
+#[cfg(unix)]
+mod background;
 mod bang;
 mod check;
 mod ci;

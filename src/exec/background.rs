@@ -1,0 +1,276 @@
+//! Background processes owned by the run: a command started with `background: true` runs on
+//! in its sandbox after its call returned (a dev server, a watcher), its output kept in a
+//! bounded ring ([`Ring`]), until it ends, is stopped, or the run ends ([`Scope`]): every
+//! background process ends with the run. No timeout applies to one; the run's end does.
+//!
+//! Each is registered with the running commands (`group.rs`), so a signal that stops the agent
+//! ends it like any command. It runs only under the Linux sandbox helper, whose PID namespace
+//! takes everything the process started with it when it ends (nothing escapes by `setsid`).
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use super::cap::Stream;
+use super::group::{Group, GroupGuard};
+use super::process::{self, Kill};
+use super::redact::OutputText;
+use super::request::ExecRequest;
+use super::result::{ErrorCode, ExecError};
+use super::ring::{RING_BYTES, Ring};
+
+/// Background processes a run may have at once.
+pub const MAX_BACKGROUND: usize = 8;
+
+/// How long a stopped process has after SIGTERM before SIGKILL.
+const STOP_GRACE: Duration = Duration::from_secs(3);
+
+/// How long the end of the run waits for the helpers to end their commands.
+const END_WAIT: Duration = Duration::from_secs(3);
+
+/// How often the end of the run looks whether they have.
+const END_POLL: Duration = Duration::from_millis(20);
+
+/// The run's background processes, ended or not (ended ones stay listed with their output).
+static PROCESSES: Mutex<Vec<Process>> = Mutex::new(Vec::new());
+
+/// One background process.
+struct Process {
+    id: String,
+    command: String,
+    group: Option<Group>,
+    state: Arc<Mutex<State>>,
+    ended: tokio::sync::watch::Receiver<bool>,
+}
+
+/// What its reader task records.
+#[derive(Debug)]
+struct State {
+    ring: Ring,
+    /// How it ended: `exit 0`, `signal 9`, …; `None` while it runs.
+    end: Option<String>,
+    /// What the sandbox undid after it (changes to the git surfaces).
+    undone: Vec<String>,
+}
+
+/// What is listed of a background process.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Listed {
+    /// Its id (`bg1`, …).
+    pub id: String,
+    /// The command line.
+    pub command: String,
+    /// `running`, or how it ended.
+    pub state: String,
+    /// Bytes of output in all (the last [`RING_BYTES`] are kept).
+    pub output_bytes: u64,
+}
+
+fn processes() -> std::sync::MutexGuard<'static, Vec<Process>> {
+    PROCESSES.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
+    state.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Whether any background process of the run is running now.
+#[must_use]
+pub fn any_running() -> bool {
+    processes().iter().any(|p| !*p.ended.borrow())
+}
+
+/// Starts `request` in the background (inside a tokio runtime, which must keep running for
+/// its output to be read) and returns its id.
+///
+/// # Errors
+/// Without the Linux sandbox (nothing would make sure it ends with the run), past
+/// [`MAX_BACKGROUND`] running, or when it cannot start.
+pub fn start(request: &ExecRequest) -> Result<String, ExecError> {
+    super::check_cwd(&request.cwd)?;
+    if request.sandbox.is_none() || !crate::sandbox::HELPER_PASSES_SIGNALS {
+        return Err(ExecError::new(
+            ErrorCode::Sandbox,
+            "background processes run only in the Linux sandbox (there, nothing they start can \
+             outlive the run): run the command without `background`"
+                .to_owned(),
+        ));
+    }
+    let running = processes().iter().filter(|p| !*p.ended.borrow()).count();
+    if running >= MAX_BACKGROUND {
+        return Err(ExecError::new(
+            ErrorCode::Io,
+            format!(
+                "{MAX_BACKGROUND} background processes are running already: stop one with the \
+                 processes tool first"
+            ),
+        ));
+    }
+    let sandbox = super::prepare_sandbox(request)?;
+    let mut child = process::command(request, sandbox.as_ref())
+        .and_then(|mut command| command.spawn())
+        .map_err(|error| {
+            ExecError::new(
+                ErrorCode::Io,
+                format!("cannot start `{}`: {error}", request.shell),
+            )
+        })?;
+    let group = child.id().map(|pid| Group { pid, helper: true });
+    let guard = GroupGuard::new(group);
+    let state = Arc::new(Mutex::new(State {
+        ring: Ring::new(RING_BYTES),
+        end: None,
+        undone: Vec::new(),
+    }));
+    let (ended_tx, ended) = tokio::sync::watch::channel(false);
+    let id = {
+        let mut all = processes();
+        let id = format!("bg{}", all.len() + 1);
+        all.push(Process {
+            id: id.clone(),
+            command: request.command.clone(),
+            group,
+            state: Arc::clone(&state),
+            ended,
+        });
+        id
+    };
+    let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+    let redact = request.redact.clone();
+    tokio::spawn(async move {
+        let mut guard = guard;
+        let mut output = OutputText::new(&redact);
+        let mut stdout = stdout;
+        let mut stderr = stderr;
+        let (mut out_buf, mut err_buf) = (vec![0u8; 16 * 1024], vec![0u8; 16 * 1024]);
+        while stdout.is_some() || stderr.is_some() {
+            let (stream, read) = tokio::select! {
+                read = super::read_some(&mut stdout, &mut out_buf) => (Stream::Stdout, read),
+                read = super::read_some(&mut stderr, &mut err_buf) => (Stream::Stderr, read),
+            };
+            let bytes = match (stream, read) {
+                (_, Ok(0) | Err(_)) => None,
+                (Stream::Stdout, Ok(n)) => out_buf.get(..n),
+                (Stream::Stderr, Ok(n)) => err_buf.get(..n),
+            };
+            if bytes.is_none() {
+                match stream {
+                    Stream::Stdout => stdout = None,
+                    Stream::Stderr => stderr = None,
+                }
+            }
+            lock(&state).ring.push(output.take(stream, bytes));
+        }
+        let status = child.wait().await;
+        guard.finish();
+        let undone = sandbox.map(crate::sandbox::Run::finish).unwrap_or_default();
+        let mut state = lock(&state);
+        state.end = Some(describe(status.ok()));
+        state.undone = undone;
+        drop(state);
+        let _ = ended_tx.send(true);
+    });
+    Ok(id)
+}
+
+/// `exit N` or `signal N`.
+fn describe(status: Option<std::process::ExitStatus>) -> String {
+    match status {
+        Some(status) => match (status.code(), super::exit_signal(status)) {
+            (Some(code), _) => format!("exit {code}"),
+            (None, Some(signal)) => format!("signal {signal}"),
+            (None, None) => "ended".to_owned(),
+        },
+        None => "ended".to_owned(),
+    }
+}
+
+/// The run's background processes, in the order they were started.
+#[must_use]
+pub fn list() -> Vec<Listed> {
+    processes()
+        .iter()
+        .map(|p| {
+            let state = lock(&p.state);
+            Listed {
+                id: p.id.clone(),
+                command: p.command.clone(),
+                state: state.end.clone().unwrap_or_else(|| "running".to_owned()),
+                output_bytes: state.ring.total(),
+            }
+        })
+        .collect()
+}
+
+/// Process `id`'s listing and the last `tail` bytes of its output (secrets redacted), with
+/// what the sandbox undid after it; `None` when there is no such process.
+#[must_use]
+pub fn output(id: &str, tail: usize) -> Option<(Listed, String, Vec<String>)> {
+    let listed = list().into_iter().find(|p| p.id == id)?;
+    let all = processes();
+    let state = lock(&all.iter().find(|p| p.id == id)?.state);
+    Some((listed, state.ring.tail(tail).to_owned(), state.undone.clone()))
+}
+
+/// Stops process `id`: SIGTERM, and SIGKILL after a grace period; returns once it ended.
+/// `None` when there is no such process.
+pub async fn stop(id: &str) -> Option<Listed> {
+    let (group, mut ended) = {
+        let all = processes();
+        let process = all.iter().find(|p| p.id == id)?;
+        (process.group, process.ended.clone())
+    };
+    if let Some(group) = group.filter(|_| !*ended.borrow()) {
+        process::signal_helper(group.pid, Kill::Term);
+        let done = tokio::time::timeout(STOP_GRACE, ended.wait_for(|ended| *ended))
+            .await
+            .is_ok();
+        if !done {
+            process::signal_helper(group.pid, Kill::Force);
+            let _ = ended.wait_for(|ended| *ended).await;
+        }
+    }
+    list().into_iter().find(|p| p.id == id)
+}
+
+/// The run's background processes' owner: when it is dropped (the run or session ends,
+/// however: its end, a signal, an error), every background process still running is ended
+/// (SIGKILL through its helper, whose PID namespace takes all it started), and the run's
+/// network namespaces with them.
+#[derive(Debug)]
+#[must_use]
+pub struct Scope(());
+
+impl Scope {
+    /// Starts the run's scope: from now on its commands share a network namespace.
+    pub fn new() -> Scope {
+        crate::sandbox::share_network_per_run();
+        Scope(())
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        end_all();
+        crate::sandbox::end_network_per_run();
+    }
+}
+
+/// Ends every background process still running and waits (bounded) until their helpers are
+/// gone; a helper still there then goes with its group.
+fn end_all() {
+    let groups: Vec<Group> = processes()
+        .iter()
+        .filter(|p| !*p.ended.borrow())
+        .filter_map(|p| p.group)
+        .collect();
+    for group in &groups {
+        process::signal_helper(group.pid, Kill::Force);
+    }
+    let end = std::time::Instant::now() + END_WAIT;
+    while groups.iter().any(|g| process::group_alive(g.pid)) && std::time::Instant::now() < end {
+        std::thread::sleep(END_POLL);
+    }
+    for group in groups {
+        process::kill_group(group.pid, Kill::Force);
+    }
+}

@@ -1,0 +1,279 @@
+//! Background processes owned by the run, and one network namespace per run, through the real
+//! binary (Linux with the sandbox; skipped with a note elsewhere): the commands of one run
+//! share a namespace, so a server one started in the background is reached on `localhost` by
+//! the next while the outside stays closed; every background process is gone, checked from
+//! outside in `/proc`, after the run ends however it ends.
+
+use std::time::Duration;
+
+use super::fake_model::{FakeModel, Turn, turn_text, turn_tool_call};
+use super::harness::{Sandbox, json, live_processes, wait_for};
+use super::support::require::{require, require_program};
+use serde_json::{Value, json as j};
+
+/// How long a process of a finished run may take to disappear (it is killed at the run's
+/// end; this only bounds a failing test).
+const GONE: Duration = Duration::from_secs(20);
+
+fn available(sandbox: &Sandbox) -> bool {
+    if !require("Linux", cfg!(target_os = "linux")) {
+        return false;
+    }
+    let output = sandbox
+        .agent()
+        .args(["config", "show", "--json"])
+        .output()
+        .unwrap();
+    require("sandbox", json(&output)["sandbox.active"]["value"] == true)
+}
+
+/// A free port on this machine's loopback (for a server inside the run's own namespace any
+/// port would do; a free one keeps the marker below unique).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A `shell` call turn with `background: true`.
+fn background_turn(command: &str) -> Turn {
+    let arguments = j!({"command": command, "description": "serve", "background": true});
+    Turn::default().with_call(&format!("bg_{}", free_port()), "shell", &arguments.to_string())
+}
+
+/// A `processes` call turn.
+fn processes_turn(arguments: &Value) -> Turn {
+    Turn::default().with_call(
+        &format!("ps_{}", free_port()),
+        "processes",
+        &arguments.to_string(),
+    )
+}
+
+/// The live processes whose arguments contain `marker`.
+fn with_marker(marker: &str) -> Vec<u32> {
+    live_processes()
+        .into_iter()
+        .filter(|p| p.cmdline.contains(marker))
+        .map(|p| p.pid)
+        .collect()
+}
+
+/// A Python HTTP server on `port` (its arguments are the marker scanned for).
+fn server_command(port: u16) -> String {
+    format!("python3 -m http.server {port} --bind 127.0.0.1")
+}
+
+/// A command that fetches `http://localhost:PORT/` with Python, trying until the server
+/// listens (bounded), and prints `status=CODE` or `unreachable`.
+fn fetch_command(port: u16) -> String {
+    format!(
+        "python3 -c \"import time,urllib.request as u\nfor _ in range(200):\n  try:\n    \
+         print('status=%d' % u.urlopen('http://localhost:{port}/', timeout=2).status); break\n  \
+         except Exception: time.sleep(0.05)\nelse: print('unreachable')\""
+    )
+}
+
+/// Kills what is left with `marker` (a failing test's cleanup; one process at a time).
+struct Cleanup(String);
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        for pid in with_marker(&self.0) {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    }
+}
+
+#[test]
+fn the_commands_of_a_run_share_one_network_namespace_that_is_not_the_machines() {
+    let sandbox = Sandbox::new();
+    if !available(&sandbox) || !require_program("bash") {
+        return;
+    }
+    let outside = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    outside.set_nonblocking(true).unwrap();
+    let port = outside.local_addr().unwrap().port();
+    let ours = std::fs::read_link("/proc/self/ns/net").unwrap();
+    let server = FakeModel::openai_turns([
+        turn_tool_call("readlink /proc/self/ns/net", "one"),
+        turn_tool_call(
+            &format!("readlink /proc/self/ns/net; bash -c 'echo hi > /dev/tcp/127.0.0.1/{port}'"),
+            "two",
+        ),
+        turn_text("done"),
+    ]);
+    sandbox
+        .openai_run(&server)
+        .args(["--mode", "allow-all", "go"])
+        .assert()
+        .success();
+    let stdout = |index: usize| {
+        let result: Value = serde_json::from_str(&server.request(index).tool_results()[0].1).unwrap();
+        result["stdout"].as_str().unwrap().to_owned()
+    };
+    let (first, second) = (stdout(1), stdout(2));
+    let first = first.trim();
+    assert!(first.starts_with("net:["), "{first}");
+    assert_eq!(second.lines().next(), Some(first), "{second}");
+    assert_ne!(first, ours.to_string_lossy(), "the commands ran in the machine's namespace");
+    assert!(
+        outside.accept().is_err(),
+        "a command of the run reached a server outside: {second}"
+    );
+}
+
+#[test]
+fn a_background_server_is_reached_by_a_later_command_and_ends_with_the_run() {
+    let sandbox = Sandbox::new();
+    if !available(&sandbox) || !require_program("python3") {
+        return;
+    }
+    let port = free_port();
+    let marker = server_command(port);
+    let _cleanup = Cleanup(marker.clone());
+    let server = FakeModel::openai_turns([
+        background_turn(&marker),
+        turn_tool_call(&fetch_command(port), "probe"),
+        processes_turn(&j!({"action": "list"})),
+        processes_turn(&j!({"action": "output", "id": "bg1", "tail": 200})),
+        turn_text("done"),
+    ]);
+    let output = sandbox
+        .openai_run(&server)
+        .args(["--mode", "allow-all", "--json", "serve and probe"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let result = |index: usize| server.request(index).tool_results()[0].1.clone();
+    let started: Value = serde_json::from_str(&result(1)).unwrap();
+    assert_eq!(started["background"], "bg1", "{started}");
+    assert!(result(2).contains("status=200"), "{}", result(2));
+    let listed: Value = serde_json::from_str(&result(3)).unwrap();
+    assert_eq!(listed["processes"][0]["state"], "running", "{listed}");
+    assert_eq!(listed["processes"][0]["command"], marker.as_str());
+    let read: Value = serde_json::from_str(&result(4)).unwrap();
+    // The server logs the request on stderr.
+    assert!(read["output"].as_str().unwrap().contains("\"GET / HTTP/1.1\" 200"), "{read}");
+    assert!(read["output"].as_str().unwrap().len() <= 200, "{read}");
+    wait_for(GONE, "the background server to be gone after the run", || {
+        with_marker(&marker).is_empty()
+    });
+}
+
+/// Starts a run whose first call starts a background server and whose second stalls the
+/// model (the run waits there), signals it with `signal` once the server runs, and checks that
+/// the server is gone after the agent ended.
+fn a_signal_ends_the_background_processes(signal: &str) {
+    let sandbox = Sandbox::new();
+    if !available(&sandbox) || !require_program("python3") {
+        return;
+    }
+    let port = free_port();
+    let marker = server_command(port);
+    let _cleanup = Cleanup(marker.clone());
+    let server = FakeModel::openai_turns([background_turn(&marker)]);
+    server.push(turn_text("never").openai().stall_after(0));
+    let mut agent = sandbox
+        .agent_process()
+        .env("OPENAI_API_KEY", super::harness::KEY)
+        .args(["run", "--provider", "openai", "--base-url"])
+        .arg(server.openai_url())
+        .args(["--mode", "allow-all", "--json", "serve"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(GONE, "the background server to run", || {
+        !with_marker(&marker).is_empty()
+    });
+    let pids = with_marker(&marker);
+    std::process::Command::new("kill")
+        .args([&format!("-{signal}"), &agent.id().to_string()])
+        .status()
+        .unwrap();
+    let status = agent.wait().unwrap();
+    assert!(!status.success(), "{signal}: {status:?}");
+    wait_for(GONE, "the background server to be gone after the signal", || {
+        with_marker(&marker).is_empty()
+            && pids
+                .iter()
+                .all(|pid| !std::path::Path::new(&format!("/proc/{pid}/cmdline")).exists()
+                    || live_processes().iter().all(|p| p.pid != *pid))
+    });
+}
+
+#[test]
+fn sigterm_ends_the_background_processes() {
+    a_signal_ends_the_background_processes("TERM");
+}
+
+#[test]
+fn sighup_ends_the_background_processes() {
+    a_signal_ends_the_background_processes("HUP");
+}
+
+#[test]
+fn sigint_ends_the_background_processes() {
+    a_signal_ends_the_background_processes("INT");
+}
+
+#[test]
+fn a_stopped_background_process_is_gone_and_its_output_stays_bounded() {
+    let sandbox = Sandbox::new();
+    if !available(&sandbox) || !require_program("yes") {
+        return;
+    }
+    let marker = format!("yes bounded-{}", free_port());
+    let _cleanup = Cleanup(marker.clone());
+    let server = FakeModel::openai_turns([
+        background_turn(&marker),
+        // Until it printed far more than the ring holds.
+        turn_tool_call("sleep 1", "wait"),
+        processes_turn(&j!({"action": "output", "id": "bg1", "tail": 1_000_000})),
+        processes_turn(&j!({"action": "stop", "id": "bg1"})),
+        processes_turn(&j!({"action": "output", "id": "nope"})),
+        turn_text("done"),
+    ]);
+    let output = sandbox
+        .openai_run(&server)
+        .args(["--mode", "allow-all", "--json", "print a lot"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let result = |index: usize| server.request(index).tool_results()[0].1.clone();
+    let read: Value = serde_json::from_str(&result(3)).unwrap();
+    let text = read["output"].as_str().unwrap();
+    assert!(text.len() <= 64 * 1024, "{}", text.len());
+    assert!(text.ends_with("bounded\n") || text.contains("bounded\nyes"), "{}", &text[..80]);
+    assert!(read["output_bytes"].as_u64().unwrap() > 4 * 64 * 1024, "{read}");
+    let stopped: Value = serde_json::from_str(&result(4)).unwrap();
+    assert_ne!(stopped["state"], "running", "{stopped}");
+    assert!(with_marker(&marker).is_empty(), "still running after stop");
+    assert!(result(5).contains("no background process `nope`"), "{}", result(5));
+}
+
+#[test]
+fn without_a_terminal_a_background_command_not_allowed_is_denied_and_never_starts() {
+    let sandbox = Sandbox::new();
+    if !available(&sandbox) || !require_program("python3") {
+        return;
+    }
+    let port = free_port();
+    let marker = server_command(port);
+    let _cleanup = Cleanup(marker.clone());
+    let server = FakeModel::openai_turns([background_turn(&marker), turn_text("done")]);
+    sandbox
+        .openai_run(&server)
+        .args(["--mode", "ask", "--json", "serve"])
+        .output()
+        .unwrap();
+    let result = server.request(1).tool_results()[0].1.clone();
+    assert!(result.contains("denied"), "{result}");
+    assert!(!result.contains("bg1"), "{result}");
+    assert!(with_marker(&marker).is_empty(), "a denied background command ran");
+}
