@@ -3,9 +3,10 @@
 //! bounded ring ([`Ring`]), until it ends, is stopped, or the run ends ([`Scope`]): every
 //! background process ends with the run. No timeout applies to one; the run's end does.
 //!
-//! Each is registered with the running commands (`group.rs`), so a signal that stops the agent
-//! ends it like any command. It runs only under the Linux sandbox helper, whose PID namespace
-//! takes everything the process started with it when it ends (nothing escapes by `setsid`).
+//! An interrupt (Ctrl+C in a session) stops the running command, not these (`group.rs`); a
+//! signal that stops the agent ends the run, and with it them. Each runs only under the Linux
+//! sandbox helper, whose PID namespace takes everything the process started with it when it
+//! ends (nothing escapes by `setsid`).
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -115,7 +116,7 @@ pub fn start(request: &ExecRequest) -> Result<String, ExecError> {
             )
         })?;
     let group = child.id().map(|pid| Group { pid, helper: true });
-    let guard = GroupGuard::new(group);
+    let guard = GroupGuard::unlisted(group);
     let state = Arc::new(Mutex::new(State {
         ring: Ring::new(RING_BYTES),
         end: None,
@@ -162,6 +163,9 @@ pub fn start(request: &ExecRequest) -> Result<String, ExecError> {
         }
         let status = child.wait().await;
         guard.finish();
+        while super::foreground_running() {
+            tokio::time::sleep(END_POLL).await;
+        }
         let undone = sandbox.map(crate::sandbox::Run::finish).unwrap_or_default();
         let mut state = lock(&state);
         state.end = Some(describe(status.ok()));

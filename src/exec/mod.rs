@@ -60,6 +60,7 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
         return ExecResult::failed(error);
     }
     let start = Instant::now();
+    let _foreground = Foreground::new();
     let sandbox = match prepare_sandbox(request) {
         Ok(sandbox) => sandbox,
         Err(error) => return ExecResult::failed(error),
@@ -158,6 +159,32 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
     );
     result.sandbox_undone = undone;
     result
+}
+
+/// Commands running now in a call (not in the background): a background process's sandbox
+/// is checked after it ends only while none runs, so that the two checks of the workspace's
+/// protected paths never overlap (each would take the other's changes for its command's).
+static FOREGROUND: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Counts a call's command in [`FOREGROUND`] while it lives.
+struct Foreground;
+
+impl Foreground {
+    fn new() -> Self {
+        FOREGROUND.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Foreground
+    }
+}
+
+impl Drop for Foreground {
+    fn drop(&mut self) {
+        FOREGROUND.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
+/// Whether a call's command is running now.
+fn foreground_running() -> bool {
+    FOREGROUND.load(std::sync::atomic::Ordering::Acquire) > 0
 }
 
 /// The command's sandbox run, when it runs in one.

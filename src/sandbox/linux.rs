@@ -241,9 +241,9 @@ fn landlock(
     let mut ruleset = Ruleset::default()
         .handle_access(AccessFs::from_all(FS_ABI))?
         .scope(Scope::Signal | Scope::AbstractUnixSocket)?;
-    // Through the proxy, the command's own network namespace is the boundary: TCP inside it
+    // Through the proxy or in the run's namespace, that namespace is the boundary: TCP inside it
     // (its own servers, the bridge) is free.
-    if !args.network && args.proxy.is_none() {
+    if !args.network && args.proxy.is_none() && args.join.is_none() {
         ruleset = ruleset.handle_access(AccessNet::from_all(NET_ABI))?;
     }
     let mut created = ruleset.create()?;

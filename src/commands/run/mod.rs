@@ -44,11 +44,12 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let sandbox = super::sandbox(&settings, &workspace);
     // Its commands share one look at the workspace, kept up to date by a watch.
     crate::sandbox::watch_workspaces();
-    // They share one network namespace, and what runs in the background ends with the run.
-    let _processes = crate::exec::background::Scope::new();
     let mut model = model_for(&settings, global.quiet)?;
     let mut config = agent_config(&settings, &workspace, &args, sandbox)?;
     let runtime = super::runtime()?;
+    // Its commands share one network namespace, and what runs in the background ends with
+    // the run (before the runtime goes: its processes' sandboxes are checked after them).
+    let _processes = crate::exec::background::Scope::new();
     #[cfg(unix)]
     let _proxy = super::network::start_for_loop(
         &runtime,
