@@ -11,6 +11,10 @@ const DENIAL_WORDS: &[&str] = &[
     "Read-only file system",
 ];
 
+/// Words that say a connection found nobody: with the network closed in the run's own
+/// namespace (`hold.rs`), what a connection outside meets.
+const CLOSED_WORDS: &[&str] = &["Connection refused", "Network is unreachable"];
+
 /// Words that say the refused thing was network use.
 const NETWORK_WORDS: &[&str] = &[
     "connect",
@@ -19,6 +23,8 @@ const NETWORK_WORDS: &[&str] = &[
     "Network",
     "resolve",
     "name resolution",
+    "Connection refused",
+    "unreachable",
 ];
 
 /// When a command run in `policy` failed in a way the sandbox likely caused (a refused
@@ -47,6 +53,10 @@ pub fn likely_denial(policy: &Policy, exit_code: Option<i32>, stderr: &str) -> O
     }
     let what = if network && policy.proxy.is_some() {
         "the network reaches only the hosts `[network] allow` names, through the agent's proxy"
+            .to_owned()
+    } else if network && policy.run_network {
+        "network use is off in the sandbox: `localhost` is the run's own, where only servers the \
+         run's commands started in the background listen"
             .to_owned()
     } else if network {
         "network use is off in the sandbox".to_owned()
@@ -93,10 +103,16 @@ pub fn denial_line(policy: &Policy, exit_code: Option<i32>, stderr: &str) -> Opt
                 || line.contains("Could not resolve host")
         })
     };
+    // Closed in the run's own namespace, a connection finds nobody instead of a refusal.
+    let closed = !policy.network && policy.proxy.is_none() && policy.run_network;
+    let nobody = stderr.lines().find(|line| {
+        closed && CLOSED_WORDS.iter().any(|word| line.contains(word))
+    });
     let line = stderr
         .lines()
         .find(|line| DENIAL_WORDS.iter().any(|word| line.contains(word)))
-        .or(name_resolution)?;
+        .or(name_resolution)
+        .or(nobody)?;
     Some(line.trim().chars().take(300).collect())
 }
 

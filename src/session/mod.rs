@@ -18,6 +18,7 @@ mod compaction;
 pub mod history;
 mod input;
 mod mcp;
+mod ps;
 mod recap;
 mod record;
 mod screen;
