@@ -28,9 +28,11 @@ impl Ring {
         self.total = self
             .total
             .saturating_add(u64::try_from(text.len()).unwrap_or(u64::MAX));
-        // A push larger than the limit: only its end can be kept.
-        let text = tail_of(text, self.limit);
-        self.text.push_str(text);
+        // A push as large as the limit: only its end can be kept, and nothing before it.
+        if text.len() >= self.limit {
+            self.text.clear();
+        }
+        self.text.push_str(tail_of(text, self.limit));
         if self.text.len() >= self.limit.saturating_mul(2) {
             let keep = tail_of(&self.text, self.limit).len();
             self.text.drain(..self.text.len() - keep);

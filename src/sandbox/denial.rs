@@ -159,6 +159,26 @@ mod tests {
             "{note}"
         );
         assert!(note.contains("(the host in `[network] allow`)"), "{note}");
+        // Closed in the run's namespace a connection finds nobody: said so; not through the
+        // proxy (its own refusals say more), nor for a command of its own (`run_network` off).
+        for refused in [
+            "bash: connect: Connection refused\n",
+            "ConnectionRefusedError: [Errno 111] Connection refused\n",
+            "connect: Network is unreachable\n",
+        ] {
+            let shared = Policy {
+                run_network: true,
+                ..policy.clone()
+            };
+            let note = likely_denial(&shared, Some(1), refused).unwrap();
+            assert!(note.contains("`localhost` is the run's own"), "{note}");
+            let proxied = Policy {
+                run_network: true,
+                ..proxied.clone()
+            };
+            assert_eq!(likely_denial(&proxied, Some(1), refused), None, "{refused}");
+            assert_eq!(likely_denial(&policy, Some(1), refused), None, "{refused}");
+        }
         assert_eq!(
             likely_denial(&policy, Some(1), "error: no such file\n"),
             None

@@ -137,6 +137,33 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     #[test]
+    fn a_join_value_is_three_numbers_and_never_process_zero_or_one() {
+        let joined = Joined {
+            pid: 42,
+            net: 4_026_532_000,
+            user: 4_026_531_837,
+        };
+        assert_eq!(Joined::parse(&joined.arg()), Some(joined));
+        for bad in [
+            "", "42", "42:1", "42:1:2:3", "0:1:2", "1:1:2", "-5:1:2", "x:1:2", "42:1:y",
+            "99999999999:1:2", " 42:1:2",
+        ] {
+            assert_eq!(Joined::parse(bad), None, "{bad:?}");
+        }
+        let args = ["--join", "42:7:8", "--", "sh"].map(OsString::from);
+        let parsed = parse_helper_args(args).unwrap();
+        assert_eq!(
+            parsed.join,
+            Some(Joined {
+                pid: 42,
+                net: 7,
+                user: 8
+            })
+        );
+        assert!(parse_helper_args(["--join", "1:2", "--", "sh"].map(OsString::from)).is_err());
+    }
+
+    #[test]
     fn helper_arguments_round_trip() {
         let root = tempfile::tempdir().unwrap();
         let root = root.path().canonicalize().unwrap();
