@@ -283,3 +283,63 @@ fn without_a_terminal_a_background_command_not_allowed_is_denied_and_never_start
     assert!(!result.contains("bg1"), "{result}");
     assert!(with_marker(&marker).is_empty(), "a denied background command ran");
 }
+
+/// An HTTP server on 127.0.0.1 (outside every namespace of the run) answering `hello`.
+fn hello_server() -> u16 {
+    use std::io::{Read as _, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
+                head.push(byte[0]);
+            }
+            let _ = stream.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\nConnection: close\r\n\r\nhello\n",
+            );
+        }
+    });
+    port
+}
+
+/// N2: a rule's own hosts are opened for its command only while no background process runs
+/// (the proxy could not tell one's connections from the command's, in the run's namespace).
+#[test]
+fn a_rules_own_hosts_stay_closed_while_a_background_process_runs() {
+    let sandbox = Sandbox::new();
+    let port = hello_server();
+    let marker = format!("sleep 3{}", free_port());
+    let _cleanup = Cleanup(marker.clone());
+    sandbox.settings(&format!(
+        "[permissions.commands]\n\
+         allow = [\"sleep\", {{ command = \"curl -sS\", net = [\"netrule.test\"] }}]\n\
+         [network]\nmode = \"allowlist\"\nhosts = {{ \"netrule.test\" = \"127.0.0.1:{port}\" }}\n"
+    ));
+    if !available(&sandbox) || !require_program("curl") {
+        return;
+    }
+    let curl = format!("curl -sS http://netrule.test:{port}/");
+    let server = FakeModel::openai_turns([
+        turn_tool_call(&curl, "with the rule's hosts"),
+        background_turn(&marker),
+        turn_tool_call(&curl, "while a background process runs"),
+        processes_turn(&j!({"action": "stop", "id": "bg1"})),
+        turn_tool_call(&curl, "after it"),
+        turn_text("done"),
+    ]);
+    let run = sandbox
+        .openai_run(&server)
+        .args(["--json", "fetch"])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{run:?}");
+    let result = |index: usize| last_result(&server, index);
+    assert!(result(1).contains("hello"), "{}", result(1));
+    assert!(result(2).contains("\"background\":\"bg1\""), "{}", result(2));
+    assert!(!result(3).contains("hello"), "{}", result(3));
+    assert!(result(3).contains("netrule.test"), "{}", result(3));
+    assert!(result(5).contains("hello"), "{}", result(5));
+}
