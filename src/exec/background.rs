@@ -212,7 +212,11 @@ pub fn output(id: &str, tail: usize) -> Option<(Listed, String, Vec<String>)> {
     let listed = list().into_iter().find(|p| p.id == id)?;
     let all = processes();
     let state = lock(&all.iter().find(|p| p.id == id)?.state);
-    Some((listed, state.ring.tail(tail).to_owned(), state.undone.clone()))
+    Some((
+        listed,
+        state.ring.tail(tail).to_owned(),
+        state.undone.clone(),
+    ))
 }
 
 /// Stops process `id`: SIGTERM, and SIGKILL after a grace period; returns once it ended.

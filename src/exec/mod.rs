@@ -158,6 +158,9 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
         cap.finish(),
     );
     result.sandbox_undone = undone;
+    if let Some(failure) = crate::sandbox::run_network_failure() {
+        result.stderr = format!("agent: sandbox: {failure}\n{}", result.stderr);
+    }
     result
 }
 

@@ -83,7 +83,11 @@ mod tests {
                         .collect();
                     ring.push(&piece);
                     all.push_str(&piece);
-                    assert!(ring.held() < 2 * limit + 4, "{limit} {size}: {}", ring.held());
+                    assert!(
+                        ring.held() < 2 * limit + 4,
+                        "{limit} {size}: {}",
+                        ring.held()
+                    );
                     let tail = ring.tail(usize::MAX);
                     assert!(all.ends_with(tail), "{limit} {size}");
                     assert!(tail.len() <= limit && tail.len() + 4 > limit.min(all.len()));

@@ -105,9 +105,9 @@ pub fn denial_line(policy: &Policy, exit_code: Option<i32>, stderr: &str) -> Opt
     };
     // Closed in the run's own namespace, a connection finds nobody instead of a refusal.
     let closed = !policy.network && policy.proxy.is_none() && policy.run_network;
-    let nobody = stderr.lines().find(|line| {
-        closed && CLOSED_WORDS.iter().any(|word| line.contains(word))
-    });
+    let nobody = stderr
+        .lines()
+        .find(|line| closed && CLOSED_WORDS.iter().any(|word| line.contains(word)));
     let line = stderr
         .lines()
         .find(|line| DENIAL_WORDS.iter().any(|word| line.contains(word)))

@@ -217,8 +217,7 @@ fn helper_with(first: &str, args: impl IntoIterator<Item = OsString>) -> std::pr
                 Err(error) => fail(&error),
             };
         }
-        let (pid_namespace, joined) = match linux::prepare(&parsed, std::ffi::OsStr::new(first))
-        {
+        let (pid_namespace, joined) = match linux::prepare(&parsed, std::ffi::OsStr::new(first)) {
             Ok(prepared) => prepared,
             Err(error) => return fail(&error),
         };
@@ -294,9 +293,11 @@ mod tests {
 
     #[test]
     fn without_join_drops_only_the_flag_before_the_command() {
-        let args: Vec<OsString> = ["--write", "/w", "--join", "9:1:2", "--", "sh", "--join", "x"]
-            .map(OsString::from)
-            .to_vec();
+        let args: Vec<OsString> = [
+            "--write", "/w", "--join", "9:1:2", "--", "sh", "--join", "x",
+        ]
+        .map(OsString::from)
+        .to_vec();
         let kept: Vec<OsString> = ["--write", "/w", "--", "sh", "--join", "x"]
             .map(OsString::from)
             .to_vec();

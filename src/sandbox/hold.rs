@@ -12,8 +12,9 @@
 //! Each command's helper joins the namespace (`setns`, after checking that the holder's
 //! namespaces are still the ones the agent saw) before it makes its own mount and PID
 //! namespaces. Where the holder cannot be started, or the join fails, a command makes its own
-//! namespace as before (with a proxy), or has none (network off): said once, on stderr of the
-//! command whose join failed.
+//! namespace as before (with a proxy), or has none (network off, where seccomp then refuses
+//! every socket but a Unix one): said on the stderr of the first command after the holder
+//! failed (once per run), or of the command whose join failed.
 //!
 //! There are at most two holders per run: the proxy's (allowlist mode) and a closed one (mode
 //! `off`, and what mode `auto` runs with the network closed), so that a closed command never
@@ -56,7 +57,9 @@ pub(super) fn join_arg(proxy: Option<&Path>) -> Option<String> {
     if !SHARED.load(Ordering::Relaxed) {
         return None;
     }
-    let mut holders = HOLDERS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut holders = HOLDERS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let index = holders
         .iter()
         .position(|(key, _)| key.as_deref() == proxy)
@@ -64,7 +67,24 @@ pub(super) fn join_arg(proxy: Option<&Path>) -> Option<String> {
             holders.push((proxy.map(Path::to_path_buf), start(proxy)));
             holders.len() - 1
         });
-    holders[index].1.as_ref().ok().map(|holder| holder.joined.arg())
+    holders[index]
+        .1
+        .as_ref()
+        .ok()
+        .map(|holder| holder.joined.arg())
+}
+
+/// Why the run's network namespace could not be made, the first time it is asked after that
+/// happened (said once per run); `None` otherwise.
+pub(super) fn take_failure() -> Option<String> {
+    static SAID: AtomicBool = AtomicBool::new(false);
+    let holders = HOLDERS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let failure = holders
+        .iter()
+        .find_map(|(_, holder)| holder.as_ref().err())?;
+    (!SAID.swap(true, Ordering::Relaxed)).then(|| failure.clone())
 }
 
 /// Ends the holders (the run ends). Commands still in a namespace keep it until they end.
@@ -84,6 +104,12 @@ pub fn end() {
 
 /// Starts a holder and reads its namespaces.
 fn start(proxy: Option<&Path>) -> Result<Holder, String> {
+    let failed = "the run's network namespace could not be made here, so each command has one \
+                  of its own: a server started in the background is not reachable from later \
+                  commands";
+    if std::env::var_os(super::TEST_NO_NETNS_ENV).is_some_and(|v| v == "1") {
+        return Err(failed.to_owned());
+    }
     let (helper, first) = super::helper::helper().map_err(|error| error.to_string())?;
     let mut command = std::process::Command::new(helper);
     command.arg(first).arg(HOLD_ARG);
@@ -110,8 +136,7 @@ fn start(proxy: Option<&Path>) -> Result<Holder, String> {
         None => {
             let _ = child.kill();
             let _ = child.wait();
-            Err("the run's network namespace could not be made: each command makes its own"
-                .to_owned())
+            Err(failed.to_owned())
         }
     }
 }
@@ -123,7 +148,10 @@ fn namespaces(pid: u32) -> Option<Joined> {
             .ok()
             .map(|meta| meta.ino())
     };
-    let (net, user) = (inode(&pid.to_string(), "net")?, inode(&pid.to_string(), "user")?);
+    let (net, user) = (
+        inode(&pid.to_string(), "net")?,
+        inode(&pid.to_string(), "user")?,
+    );
     (inode("self", "net")? != net).then_some(Joined { pid, net, user })
 }
 

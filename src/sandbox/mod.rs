@@ -81,6 +81,16 @@ pub fn share_network_per_run() {
     hold::share_per_run();
 }
 
+/// Why the run's network namespace could not be made, once per run (the first command after
+/// it failed says so); `None` otherwise.
+#[must_use]
+pub fn run_network_failure() -> Option<String> {
+    #[cfg(target_os = "linux")]
+    return hold::take_failure();
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
 /// Ends the run's network namespaces' holders (the run ended).
 pub fn end_network_per_run() {
     #[cfg(target_os = "linux")]

@@ -43,7 +43,10 @@ mod tests {
             output_bytes: 12,
         }];
         let text = lines(&listed);
-        assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'), "{text:?}");
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{text:?}"
+        );
         assert!(text.contains("bg1") && text.contains("running") && text.contains("http.server"));
         assert!(lines(&[]).contains("no background processes"));
     }

@@ -40,7 +40,11 @@ fn free_port() -> u16 {
 /// A `shell` call turn with `background: true`.
 fn background_turn(command: &str) -> Turn {
     let arguments = j!({"command": command, "description": "serve", "background": true});
-    Turn::default().with_call(&format!("bg_{}", free_port()), "shell", &arguments.to_string())
+    Turn::default().with_call(
+        &format!("bg_{}", free_port()),
+        "shell",
+        &arguments.to_string(),
+    )
 }
 
 /// A `processes` call turn.
@@ -54,7 +58,13 @@ fn processes_turn(arguments: &Value) -> Turn {
 
 /// The last tool result the model got in its request `index`.
 fn last_result(server: &FakeModel, index: usize) -> String {
-    server.request(index).tool_results().last().unwrap().1.clone()
+    server
+        .request(index)
+        .tool_results()
+        .last()
+        .unwrap()
+        .1
+        .clone()
 }
 
 /// The live processes whose arguments contain `marker`.
@@ -125,7 +135,11 @@ fn the_commands_of_a_run_share_one_network_namespace_that_is_not_the_machines() 
     let first = first.trim();
     assert!(first.starts_with("net:["), "{first}");
     assert_eq!(second.lines().next(), Some(first), "{second}");
-    assert_ne!(first, ours.to_string_lossy(), "the commands ran in the machine's namespace");
+    assert_ne!(
+        first,
+        ours.to_string_lossy(),
+        "the commands ran in the machine's namespace"
+    );
     assert!(
         outside.accept().is_err(),
         "a command of the run reached a server outside: {second}"
@@ -157,17 +171,30 @@ fn a_background_server_is_reached_by_a_later_command_and_ends_with_the_run() {
     let result = |index: usize| last_result(&server, index);
     let started: Value = serde_json::from_str(&result(1)).unwrap();
     assert_eq!(started["background"], "bg1", "{started}");
-    assert!(result(2).contains("status=200"), "{}\n{}", result(2), result(4));
+    assert!(
+        result(2).contains("status=200"),
+        "{}\n{}",
+        result(2),
+        result(4)
+    );
     let listed: Value = serde_json::from_str(&result(3)).unwrap();
     assert_eq!(listed["processes"][0]["state"], "running", "{listed}");
     assert_eq!(listed["processes"][0]["command"], marker.as_str());
     let read: Value = serde_json::from_str(&result(4)).unwrap();
     // The server logs the request on stderr.
-    assert!(read["output"].as_str().unwrap().contains("\"GET / HTTP/1.1\" 200"), "{read}");
+    assert!(
+        read["output"]
+            .as_str()
+            .unwrap()
+            .contains("\"GET / HTTP/1.1\" 200"),
+        "{read}"
+    );
     assert!(read["output"].as_str().unwrap().len() <= 200, "{read}");
-    wait_for(GONE, "the background server to be gone after the run", || {
-        with_marker(&marker).is_empty()
-    });
+    wait_for(
+        GONE,
+        "the background server to be gone after the run",
+        || with_marker(&marker).is_empty(),
+    );
 }
 
 /// Starts a run whose first call starts a background server and whose second stalls the
@@ -203,13 +230,17 @@ fn a_signal_ends_the_background_processes(signal: &str) {
         .unwrap();
     let status = agent.wait().unwrap();
     assert!(!status.success(), "{signal}: {status:?}");
-    wait_for(GONE, "the background server to be gone after the signal", || {
-        with_marker(&marker).is_empty()
-            && pids
-                .iter()
-                .all(|pid| !std::path::Path::new(&format!("/proc/{pid}/cmdline")).exists()
-                    || live_processes().iter().all(|p| p.pid != *pid))
-    });
+    wait_for(
+        GONE,
+        "the background server to be gone after the signal",
+        || {
+            with_marker(&marker).is_empty()
+                && pids.iter().all(|pid| {
+                    !std::path::Path::new(&format!("/proc/{pid}/cmdline")).exists()
+                        || live_processes().iter().all(|p| p.pid != *pid)
+                })
+        },
+    );
 }
 
 #[test]
@@ -233,7 +264,10 @@ const LIMIT: u64 = 64 * 1024 * 1024;
 /// The agent's peak resident memory in bytes (`VmHWM`), read from outside.
 fn peak_memory(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let line = status.lines().find(|line| line.starts_with("VmHWM:")).unwrap();
+    let line = status
+        .lines()
+        .find(|line| line.starts_with("VmHWM:"))
+        .unwrap();
     let kb: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
     kb * 1024
 }
@@ -278,13 +312,21 @@ fn a_stopped_background_process_is_gone_and_its_output_stays_bounded() {
     // Whole lines of it, but for the first and the last, cut where the ring and the read were.
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines.len() > 100, "{}", &text[..80]);
-    assert!(lines[1..lines.len() - 1].iter().all(|line| *line == word), "{}", &text[..80]);
+    assert!(
+        lines[1..lines.len() - 1].iter().all(|line| *line == word),
+        "{}",
+        &text[..80]
+    );
     let printed = read["output_bytes"].as_u64().unwrap();
     assert!(printed > 4 * 64 * 1024, "{read}");
     let stopped: Value = serde_json::from_str(&result(4)).unwrap();
     assert_ne!(stopped["state"], "running", "{stopped}");
     assert!(with_marker(&marker).is_empty(), "still running after stop");
-    assert!(result(5).contains("no background process `nope`"), "{}", result(5));
+    assert!(
+        result(5).contains("no background process `nope`"),
+        "{}",
+        result(5)
+    );
     eprintln!("printed {printed} B, the agent's peak memory {peak} B");
     // However much it printed, the agent kept a ring of it (measured here: a peak of 35 MB
     // for 60 MB printed; kept whole, it would pass the limit).
@@ -309,7 +351,10 @@ fn without_a_terminal_a_background_command_not_allowed_is_denied_and_never_start
     let result = last_result(&server, 1);
     assert!(result.contains("EDENIED"), "{result}");
     assert!(!result.contains("bg1"), "{result}");
-    assert!(with_marker(&marker).is_empty(), "a denied background command ran");
+    assert!(
+        with_marker(&marker).is_empty(),
+        "a denied background command ran"
+    );
 }
 
 /// An HTTP server on 127.0.0.1 (outside every namespace of the run) answering `hello`.
@@ -366,8 +411,43 @@ fn a_rules_own_hosts_stay_closed_while_a_background_process_runs() {
     assert!(run.status.success(), "{run:?}");
     let result = |index: usize| last_result(&server, index);
     assert!(result(1).contains("hello"), "{}", result(1));
-    assert!(result(2).contains("\"background\":\"bg1\""), "{}", result(2));
+    assert!(
+        result(2).contains("\"background\":\"bg1\""),
+        "{}",
+        result(2)
+    );
     assert!(!result(3).contains("hello"), "{}", result(3));
     assert!(result(3).contains("netrule.test"), "{}", result(3));
     assert!(result(5).contains("hello"), "{}", result(5));
+}
+
+/// Where the run's namespace cannot be made, each command runs as before (closed: no network
+/// namespace, no socket), and the first one says so, once.
+#[test]
+fn without_the_runs_namespace_commands_fall_back_and_the_first_says_so_once() {
+    let sandbox = Sandbox::new();
+    if !available(&sandbox) {
+        return;
+    }
+    let server = FakeModel::openai_turns([
+        turn_tool_call("readlink /proc/self/ns/net", "one"),
+        turn_tool_call("readlink /proc/self/ns/net", "two"),
+        turn_text("done"),
+    ]);
+    sandbox
+        .openai_run(&server)
+        .env("AGENT_TEST_SANDBOX_NO_NETNS", "1")
+        .args(["--mode", "allow-all", "go"])
+        .assert()
+        .success();
+    let result =
+        |index: usize| -> Value { serde_json::from_str(&last_result(&server, index)).unwrap() };
+    let (first, second) = (result(1), result(2));
+    let said = "the run's network namespace could not be made here";
+    assert!(first["stderr"].as_str().unwrap().contains(said), "{first}");
+    assert!(
+        !second["stderr"].as_str().unwrap().contains(said),
+        "{second}"
+    );
+    assert_eq!(first["stdout"], second["stdout"]);
 }
