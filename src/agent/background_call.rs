@@ -61,32 +61,29 @@ enum Action {
     Stop,
 }
 
-impl Loop<'_> {
-    /// Starts an allowed `shell` call's `request` in the background and reports its id.
-    pub(super) fn start_background(
-        &self,
-        call: &ToolCall,
-        request: &ExecRequest,
-        emit: &mut (dyn FnMut(Event) + Send),
-    ) -> String {
-        let result = background::start(request)
-            .map(|id| Output {
-                content: json!({
-                    "background": id,
-                    "status": "running",
-                    "note": "started in the background in the sandbox; read its output or stop \
-                             it with the processes tool; it ends when the run ends",
-                })
-                .to_string(),
-                summary: format!("started in the background as {id}"),
-                diff: None,
+/// Starts an allowed `shell` call's `request` in the background and reports its id.
+pub(super) fn start(
+    call: &ToolCall,
+    request: &ExecRequest,
+    emit: &mut (dyn FnMut(Event) + Send),
+) -> String {
+    let result = background::start(request)
+        .map(|id| Output {
+            content: json!({
+                "background": id,
+                "status": "running",
+                "note": "started in the background in the sandbox; read its output or stop \
+                         it with the processes tool; it ends when the run ends",
             })
-            .map_err(|error| {
-                ToolError::new(ToolErrorCode::Exec(error.code), error.message.clone())
-            });
-        super::file_call::report(call, &request.command, result, emit)
-    }
+            .to_string(),
+            summary: format!("started in the background as {id}"),
+            diff: None,
+        })
+        .map_err(|error| ToolError::new(ToolErrorCode::Exec(error.code), error.message.clone()));
+    super::file_call::report(call, &request.command, result, emit)
+}
 
+impl Loop<'_> {
     /// Handles a `processes` call.
     pub(super) async fn handle_processes(
         &self,

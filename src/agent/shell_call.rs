@@ -83,13 +83,7 @@ impl Loop<'_> {
         });
         let command = Some(decided.command.clone());
         if decision.verdict != Verdict::Allow {
-            stats.commands_denied += 1;
-            stats.denials.push(Denial {
-                command: decided.command.clone(),
-                reason: decision.reason.clone(),
-                allow: decided.allow_flag(self.config.os),
-            });
-            let error = ToolError::new(ToolErrorCode::Denied, denial_message(&decided));
+            let error = denied(&decided, self.config.os, stats);
             return fail(error, command, emit);
         }
 
@@ -108,7 +102,7 @@ impl Loop<'_> {
         }
         let rule = deciding_rule(&decided);
         if shell.background {
-            return Some(self.start_background(call, &request, emit));
+            return Some(super::background_call::start(call, &request, emit));
         }
         let mut result = self
             .run_networked(&request, &id, rule, approver, emit)
@@ -273,6 +267,21 @@ impl Loop<'_> {
 /// other allowed command may change files and gets a snapshot first.
 fn read_only(decided: &approval::Decided) -> bool {
     decided.by == DecidedBy::Policy && decided.decision.source == Source::Builtin
+}
+
+/// Counts a denied call and the error the model gets for it.
+fn denied(
+    decided: &approval::Decided,
+    os: crate::policy::OsFamily,
+    stats: &mut Stats,
+) -> ToolError {
+    stats.commands_denied += 1;
+    stats.denials.push(Denial {
+        command: decided.command.clone(),
+        reason: decided.decision.reason.clone(),
+        allow: decided.allow_flag(os),
+    });
+    ToolError::new(ToolErrorCode::Denied, denial_message(decided))
 }
 
 fn denial_message(decided: &approval::Decided) -> String {

@@ -58,7 +58,7 @@ pub(crate) fn open(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let runtime = super::runtime()?;
     // Its commands share one network namespace, and what runs in the background ends with
     // the run (before the runtime goes: its processes' sandboxes are checked after them).
-    let processes = crate::exec::background::Scope::new();
+    let processes = crate::exec::background::Scope::default();
     #[cfg(unix)]
     let _proxy = super::network::start_for_loop(
         &runtime,

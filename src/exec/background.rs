@@ -243,14 +243,15 @@ pub async fn stop(id: &str) -> Option<Listed> {
 /// The run's background processes' owner: when it is dropped (the run or session ends,
 /// however: its end, a signal, an error), every background process still running is ended
 /// (SIGKILL through its helper, whose PID namespace takes all it started), and the run's
-/// network namespaces with them.
+/// network namespaces with them. Dropped before the runtime: the processes' sandboxes are
+/// checked (when their tasks go with the runtime) after the processes ended.
 #[derive(Debug)]
 #[must_use]
 pub struct Scope(());
 
-impl Scope {
+impl Default for Scope {
     /// Starts the run's scope: from now on its commands share a network namespace.
-    pub fn new() -> Scope {
+    fn default() -> Scope {
         crate::sandbox::share_network_per_run();
         Scope(())
     }

@@ -158,9 +158,6 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
         cap.finish(),
     );
     result.sandbox_undone = undone;
-    if let Some(failure) = crate::sandbox::run_network_failure() {
-        result.stderr = format!("agent: sandbox: {failure}\n{}", result.stderr);
-    }
     result
 }
 
@@ -249,10 +246,18 @@ fn finished(
             crate::sandbox::likely_denial(policy, exit_code, &captured.stderr)
                 .or_else(|| policy.limits.note(exit_code, signal, &captured.stderr))
         });
+    let stderr = match request
+        .sandbox
+        .as_ref()
+        .and(crate::sandbox::run_network_failure())
+    {
+        Some(failure) => format!("agent: sandbox: {failure}\n{}", captured.stderr),
+        None => captured.stderr,
+    };
     ExecResult {
         exit_code,
         stdout: captured.stdout,
-        stderr: captured.stderr,
+        stderr,
         duration_ms,
         timed_out,
         truncated: captured.truncated,

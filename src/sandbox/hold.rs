@@ -36,9 +36,12 @@ pub(super) const HOLD_ARG: &str = "--hold";
 /// `agent exec` runs one command, which makes its own).
 static SHARED: AtomicBool = AtomicBool::new(false);
 
-/// The holders started, by the proxy directory they bridge to (`None`: closed), or why one
-/// could not be started (not tried again).
-static HOLDERS: Mutex<Vec<(Option<PathBuf>, Result<Holder, String>)>> = Mutex::new(Vec::new());
+/// A holder started for the proxy directory it bridges to (`None`: closed), or why it could
+/// not be started (not tried again).
+type Started = (Option<PathBuf>, Result<Holder, String>);
+
+/// The holders started.
+static HOLDERS: Mutex<Vec<Started>> = Mutex::new(Vec::new());
 
 /// A running holder: the process (its standard input is the agent's end) and its namespaces.
 struct Holder {

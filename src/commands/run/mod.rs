@@ -46,10 +46,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     crate::sandbox::watch_workspaces();
     let mut model = model_for(&settings, global.quiet)?;
     let mut config = agent_config(&settings, &workspace, &args, sandbox)?;
-    let runtime = super::runtime()?;
-    // Its commands share one network namespace, and what runs in the background ends with
-    // the run (before the runtime goes: its processes' sandboxes are checked after them).
-    let _processes = crate::exec::background::Scope::new();
+    let (runtime, _processes) = (super::runtime()?, crate::exec::background::Scope::default());
     #[cfg(unix)]
     let _proxy = super::network::start_for_loop(
         &runtime,
