@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use super::fake_model::{FakeModel, Turn, turn_text, turn_tool_call};
-use super::harness::{Sandbox, json, live_processes, wait_for};
+use super::harness::{Sandbox, live_processes, wait_for};
 use super::support::require::{require, require_program};
 use serde_json::{Value, json as j};
 
@@ -15,16 +15,9 @@ use serde_json::{Value, json as j};
 /// end; this only bounds a failing test).
 const GONE: Duration = Duration::from_secs(20);
 
-fn available(sandbox: &Sandbox) -> bool {
-    if !require("Linux", cfg!(target_os = "linux")) {
-        return false;
-    }
-    let output = sandbox
-        .agent()
-        .args(["config", "show", "--json"])
-        .output()
-        .unwrap();
-    require("sandbox", json(&output)["sandbox.active"]["value"] == true)
+/// Whether these tests can run here: Linux, with the sandbox active.
+fn available(_sandbox: &Sandbox) -> bool {
+    require("Linux", cfg!(target_os = "linux")) && super::sandbox::available()
 }
 
 /// A free port on this machine's loopback (for a server inside the run's own namespace any
@@ -91,6 +84,19 @@ fn fetch_command(port: u16) -> String {
     )
 }
 
+/// A sandbox, a free port, the Python server's command for it (the marker) and the cleanup of
+/// what is left with it, when the tests with Python can run here.
+fn with_python() -> Option<(Sandbox, u16, String, Cleanup)> {
+    let sandbox = Sandbox::new();
+    if !available(&sandbox) || !require_program("python3") {
+        return None;
+    }
+    let port = free_port();
+    let marker = server_command(port);
+    let cleanup = Cleanup(marker.clone());
+    Some((sandbox, port, marker, cleanup))
+}
+
 /// Kills what is left with `marker` (a failing test's cleanup; one process at a time).
 struct Cleanup(String);
 
@@ -148,13 +154,9 @@ fn the_commands_of_a_run_share_one_network_namespace_that_is_not_the_machines() 
 
 #[test]
 fn a_background_server_is_reached_by_a_later_command_and_ends_with_the_run() {
-    let sandbox = Sandbox::new();
-    if !available(&sandbox) || !require_program("python3") {
+    let Some((sandbox, port, marker, _cleanup)) = with_python() else {
         return;
-    }
-    let port = free_port();
-    let marker = server_command(port);
-    let _cleanup = Cleanup(marker.clone());
+    };
     let server = FakeModel::openai_turns([
         background_turn(&marker),
         turn_tool_call(&fetch_command(port), "probe"),
@@ -197,29 +199,31 @@ fn a_background_server_is_reached_by_a_later_command_and_ends_with_the_run() {
     );
 }
 
-/// Starts a run whose first call starts a background server and whose second stalls the
-/// model (the run waits there), signals it with `signal` once the server runs, and checks that
-/// the server is gone after the agent ended.
-fn a_signal_ends_the_background_processes(signal: &str) {
-    let sandbox = Sandbox::new();
-    if !available(&sandbox) || !require_program("python3") {
-        return;
-    }
-    let port = free_port();
-    let marker = server_command(port);
-    let _cleanup = Cleanup(marker.clone());
-    let server = FakeModel::openai_turns([background_turn(&marker)]);
-    server.push(turn_text("never").openai().stall_after(0));
-    let mut agent = sandbox
+/// `agent run --mode allow-all` against `server`, started (not waited for), its output
+/// dropped.
+fn spawn_run(sandbox: &Sandbox, server: &FakeModel) -> std::process::Child {
+    sandbox
         .agent_process()
         .env("OPENAI_API_KEY", super::harness::KEY)
         .args(["run", "--provider", "openai", "--base-url"])
         .arg(server.openai_url())
-        .args(["--mode", "allow-all", "--json", "serve"])
+        .args(["--mode", "allow-all", "--json", "go"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// Starts a run whose first call starts a background server and whose second stalls the
+/// model (the run waits there), signals it with `signal` once the server runs, and checks that
+/// the server is gone after the agent ended.
+fn a_signal_ends_the_background_processes(signal: &str) {
+    let Some((sandbox, _, marker, _cleanup)) = with_python() else {
+        return;
+    };
+    let server = FakeModel::openai_turns([background_turn(&marker)]);
+    server.push(turn_text("never").openai().stall_after(0));
+    let mut agent = spawn_run(&sandbox, &server);
     wait_for(GONE, "the background server to run", || {
         !with_marker(&marker).is_empty()
     });
@@ -290,16 +294,7 @@ fn a_stopped_background_process_is_gone_and_its_output_stays_bounded() {
     ]);
     // The run then waits on the model: its memory is read while it lives.
     server.push(turn_text("never").openai().stall_after(0));
-    let mut agent = sandbox
-        .agent_process()
-        .env("OPENAI_API_KEY", super::harness::KEY)
-        .args(["run", "--provider", "openai", "--base-url"])
-        .arg(server.openai_url())
-        .args(["--mode", "allow-all", "--json", "print a lot"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut agent = spawn_run(&sandbox, &server);
     wait_for(GONE, "the sixth request", || server.requests().len() >= 6);
     let peak = peak_memory(agent.id());
     let _ = agent.kill();
@@ -335,13 +330,9 @@ fn a_stopped_background_process_is_gone_and_its_output_stays_bounded() {
 
 #[test]
 fn without_a_terminal_a_background_command_not_allowed_is_denied_and_never_starts() {
-    let sandbox = Sandbox::new();
-    if !available(&sandbox) || !require_program("python3") {
+    let Some((sandbox, _, marker, _cleanup)) = with_python() else {
         return;
-    }
-    let port = free_port();
-    let marker = server_command(port);
-    let _cleanup = Cleanup(marker.clone());
+    };
     let server = FakeModel::openai_turns([background_turn(&marker), turn_text("done")]);
     sandbox
         .openai_run(&server)
