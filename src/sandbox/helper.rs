@@ -212,6 +212,10 @@ fn helper_with(first: &str, args: impl IntoIterator<Item = OsString>) -> std::pr
     };
     #[cfg(target_os = "linux")]
     {
+        // Ended with its parent: the helper with the agent (killed with SIGKILL, say), the
+        // command with the helper — and, as a PID namespace's first process, all it started.
+        let _ =
+            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
         if stage {
             return match become_command(&parsed) {
                 Err(error) => fail(&error),

@@ -258,6 +258,11 @@ fn sighup_ends_the_background_processes() {
 }
 
 #[test]
+fn sigkill_of_the_agent_ends_the_background_processes_too() {
+    a_signal_ends_the_background_processes("KILL");
+}
+
+#[test]
 fn sigint_ends_the_background_processes() {
     a_signal_ends_the_background_processes("INT");
 }
