@@ -73,6 +73,7 @@ impl Joined {
     }
 
     /// The helper's `--join` value.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub(super) fn arg(self) -> String {
         format!("{}:{}:{}", self.pid, self.net, self.user)
     }

@@ -69,9 +69,15 @@ fn with_marker(marker: &str) -> Vec<u32> {
         .collect()
 }
 
-/// A Python HTTP server on `port` (its arguments are the marker scanned for).
-fn server_command(port: u16) -> String {
-    format!("python3 -m http.server {port} --bind 127.0.0.1")
+/// A Python HTTP server on `port` serving the workspace (its arguments are the marker scanned
+/// for).
+fn server_command(port: u16, sandbox: &Sandbox) -> String {
+    // The test's own workspace makes it unique, whatever port another test got.
+    let work = sandbox.work().canonicalize().unwrap();
+    format!(
+        "python3 -m http.server {port} --bind 127.0.0.1 --directory {}",
+        work.display()
+    )
 }
 
 /// A command that fetches `http://localhost:PORT/` with Python, trying until the server
@@ -92,7 +98,7 @@ fn with_python() -> Option<(Sandbox, u16, String, Cleanup)> {
         return None;
     }
     let port = free_port();
-    let marker = server_command(port);
+    let marker = server_command(port, &sandbox);
     let cleanup = Cleanup(marker.clone());
     Some((sandbox, port, marker, cleanup))
 }
