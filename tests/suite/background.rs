@@ -453,3 +453,38 @@ fn without_the_runs_namespace_commands_fall_back_and_the_first_says_so_once() {
     );
     assert_eq!(first["stdout"], second["stdout"]);
 }
+
+/// In a session: `/ps` lists the background process (escaped), it runs on between messages,
+/// and it is gone once the session ends (Ctrl+D).
+#[test]
+fn a_session_lists_its_background_processes_and_ends_them_with_it() {
+    use super::session::{READY, session};
+    let Some((sandbox, _, marker, _cleanup)) = with_python() else {
+        return;
+    };
+    if !require_program("tmux") {
+        return;
+    }
+    let server = FakeModel::openai_turns([background_turn(&marker), turn_text("it is up")]);
+    let tmux = session(&sandbox, &server, "", "run -i --mode allow-all");
+    tmux.wait_for(READY);
+    tmux.keys(&["serve it", "Enter"]);
+    tmux.wait_for("it is up");
+    wait_for(GONE, "the background server to run", || {
+        !with_marker(&marker).is_empty()
+    });
+    tmux.keys(&["/ps", "Enter"]);
+    let screen = tmux.wait_for("they end with the session");
+    assert!(
+        screen.contains("bg1") && screen.contains("running"),
+        "{screen}"
+    );
+    assert!(screen.contains("http.server"), "{screen}");
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("EXIT=");
+    wait_for(
+        GONE,
+        "the background server to be gone after the session",
+        || with_marker(&marker).is_empty(),
+    );
+}
