@@ -488,3 +488,39 @@ fn a_session_lists_its_background_processes_and_ends_them_with_it() {
         || with_marker(&marker).is_empty(),
     );
 }
+
+/// With `[network] mode = "allowlist"` the run's namespace holds the bridge to the proxy, and a
+/// server started in the background is still reached directly on `localhost` (`NO_PROXY`).
+#[test]
+fn through_the_proxy_a_background_server_is_reached_on_localhost_too() {
+    let Some((sandbox, port, marker, _cleanup)) = with_python() else {
+        return;
+    };
+    sandbox.settings("[network]\nmode = \"allowlist\"\n");
+    let server = FakeModel::openai_turns([
+        background_turn(&marker),
+        turn_tool_call(&fetch_command(port), "probe"),
+        turn_tool_call("env | grep -c '^HTTP_PROXY=http://127.0.0.1'", "proxied"),
+        turn_text("done"),
+    ]);
+    sandbox
+        .openai_run(&server)
+        .args(["--mode", "allow-all", "serve and probe"])
+        .assert()
+        .success();
+    assert!(
+        last_result(&server, 2).contains("status=200"),
+        "{}",
+        last_result(&server, 2)
+    );
+    assert!(
+        last_result(&server, 3).contains("\"stdout\":\"1\\n\""),
+        "{}",
+        last_result(&server, 3)
+    );
+    wait_for(
+        GONE,
+        "the background server to be gone after the run",
+        || with_marker(&marker).is_empty(),
+    );
+}
