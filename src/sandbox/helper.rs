@@ -12,13 +12,13 @@ use super::helper_args::parse_helper_args;
 use super::linux;
 #[cfg(target_os = "macos")]
 use super::macos;
+use super::program::HELPER_VERSION_ARG;
+pub(super) use super::program::helper;
 use super::run::Run;
 #[cfg(target_os = "linux")]
 use super::supervise;
 
-/// The hidden first argument that turns `agent` into the sandbox helper (Linux):
-/// `agent __sandbox [--network] [--write DIR]… [--read-only DIR]… -- PROGRAM ARGS…`.
-pub const HELPER_ARG: &str = "__sandbox";
+pub use super::program::HELPER_ARG;
 
 /// Variables the helper passes to the command under this prefix only: the stage sets them
 /// under their own names after it restricted itself ([`unstage`]), so what a server's settings
@@ -93,23 +93,6 @@ pub fn wrap(_run: &Run, argv: &[OsString]) -> std::io::Result<(PathBuf, Vec<OsSt
     let program = argv.first().map(PathBuf::from).unwrap_or_default();
     Ok((program, argv.iter().skip(1).cloned().collect()))
 }
-
-/// The program that applies the sandbox and becomes the command, and its first argument:
-/// the small `agent-sandbox` next to this executable when it is there (installed and built
-/// with it), else this executable with [`HELPER_ARG`].
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-pub(super) fn helper() -> std::io::Result<(PathBuf, OsString)> {
-    let exe = std::env::current_exe()?;
-    let small = exe.with_file_name(format!("agent-sandbox{}", std::env::consts::EXE_SUFFIX));
-    if small.is_file() {
-        return Ok((small, OsString::from(HELPER_VERSION_ARG)));
-    }
-    Ok((exe, OsString::from(HELPER_ARG)))
-}
-
-/// The first argument `agent-sandbox` takes: the version of the `agent` that starts it (the
-/// arguments between them are internal and may change with any version).
-const HELPER_VERSION_ARG: &str = concat!("--agent=", env!("CARGO_PKG_VERSION"));
 
 /// `agent-sandbox`'s `main`: checks that the `agent` starting it is of its own version,
 /// then is [`helper_main`].

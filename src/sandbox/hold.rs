@@ -113,7 +113,7 @@ fn start(proxy: Option<&Path>) -> Result<Holder, String> {
     if std::env::var_os(super::TEST_NO_NETNS_ENV).is_some_and(|v| v == "1") {
         return Err(failed.to_owned());
     }
-    let (helper, first) = super::helper::helper().map_err(|error| error.to_string())?;
+    let (helper, first) = super::program::helper().map_err(|error| error.to_string())?;
     let mut command = std::process::Command::new(helper);
     command.arg(first).arg(HOLD_ARG);
     if let Some(dir) = proxy {
@@ -192,39 +192,4 @@ pub(super) fn hold_main(proxy: Option<(&Path, u32)>) -> std::process::ExitCode {
     loop {
         std::thread::park();
     }
-}
-
-/// Joins the run's namespaces (the helper, single-threaded, before its mount and PID
-/// namespaces): the user namespace first (where it is not this process's own: the owner of a
-/// user namespace may enter it), then the network namespace.
-///
-/// # Errors
-/// Why it cannot: the holder is gone, its namespaces are not the ones the agent saw, or the
-/// namespace is this process's own (joining it would open the network).
-pub(super) fn join(joined: Joined) -> std::io::Result<()> {
-    use rustix::thread::{LinkNameSpaceType, move_into_link_name_space};
-    use std::os::fd::AsFd as _;
-    let open = |kind: &str, expected: u64| -> std::io::Result<std::fs::File> {
-        let file = std::fs::File::open(format!("/proc/{}/ns/{kind}", joined.pid))?;
-        if file.metadata()?.ino() == expected {
-            Ok(file)
-        } else {
-            Err(std::io::Error::other(format!(
-                "process {} no longer holds the run's namespaces",
-                joined.pid
-            )))
-        }
-    };
-    let (user, net) = (open("user", joined.user)?, open("net", joined.net)?);
-    let own = |kind: &str| std::fs::metadata(format!("/proc/self/ns/{kind}")).map(|m| m.ino());
-    if own("net")? == joined.net {
-        return Err(std::io::Error::other(
-            "the run's network namespace is this process's own",
-        ));
-    }
-    if own("user")? != joined.user {
-        move_into_link_name_space(user.as_fd(), Some(LinkNameSpaceType::User))?;
-    }
-    move_into_link_name_space(net.as_fd(), Some(LinkNameSpaceType::Network))?;
-    Ok(())
 }

@@ -116,7 +116,7 @@ pub(super) fn prepare(args: &HelperArgs, first: &OsStr) -> Result<(bool, bool), 
     close_fds::CloseFdsBuilder::new().cloexecfrom(3);
     // First: the run's network namespace, or one of the command's own (its bridge process
     // starts here, outside the namespaces still to come).
-    let joined = match args.join.map(super::hold::join) {
+    let joined = match args.join.map(super::netns::join) {
         Some(Ok(())) => true,
         Some(Err(error)) => {
             use std::io::Write as _;

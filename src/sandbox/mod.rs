@@ -35,6 +35,7 @@ mod macos;
 #[cfg(target_os = "linux")]
 mod netns;
 mod policy;
+mod program;
 mod run;
 mod setup;
 #[cfg(target_os = "linux")]

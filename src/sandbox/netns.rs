@@ -384,3 +384,39 @@ fn ask_proxy(proxy: &Proxy, name: &str) -> Option<Vec<IpAddr>> {
             .collect()
     })
 }
+
+/// Joins the run's namespaces (the helper, single-threaded, before its mount and PID
+/// namespaces): the user namespace first (where it is not this process's own: the owner of a
+/// user namespace may enter it), then the network namespace.
+///
+/// # Errors
+/// Why it cannot: the holder is gone, its namespaces are not the ones the agent saw, or the
+/// namespace is this process's own (joining it would open the network).
+pub(super) fn join(joined: super::helper_args::Joined) -> std::io::Result<()> {
+    use rustix::thread::{LinkNameSpaceType, move_into_link_name_space};
+    use std::os::fd::AsFd as _;
+    use std::os::unix::fs::MetadataExt as _;
+    let open = |kind: &str, expected: u64| -> std::io::Result<std::fs::File> {
+        let file = std::fs::File::open(format!("/proc/{}/ns/{kind}", joined.pid))?;
+        if file.metadata()?.ino() == expected {
+            Ok(file)
+        } else {
+            Err(std::io::Error::other(format!(
+                "process {} no longer holds the run's namespaces",
+                joined.pid
+            )))
+        }
+    };
+    let (user, net) = (open("user", joined.user)?, open("net", joined.net)?);
+    let own = |kind: &str| std::fs::metadata(format!("/proc/self/ns/{kind}")).map(|m| m.ino());
+    if own("net")? == joined.net {
+        return Err(std::io::Error::other(
+            "the run's network namespace is this process's own",
+        ));
+    }
+    if own("user")? != joined.user {
+        move_into_link_name_space(user.as_fd(), Some(LinkNameSpaceType::User))?;
+    }
+    move_into_link_name_space(net.as_fd(), Some(LinkNameSpaceType::Network))?;
+    Ok(())
+}
