@@ -277,6 +277,18 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<ToolError>,
     },
+    /// In a session: a command the person ran themselves (`!command`), with no policy and
+    /// no prompt. Its result goes to the model with the person's next message — the
+    /// message of the part it is recorded in, before that part's first turn ends, else the
+    /// next one — and a continued run rebuilds it so.
+    UserCommand {
+        /// The call's id (`typed-N`).
+        id: String,
+        /// The command as typed.
+        command: String,
+        /// The runner's result.
+        result: ExecResult,
+    },
     /// A model turn finished.
     TurnEnd {
         /// 1-based turn number (counted per invocation).

@@ -322,8 +322,9 @@ pub(super) fn report(
     content
 }
 
-/// Where the tools work and what listing and search skip.
-fn scope(config: &super::Config) -> Scope<'_> {
+/// Where the tools work and what listing and search skip (also for a session's `@path`).
+#[must_use]
+pub fn scope(config: &super::Config) -> Scope<'_> {
     let rules = Arc::clone(&config.files);
     Scope {
         root: &config.workspace,

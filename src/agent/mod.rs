@@ -33,11 +33,12 @@ use std::time::Duration;
 pub use crate::event::{CompactReason, DecidedBy, Denial, Event, Header, Outcome};
 pub use crate::tool_error::{ToolError, ToolErrorCode};
 pub use budget::Budget;
+pub use file_call::scope as file_scope;
 pub use instructions::{Instructions, MAX_INSTRUCTION_BYTES};
 pub use mcp_start::start_mcp;
 pub use prompt::{fixed_prompt_tokens, system_prompt};
 pub use tool::{SHELL, ShellCall, shell_tool};
-pub use typed::run_typed;
+pub use typed::{TYPED_NOTE_CHARS, run_typed, typed_note, with_notes};
 
 use prompt::{offered_tools, refresh_tools};
 use reply::{drop_cut_calls, keep_cut_reply, push_prompt, sent_message};

@@ -35,6 +35,17 @@ impl AnyModel {
             ProviderKind::Demo => Ok(Self::Demo(demo::Demo::new(windows))),
         }
     }
+
+    /// The models the server says it serves (`GET /models`; Anthropic's `/v1/models`), in
+    /// its order; `None` when it does not say (no such endpoint, an error, no answer within
+    /// a few seconds) or for the demo.
+    pub async fn served_models(&self) -> Option<Vec<String>> {
+        match self {
+            Self::OpenAi(m) => m.served_models().await,
+            Self::Anthropic(m) => m.served_models().await,
+            Self::Demo(_) => None,
+        }
+    }
 }
 
 impl Tunable for AnyModel {

@@ -15,6 +15,7 @@ mod error;
 mod llama_cpp;
 pub mod openai;
 pub mod overflow;
+pub mod prices;
 mod provider;
 pub mod repair;
 mod retry;

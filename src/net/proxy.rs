@@ -635,6 +635,39 @@ mod tests {
         events
     }
 
+    /// The door on the loopback (macOS) leads to the same decisions.
+    #[tokio::test]
+    async fn the_door_leads_to_the_proxy_which_decides_by_name() {
+        let port = origin().await;
+        let parent = tempfile::tempdir().unwrap();
+        let mut proxy = Proxy::start(rules(port), parent.path()).unwrap();
+        let door = proxy.open_door().unwrap();
+        let through_door = |request: String| async move {
+            let mut stream = TcpStream::connect(("127.0.0.1", door)).await.unwrap();
+            stream.write_all(request.as_bytes()).await.unwrap();
+            let mut answer = Vec::new();
+            let _ = stream.read_to_end(&mut answer).await;
+            String::from_utf8_lossy(&answer).into_owned()
+        };
+        let answer =
+            through_door(format!("GET http://allowed.test:{port}/ HTTP/1.1\r\n\r\n")).await;
+        assert_eq!(answer, "hello");
+        let answer = through_door(format!("CONNECT blocked.test:{port} HTTP/1.1\r\n\r\n")).await;
+        assert!(answer.starts_with("HTTP/1.1 403 Forbidden\r\n"), "{answer}");
+        allowed_then_refused(&proxy);
+        drop(proxy);
+        // The aborted task lets go of its listener when the runtime next runs it.
+        let mut closed = false;
+        for _ in 0..1000 {
+            tokio::task::yield_now().await;
+            if TcpStream::connect(("127.0.0.1", door)).await.is_err() {
+                closed = true;
+                break;
+            }
+        }
+        assert!(closed, "the door closes with the proxy");
+    }
+
     #[tokio::test]
     async fn allowed_names_are_relayed_and_others_refused_with_the_setting() {
         let port = origin().await;

@@ -9,14 +9,17 @@
 //!    nothing the command starts outlives it): every git configuration surface of the workspace (see
 //!    `surfaces/`) and `.agent/` are bind-mounted read-only, the git directories pinned in
 //!    place, the command's private temp directory bound over `/tmp`, and (for inspection
-//!    commands) the workspace's secret files covered by `/dev/null`. Where no namespace can
+//!    commands) the workspace's secret files covered by `/dev/null`, and the terminals
+//!    replaced (`/dev/pts` a pseudo-terminal file system of the command's own, `/dev/tty`
+//!    `/dev/null`: no drawing on the person's screen, no reading their keys). Where no namespace can
 //!    be made, the parent finds out first (`mounts_possible`), says so and asks for none of
 //!    this; a helper asked for it and failing refuses to run;
 //! 2. the command's own `/proc` (see [`private_proc`]): no other process's environment; and,
 //!    for inspection commands, limits on CPU time and memory (`limits.rs`);
 //! 3. Landlock: read and execute everywhere (or, for inspection commands, only beneath the
 //!    readable paths: the workspace and the system's directories), write only beneath the writable
-//!    directories and to the usual devices; with the network off, no TCP bind or
+//!    directories and to the usual devices (the terminal devices only where step 1 replaced
+//!    them with the command's own); with the network off, no TCP bind or
 //!    connect (ABI 4 and later). Landlock also forbids any later (u)mount, so the
 //!    command cannot undo steps 1 and 2;
 //! 4. seccomp: `ioctl(TIOCSTI)` and `ioctl(TIOCLINUX)` fail (no typing into the person's
@@ -56,20 +59,27 @@ const FS_ABI: ABI = ABI::V5;
 /// The ABI that adds TCP bind/connect rights.
 const NET_ABI: ABI = ABI::V4;
 
-/// Device files any command may write (and use ioctls on): output sinks, randomness,
-/// the terminal.
+/// Device files any command may write (and use ioctls on): output sinks and randomness.
 const DEVICE_FILES: &[&str] = &[
     "/dev/null",
     "/dev/zero",
     "/dev/full",
     "/dev/random",
     "/dev/urandom",
-    "/dev/tty",
-    "/dev/ptmx",
 ];
 
-/// Device directories any command may write beneath: pseudo-terminals.
-const DEVICE_DIRS: &[&str] = &["/dev/pts"];
+/// Terminal devices a command may write (and use ioctls on) only where its mount namespace
+/// has replaced them ([`private_terminals`]): then `/dev/tty` is `/dev/null` and `/dev/ptmx`
+/// and `/dev/pts` make and hold only the command's own pseudo-terminals. Elsewhere they
+/// would be the person's terminals (the agent's own among them).
+const TERMINAL_FILES: &[&str] = &["/dev/tty", "/dev/ptmx"];
+
+/// Device directories (pseudo-terminals), with [`TERMINAL_FILES`].
+const TERMINAL_DIRS: &[&str] = &["/dev/pts"];
+
+/// The pseudo-terminal file system's options for the command's own instance: its own
+/// numbering, a multiplexer anyone inside may open.
+const DEVPTS_OPTIONS: &std::ffi::CStr = c"newinstance,ptmxmode=0666,mode=0620";
 /// Shared memory, writable like the temp dir (in `workspace-write` mode only).
 const SHARED_MEMORY: &str = "/dev/shm";
 /// The proxy's socket in its directory (`net::proxy::SOCKET_NAME`).
@@ -264,14 +274,18 @@ fn landlock(
             created = created.add_rule(PathBeneath::new(fd, rights))?;
         }
     }
-    for file in DEVICE_FILES {
+    // The terminals are the command's own only where its mount namespace replaced them.
+    let terminals = args.mounts();
+    let terminal_files = TERMINAL_FILES.iter().filter(|_| terminals);
+    for file in DEVICE_FILES.iter().chain(terminal_files) {
         if let Some(fd) = open(Path::new(file)) {
             created = created.add_rule(PathBeneath::new(fd, read | file_rights))?;
         }
     }
     let shared_memory = (!writable.is_empty()).then(|| PathBuf::from(SHARED_MEMORY));
-    let dirs = DEVICE_DIRS
+    let dirs = TERMINAL_DIRS
         .iter()
+        .filter(|_| terminals)
         .map(PathBuf::from)
         .chain(shared_memory)
         .chain(writable.iter().cloned());
@@ -337,7 +351,38 @@ fn protect(args: &HelperArgs) -> std::io::Result<bool> {
         hide_directory(dir)?;
     }
     private_shared_memory(args)?;
+    private_terminals()?;
     Ok(pid_namespace)
+}
+
+/// Takes the person's terminals out of the command's reach: a pseudo-terminal file system of
+/// its own over `/dev/pts` (the agent's terminal and every other one of the user's are not in
+/// it; a command can still make and use pseudo-terminals, `script` and `expect` work), its
+/// multiplexer over `/dev/ptmx`, and `/dev/null` over `/dev/tty` (the command's controlling
+/// terminal is the agent's: writing there would draw over the screen, a question among it,
+/// and reading would take the person's keys). Where the kernel refuses a pseudo-terminal file
+/// system of its own, an empty one (a `tmpfs`): no pseudo-terminals at all.
+fn private_terminals() -> std::io::Result<()> {
+    use rustix::mount::{MountFlags, mount, mount_bind};
+
+    let pts = Path::new(TERMINAL_DIRS[0]);
+    if pts.is_dir() {
+        let flags = MountFlags::NOSUID | MountFlags::NOEXEC;
+        if mount("devpts", pts, "devpts", flags, Some(DEVPTS_OPTIONS)).is_ok() {
+            let ptmx = Path::new("/dev/ptmx");
+            if ptmx.exists() && !ptmx.is_symlink() {
+                mount_bind(pts.join("ptmx"), ptmx)?;
+            }
+        } else {
+            let flags = flags | MountFlags::NODEV;
+            mount("tmpfs", pts, "tmpfs", flags, Some(c"mode=755"))?;
+        }
+    }
+    let tty = Path::new(TERMINAL_FILES[0]);
+    if tty.exists() {
+        mount_bind("/dev/null", tty)?;
+    }
+    Ok(())
 }
 
 /// Binds the command's private temp directory over `/tmp`, with every path it is given that

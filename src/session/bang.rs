@@ -8,26 +8,10 @@ use crate::agent::{self, Outcome};
 use super::turn::{TurnEnd, drive, show};
 use super::{Session, Stopped, changes};
 
-/// The most of a command's result the next message carries, in characters.
-const NOTE_CHARS: usize = 16_000;
-
 /// The command of a `!command` line; `None` for any other line (a bare `!` too).
 pub(super) fn command(line: &str) -> Option<&str> {
     let command = line.trim().strip_prefix('!')?.trim();
     (!command.is_empty()).then_some(command)
-}
-
-/// What the model is told of a command the person ran: the command and its result, cut at
-/// [`NOTE_CHARS`] (the cut said).
-fn note(command: &str, content: &str) -> String {
-    let mut kept: String = content.chars().take(NOTE_CHARS).collect();
-    if content.chars().count() > NOTE_CHARS {
-        kept.push_str(&format!(
-            "\n[… cut: the result had {} characters]",
-            content.chars().count()
-        ));
-    }
-    format!("[agent: the user ran `{command}` themselves with !; its result:]\n{kept}")
 }
 
 impl Session {
@@ -85,8 +69,21 @@ impl Session {
             }
             TurnEnd::Finished(_) => {}
         }
-        if let Some((_, content)) = ran {
-            self.notes_for_model.push(note(command, &content));
+        if let Some((result, content)) = ran {
+            self.notes_for_model
+                .push(agent::typed_note(command, &content));
+            // Recorded so a continued session tells the model too: now, or with the first
+            // message's `start` when no transcript is open yet.
+            let typed = agent::Event::UserCommand {
+                id,
+                command: command.to_owned(),
+                result,
+            };
+            if self.recorder.transcript.is_some() {
+                self.recorder.record(&typed);
+            } else {
+                self.unrecorded.push(typed);
+            }
             self.say("agent: its output goes to the model with your next message");
         }
         Ok(())
@@ -103,18 +100,6 @@ mod tests {
         assert_eq!(command("  ! cargo test  "), Some("cargo test"));
         for line in ["!", "  !  ", "ls !x", "run it!", "", "/help"] {
             assert_eq!(command(line), None, "{line:?}");
-        }
-    }
-
-    #[test]
-    fn the_note_names_the_command_and_cuts_a_long_result() {
-        let short = note("ls", "{\"stdout\":\"a\"}");
-        assert!(short.contains("`ls`") && short.ends_with("{\"stdout\":\"a\"}"));
-        assert!(!short.contains("cut"));
-        for length in [NOTE_CHARS - 1, NOTE_CHARS, NOTE_CHARS + 1, NOTE_CHARS * 3] {
-            let long = note("cat big", &"é".repeat(length));
-            assert_eq!(long.contains("[… cut"), length > NOTE_CHARS, "{length}");
-            assert!(long.chars().filter(|c| *c == 'é').count() <= NOTE_CHARS);
         }
     }
 }

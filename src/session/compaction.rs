@@ -54,7 +54,7 @@ impl Session {
             }
             Some(Ok((summary, usage))) => {
                 if let Some(usage) = usage {
-                    self.usage += usage;
+                    self.count(usage);
                     self.size = Some(usage.output);
                 }
                 self.requests += 1;

@@ -13,7 +13,8 @@ impl Session {
             return stopped.status;
         }
         if let Some(rebuilt) = &self.resumed {
-            let mut shown = super::recap::recap(&rebuilt.messages);
+            let mut shown =
+                super::recap::recap(&rebuilt.messages, &rebuilt.typed, &rebuilt.waiting);
             shown.push(format!(
                 "agent: going on with the earlier conversation ({} turns)",
                 rebuilt.turns

@@ -15,9 +15,12 @@ mod bang;
 mod changes;
 pub mod compact;
 mod compaction;
+mod cost;
 pub mod history;
 mod input;
 mod mcp;
+mod mention;
+mod model_choice;
 mod ps;
 mod recap;
 mod record;
@@ -181,6 +184,8 @@ struct Session {
     mode_floor: Option<Mode>,
     context_window: Option<u64>,
     prices: Option<(f64, f64)>,
+    /// What the session's requests cost.
+    spent: cost::Spent,
     /// The conversation's size after the last turn, in tokens.
     size: Option<u64>,
     /// The first message's `start` (or `continue`) is out.
@@ -194,6 +199,9 @@ struct Session {
     /// What the model is told with the next message (files a `/undo` took back), oldest
     /// first; sent once.
     notes_for_model: Vec<String>,
+    /// `!command`s run before the session had a transcript: recorded after the first
+    /// message's `start`, whose message carries them to the model.
+    unrecorded: Vec<Event>,
     /// The MCP servers to start (taken when they start) and what `/mcp` lists.
     mcp: Option<(crate::mcp::Catalogue, crate::mcp::stdio::Launch)>,
     mcp_secrets: Vec<String>,
@@ -209,11 +217,10 @@ impl Session {
         if let Some(note) = &history.note {
             say(&format!("agent: warning: {note}"));
         }
-        let composer = Arc::new(Mutex::new(Composer::new(
-            history.messages.clone(),
-            slash::names(),
-            options.color,
-        )));
+        let mut composer = Composer::new(history.messages.clone(), slash::names(), options.color);
+        let rules = Arc::clone(&options.config.files);
+        composer.complete_paths_with(Box::new(move |partial| mention::complete(&rules, partial)));
+        let composer = Arc::new(Mutex::new(composer));
         let tui = Arc::new(Mutex::new(
             Tui::new(options.color)
                 .in_session()
@@ -250,6 +257,11 @@ impl Session {
             None => (None, Vec::new(), None),
         };
         let turns = resumed.as_ref().map_or(0, |rebuilt| rebuilt.turns);
+        // `!command`s run after the earlier session's last message: told with the next one.
+        let notes_for_model = resumed
+            .as_ref()
+            .map(|rebuilt| rebuilt.waiting.clone())
+            .unwrap_or_default();
         let mut recorder = Recorder {
             transcript,
             failed: false,
@@ -288,12 +300,14 @@ impl Session {
             mode_floor: options.mode_floor,
             context_window,
             prices: options.prices,
+            spent: cost::Spent::default(),
             size: None,
             started: false,
             color: options.color,
             snapshots: options.snapshots,
             last_change: None,
-            notes_for_model: Vec::new(),
+            notes_for_model,
+            unrecorded: Vec::new(),
             mcp: options.mcp,
             mcp_secrets: options.mcp_secrets,
         }
@@ -305,6 +319,14 @@ impl Session {
 
     fn tui(&self) -> MutexGuard<'_, Tui> {
         lock(&self.tui)
+    }
+
+    /// Counts a request's tokens, priced at the model that answered it.
+    fn count(&mut self, usage: Usage) {
+        self.usage += usage;
+        let model = self.model.describe();
+        self.spent
+            .add(usage, cost::price_of(self.prices, &model), &model);
     }
 
     /// Prints `text` above the composer.

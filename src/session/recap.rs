@@ -1,9 +1,11 @@
 //! When a session picks up an earlier conversation (`-c`, `--resume`): its last exchanges
 //! redrawn above the composer — the person's last few messages, each followed by the
-//! model's commands as one-line summaries and the start of its answer. Every text is
-//! escaped as the live screen escapes it.
+//! model's commands as one-line summaries and the start of its answer; the person's own
+//! `!command`s as typed, before the message that carried them to the model (or last, when
+//! none has yet). Every text is escaped as the live screen escapes it.
 
 use crate::model::{Message, ToolCall};
+use crate::transcript::Typed;
 use crate::ui::sanitize;
 
 /// How many of the person's messages are redrawn, with what followed each.
@@ -13,8 +15,43 @@ const ANSWER_LINES: usize = 6;
 /// Characters of one line shown; the rest is cut with `…`.
 const LINE_CHARS: usize = 160;
 
-/// The lines that redraw the last exchanges of `messages` (none for an empty conversation).
-pub(super) fn recap(messages: &[Message]) -> Vec<String> {
+/// The lines that redraw the last exchanges of `messages` (none for an empty conversation),
+/// with the person's `typed` commands; `waiting` are the notes of those no message carried
+/// yet.
+pub(super) fn recap(messages: &[Message], typed: &[Typed], waiting: &[String]) -> Vec<String> {
+    let mut lines = exchanges(messages, typed);
+    lines.extend(
+        typed
+            .iter()
+            .filter(|typed| waiting.contains(&typed.note))
+            .map(|typed| bang_line(&typed.command)),
+    );
+    lines
+}
+
+/// `› !command`, as the person typed it.
+fn bang_line(command: &str) -> String {
+    let mut lines = command.lines();
+    let first = lines.next().unwrap_or_default();
+    let more = if lines.next().is_some() { " …" } else { "" };
+    format!("› !{}{more}", cut(first))
+}
+
+/// A message's text without the notes of `typed` commands it begins with, and those
+/// commands' lines.
+fn without_notes<'a>(mut text: &'a str, typed: &[Typed], lines: &mut Vec<String>) -> &'a str {
+    while let Some(found) = typed
+        .iter()
+        .find(|typed| !typed.note.is_empty() && text.starts_with(&typed.note))
+    {
+        lines.push(bang_line(&found.command));
+        text = &text[found.note.len()..];
+        text = text.strip_prefix('\n').unwrap_or(text);
+    }
+    text
+}
+
+fn exchanges(messages: &[Message], typed: &[Typed]) -> Vec<String> {
     let users: Vec<usize> = messages
         .iter()
         .enumerate()
@@ -27,6 +64,7 @@ pub(super) fn recap(messages: &[Message]) -> Vec<String> {
     for message in &messages[from..] {
         match message {
             Message::User(text) => {
+                let text = without_notes(text, typed, &mut lines);
                 let mut words = text.lines().filter(|line| !line.trim().is_empty());
                 let first = words.next().unwrap_or_default();
                 let more = if words.next().is_some() { " …" } else { "" };
@@ -124,7 +162,7 @@ mod tests {
             "",
             &[("write_file", r#"{"path":"a.txt","content":"x"}"#)],
         ));
-        let lines = recap(&messages);
+        let lines = recap(&messages, &[], &[]);
         let text = lines.join("\n");
         assert!(
             !text.contains("question 1") && text.contains("question 2"),
@@ -136,7 +174,7 @@ mod tests {
         );
         assert!(text.ends_with("  write_file a.txt"), "{text}");
         assert!(!text.contains("SECRET-OUTPUT"), "results are not redrawn");
-        assert!(recap(&[]).is_empty());
+        assert!(recap(&[], &[], &[]).is_empty());
     }
 
     #[test]
@@ -152,16 +190,45 @@ mod tests {
             ),
             answer(hostile, &[("mystery", "not json")]),
         ];
-        for line in recap(&messages) {
+        for line in recap(&messages, &[], &[]) {
             assert!(
                 !line.contains('\u{1b}') && !line.contains('\u{7}'),
                 "{line:?}"
             );
             assert!(line.chars().count() <= LINE_CHARS + 4, "{line:?}");
         }
-        let text = recap(&messages).join("\n");
+        let text = recap(&messages, &[], &[]).join("\n");
         assert!(text.contains("  line 5\n  …"), "{text}");
         assert!(!text.contains("line 6"), "{text}");
         assert!(text.contains("  mystery"), "{text}");
+    }
+
+    #[test]
+    fn typed_commands_show_as_typed_before_the_message_that_carried_them() {
+        let note = |command: &str| crate::agent::typed_note(command, "{\"stdout\":\"x\\n\"}");
+        let typed: Vec<Typed> = ["ls -a", "cat a\nb", "make\u{1b}[2J", "later"]
+            .iter()
+            .map(|command| Typed {
+                command: (*command).to_owned(),
+                note: note(command),
+            })
+            .collect();
+        let carried = crate::agent::with_notes(
+            &[typed[0].note.clone(), typed[1].note.clone()],
+            "what changed?",
+        );
+        let messages = [
+            user(&carried),
+            answer("nothing", &[]),
+            user(&crate::agent::with_notes(
+                &[typed[2].note.clone()],
+                "and now",
+            )),
+        ];
+        let text = recap(&messages, &typed, &[typed[3].note.clone()]).join("\n");
+        assert_eq!(
+            text,
+            "› !ls -a\n› !cat a …\n› what changed?\n  nothing\n› !make\\u{1b}[2J\n› and now\n› !later"
+        );
     }
 }

@@ -10,11 +10,12 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "/usage",
-        "tokens used in this session (and cost, with [model] price_in/price_out)",
+        "tokens used in this session and what they cost (an estimate for well-known models)",
     ),
     (
         "/model",
-        "NAME: talk to another model of the same provider from the next message",
+        "[NAME]: talk to another model of the same provider from the next message (alone: \
+         pick one of the server's models)",
     ),
     (
         "/mode",

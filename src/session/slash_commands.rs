@@ -17,7 +17,8 @@ impl Session {
             Slash::Exit => return Ok(false),
             Slash::Rules => self.say(&self.rules_text()),
             Slash::Usage => self.say(&self.usage_text()),
-            Slash::Model(name) => self.switch_model(name),
+            Slash::Model(Some(name)) => self.switch_model(name),
+            Slash::Model(None) => self.choose_model().await,
             Slash::Mode(mode) => self.switch_mode(mode.as_deref()),
             Slash::Clear => {
                 let replaced = std::mem::take(&mut self.conversation).len();
@@ -81,16 +82,12 @@ impl Session {
             self.requests,
             if self.requests == 1 { "" } else { "s" }
         );
-        if let Some((price_in, price_out)) = self.prices {
-            #[expect(clippy::cast_precision_loss, reason = "token counts far below 2^52")]
-            let cost = self.usage.input as f64 / 1e6 * price_in
-                + self.usage.output as f64 / 1e6 * price_out;
-            out.push_str(&format!(" · about ${cost:.4}"));
-        } else {
-            out.push_str(
-                " · set [model] price_in and price_out (per million tokens) to see the cost",
-            );
-        }
+        let model = self.model.describe();
+        out.push_str(
+            &self
+                .spent
+                .text(&model, super::cost::price_of(self.prices, &model)),
+        );
         if let (Some(size), Some(window)) = (self.size, self.context_window) {
             out.push_str(&format!(
                 "\nconversation: about {} of a {} token window",
@@ -101,14 +98,8 @@ impl Session {
         out
     }
 
-    fn switch_model(&mut self, name: Option<String>) {
-        let Some(name) = name else {
-            self.say(&format!(
-                "model: {} (/model NAME changes it)",
-                self.model.describe()
-            ));
-            return;
-        };
+    /// Talks to `name` (of the same provider) from the next message.
+    pub(super) fn switch_model(&mut self, name: String) {
         let mut provider = self.provider.clone();
         provider.model = name;
         match AnyModel::new(&provider, cfg!(windows)) {

@@ -21,6 +21,8 @@ use super::{Session, Stopped, changes, compact};
 
 /// How often the live pane redraws while a turn runs.
 const TICK: Duration = Duration::from_millis(100);
+/// Lines of a message echoed into the conversation (as many as the composer shows).
+const ECHOED_LINES: usize = 10;
 
 /// How a turn ended.
 pub(super) enum TurnEnd {
@@ -69,9 +71,17 @@ impl Session {
             self.compact(CompactReason::ContextWindow).await;
         }
         self.echo(message);
+        let attached = self.attach(message).await;
+        if !attached.lines.is_empty() {
+            self.say(&attached.lines.join("\n"));
+        }
+        if attached.stopped {
+            self.say("agent: stopped: the message was not sent (↑ brings it back)");
+            return Ok(());
+        }
         let mut retried = false;
         loop {
-            match self.turn(message).await {
+            match self.turn(message, &attached.text).await {
                 TurnEnd::Stopped(stopped) => return Err(stopped),
                 TurnEnd::Interrupted | TurnEnd::Finished(Ok(_)) => return Ok(()),
                 TurnEnd::Finished(Err(ModelError::ContextTooLong { message: said, .. }))
@@ -86,7 +96,7 @@ impl Session {
                     if let Some(at) = self
                         .conversation
                         .iter()
-                        .rposition(|m| matches!(m, Message::User(text) if text == message))
+                        .rposition(|m| matches!(m, Message::User(text) if text.contains(message)))
                     {
                         self.conversation.remove(at);
                     }
@@ -103,13 +113,21 @@ impl Session {
         }
     }
 
-    /// The person's message in the conversation on screen.
+    /// The person's message in the conversation on screen: its first
+    /// [`ECHOED_LINES`] lines, and how many more were sent (a long paste).
     pub(super) fn echo(&self, message: &str) {
         let shown = sanitize::escape_prose(message);
         let mut lines = shown.lines();
         let mut out = format!("› {}", lines.next().unwrap_or_default());
-        for line in lines {
+        for line in lines.by_ref().take(ECHOED_LINES - 1) {
             out.push_str(&format!("\n  {line}"));
+        }
+        let more = lines.count();
+        if more > 0 {
+            out.push_str(&format!(
+                "\n  … {more} more line{} sent",
+                if more == 1 { "" } else { "s" }
+            ));
         }
         self.say(&if self.color {
             format!("\x1b[1m{out}\x1b[0m")
@@ -192,11 +210,17 @@ impl Session {
     }
 
     /// Runs one turn of the loop for `message`, the person free to type meanwhile.
-    async fn turn(&mut self, message: &str) -> TurnEnd {
+    /// `attached`: what the message's `@path` mentions bring, after the person's words.
+    async fn turn(&mut self, message: &str, attached: &str) -> TurnEnd {
         let opening = self.opening(message);
-        // The person's words are what is recorded; the model also gets the notes waiting.
-        let sent = super::undo::with_notes(&mut self.notes_for_model, message);
+        // The person's words are what is recorded; the model also gets the notes waiting
+        // and what the mentions bring.
+        let mut sent = super::undo::with_notes(&mut self.notes_for_model, message);
+        sent.push_str(attached);
         self.recorder.record(&opening);
+        for typed in std::mem::take(&mut self.unrecorded) {
+            self.recorder.record(&typed);
+        }
         // Each message snapshots into the session's run record, as `run --continue` does.
         let run = match &opening {
             Event::Start { header, .. } | Event::Continue { header, .. } => header.id.clone(),
@@ -285,7 +309,7 @@ impl Session {
         }
         self.turns += stats.turns;
         if let Some(usage) = stats.usage {
-            self.usage += usage;
+            self.count(usage);
         }
         self.requests += stats.turns;
         if let Some(usage) = watch.last_usage {
@@ -312,12 +336,23 @@ pub(super) fn show(composer: &Mutex<Composer>, tui: &Mutex<Tui>, gate: &KeyGate,
     {
         let mut tui = lock(tui);
         tui.handle(event);
-        if !tui.pane_open() && tui.at_line_start() {
-            composer.show();
-        }
+        place(&mut composer, &mut tui);
     }
     if opens_pane {
         gate.resume();
+    }
+}
+
+/// Puts the composer where it belongs: in the rows under a running command's live pane, or
+/// under the conversation once nothing is half-written there.
+pub(super) fn place(composer: &mut Composer, tui: &mut Tui) {
+    if let Some(rows) = tui.footer_rows() {
+        composer.hide();
+        if let Some(footer) = composer.under_pane(rows) {
+            tui.set_footer(footer);
+        }
+    } else if !composer.is_shown() && tui.at_line_start() {
+        composer.show();
     }
 }
 
@@ -354,15 +389,16 @@ pub(super) async fn drive(
                     }
                     Action::Interrupt => {
                         exec::stop_running().await;
-                        break TurnEnd::Interrupted;
+                        break interrupted(composer, pending);
                     }
                     Action::Quit | Action::None => {}
                 }
+                place(&mut lock(composer), &mut lock(tui));
             }
             stopped = stops.recv() => match stopped {
                 Some(stopped) if stopped.interrupt => {
                     exec::stop_running().await;
-                    break TurnEnd::Interrupted;
+                    break interrupted(composer, pending);
                 }
                 Some(stopped) => {
                     exec::stop_running().await;
@@ -379,12 +415,17 @@ pub(super) async fn drive(
                     composer.hide();
                     composer.show();
                 }
-                if !composer.is_shown() && !tui.pane_open() && tui.at_line_start() {
-                    composer.show();
-                }
+                place(&mut composer, &mut tui);
             }
         }
     }
+}
+
+/// A turn the person stopped: the messages queued during it are not sent but come back
+/// into the composer, to be edited and sent again.
+fn interrupted(composer: &Mutex<Composer>, pending: &mut VecDeque<String>) -> TurnEnd {
+    lock(composer).take_back(pending.drain(..).collect());
+    TurnEnd::Interrupted
 }
 
 /// The `done` of a turn the session stopped.

@@ -241,13 +241,7 @@ fn note_for_model(report: &UndoReport, undid_an_undo: bool) -> Option<String> {
 
 /// The message sent to the model: the notes waiting for it (taken), then the person's words.
 pub(super) fn with_notes(notes: &mut Vec<String>, message: &str) -> String {
-    if notes.is_empty() {
-        return message.to_owned();
-    }
-    let mut sent = std::mem::take(notes).join("\n");
-    sent.push_str("\n\n");
-    sent.push_str(message);
-    sent
+    crate::agent::with_notes(&std::mem::take(notes), message)
 }
 
 fn done_line(plan: &UndoPlan, report: &UndoReport, label: &str) -> String {

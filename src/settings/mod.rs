@@ -41,6 +41,16 @@ use crate::policy::Source;
 /// Default number of model turns before the loop stops.
 pub const DEFAULT_MAX_TURNS: u32 = 50;
 
+/// Whether `a` and `b` name one file: the same path, or the same file once links and `..`
+/// are resolved (relative paths from the current directory, as they are read).
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(a), Ok(b)) if a == b
+        )
+}
+
 /// Loads and merges every layer for a run in `workspace`. `env` reads
 /// environment variables (injected so tests need not touch the process's).
 ///
@@ -92,7 +102,9 @@ pub fn load(
     draft.settings.warnings.extend(user.warnings);
 
     let project_path = workspace.join(".agent").join("settings.toml");
-    if project_path != user_file && project_path.is_file() {
+    // The user file may be the project file under another name (a relative `--config` or
+    // `AGENT_CONFIG_DIR`, a symlink): read once, as the user's, its warnings said once.
+    if !same_file(&project_path, &user_file) && project_path.is_file() {
         let project: Layer = file::read(&project_path)?;
         draft.settings.mcp_tables |= project.mcp;
         for entry in &project.entries {

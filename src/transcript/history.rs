@@ -225,6 +225,16 @@ fn render_result(out: &mut String, event: &Value) {
     }
 }
 
+/// A `user_command` in [`render_show`]: the person's `!command` and its result.
+fn render_user_command(out: &mut String, event: &Value) {
+    let _ = writeln!(
+        out,
+        "! {}  # run by you; its result went to the model with your next message",
+        event["command"].as_str().unwrap_or_default()
+    );
+    render_result(out, event);
+}
+
 /// A file tool's `tool_result` in [`render_show`]: its summary and the diff of a change, or
 /// the error.
 fn render_file_result(out: &mut String, event: &Value) {
@@ -339,6 +349,7 @@ pub fn render_show(events: &[Value]) -> String {
                 }
             }
             "tool_result" => render_result(&mut out, event),
+            "user_command" => render_user_command(&mut out, event),
             "error" => {
                 let _ = writeln!(out, "error: {}", s(&event["message"]));
             }

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 pub use history::{RunSummary, find, list, read_events, render_show, short_id};
-pub use resume::{Rebuilt, latest_in, rebuild, summary_message};
+pub use resume::{Rebuilt, Typed, latest_in, rebuild, summary_message};
 
 use crate::event::Event;
 use crate::exec::Secrets;

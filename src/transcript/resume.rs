@@ -22,6 +22,29 @@ pub struct Rebuilt {
     pub turns: u32,
     /// What was left out or guessed, for the person and the `continue` marker.
     pub note: Option<String>,
+    /// The person's `!command`s (`user_command`), in order: what the model was told of
+    /// each, already in the message it went with, or in `waiting`.
+    pub typed: Vec<Typed>,
+    /// What the model is still to be told with the next message: `!command`s run after
+    /// the last message was sent.
+    pub waiting: Vec<String>,
+}
+
+/// A command the person ran themselves, as a rebuilt conversation carries it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Typed {
+    /// The command as typed.
+    pub command: String,
+    /// What the model is told of it ([`crate::agent::typed_note`]).
+    pub note: String,
+}
+
+/// The prompt of the part being read while none of its turns has finished: where it is,
+/// the person's words and the notes recorded with it.
+struct Unanswered {
+    at: usize,
+    words: String,
+    notes: Vec<String>,
 }
 
 pub use crate::model::repair::summary_message;
@@ -109,6 +132,41 @@ impl Pending {
     }
 }
 
+impl Unanswered {
+    /// Adds a part's `prompt`, with the `!command`s run since the last message.
+    fn push(prompt: &str, rebuilt: &mut Rebuilt) -> Self {
+        let notes = std::mem::take(&mut rebuilt.waiting);
+        let at = rebuilt.messages.len();
+        let sent = crate::agent::with_notes(&notes, prompt);
+        rebuilt.messages.push(Message::User(sent));
+        Self {
+            at,
+            words: prompt.to_owned(),
+            notes,
+        }
+    }
+}
+
+/// A `user_command`: its note goes with the message of the part it is recorded in while
+/// none of that part's turns has finished (it was recorded with the part's opening, run
+/// before the session had a transcript), else it waits for the next message.
+fn typed_command(event: &Value, rebuilt: &mut Rebuilt, unanswered: Option<&mut Unanswered>) {
+    let command = event["command"].as_str().unwrap_or_default().to_owned();
+    let note = crate::agent::typed_note(&command, &result_content(event));
+    rebuilt.typed.push(Typed {
+        command,
+        note: note.clone(),
+    });
+    match unanswered {
+        Some(part) => {
+            part.notes.push(note);
+            rebuilt.messages[part.at] =
+                Message::User(crate::agent::with_notes(&part.notes, &part.words));
+        }
+        None => rebuilt.waiting.push(note),
+    }
+}
+
 /// The arguments of an older transcript's `tool_call` event, as the model most likely sent
 /// them.
 fn older_call(event: &Value) -> ToolCall {
@@ -141,6 +199,8 @@ pub fn rebuild(text: &str, model: &str) -> Rebuilt {
         messages: Vec::new(),
         turns: 0,
         note: None,
+        typed: Vec::new(),
+        waiting: Vec::new(),
     };
     let mut notes: Vec<String> = Vec::new();
     let mut text_buf = String::new();
@@ -148,8 +208,8 @@ pub fn rebuild(text: &str, model: &str) -> Rebuilt {
     let mut same_wire = true;
     let mut older = false;
     let mut other_wire = false;
-    // Where this part's prompt is, while none of its turns has finished.
-    let mut unanswered: Option<usize> = None;
+    // This part's prompt, while none of its turns has finished.
+    let mut unanswered: Option<Unanswered> = None;
     for (number, line) in text.split_inclusive('\n').enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -173,12 +233,11 @@ pub fn rebuild(text: &str, model: &str) -> Rebuilt {
                 text_buf.clear();
                 same_wire = wire(event["model"].as_str().unwrap_or_default()) == wire(model);
                 other_wire |= !same_wire;
-                unanswered = None;
-                if let Some(prompt) = event["prompt"].as_str() {
-                    unanswered = Some(rebuilt.messages.len());
-                    rebuilt.messages.push(Message::User(prompt.to_owned()));
-                }
+                unanswered = event["prompt"]
+                    .as_str()
+                    .map(|prompt| Unanswered::push(prompt, &mut rebuilt));
             }
+            "user_command" => typed_command(&event, &mut rebuilt, unanswered.as_mut()),
             "text_delta" => text_buf.push_str(event["text"].as_str().unwrap_or_default()),
             "turn_end" => {
                 finish(&mut pending, &mut rebuilt);
@@ -208,8 +267,8 @@ pub fn rebuild(text: &str, model: &str) -> Rebuilt {
                 }
                 // A part that failed before any of its turns finished leaves no prompt behind
                 // for the next one to repeat.
-                if let Some(at) = unanswered.take().filter(|_| event["outcome"] == "error") {
-                    rebuilt.messages.truncate(at);
+                if let Some(part) = unanswered.take().filter(|_| event["outcome"] == "error") {
+                    rebuilt.messages.truncate(part.at);
                 }
             }
             _ => {}
@@ -438,5 +497,65 @@ mod tests {
         );
         assert_eq!(rebuilt.turns, 2);
         assert!(rebuilt.note.unwrap().contains("older agent"));
+    }
+
+    #[test]
+    fn a_typed_command_goes_with_the_message_after_it_or_waits_for_the_next() {
+        let typed = |command: &str, stdout: &str| {
+            format!(
+                r#"{{"type":"user_command","id":"typed-0","command":"{command}","result":{{"exit_code":0,"stdout":"{stdout}","stderr":"","duration_ms":1,"timed_out":false,"truncated":false,"error":null}}}}"#
+            )
+        };
+        let note = |command: &str, stdout: &str| {
+            crate::agent::typed_note(
+                command,
+                &format!(
+                    r#"{{"duration_ms":1,"exit_code":0,"stderr":"","stdout":"{stdout}","timed_out":false,"truncated":false}}"#
+                ),
+            )
+        };
+        let answered = |turn: u32| {
+            format!(
+                "{{\"type\":\"turn_end\",\"turn\":{turn},\"tool_calls\":[]}}\n{{\"type\":\"done\",\"outcome\":\"answered\"}}"
+            )
+        };
+        // Run before the first message: recorded just after its `start`.
+        let text = [
+            r#"{"type":"start","id":"r","prompt":"first","model":"openai/m","cwd":"/w"}"#
+                .to_owned(),
+            typed("ls", "a"),
+            typed("pwd", "/w"),
+            answered(1),
+            // Run between messages: goes with the next one.
+            typed("date", "today"),
+            r#"{"type":"continue","id":"r","prompt":"second","model":"openai/m","cwd":"/w"}"#
+                .to_owned(),
+            answered(1),
+            // Run after the last message: waits for the next.
+            typed("make", "built"),
+        ]
+        .join("\n");
+        let rebuilt = rebuild(&text, "openai/m");
+        let words: Vec<String> = rebuilt
+            .messages
+            .iter()
+            .filter_map(|message| match message {
+                Message::User(text) => Some(text.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            words,
+            vec![
+                format!("{}\n{}\n\nfirst", note("ls", "a"), note("pwd", "/w")),
+                format!("{}\n\nsecond", note("date", "today")),
+            ]
+        );
+        assert_eq!(rebuilt.waiting, vec![note("make", "built")]);
+        let commands: Vec<&str> = rebuilt.typed.iter().map(|t| t.command.as_str()).collect();
+        assert_eq!(commands, ["ls", "pwd", "date", "make"]);
+        assert_eq!((rebuilt.turns, rebuilt.note), (2, None));
+        // A transcript without any reads as before.
+        assert!(rebuild(RUN, "anthropic/m").typed.is_empty());
     }
 }

@@ -5,6 +5,10 @@
 //! terminal resize opens a fresh viewport where the old pane was, so it always
 //! collapses cleanly into its summary line (the caller's, see [`super::tui`]).
 //! Command output passes [`super::sanitize`] on its way in.
+//!
+//! In a session the viewport has rows for the composer below the pane
+//! ([`super::composer::Footer`]): what is typed while the command runs shows at once, and
+//! goes when the pane goes.
 
 use std::collections::VecDeque;
 use std::io::Write as _;
@@ -17,6 +21,7 @@ use ratatui::widgets::Paragraph;
 use ratatui::{Frame, Terminal, TerminalOptions, Viewport};
 
 use super::backend::StderrBackend;
+use super::composer::Footer;
 use super::sanitize;
 use super::summary::one_line;
 use crate::exec::Stream;
@@ -62,27 +67,42 @@ pub(super) struct Pane {
     color: bool,
     /// The terminal's size (columns, rows) the viewport was made for.
     size: (u16, u16),
+    /// Rows asked for under the pane (a session's composer), and those the terminal had.
+    footer_wanted: u16,
+    footer_rows: u16,
+    /// What is drawn there.
+    footer: Option<Footer>,
 }
 
-/// An inline viewport of the pane's height at the cursor, on a terminal of `rows` rows.
-fn viewport(rows: u16) -> Option<Terminal<StderrBackend>> {
-    let height = PANE_ROWS.min(rows.saturating_sub(1)).max(3);
+/// Rows of the pane and of the footer under it on a terminal of `rows` rows: the pane keeps
+/// at least 3, the footer gets at most `footer` of what is left.
+fn heights(rows: u16, footer: u16) -> (u16, u16) {
+    let total = (PANE_ROWS + footer).min(rows.saturating_sub(1)).max(3);
+    let footer = footer.min(total - 3);
+    (total - footer, footer)
+}
+
+/// An inline viewport at the cursor for the pane and `footer` rows under it, on a terminal
+/// of `rows` rows; the footer rows it has.
+fn viewport(rows: u16, footer: u16) -> Option<(Terminal<StderrBackend>, u16)> {
+    let (pane, footer) = heights(rows, footer);
     let mut terminal = Terminal::with_options(
         StderrBackend::new(),
         TerminalOptions {
-            viewport: Viewport::Inline(height),
+            viewport: Viewport::Inline(pane + footer),
         },
     )
     .ok()?;
     let _ = terminal.hide_cursor();
-    Some(terminal)
+    Some((terminal, footer))
 }
 
 impl Pane {
-    /// A pane for `command` at the cursor; `None` when the terminal cannot have one.
-    pub(super) fn open(command: String, color: bool) -> Option<Self> {
+    /// A pane for `command` at the cursor, with `footer` rows under it for
+    /// [`Self::set_footer`]; `None` when the terminal cannot have one.
+    pub(super) fn open(command: String, color: bool, footer: u16) -> Option<Self> {
         let size = crossterm::terminal::size().ok()?;
-        let terminal = viewport(size.1)?;
+        let (terminal, footer_rows) = viewport(size.1, footer)?;
         let now = Instant::now();
         let state = PaneState {
             command,
@@ -96,7 +116,20 @@ impl Pane {
             area: Rect::default(),
             color,
             size,
+            footer_wanted: footer,
+            footer_rows,
+            footer: None,
         })
+    }
+
+    /// What the rows under the pane show from the next draw on.
+    pub(super) fn set_footer(&mut self, footer: Footer) {
+        self.footer = Some(footer);
+    }
+
+    /// The rows under the pane.
+    pub(super) fn footer_rows(&self) -> u16 {
+        self.footer_rows
     }
 
     /// After a resize: clears the old pane from its first cell (where the cursor waits,
@@ -115,8 +148,9 @@ impl Pane {
             let _ = stderr.write_all(b"\r\x1b[J");
             let _ = stderr.flush();
         }
-        if let Some(terminal) = viewport(size.1) {
+        if let Some((terminal, footer_rows)) = viewport(size.1, self.footer_wanted) {
             self.terminal = terminal;
+            self.footer_rows = footer_rows;
             self.area = Rect::default();
         }
         self.size = size;
@@ -142,10 +176,16 @@ impl Pane {
         self.state.frame = self.state.frame.wrapping_add(1);
         let state = &self.state;
         let color = self.color;
+        let footer = self.footer.as_ref();
+        let footer_rows = self.footer_rows;
         let mut area = self.area;
         let _ = self.terminal.draw(|frame| {
             area = frame.area();
-            render(frame, state, color);
+            let (pane, below) = split(area, footer_rows);
+            render(frame, pane, state, color);
+            if let Some(footer) = footer {
+                footer.draw(below, frame.buffer_mut());
+            }
         });
         self.area = area;
         // The (hidden) cursor waits at the pane's first cell: a terminal that re-wraps on
@@ -198,12 +238,26 @@ pub(super) fn clean(line: &str) -> String {
         .collect()
 }
 
-/// Draws the pane: the command on top, the last lines under a bar on the left, spinner,
-/// time and counts at the bottom. Rows are only as long as their text (no right border,
-/// no fill): when the terminal narrows, it re-wraps only what is longer than the new width,
-/// so the pane keeps its place and is cleared whole.
-pub fn render(frame: &mut Frame<'_>, state: &PaneState, color: bool) {
-    let area = frame.area();
+/// The viewport's `area` split into the pane's rows and the `footer` rows under them.
+fn split(area: Rect, footer: u16) -> (Rect, Rect) {
+    let footer = footer.min(area.height);
+    let pane = Rect {
+        height: area.height - footer,
+        ..area
+    };
+    let below = Rect {
+        y: area.y + pane.height,
+        height: footer,
+        ..area
+    };
+    (pane, below)
+}
+
+/// Draws the pane in `area` of the frame: the command on top, the last lines under a bar on
+/// the left, spinner, time and counts at the bottom. Rows are only as long as their text (no
+/// right border, no fill): when the terminal narrows, it re-wraps only what is longer than
+/// the new width, so the pane keeps its place and is cleared whole.
+pub fn render(frame: &mut Frame<'_>, area: Rect, state: &PaneState, color: bool) {
     let style = |c: Color| {
         if color {
             Style::default().fg(c)
@@ -280,7 +334,12 @@ mod tests {
 
     fn screen(state: &PaneState, width: u16, height: u16) -> Vec<String> {
         let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-        terminal.draw(|frame| render(frame, state, false)).unwrap();
+        terminal
+            .draw(|frame| {
+                let area = frame.area();
+                render(frame, area, state, false);
+            })
+            .unwrap();
         let buffer = terminal.backend().buffer().clone();
         (0..height)
             .map(|y| {
@@ -342,6 +401,26 @@ mod tests {
                 .all(|(_, l)| l.chars().count() <= KEPT_LINE_CHARS)
         );
         assert_eq!(screen(&state, 20, 4)[1], format!("│ {}", "x".repeat(18)));
+    }
+
+    #[test]
+    fn the_pane_keeps_three_rows_and_the_footer_takes_what_is_left() {
+        for rows in 0..60 {
+            for footer in 0..10 {
+                let (pane, below) = heights(rows, footer);
+                assert!(pane >= 3, "{rows} {footer}");
+                assert!(below <= footer, "{rows} {footer}");
+                assert!(
+                    pane + below <= rows.saturating_sub(1).max(3),
+                    "{rows} {footer}: {pane} + {below}"
+                );
+                if rows > PANE_ROWS + footer {
+                    assert_eq!((pane, below), (PANE_ROWS, footer));
+                }
+            }
+        }
+        let (pane, below) = split(Rect::new(0, 5, 80, 16), 4);
+        assert_eq!((pane.y, pane.height, below.y, below.height), (5, 12, 17, 4));
     }
 
     #[test]

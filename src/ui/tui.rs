@@ -59,7 +59,13 @@ pub struct Tui {
     working_drawn: bool,
     /// The hosts the network proxy refused, for the closing line.
     blocked: super::network::Blocked,
+    /// Rows a pane keeps under it for the session's composer.
+    footer_rows: u16,
 }
+
+/// Rows under a session's live pane for its composer: the status line, the text, a queued
+/// message or two.
+const FOOTER_ROWS: u16 = 6;
 
 impl Tui {
     /// A screen on stderr.
@@ -83,6 +89,7 @@ impl Tui {
             working_line: true,
             working_drawn: false,
             blocked: super::network::Blocked::default(),
+            footer_rows: 0,
         }
     }
 
@@ -92,7 +99,22 @@ impl Tui {
     pub fn in_session(mut self) -> Self {
         self.working_line = false;
         self.working.stop_hint = "Esc to stop";
+        self.footer_rows = FOOTER_ROWS;
         self
+    }
+
+    /// The rows under the open pane for the composer (`None`: no pane is open).
+    #[must_use]
+    pub fn footer_rows(&self) -> Option<u16> {
+        self.pane.as_ref().map(Pane::footer_rows)
+    }
+
+    /// Draws the composer under the open pane (nothing when none is open).
+    pub fn set_footer(&mut self, footer: super::composer::Footer) {
+        if let Some(pane) = &mut self.pane {
+            pane.set_footer(footer);
+            pane.draw();
+        }
     }
 
     /// A request went out: the working line shows until something moves.
@@ -180,7 +202,8 @@ impl Tui {
             | Event::Network(_)
             | Event::ReasoningDelta { .. }
             | Event::Retry { .. }
-            | Event::Warning { .. } => {}
+            | Event::Warning { .. }
+            | Event::UserCommand { .. } => {}
         }
         if let Event::TurnEnd {
             usage: Some(usage), ..
@@ -266,7 +289,7 @@ impl Tui {
                 let command = self.pending_command.take().unwrap_or_default();
                 let command = edited.clone().unwrap_or(command);
                 if !self.quiet {
-                    self.pane = Pane::open(command, self.color);
+                    self.pane = Pane::open(command, self.color, self.footer_rows);
                     self.draw(true);
                 }
             }
@@ -368,7 +391,9 @@ impl Tui {
             // Said on stderr by the model's notice as they happen.
             | Event::Retry { .. }
             | Event::Warning { .. }
-            | Event::ReasoningDelta { .. } => {}
+            | Event::ReasoningDelta { .. }
+            // Recorded after it was shown live (as its call, output and result).
+            | Event::UserCommand { .. } => {}
         }
     }
 

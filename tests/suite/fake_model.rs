@@ -149,6 +149,15 @@ impl FakeModel {
             .collect()
     }
 
+    /// The GET requests so far with their headers, in arrival order.
+    pub fn get_requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.shared.requests)
+            .iter()
+            .filter(|request| request.method == "GET")
+            .cloned()
+            .collect()
+    }
+
     /// Request number `index` (0-based); panics saying how many there were.
     pub fn request(&self, index: usize) -> RecordedRequest {
         let requests = self.requests();

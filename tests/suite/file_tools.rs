@@ -512,17 +512,7 @@ fn history_show_and_continue_include_the_file_calls() {
         .arg("read lib")
         .assert()
         .success();
-    let id = sandbox.transcript_paths()[0]
-        .file_stem()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
-    let shown = sandbox
-        .agent()
-        .args(["history", "show", &id])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&shown.stdout);
+    let text = sandbox.history_show();
     assert!(
         text.contains("• read src/lib.rs\n  allow: reading inside the workspace\n  3 lines\n"),
         "{text}"

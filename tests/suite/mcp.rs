@@ -1120,18 +1120,7 @@ fn a_continued_run_keeps_mcp_results_and_history_shows_the_calls() {
     assert_eq!(results.len(), 1, "{results:?}");
     assert!(results[0].1.contains("echo: first"), "{results:?}");
     assert!(!results[0].1.contains("was not run"), "{results:?}");
-    let id = sandbox.transcript_paths()[0]
-        .file_stem()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
-    let history = sandbox
-        .agent()
-        .args(["history", "show", &id])
-        .output()
-        .unwrap();
-    let shown = String::from_utf8_lossy(&history.stdout);
-    assert!(history.status.success(), "{shown}");
+    let shown = sandbox.history_show();
     assert!(
         shown.contains("• mcp srv/echo {\"text\":\"first\"}"),
         "{shown}"

@@ -2,7 +2,7 @@
 
 use super::fake_model::{FakeModel, turn_text, turn_tool_call};
 use super::harness::Sandbox;
-use super::session::{READY, session};
+use super::session::{READY, end_session, session};
 
 #[test]
 fn resuming_redraws_the_last_exchanges_then_the_composer() {
@@ -17,11 +17,7 @@ fn resuming_redraws_the_last_exchanges_then_the_composer() {
     tmux.keys(&["first question", "Enter"]);
     tmux.wait_for("done: said hi");
     tmux.wait_on_screen(READY);
-    tmux.keys(&["C-d"]);
-    tmux.wait_for("EXIT=0");
-    let socket = tmux.socket.clone();
-    drop(tmux);
-    let _ = std::fs::remove_file(socket);
+    end_session(tmux);
     let tmux = session(&sandbox, &server, "", "-c");
     let screen = tmux.wait_for("going on with the earlier conversation");
     tmux.wait_on_screen(READY);

@@ -34,6 +34,16 @@ pub(super) fn session(
     )
 }
 
+/// Ends the session in `tmux` with Ctrl+D (exit 0) and its tmux server, so the next
+/// session gets a fresh one, whatever this one is still doing.
+pub(super) fn end_session(tmux: Tmux) {
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("EXIT=0");
+    let socket = tmux.socket.clone();
+    drop(tmux);
+    let _ = std::fs::remove_file(socket);
+}
+
 /// The composer's status line when it waits for a message.
 pub(super) const READY: &str = "Enter sends";
 
@@ -119,12 +129,7 @@ fn a_session_is_continued_with_dash_c() {
     tmux.keys(&["remember blue", "Enter"]);
     tmux.wait_for("noted: blue");
     tmux.wait_on_screen(READY);
-    tmux.keys(&["C-d"]);
-    tmux.wait_for("EXIT=0");
-    let socket = tmux.socket.clone();
-    drop(tmux);
-    // A fresh tmux server for the second session, whatever the first one is still doing.
-    let _ = std::fs::remove_file(socket);
+    end_session(tmux);
     let tmux = session(&sandbox, &server, "", "-c");
     tmux.wait_for("going on with the earlier conversation (1 turns)");
     tmux.keys(&["which colour", "Enter"]);
@@ -276,7 +281,7 @@ fn compact_replaces_the_earlier_turns_by_the_models_summary() {
 }
 
 /// A text reply that reports `prompt` input and `completion` output tokens.
-fn text_with_usage(text: &str, prompt: u64, completion: u64) -> Reply {
+pub(super) fn text_with_usage(text: &str, prompt: u64, completion: u64) -> Reply {
     Reply::sse([
         openai::text(text),
         openai::finish("stop"),
@@ -734,24 +739,7 @@ fn a_one_megabyte_paste_is_taken_up_to_the_limit_and_the_rest_is_said() {
     let line = format!("{:-<63}\n", "pasted line");
     let text = line.repeat(16_384);
     assert_eq!(text.len(), 1 << 20);
-    let file = sandbox.root.path().join("paste.txt");
-    std::fs::write(&file, &text).unwrap();
-    let loaded = std::process::Command::new("tmux")
-        .arg("-S")
-        .arg(&tmux.socket)
-        .arg("load-buffer")
-        .arg(&file)
-        .status()
-        .unwrap();
-    assert!(loaded.success());
-    // -p: as a bracketed paste, the way a terminal sends one.
-    let pasted = std::process::Command::new("tmux")
-        .arg("-S")
-        .arg(&tmux.socket)
-        .args(["paste-buffer", "-p", "-d"])
-        .status()
-        .unwrap();
-    assert!(pasted.success());
+    tmux.paste(sandbox.root.path(), &text);
     let left = (1 << 20) - 256 * 1024;
     tmux.wait_for(&format!(
         "the paste was cut at the message limit (256 KiB): {left} bytes left out"

@@ -29,6 +29,21 @@ use config::secrets;
 use output::{Output, append_transcript, open_transcript};
 use prompt::task;
 
+/// The conversation a run goes on with (none for a new run) and what it sends: `prompt`,
+/// after the `!command`s a session ran since its last message.
+fn resumed_conversation(
+    rebuilt: Option<crate::transcript::Rebuilt>,
+    prompt: &str,
+) -> (Vec<crate::model::Message>, String) {
+    match rebuilt {
+        Some(rebuilt) => (
+            rebuilt.messages,
+            agent::with_notes(&rebuilt.waiting, prompt),
+        ),
+        None => (Vec::new(), prompt.to_owned()),
+    }
+}
+
 /// Runs `agent run`.
 pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     let words = (!args.prompt.is_empty()).then(|| args.prompt.join(" "));
@@ -89,7 +104,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         model.describe(),
         &config,
     ));
-    let mut conversation = rebuilt.map(|rebuilt| rebuilt.messages).unwrap_or_default();
+    let (mut conversation, sent) = resumed_conversation(rebuilt, &prompt);
 
     let reachable = approve::terminal_reachable(args.no_prompt);
     let mut approver = Approver::new(
@@ -118,7 +133,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
             &mut approver,
             &config,
             &mut conversation,
-            &prompt,
+            &sent,
             &mut stats,
             &mut emit,
         ),

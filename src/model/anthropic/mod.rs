@@ -68,7 +68,8 @@ impl Anthropic {
         })
     }
 
-    fn post(&self, request: &Request<'_>) -> Result<Post, ModelError> {
+    /// The API version and the key, as every request carries them.
+    fn headers(&self) -> Result<HeaderMap, ModelError> {
         let mut headers = HeaderMap::new();
         headers.insert(
             HeaderName::from_static("anthropic-version"),
@@ -79,13 +80,29 @@ impl Anthropic {
                 key_header(&self.transport.server, &self.transport.key_header, key)?;
             headers.insert(name, value);
         }
-        // Accept a base URL with or without the version segment.
+        Ok(headers)
+    }
+
+    /// The URL of `/v1/{path}`, from a base URL with or without the version segment.
+    fn endpoint(&self, path: &str) -> String {
         let server = &self.transport.server;
-        let url = if server.ends_with("/v1") {
-            format!("{server}/messages")
+        if server.ends_with("/v1") {
+            format!("{server}/{path}")
         } else {
-            format!("{server}/v1/messages")
-        };
+            format!("{server}/v1/{path}")
+        }
+    }
+
+    /// The ids of the models the API offers (`GET /v1/models`, its first 1000), when it says.
+    pub async fn served_models(&self) -> Option<Vec<String>> {
+        let url = self.endpoint("models?limit=1000");
+        let list = self.transport.get_json(&url, self.headers().ok()?).await?;
+        super::transport::model_ids(&list)
+    }
+
+    fn post(&self, request: &Request<'_>) -> Result<Post, ModelError> {
+        let headers = self.headers()?;
+        let url = self.endpoint("messages");
         let mut body = body(&self.transport.model, request);
         body["max_tokens"] = json!(self.max_output_tokens);
         Ok(Post { url, headers, body })

@@ -12,7 +12,7 @@ mod stream;
 use std::fmt;
 
 use reqwest::header::HeaderMap;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::llama_cpp;
 use super::sse::Decoder;
@@ -132,13 +132,7 @@ impl OpenAi {
             .transport
             .get_json(&url, self.key_headers().ok()?)
             .await?;
-        let data = list.get("data").and_then(Value::as_array)?;
-        Some(
-            data.iter()
-                .filter_map(|model| model.get("id").and_then(Value::as_str))
-                .map(str::to_owned)
-                .collect(),
-        )
+        super::transport::model_ids(&list)
     }
 
     fn post(&self, request: &Request<'_>) -> Result<Post, ModelError> {

@@ -44,6 +44,18 @@ const MAX_INFO_BODY_BYTES: usize = 1024 * 1024;
 /// make the agent hold an endless body.
 const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
 
+/// The ids of a model list (`{"data": [{"id": …}, …]}`, as OpenAI's `/models` and
+/// Anthropic's `/v1/models` answer), in its order; `None` when it is not one.
+pub(super) fn model_ids(list: &Value) -> Option<Vec<String>> {
+    let data = list.get("data").and_then(Value::as_array)?;
+    Some(
+        data.iter()
+            .filter_map(|model| model.get("id").and_then(Value::as_str))
+            .map(str::to_owned)
+            .collect(),
+    )
+}
+
 /// One streaming POST.
 pub(super) struct Post {
     /// The endpoint.

@@ -42,6 +42,15 @@ impl Gate {
         Self { path, own }
     }
 
+    /// Writes `text` into the gate, for a `cat gate` to print; it ends once the gate is
+    /// dropped (kept in the pipe until then, whenever `cat` opens it).
+    pub fn write(&mut self, text: &str) {
+        use std::io::Write as _;
+        self.own
+            .write_all(text.as_bytes())
+            .expect("write to the gate");
+    }
+
     /// Whether any process other than the test still holds the gate open for reading (the
     /// command, or anything it started). Opening the write end without blocking fails with
     /// `ENXIO` exactly when none does.

@@ -107,6 +107,23 @@ impl Sandbox {
         files
     }
 
+    /// `agent history show` of the first transcript (asserted to succeed): its stdout.
+    pub fn history_show(&self) -> String {
+        let id = self.transcript_paths()[0]
+            .file_stem()
+            .expect("a transcript")
+            .to_string_lossy()
+            .into_owned();
+        let output = self
+            .agent()
+            .args(["history", "show", &id])
+            .output()
+            .expect("agent history show");
+        let shown = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(output.status.success(), "{shown}");
+        shown
+    }
+
     /// The transcripts' texts, oldest first.
     pub fn transcripts(&self) -> Vec<String> {
         self.transcript_paths()

@@ -146,6 +146,29 @@ impl Tmux {
         }
     }
 
+    /// Pastes `text` as a terminal does, bracketed (`paste-buffer -p`), through a file in
+    /// the sandbox `dir`.
+    pub fn paste(&self, dir: &std::path::Path, text: &str) {
+        let file = dir.join("paste.txt");
+        std::fs::write(&file, text).unwrap();
+        let loaded = self.tmux_status(&["load-buffer", &file.display().to_string()]);
+        assert!(loaded, "tmux load-buffer");
+        assert!(
+            self.tmux_status(&["paste-buffer", "-p", "-d"]),
+            "tmux paste-buffer"
+        );
+    }
+
+    fn tmux_status(&self, args: &[&str]) -> bool {
+        std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .status()
+            .expect("tmux")
+            .success()
+    }
+
     pub fn keys(&self, keys: &[&str]) {
         let status = std::process::Command::new("tmux")
             .arg("-S")

@@ -2,30 +2,37 @@
 //! person writes the next message. The text editing is `ratatui-textarea`'s (its default
 //! keys, plus Ctrl+U as in a shell); this file owns what the keys mean to a session (Enter
 //! sends, Alt+Enter, Shift+Enter and a trailing `\` insert a newline, Up/Down on the first
-//! and last line walk the history, Tab completes a slash command, Ctrl+C/Esc interrupt a
-//! turn, Ctrl+C twice or Ctrl+D at an empty composer end the session) and how the area is
-//! drawn.
+//! and last line walk the history, Tab completes a slash command or an `@path` ([`complete`]),
+//! Ctrl+C/Esc interrupt a turn, Ctrl+C twice or Ctrl+D at an empty composer end the session)
+//! and how the area is drawn.
 //!
 //! The area is drawn inline, at the cursor, under what the conversation printed: the
-//! widget renders into a ratatui [`Buffer`] whose rows are written with relative cursor
+//! widget renders into a ratatui buffer whose rows are written with relative cursor
 //! moves only, so the scrollback stays the terminal's own and no cursor position is ever
 //! asked of the terminal. [`Composer::hide`] erases it (the cursor back where it began) so
-//! the conversation can print, [`Composer::show`] draws it again below.
+//! the conversation can print, [`Composer::show`] draws it again below. While a command's
+//! live pane is open the composer is drawn inside the pane's viewport instead
+//! ([`Composer::footer`], see [`draw`]).
 //!
-//! Text comes in as typed keys and bracketed pastes; a pasted control character (an escape
-//! sequence in copied text) is kept as its `\u{…}` spelling, so nothing drawn here can act
-//! on the terminal. It knows nothing of models, turns or files.
+//! Text comes in as typed keys and bracketed pastes (a long one collapsed into a
+//! placeholder, [`paste`]); a control character (an escape
+//! sequence in copied text, a C1 control typed) is kept as its `\u{…}` spelling, so nothing
+//! drawn here can act on the terminal. It knows nothing of models, turns or files.
 
 use std::io::Write as _;
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
-use ratatui::widgets::Widget as _;
 use ratatui_textarea::{CursorMove, TextArea, WrapMode};
-use unicode_width::UnicodeWidthStr as _;
 
 use super::sanitize;
+
+mod complete;
+mod draw;
+mod paste;
+
+pub use complete::Paths;
+pub use draw::Footer;
+pub use paste::COLLAPSE_LINES;
 
 /// Longest message, in bytes: a large paste is taken up to here and the rest is said to be
 /// left out — more than any message a model needs, few enough to keep the editor quick.
@@ -69,6 +76,10 @@ pub struct Composer {
     note: Option<String>,
     /// Ctrl+C was pressed at an empty composer: a second one ends the session.
     quit_armed: bool,
+    /// The long pastes behind placeholders in the text.
+    pastes: paste::Pastes,
+    /// The names that complete what follows an `@` (the session's workspace).
+    paths: Option<Paths>,
     /// Earlier messages, oldest first, and where Up/Down are in them (`None`: the draft).
     history: Vec<String>,
     position: Option<usize>,
@@ -99,7 +110,14 @@ impl Composer {
             completions,
             color,
             aside: false,
+            pastes: paste::Pastes::default(),
+            paths: None,
         }
+    }
+
+    /// Tab after `@…` completes with `paths`.
+    pub fn complete_paths_with(&mut self, paths: Paths) {
+        self.paths = Some(paths);
     }
 
     /// Whether a turn is running (changes what Enter, Ctrl+C and Esc do, and the status).
@@ -117,6 +135,39 @@ impl Composer {
     /// The messages waiting for the turn to end, as shown.
     pub fn set_queued(&mut self, queued: Vec<String>) {
         self.queued = queued;
+    }
+
+    /// Messages queued during a turn that was stopped, back for editing: each on its own
+    /// lines, oldest first, before what was being written.
+    pub fn take_back(&mut self, queued: Vec<String>) {
+        if queued.is_empty() {
+            return;
+        }
+        let count = queued.len();
+        let mut parts = queued;
+        let draft = self.text();
+        if !draft.trim().is_empty() {
+            parts.push(draft);
+        }
+        self.set_text(&parts.join("\n"));
+        self.queued.clear();
+        self.position = None;
+        self.note = Some(format!(
+            "{count} queued message{} not sent: {} back here to edit",
+            if count == 1 { " was" } else { "s were" },
+            if count == 1 { "it is" } else { "they are" }
+        ));
+    }
+
+    /// The composer for the `rows` under a running command's live pane (`None` while a
+    /// prompt has the screen).
+    #[must_use]
+    pub fn under_pane(&self, rows: u16) -> Option<Footer> {
+        if self.aside {
+            return None;
+        }
+        let (columns, _) = crossterm::terminal::size().unwrap_or((80, 24));
+        Some(self.footer(columns, rows))
     }
 
     /// A note under the text until the next key.
@@ -182,6 +233,7 @@ impl Composer {
                 }
                 if !self.is_empty() {
                     self.set_text("");
+                    self.pastes.clear();
                     return Action::None;
                 }
                 if armed {
@@ -206,6 +258,15 @@ impl Composer {
             }
             KeyCode::Enter => self.enter(),
             KeyCode::Char('j' | 'm') if ctrl => self.enter(),
+            KeyCode::Backspace if !ctrl && !alt => {
+                let cursor = self.text.cursor();
+                let before: String = self.text.lines()[cursor.0].chars().take(cursor.1).collect();
+                let chars = self.pastes.take_ending(&before).unwrap_or(1);
+                for _ in 0..chars {
+                    self.text.delete_char();
+                }
+                Action::None
+            }
             KeyCode::Char('u') if ctrl => {
                 self.text.delete_line_by_head();
                 Action::None
@@ -225,12 +286,19 @@ impl Composer {
                 Action::None
             }
             KeyCode::Char(c)
-                if !ctrl && self.text.text_len_bytes() + c.len_utf8() > MAX_MESSAGE_BYTES =>
+                if !ctrl && self.message_bytes() + c.len_utf8() > MAX_MESSAGE_BYTES =>
             {
                 self.note = Some(format!(
                     "the message is at its limit ({} KiB): send it or shorten it",
                     MAX_MESSAGE_BYTES / 1024
                 ));
+                Action::None
+            }
+            // A control or invisible character typed (a C1 control, a bidi override) is
+            // spelled out, as in a paste: nothing drawn or sent hides what it is.
+            KeyCode::Char(c) if !ctrl && !alt && sanitize::is_hidden(c) => {
+                self.text
+                    .insert_str(sanitize::escape(c.encode_utf8(&mut [0; 4])));
                 Action::None
             }
             _ => {
@@ -258,11 +326,12 @@ impl Composer {
         self.set_text("");
         self.position = None;
         self.draft.clear();
-        Action::Submit(message)
+        Action::Submit(self.pastes.expand(&message))
     }
 
     /// Inserts pasted text whole (line ends as newlines, hidden characters spelled out), up
-    /// to [`MAX_MESSAGE_BYTES`]; says what was left out.
+    /// to [`MAX_MESSAGE_BYTES`]; says what was left out. A paste of more than
+    /// [`COLLAPSE_LINES`] lines stands as a placeholder (see [`paste`]).
     fn paste(&mut self, text: &str) {
         self.note = None;
         let text = text
@@ -270,7 +339,7 @@ impl Composer {
             .replace('\r', "\n")
             .replace('\t', "    ");
         let text = sanitize::escape(&text).into_owned();
-        let room = MAX_MESSAGE_BYTES.saturating_sub(self.text.text_len_bytes());
+        let room = MAX_MESSAGE_BYTES.saturating_sub(self.message_bytes());
         let (kept, left) = if text.len() > room {
             let mut end = room;
             while !text.is_char_boundary(end) {
@@ -280,13 +349,21 @@ impl Composer {
         } else {
             (text.as_str(), 0)
         };
-        self.text.insert_str(kept);
+        match self.pastes.collapse(kept.to_owned()) {
+            Some(placeholder) => self.text.insert_str(placeholder),
+            None => self.text.insert_str(kept),
+        };
         if left > 0 {
             self.note = Some(format!(
                 "the paste was cut at the message limit ({} KiB): {left} bytes left out",
                 MAX_MESSAGE_BYTES / 1024
             ));
         }
+    }
+
+    /// Bytes of the message as it would be sent (the pastes behind placeholders counted).
+    fn message_bytes(&self) -> usize {
+        self.text.text_len_bytes() + self.pastes.bytes()
     }
 
     /// Up on the first line: the previous message of the history.
@@ -318,40 +395,6 @@ impl Composer {
             self.position = None;
             let draft = std::mem::take(&mut self.draft);
             self.set_text(&draft);
-        }
-    }
-
-    /// Tab after `/na`: the one command that starts so, or the list of those that do.
-    fn complete(&mut self) {
-        let text = self.text();
-        if !text.starts_with('/') || text.contains(char::is_whitespace) {
-            return;
-        }
-        let matches: Vec<String> = self
-            .completions
-            .iter()
-            .filter(|name| name.starts_with(&text))
-            .cloned()
-            .collect();
-        match matches.as_slice() {
-            [] => self.note = Some(format!("no command starts with {text}: /help lists them")),
-            [one] => {
-                let one = format!("{one} ");
-                self.set_text(&one);
-            }
-            several => {
-                let common = common_prefix(several);
-                if common.len() > text.len() {
-                    self.set_text(&common);
-                }
-                self.note = Some(
-                    several
-                        .iter()
-                        .map(String::as_str)
-                        .collect::<Vec<_>>()
-                        .join("  "),
-                );
-            }
         }
     }
 
@@ -409,98 +452,6 @@ impl Composer {
     pub fn is_shown(&self) -> bool {
         self.drawn.is_some()
     }
-
-    /// The bytes that draw the area on a terminal `columns` wide, and the row the cursor is
-    /// left on.
-    fn render(&self, columns: u16) -> Frame {
-        let width = columns.saturating_sub(GUTTER + 1).max(10);
-        let mut lines: Vec<String> = Vec::new();
-        for message in &self.queued {
-            let first = message.lines().next().unwrap_or_default();
-            let more = if message.lines().count() > 1 {
-                " …"
-            } else {
-                ""
-            };
-            lines.push(self.dim(&fit(&format!("⏳ queued: {first}{more}"), columns)));
-        }
-        lines.push(self.dim(&fit(&self.status(), columns)));
-        let rows = self.text_rows(width);
-        let area = Rect::new(0, 0, width, rows);
-        let mut buffer = Buffer::empty(area);
-        self.text.render(area, &mut buffer);
-        let (scroll_row, _) = self.text.scroll_offset();
-        let cursor = self.text.screen_cursor();
-        let cursor_text_row = u16::try_from(cursor.row)
-            .unwrap_or(0)
-            .saturating_sub(scroll_row)
-            .min(rows.saturating_sub(1));
-        let cursor_col = u16::try_from(cursor.col).unwrap_or(0).min(width);
-        let first_text_line = lines.len();
-        for y in 0..rows {
-            let gutter = if y == 0 { "› " } else { "  " };
-            lines.push(format!("{gutter}{}", row_text(&buffer, y, width)));
-        }
-        if let Some(note) = &self.note {
-            lines.push(self.dim(&fit(&format!("  {}", sanitize::escape(note)), columns)));
-        }
-        let cursor_row = u16::try_from(first_text_line).unwrap_or(0) + cursor_text_row;
-        let last = u16::try_from(lines.len().saturating_sub(1)).unwrap_or(0);
-        let mut bytes = String::from("\r\x1b[J");
-        bytes.push_str(&lines.join("\r\n"));
-        if last > cursor_row {
-            bytes.push_str(&format!("\x1b[{}A", last - cursor_row));
-        }
-        bytes.push('\r');
-        let column = GUTTER + display_column(&buffer, cursor_text_row, cursor_col);
-        if column > 0 {
-            bytes.push_str(&format!("\x1b[{column}C"));
-        }
-        bytes.push_str("\x1b[?25h");
-        Frame { bytes, cursor_row }
-    }
-
-    /// Rows the text needs at `width` columns (wrapped), at most [`MAX_TEXT_ROWS`].
-    fn text_rows(&self, width: u16) -> u16 {
-        let width = usize::from(width.max(1));
-        let rows: usize = self
-            .text
-            .lines()
-            .iter()
-            .map(|line| line.width().div_ceil(width).max(1))
-            .sum();
-        u16::try_from(rows)
-            .unwrap_or(MAX_TEXT_ROWS)
-            .clamp(1, MAX_TEXT_ROWS)
-    }
-
-    fn status(&self) -> String {
-        if self.busy {
-            match &self.activity {
-                Some(activity) => format!("{activity} · Enter queues a message"),
-                None => {
-                    "working · Esc or Ctrl+C stops the turn · Enter queues a message".to_owned()
-                }
-            }
-        } else {
-            "Enter sends · Alt+Enter or \\ at the end: new line · ↑ history · /help · Ctrl+D ends"
-                .to_owned()
-        }
-    }
-
-    fn dim(&self, text: &str) -> String {
-        if self.color {
-            format!("\x1b[2m{text}\x1b[0m")
-        } else {
-            text.to_owned()
-        }
-    }
-}
-
-/// What [`Composer::render`] writes.
-struct Frame {
-    bytes: String,
-    cursor_row: u16,
 }
 
 fn empty_area() -> TextArea<'static> {
@@ -510,62 +461,6 @@ fn empty_area() -> TextArea<'static> {
     area.set_cursor_style(ratatui::style::Style::default());
     area.set_placeholder_text("");
     area
-}
-
-/// Row `y` of the rendered text, without trailing blanks.
-fn row_text(buffer: &Buffer, y: u16, width: u16) -> String {
-    let mut out = String::new();
-    let mut x = 0;
-    while x < width {
-        let symbol = buffer[(x, y)].symbol();
-        out.push_str(symbol);
-        x += u16::try_from(symbol.width().max(1)).unwrap_or(1);
-    }
-    out.trim_end().to_owned()
-}
-
-/// The terminal column of cell `x` of row `y` (wide characters take two).
-fn display_column(buffer: &Buffer, y: u16, x: u16) -> u16 {
-    let width = buffer.area.width;
-    let mut column = 0;
-    let mut cell = 0;
-    while cell < x.min(width) {
-        let symbol = buffer[(cell, y)].symbol();
-        let wide = u16::try_from(symbol.width().max(1)).unwrap_or(1);
-        column += wide;
-        cell += wide;
-    }
-    column
-}
-
-/// `text` on one row of `columns`, cut with `…`.
-fn fit(text: &str, columns: u16) -> String {
-    let room = usize::from(columns.saturating_sub(1));
-    if text.width() <= room {
-        return text.to_owned();
-    }
-    let mut out = String::new();
-    for c in text.chars() {
-        if out.width() + 2 > room {
-            break;
-        }
-        out.push(c);
-    }
-    out.push('…');
-    out
-}
-
-fn common_prefix(names: &[String]) -> String {
-    let Some(first) = names.first() else {
-        return String::new();
-    };
-    let mut prefix = first.clone();
-    for name in &names[1..] {
-        while !name.starts_with(&prefix) {
-            prefix.pop();
-        }
-    }
-    prefix
 }
 
 /// How many bytes the text holds.
@@ -692,6 +587,87 @@ mod tests {
         c.handle(&Event::Paste("x".repeat(1024 * 1024)));
         assert_eq!(c.text().len(), MAX_MESSAGE_BYTES);
         assert!(c.note.as_deref().is_some_and(|n| n.contains("left out")));
+    }
+
+    #[test]
+    fn a_long_paste_stands_as_a_placeholder_and_is_sent_whole() {
+        let mut c = composer();
+        typed(&mut c, "see ");
+        let long: String = (0..=COLLAPSE_LINES).map(|n| format!("l{n}\r\n")).collect();
+        c.handle(&Event::Paste(long.clone()));
+        assert_eq!(
+            c.text(),
+            format!("see [pasted {} lines]", COLLAPSE_LINES + 1)
+        );
+        typed(&mut c, " ok");
+        assert_eq!(
+            c.handle(&key(KeyCode::Enter)),
+            Action::Submit(format!("see {} ok", long.replace("\r\n", "\n")))
+        );
+        // Backspace right after it takes the placeholder whole; a short paste is text.
+        c.handle(&Event::Paste(long));
+        c.handle(&key(KeyCode::Backspace));
+        assert_eq!(c.text(), "");
+        c.handle(&Event::Paste("a\nb".into()));
+        c.handle(&key(KeyCode::Backspace));
+        assert_eq!(c.text(), "a\n");
+    }
+
+    #[test]
+    fn a_typed_control_character_is_spelled_out() {
+        let mut c = composer();
+        typed(&mut c, "a\u{9b}b\u{202e}");
+        assert_eq!(c.text(), "a\\u{9b}b\\u{202e}");
+    }
+
+    #[test]
+    fn esc_gives_queued_messages_back_before_the_draft() {
+        let mut c = composer();
+        c.set_busy(true);
+        typed(&mut c, "draft");
+        c.set_queued(vec!["one".into(), "two".into()]);
+        c.take_back(vec!["one".into(), "two\nlines".into()]);
+        assert_eq!(c.text(), "one\ntwo\nlines\ndraft");
+        assert!(c.queued.is_empty());
+        assert!(
+            c.note
+                .as_deref()
+                .is_some_and(|n| n.contains("2 queued messages"))
+        );
+        c.take_back(Vec::new());
+        assert_eq!(c.text(), "one\ntwo\nlines\ndraft", "nothing to give back");
+    }
+
+    #[test]
+    fn tab_completes_the_mention_before_the_cursor() {
+        let mut c = composer();
+        c.complete_paths_with(Box::new(|partial: &str| {
+            ["src/main.rs", "src/mod.rs", "src/model/"]
+                .iter()
+                .filter(|name| name.starts_with(partial))
+                .map(|name| (*name).to_owned())
+                .collect()
+        }));
+        typed(&mut c, "see @src/ma");
+        c.handle(&key(KeyCode::Tab));
+        assert_eq!(c.text(), "see @src/main.rs ");
+        typed(&mut c, "and @src/m");
+        c.handle(&key(KeyCode::Tab));
+        assert_eq!(c.text(), "see @src/main.rs and @src/m");
+        assert_eq!(c.note.as_deref(), Some("main.rs  mod.rs  model/"));
+        typed(&mut c, "ode");
+        c.handle(&key(KeyCode::Tab));
+        assert_eq!(
+            c.text(),
+            "see @src/main.rs and @src/model/",
+            "a directory: no space"
+        );
+        typed(&mut c, " @x");
+        c.handle(&key(KeyCode::Tab));
+        assert_eq!(
+            c.note.as_deref(),
+            Some("nothing in the workspace starts with x")
+        );
     }
 
     #[test]
