@@ -34,12 +34,24 @@ const END_POLL: Duration = Duration::from_millis(20);
 /// The run's background processes, ended or not (ended ones stay listed with their output).
 static PROCESSES: Mutex<Vec<Process>> = Mutex::new(Vec::new());
 
+/// Held while a background process's sandbox is checked: two checks of the workspace's
+/// protected paths never overlap (each would take the other's changes for its process's).
+static CHECKS: Mutex<()> = Mutex::new(());
+
+/// Lines of what the sandbox undid kept per process (the oldest go first).
+const MAX_UNDONE: usize = 32;
+
+/// A background process's sandbox while it runs: checked around each call ([`check_all`])
+/// and finished once it ended.
+type Slot = Arc<Mutex<Option<crate::sandbox::Run>>>;
+
 /// One background process.
 struct Process {
     id: String,
     command: String,
     group: Option<Group>,
     state: Arc<Mutex<State>>,
+    sandbox: Slot,
     ended: tokio::sync::watch::Receiver<bool>,
 }
 
@@ -70,8 +82,8 @@ fn processes() -> std::sync::MutexGuard<'static, Vec<Process>> {
     PROCESSES.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
-    state.lock().unwrap_or_else(PoisonError::into_inner)
+fn lock<T>(value: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    value.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Whether any background process of the run is running now.
@@ -123,6 +135,7 @@ pub fn start(request: &ExecRequest) -> Result<String, ExecError> {
         undone: Vec::new(),
     }));
     let (ended_tx, ended) = tokio::sync::watch::channel(false);
+    let sandbox: Slot = Arc::new(Mutex::new(sandbox));
     let id = {
         let mut all = processes();
         let id = format!("bg{}", all.len() + 1);
@@ -131,6 +144,7 @@ pub fn start(request: &ExecRequest) -> Result<String, ExecError> {
             command: request.command.clone(),
             group,
             state: Arc::clone(&state),
+            sandbox: Arc::clone(&sandbox),
             ended,
         });
         id
@@ -166,14 +180,56 @@ pub fn start(request: &ExecRequest) -> Result<String, ExecError> {
         while super::foreground_running() {
             tokio::time::sleep(END_POLL).await;
         }
-        let undone = sandbox.map(crate::sandbox::Run::finish).unwrap_or_default();
+        let undone = {
+            let _serial = lock(&CHECKS);
+            lock(&sandbox)
+                .take()
+                .map(crate::sandbox::Run::finish)
+                .unwrap_or_default()
+        };
         let mut state = lock(&state);
         state.end = Some(describe(status.ok()));
-        state.undone = undone;
+        record(&mut state, undone);
         drop(state);
         let _ = ended_tx.send(true);
     });
     Ok(id)
+}
+
+/// Adds what the sandbox undid after a process to its record, keeping the last [`MAX_UNDONE`].
+fn record(state: &mut State, undone: Vec<String>) {
+    state.undone.extend(undone);
+    let excess = state.undone.len().saturating_sub(MAX_UNDONE);
+    state.undone.drain(..excess);
+}
+
+/// Checks the sandbox of every background process still running, as after a command: undoes
+/// what each planted in the workspace's git surfaces since the last check (a `.git/commondir`,
+/// a nested repository …) and records them anew. Called around every call of the run while
+/// background processes live (not while a call's command runs: its own check covers that
+/// time), so nothing they plant lives past the next call — nor runs in the agent's own git
+/// or a later command's. Returns what was undone, one line each, naming the process.
+#[must_use]
+pub fn check_all() -> Vec<String> {
+    let slots: Vec<(String, Slot, Arc<Mutex<State>>)> = processes()
+        .iter()
+        .map(|p| (p.id.clone(), Arc::clone(&p.sandbox), Arc::clone(&p.state)))
+        .collect();
+    let _serial = lock(&CHECKS);
+    let mut lines = Vec::new();
+    for (id, slot, state) in slots {
+        let undone = lock(&slot)
+            .as_mut()
+            .map(crate::sandbox::Run::check)
+            .unwrap_or_default();
+        lines.extend(
+            undone
+                .iter()
+                .map(|what| format!("sandbox: after background process {id}: {what}")),
+        );
+        record(&mut lock(&state), undone);
+    }
+    lines
 }
 
 /// `exit N` or `signal N`.

@@ -94,19 +94,23 @@ impl Run {
         self.end()
     }
 
-    /// While a long-lived process (an MCP server) runs on: undoes changes to the git surfaces
-    /// since the last check (saying what was undone) and records them anew, so that what it
-    /// plants lives until the next check, not until it ends.
+    /// While a long-lived process (an MCP server, a background process) runs on: undoes
+    /// changes to the git surfaces since the last check (saying what was undone) and records
+    /// them anew, so that what it plants lives until the next check, not until it ends. The
+    /// directories made for it stay until it ends: its mount namespace keeps them read-only
+    /// (removing one from outside would lift that).
     pub fn check(&mut self) -> Vec<String> {
-        let Some(guard) = self.guard.take() else {
+        let Some(mut guard) = self.guard.take() else {
             return Vec::new();
         };
+        let created = guard.take_created();
         let undone = guard.finish();
-        let (guard, _) = Guard::before(
+        let (mut guard, _) = Guard::before(
             &self.policy.workspace,
             self.policy.mounts,
             self.policy.cache.as_deref(),
         );
+        guard.keep_created(created);
         self.guard = Some(guard);
         undone
     }

@@ -380,7 +380,7 @@ impl Tui {
             | Event::FileResult { .. }
             | Event::McpCall { .. }
             | Event::McpResult { .. } => self.file_event(event),
-            Event::Warning { code, message } if code == crate::event::MCP_WARNING => {
+            Event::Warning { code, message } if crate::event::shown_warning(code) => {
                 let line = format!("agent: warning: {}", sanitize::escape_prose(message));
                 self.line(&self.dim(&line));
             }

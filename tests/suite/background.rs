@@ -16,13 +16,13 @@ use serde_json::{Value, json as j};
 const GONE: Duration = Duration::from_secs(20);
 
 /// Whether these tests can run here: Linux, with the sandbox active.
-fn available(_sandbox: &Sandbox) -> bool {
+pub(super) fn available(_sandbox: &Sandbox) -> bool {
     require("Linux", cfg!(target_os = "linux")) && super::sandbox::available()
 }
 
 /// A free port on this machine's loopback (for a server inside the run's own namespace any
 /// port would do; a free one keeps the marker below unique).
-fn free_port() -> u16 {
+pub(super) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -31,7 +31,7 @@ fn free_port() -> u16 {
 }
 
 /// A `shell` call turn with `background: true`.
-fn background_turn(command: &str) -> Turn {
+pub(super) fn background_turn(command: &str) -> Turn {
     let arguments = j!({"command": command, "description": "serve", "background": true});
     Turn::default().with_call(
         &format!("bg_{}", free_port()),
@@ -50,7 +50,7 @@ fn processes_turn(arguments: &Value) -> Turn {
 }
 
 /// The last tool result the model got in its request `index`.
-fn last_result(server: &FakeModel, index: usize) -> String {
+pub(super) fn last_result(server: &FakeModel, index: usize) -> String {
     server
         .request(index)
         .tool_results()

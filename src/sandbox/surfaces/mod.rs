@@ -201,6 +201,19 @@ impl Guard {
         )
     }
 
+    /// The directories made for the command (to be removed when it ends), no longer this
+    /// guard's to remove.
+    pub(super) fn take_created(&mut self) -> Vec<PathBuf> {
+        std::mem::take(&mut self.created)
+    }
+
+    /// Takes over directories an earlier guard of the same process made.
+    pub(super) fn keep_created(&mut self, created: Vec<PathBuf>) {
+        let mut created = created;
+        created.append(&mut self.created);
+        self.created = created;
+    }
+
     /// Compares every surface with its state before the command, undoes each change, removes
     /// the directories made for the command when they stayed empty, and says what it undid.
     pub(super) fn finish(self) -> Vec<String> {

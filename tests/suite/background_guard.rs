@@ -1,0 +1,93 @@
+//! What a background process may not do to the rest of the run, through the real binary
+//! (Linux with the sandbox): plant in the workspace's git surfaces past the next call.
+
+use std::time::Duration;
+
+use super::background::{available, background_turn, last_result};
+use super::fake_model::{FakeModel, Gate, turn_text, turn_tool_call};
+use super::harness::Sandbox;
+use super::support::git::git_ok;
+use super::support::process::kill_left;
+use super::support::require::require_program;
+
+/// How long the background process may take to plant (bounds a failing test only).
+const PLANTED: Duration = Duration::from_secs(20);
+
+/// Git surfaces a background process plants in (each path relative to the workspace, and
+/// what it writes there): a file where there was none in the git directory, and a nested
+/// repository whose configuration runs a program.
+const PLANTS: &[(&str, &str)] = &[
+    (".git/commondir", "/tmp/elsewhere"),
+    (".git/config.worktree", "[core]\n\tfsmonitor = touch ran"),
+    ("nested/.git/config", "[core]\n\tfsmonitor = touch ran"),
+];
+
+#[test]
+fn what_a_background_process_plants_in_the_git_surfaces_is_gone_before_the_next_call() {
+    let sandbox = Sandbox::new();
+    if !available(&sandbox) || !require_program("git") {
+        return;
+    }
+    let work = sandbox.work();
+    git_ok(&work, &["init", "-q"]);
+    for (path, text) in PLANTS {
+        let n = path.len();
+        let dir = std::path::Path::new(path).parent().unwrap().display();
+        // In a script: the policy asks about a redirection into `.git` on the command line.
+        std::fs::write(
+            work.join("plant.sh"),
+            format!(
+                "{{ mkdir -p {dir} && printf '{text}' > {path}; }} 2> failed-{n} \
+                 && rm failed-{n}; touch planted-{n}; exec sleep 600\n"
+            ),
+        )
+        .unwrap();
+        let plant = "sh plant.sh";
+        let gate = Gate::new();
+        let look = format!("cat {path} 2>&1 || echo absent; ls ran 2>&1 || echo clean");
+        let server = FakeModel::new([
+            background_turn(plant).openai(),
+            turn_tool_call(&look, "look").openai().hold_before(0, &gate),
+            turn_text("done").openai(),
+        ]);
+        let marker = work.join(format!("planted-{n}"));
+        // The next call comes only once the plant is there (before that call's own check).
+        let opener = std::thread::spawn({
+            let marker = marker.clone();
+            move || {
+                // Opened however it went: a failing plant is reported below, with the run.
+                let end = std::time::Instant::now() + PLANTED;
+                while !marker.exists() && std::time::Instant::now() < end {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                gate.open();
+            }
+        });
+        let output = sandbox
+            .openai_run(&server)
+            .args(["--mode", "allow-all", "--json", "plant"])
+            .output()
+            .unwrap();
+        opener.join().unwrap();
+        kill_left(&work);
+        let failed = std::fs::read_to_string(work.join(format!("failed-{n}")));
+        assert!(
+            failed.is_err() && marker.exists(),
+            "{path}: could not plant: {failed:?} {output:?}"
+        );
+        assert!(output.status.success(), "{output:?}");
+        let seen = last_result(&server, 2);
+        assert!(
+            seen.contains("absent") && seen.contains("clean"),
+            "{path}: the next command saw the plant: {seen}"
+        );
+        let events = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            events.contains("sandbox: after background process bg1"),
+            "{path}: {events}"
+        );
+        assert!(!work.join(path).exists(), "{path} outlived the run");
+        let _ = std::fs::remove_file(marker);
+        let _ = std::fs::remove_dir_all(work.join("nested"));
+    }
+}
