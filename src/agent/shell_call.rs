@@ -102,6 +102,10 @@ impl Loop<'_> {
         }
         let rule = deciding_rule(&decided);
         if shell.background {
+            if let Some(log) = &self.config.network {
+                // From now on its connections cannot be told from a command's.
+                log.set_shared(true);
+            }
             return Some(super::background_call::start(call, &request, emit));
         }
         let mut result = self
@@ -155,7 +159,10 @@ impl Loop<'_> {
         };
         // A rule's own hosts only while no background process runs: the proxy cannot tell
         // one's connections from this command's (they share the run's namespace and bridge).
-        let rule = rule.filter(|_| !exec::background::any_running());
+        // Nor is a person asked about a host then, in this command's name (rev5 B4).
+        let shared = exec::background::any_running();
+        log.set_shared(shared);
+        let rule = rule.filter(|_| !shared);
         log.set_command_rule(Some(id.to_owned()), rule);
         // On the heap: the loop's future stays small however the command is driven.
         let run = Box::pin(run_streaming(request, id, emit));

@@ -132,6 +132,7 @@ impl Fetcher {
             command_rule: None,
             command: Some(id),
             open,
+            shared: false,
         };
         let refused = |refusal: Refusal| {
             self.note(

@@ -328,6 +328,7 @@ async fn open(shared: &Shared, host: &Host, port: u16) -> Result<(TcpStream, Str
         command_rule: command_rule.as_deref(),
         command: command.as_deref(),
         open: None,
+        shared: shared.log.shared(),
     };
     let Allowed {
         addresses,
