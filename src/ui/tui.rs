@@ -406,6 +406,10 @@ impl Tui {
                 self.pending_command = None;
             }
             Event::FileResult { .. } | Event::McpResult { .. } => {
+                // A shell call answered like a file tool (started in the background) opened
+                // a pane at its decision: it ends here, or it would take what follows and be
+                // closed as interrupted.
+                let _ = self.close_pane();
                 let denied = self.denied.take();
                 let Some((tone, line)) = super::summary::result_line(event, denied.as_deref())
                 else {

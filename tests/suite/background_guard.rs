@@ -91,3 +91,26 @@ fn what_a_background_process_plants_in_the_git_surfaces_is_gone_before_the_next_
         let _ = std::fs::remove_dir_all(work.join("nested"));
     }
 }
+
+/// A background start is answered at once: the screen says it started, shows the model's
+/// next text, and never calls it interrupted (rev5 B9).
+#[test]
+fn at_a_terminal_a_background_start_is_shown_started_and_the_text_after_it_too() {
+    let sandbox = Sandbox::new();
+    if !available(&sandbox) || !super::support::require::on_path("tmux") {
+        return;
+    }
+    let server = FakeModel::openai_turns([
+        background_turn("echo up > up; exec sleep 600"),
+        turn_text("the server is up"),
+    ]);
+    let tmux = super::tty::run_in_tmux(&sandbox, &server, &[], "--mode allow-all 'serve'");
+    let screen = tmux.wait_for("EXIT=0");
+    kill_left(&sandbox.work());
+    assert!(
+        screen.contains("started in the background as bg1"),
+        "{screen}"
+    );
+    assert!(screen.contains("the server is up"), "{screen}");
+    assert!(!screen.contains("interrupted"), "{screen}");
+}
