@@ -31,12 +31,21 @@ const END_WAIT: Duration = Duration::from_secs(3);
 /// How often the end of the run looks whether they have.
 const END_POLL: Duration = Duration::from_millis(20);
 
-/// The run's background processes, ended or not (ended ones stay listed with their output).
+/// The run's background processes: the running ones and the last [`MAX_ENDED`] ended (listed
+/// with their output).
 static PROCESSES: Mutex<Vec<Process>> = Mutex::new(Vec::new());
 
 /// Held while a background process's sandbox is checked: two checks of the workspace's
 /// protected paths never overlap (each would take the other's changes for its process's).
 static CHECKS: Mutex<()> = Mutex::new(());
+
+/// Ended processes kept listed with their output (the oldest ended are forgotten first, and
+/// their rings freed).
+const MAX_ENDED: usize = 8;
+
+/// Numbers the run's background processes (`bg1`, …): ids are never reused, also after an
+/// ended process is forgotten.
+static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Lines of what the sandbox undid kept per process (the oldest go first).
 const MAX_UNDONE: usize = 32;
@@ -138,7 +147,9 @@ pub fn start(request: &ExecRequest) -> Result<String, ExecError> {
     let sandbox: Slot = Arc::new(Mutex::new(sandbox));
     let id = {
         let mut all = processes();
-        let id = format!("bg{}", all.len() + 1);
+        forget_ended(&mut all, |p| *p.ended.borrow(), MAX_ENDED);
+        let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let id = format!("bg{n}");
         all.push(Process {
             id: id.clone(),
             command: request.command.clone(),
@@ -194,6 +205,16 @@ pub fn start(request: &ExecRequest) -> Result<String, ExecError> {
         let _ = ended_tx.send(true);
     });
     Ok(id)
+}
+
+/// Forgets the oldest ended entries of `all` past `keep` ended ones (running ones all stay).
+fn forget_ended<T>(all: &mut Vec<T>, ended: impl Fn(&T) -> bool, keep: usize) {
+    let mut excess = all.iter().filter(|p| ended(p)).count().saturating_sub(keep);
+    all.retain(|p| {
+        let forget = excess > 0 && ended(p);
+        excess -= usize::from(forget);
+        !forget
+    });
 }
 
 /// Adds what the sandbox undid after a process to its record, keeping the last [`MAX_UNDONE`].
@@ -337,5 +358,31 @@ fn end_all() {
     }
     for group in groups {
         process::kill_group(group.pid, Kill::Force);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Generated over sequences of ended/running entries: at most `keep` ended stay (the
+    /// newest), every running one stays, and the order is kept (rev5 B6).
+    #[test]
+    fn only_the_newest_ended_processes_stay() {
+        for bits in 0u32..1 << 12 {
+            let all: Vec<(usize, bool)> = (0..12).map(|n| (n, bits >> n & 1 == 1)).collect();
+            for keep in [0, 1, 3, MAX_ENDED] {
+                let mut kept = all.clone();
+                forget_ended(&mut kept, |p| p.1, keep);
+                let ended: Vec<usize> = all.iter().filter(|p| p.1).map(|p| p.0).collect();
+                let newest = &ended[ended.len().saturating_sub(keep)..];
+                let expected: Vec<(usize, bool)> = all
+                    .iter()
+                    .filter(|p| !p.1 || newest.contains(&p.0))
+                    .copied()
+                    .collect();
+                assert_eq!(kept, expected, "{bits:b} keep {keep}");
+            }
+        }
     }
 }

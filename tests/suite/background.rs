@@ -41,7 +41,7 @@ pub(super) fn background_turn(command: &str) -> Turn {
 }
 
 /// A `processes` call turn.
-fn processes_turn(arguments: &Value) -> Turn {
+pub(super) fn processes_turn(arguments: &Value) -> Turn {
     Turn::default().with_call(
         &format!("ps_{}", free_port()),
         "processes",

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::background::{available, background_turn, last_result};
+use super::background::{available, background_turn, last_result, processes_turn};
 use super::fake_model::{FakeModel, Gate, turn_text, turn_tool_call};
 use super::harness::Sandbox;
 use super::support::git::git_ok;
@@ -113,4 +113,48 @@ fn at_a_terminal_a_background_start_is_shown_started_and_the_text_after_it_too()
     );
     assert!(screen.contains("the server is up"), "{screen}");
     assert!(!screen.contains("interrupted"), "{screen}");
+}
+
+/// Ended background processes are forgotten past a bound (their output rings freed), and ids
+/// are not reused (rev5 B6): more starts than the running cap and the ended bound together
+/// leave at most both listed.
+#[test]
+fn ended_background_processes_are_forgotten_past_a_bound() {
+    let sandbox = Sandbox::new();
+    if !available(&sandbox) {
+        return;
+    }
+    const STARTS: usize = 20;
+    let mut turns: Vec<_> = (0..STARTS)
+        .map(|n| background_turn(&format!("true {n}")))
+        .collect();
+    turns.push(processes_turn(&serde_json::json!({"action": "list"})));
+    turns.push(turn_text("done"));
+    let server = FakeModel::openai_turns(turns);
+    let output = sandbox
+        .openai_run(&server)
+        .args(["--mode", "allow-all", "many"])
+        .output()
+        .unwrap();
+    kill_left(&sandbox.work());
+    assert!(output.status.success(), "{output:?}");
+    let listed: serde_json::Value =
+        serde_json::from_str(&last_result(&server, STARTS + 1)).unwrap();
+    let listed = listed["processes"].as_array().unwrap();
+    // 8 running at most (the cap) and 8 ended.
+    assert!(listed.len() <= 16, "{listed:?}");
+    let ids: Vec<&str> = listed.iter().map(|p| p["id"].as_str().unwrap()).collect();
+    let mut unique = ids.clone();
+    unique.dedup();
+    assert_eq!(unique, ids);
+    let started: Vec<String> = (1..=STARTS)
+        .map(|n| format!("\"background\":\"bg{n}\""))
+        .collect();
+    for (n, id) in started.iter().enumerate() {
+        let result = last_result(&server, n + 1);
+        assert!(
+            result.contains(id) || result.contains("running already"),
+            "{result}"
+        );
+    }
 }
