@@ -95,24 +95,19 @@ impl Run {
     }
 
     /// While a long-lived process (an MCP server, a background process) runs on: undoes
-    /// changes to the git surfaces since the last check (saying what was undone) and records
-    /// them anew, so that what it plants lives until the next check, not until it ends. The
-    /// directories made for it stay until it ends: its mount namespace keeps them read-only
-    /// (removing one from outside would lift that).
+    /// changes to the git surfaces since it started (saying what was undone), so that what it
+    /// plants lives until the next check, not until it ends. The state before it stays the one
+    /// checked against — taken anew, it could take in a plant made while the check ran (one
+    /// planted in a loop would then stay for good) — and the directories made for it stay
+    /// until it ends: its mount namespace keeps them read-only (removing one from outside
+    /// would lift that).
     pub fn check(&mut self) -> Vec<String> {
-        let Some(mut guard) = self.guard.take() else {
+        let Some(guard) = &self.guard else {
             return Vec::new();
         };
-        let created = guard.take_created();
-        let undone = guard.finish();
-        let (mut guard, _) = Guard::before(
-            &self.policy.workspace,
-            self.policy.mounts,
-            self.policy.cache.as_deref(),
-        );
-        guard.keep_created(created);
-        self.guard = Some(guard);
-        undone
+        let mut again = guard.clone();
+        let _kept = again.take_created();
+        again.finish()
     }
 
     fn end(&mut self) -> Vec<String> {

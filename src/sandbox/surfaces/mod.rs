@@ -60,7 +60,7 @@ pub(super) struct Mounts {
 }
 
 /// The surfaces of one workspace before a command, and what to do after it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Guard {
     workspace: PathBuf,
     /// Every `.git` below the workspace (the workspace's own included).
@@ -205,13 +205,6 @@ impl Guard {
     /// guard's to remove.
     pub(super) fn take_created(&mut self) -> Vec<PathBuf> {
         std::mem::take(&mut self.created)
-    }
-
-    /// Takes over directories an earlier guard of the same process made.
-    pub(super) fn keep_created(&mut self, created: Vec<PathBuf>) {
-        let mut created = created;
-        created.append(&mut self.created);
-        self.created = created;
     }
 
     /// Compares every surface with its state before the command, undoes each change, removes
