@@ -160,6 +160,9 @@ pub enum Event {
         /// The raw arguments, when they did not parse.
         #[serde(skip_serializing_if = "Option::is_none")]
         arguments: Option<String>,
+        /// It is to run in the background (`background: true`): no timeout bounds it.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        background: bool,
     },
     /// The model asked for a call of a file tool (`read_file`, `list_files`, `search`,
     /// `edit_file`, `write_file`): written as a `tool_call` event with the tool's name, its

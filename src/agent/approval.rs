@@ -110,7 +110,11 @@ impl Loop<'_> {
                     .filter(|prefix| policy::allow_rule_problem(self.config.os, prefix).is_none()),
                 edited_from: edited_from.clone(),
                 unsandboxed: false,
-                subject: crate::approve::Subject::Command,
+                subject: if shell.background {
+                    crate::approve::Subject::Background
+                } else {
+                    crate::approve::Subject::Command
+                },
             };
             let allow = |reason: String, rule: Option<String>| {
                 Some(decided(

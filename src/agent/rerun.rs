@@ -58,6 +58,7 @@ pub(super) async fn again_without_sandbox<A: Approve>(
         description: Some("again, without the sandbox".to_owned()),
         working_directory: None,
         arguments: None,
+        background: false,
     });
     emit(Event::Decision {
         id: id.to_owned(),

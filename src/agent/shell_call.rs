@@ -320,6 +320,7 @@ fn call_event(call: &ToolCall, parsed: &Result<ShellCall, ToolError>) -> Event {
             description: Some(shell.description.clone()),
             working_directory: shell.working_directory.clone(),
             arguments: None,
+            background: shell.background,
         },
         Err(_) => Event::ToolCall {
             id: call.id.clone(),
@@ -327,6 +328,7 @@ fn call_event(call: &ToolCall, parsed: &Result<ShellCall, ToolError>) -> Event {
             description: None,
             working_directory: None,
             arguments: Some(call.arguments.clone()),
+            background: false,
         },
     }
 }

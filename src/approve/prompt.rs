@@ -92,6 +92,9 @@ pub enum Subject {
     McpCall,
     /// Starting a local MCP server without the sandbox.
     McpStart,
+    /// A command that runs in the background (`background: true`): no timeout bounds it; it
+    /// lives until it ends, is stopped, or the run or session ends (rev5 B8).
+    Background,
 }
 
 impl Subject {
@@ -102,12 +105,16 @@ impl Subject {
             Self::Command => "? agent wants to run a command",
             Self::McpCall => "? agent wants to call an MCP server's tool",
             Self::McpStart => "? agent wants to start an MCP server without the sandbox",
+            Self::Background => {
+                "? agent wants to run a command in the background: no timeout, it runs until \
+                 the run or session ends (or is stopped)"
+            }
         }
     }
 
     /// Whether `e` edits it.
     fn editable(self) -> bool {
-        self == Self::Command
+        matches!(self, Self::Command | Self::Background)
     }
 }
 
@@ -549,6 +556,23 @@ mod tests {
   0. Deny   t. Deny with a note   e. Edit   Esc: deny and stop
   > "#
         );
+    }
+
+    #[test]
+    fn a_background_command_says_so_and_that_no_timeout_bounds_it() {
+        let question = Question {
+            subject: Subject::Background,
+            ..question()
+        };
+        let shown = question.render(200, 40);
+        assert!(
+            shown.starts_with(
+                "? agent wants to run a command in the background: no timeout, it runs until \
+                 the run or session ends (or is stopped)\n"
+            ),
+            "{shown}"
+        );
+        assert!(shown.contains("e. Edit"), "{shown}");
     }
 
     #[test]

@@ -86,6 +86,8 @@ fn what_a_background_process_plants_in_the_git_surfaces_is_gone_before_the_next_
             events.contains("sandbox: after background process bg1"),
             "{path}: {events}"
         );
+        // The call's event says it runs in the background (rev5 B8).
+        assert!(events.contains(r#""background":true"#), "{events}");
         assert!(!work.join(path).exists(), "{path} outlived the run");
         let _ = std::fs::remove_file(marker);
         let _ = std::fs::remove_dir_all(work.join("nested"));
