@@ -236,7 +236,6 @@ pub async fn run_after<M: Model, A: Approve>(
         let calls = reply.tool_calls.clone();
         messages.push(sent_message(&reply));
         if calls.is_empty() {
-            check_background(emit);
             emit(done(Outcome::Answered, stats, Some(reply.text), None));
             return Ok(Outcome::Answered);
         }
