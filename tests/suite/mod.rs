@@ -5,6 +5,7 @@ mod approvals;
 mod auto;
 #[cfg(unix)]
 mod background;
+#[cfg(unix)]
 mod background_guard;
 mod bang;
 mod check;
