@@ -86,7 +86,8 @@ pub struct Log {
     record: Arc<Mutex<Record>>,
     /// Bumped whenever the running command changes: the proxy then ends the connections of
     /// the one before (its processes are gone; an origin that never closes must not keep a
-    /// connection, and its slot, for the rest of the run).
+    /// connection, and its slot, for the rest of the run) — not those made while background
+    /// processes may connect (see [`Log::set_shared`]).
     commands: Arc<tokio::sync::watch::Sender<u64>>,
 }
 

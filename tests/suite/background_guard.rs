@@ -160,3 +160,89 @@ fn ended_background_processes_are_forgotten_past_a_bound() {
         );
     }
 }
+
+/// A server on this machine that answers one request with a line, then a second line once
+/// `more` says so, then closes; says on `sent` when each line went out.
+fn streaming_server() -> (
+    u16,
+    std::sync::mpsc::Sender<()>,
+    std::sync::mpsc::Receiver<()>,
+) {
+    use std::io::{Read as _, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (more, wait) = std::sync::mpsc::channel();
+    let (said, sent) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let Ok((mut stream, _)) = listener.accept() else {
+            return;
+        };
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
+            head.push(byte[0]);
+        }
+        let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nfirst\n");
+        let _ = said.send(());
+        let _ = wait.recv();
+        let _ = stream.write_all(b"second\n");
+        let _ = said.send(());
+    });
+    (port, more, sent)
+}
+
+/// A background process's connection outlives the commands run meanwhile (rev5 B5): it is
+/// not cut when a command starts or ends.
+#[test]
+fn a_background_connection_is_not_cut_by_later_commands() {
+    let sandbox = Sandbox::new();
+    let (port, more, sent) = streaming_server();
+    sandbox.settings(&format!(
+        "[network]\nmode = \"allowlist\"\nallow = [\"stream.test\"]\n\
+         hosts = {{ \"stream.test\" = \"127.0.0.1:{port}\" }}\n"
+    ));
+    if !available(&sandbox) || !require_program("curl") {
+        return;
+    }
+    let (after_first, after_second) = (Gate::new(), Gate::new());
+    let server = FakeModel::new([
+        background_turn(&format!(
+            "curl -sSN http://stream.test:{port}/ -o streamed.txt; exec sleep 600"
+        ))
+        .openai(),
+        turn_tool_call("true one", "a command meanwhile")
+            .openai()
+            .hold_before(0, &after_first),
+        turn_tool_call("true two", "another").openai(),
+        turn_tool_call("cat streamed.txt", "look")
+            .openai()
+            .hold_before(0, &after_second),
+        turn_text("done").openai(),
+    ]);
+    let output = std::thread::scope(|scope| {
+        let (sent, more) = (sent, more);
+        let (first, second, server) = (&after_first, &after_second, &server);
+        scope.spawn(move || {
+            // Each wait is bounded: a failing run still ends.
+            let _ = sent.recv_timeout(Duration::from_secs(20));
+            first.open();
+            // The model's fourth request: both commands ran (and ended) meanwhile.
+            let end = std::time::Instant::now() + Duration::from_secs(20);
+            while server.requests().len() < 4 && std::time::Instant::now() < end {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = more.send(());
+            let _ = sent.recv_timeout(Duration::from_secs(20));
+            second.open();
+        });
+        sandbox
+            .openai_run(server)
+            .args(["--mode", "allow-all", "--json", "stream"])
+            .output()
+            .unwrap()
+    });
+    kill_left(&sandbox.work());
+    assert!(output.status.success(), "{output:?}");
+    let seen = last_result(&server, 4);
+    assert!(seen.contains("first\\nsecond"), "{seen}");
+}
