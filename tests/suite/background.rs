@@ -360,7 +360,7 @@ fn without_a_terminal_a_background_command_not_allowed_is_denied_and_never_start
 }
 
 /// An HTTP server on 127.0.0.1 (outside every namespace of the run) answering `hello`.
-fn hello_server() -> u16 {
+pub(super) fn hello_server() -> u16 {
     use std::io::{Read as _, Write as _};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();

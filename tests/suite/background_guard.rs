@@ -246,3 +246,46 @@ fn a_background_connection_is_not_cut_by_later_commands() {
     let seen = last_result(&server, 4);
     assert!(seen.contains("first\\nsecond"), "{seen}");
 }
+
+/// While a background process runs, its connection to a host no rule decides is refused
+/// unasked: no question appears under the running command's name, and the host stays closed
+/// (rev5 B4).
+#[test]
+fn at_a_terminal_a_background_connection_is_never_asked_about_under_a_command() {
+    let sandbox = Sandbox::new();
+    let port = super::background::hello_server();
+    sandbox.settings(&format!(
+        "[network]\nmode = \"allowlist\"\nhosts = {{ \"new.test\" = \"127.0.0.1:{port}\" }}\n"
+    ));
+    if !available(&sandbox) || !require_program("curl") || !super::support::require::on_path("tmux")
+    {
+        return;
+    }
+    // In scripts: the policy asks about a loop on the command line.
+    let work = sandbox.work();
+    std::fs::write(
+        work.join("bg.sh"),
+        format!(
+            "until [ -e go ]; do sleep 0.05; done\ncurl -sS http://new.test:{port}/ -o got.txt\n\
+             touch fetched\nexec sleep 600\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        work.join("fg.sh"),
+        "touch go\nuntil [ -e fetched ]; do sleep 0.05; done\n",
+    )
+    .unwrap();
+    let server = FakeModel::openai_turns([
+        background_turn("sh bg.sh"),
+        turn_tool_call("sh fg.sh", "wait for it"),
+        turn_text("finished"),
+    ]);
+    let tmux = super::tty::run_in_tmux(&sandbox, &server, &[], "--mode allow-all 'go'");
+    let screen = tmux.wait_for("EXIT=");
+    kill_left(&sandbox.work());
+    assert!(!screen.contains("wants `new.test`"), "{screen}");
+    let got = std::fs::read_to_string(sandbox.work().join("got.txt")).unwrap_or_default();
+    assert!(!got.contains("hello"), "{got}\n{screen}");
+    assert!(screen.contains("finished"), "{screen}");
+}
