@@ -101,9 +101,10 @@ pub enum Command {
     /// Drive the model loop on a task: PROMPT, or stdin when PROMPT is `-` or absent and stdin is piped;
     /// with PROMPT, piped stdin is sent with it as context (up to 256 KiB).
     ///
-    /// The model has six tools: `shell` runs a command; `read_file`,
-    /// `list_files` and `search` look at files; `edit_file` and `write_file`
-    /// change them (you approve a diff). Each command passes the permission
+    /// The model's tools: `shell` runs a command (on Linux also one that runs
+    /// on in the background until the run ends, which `processes` lists, reads
+    /// and stops); `read_file`, `list_files` and `search` look at files;
+    /// `edit_file` and `write_file` change them (you approve a diff). Each command passes the permission
     /// policy: read-only commands and your allow rules run at once — so does a
     /// pipeline or list (`|` `&&` `;`) whose every part does — deny rules never
     /// run, everything else is shown to you for a yes or no. Without a terminal to ask (pipes, CI, cron) it is denied, never

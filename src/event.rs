@@ -14,6 +14,17 @@ use crate::tool_error::ToolError;
 /// started again): the screens show these, unlike the model's warnings, which its notice says.
 pub const MCP_WARNING: &str = "mcp_server";
 
+/// The `code` of a `warning` event saying what the sandbox undid after a background process
+/// (checked around each call while one runs); the screens show these too.
+pub const SANDBOX_WARNING: &str = "sandbox_undone";
+
+/// Whether the screens show a `warning` event of `code` (not the model's, which its notice
+/// says).
+#[must_use]
+pub fn shown_warning(code: &str) -> bool {
+    code == MCP_WARNING || code == SANDBOX_WARNING
+}
+
 /// Who made a decision final.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -149,6 +160,9 @@ pub enum Event {
         /// The raw arguments, when they did not parse.
         #[serde(skip_serializing_if = "Option::is_none")]
         arguments: Option<String>,
+        /// It is to run in the background (`background: true`): no timeout bounds it.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        background: bool,
     },
     /// The model asked for a call of a file tool (`read_file`, `list_files`, `search`,
     /// `edit_file`, `write_file`): written as a `tool_call` event with the tool's name, its

@@ -165,7 +165,7 @@ impl Loop<'_> {
                 edited_from: edited_from.clone(),
                 unsandboxed: false,
                 escalation: None,
-                subject: crate::approve::Subject::Command,
+                subject: subject_of(shell),
             };
             let allow = |reason: String, rule: Option<String>| {
                 Some(decided(
@@ -424,6 +424,15 @@ impl Loop<'_> {
 }
 
 /// A person's decision about a command the policy asked about.
+/// What the question is about: a command, or one that runs on in the background.
+fn subject_of(shell: &ShellCall) -> crate::approve::Subject {
+    if shell.background {
+        crate::approve::Subject::Background
+    } else {
+        crate::approve::Subject::Command
+    }
+}
+
 fn person(asked: &Decision, verdict: Verdict, reason: String, rule: Option<String>) -> Decision {
     Decision {
         verdict,

@@ -9,6 +9,7 @@
 mod approval;
 pub use approval::RunAllowed;
 mod auto;
+mod background_call;
 pub use auto::auto_fallback;
 mod budget;
 mod escalate;
@@ -299,8 +300,25 @@ impl Loop<'_> {
         stats: &mut Stats,
         emit: &mut (dyn FnMut(Event) + Send),
     ) -> Option<String> {
+        check_background(emit);
+        let content = self.dispatch(call, approver, stats, emit).await;
+        check_background(emit);
+        content
+    }
+
+    /// [`Loop::handle`]'s call, by tool.
+    async fn dispatch<A: Approve>(
+        &mut self,
+        call: &crate::model::ToolCall,
+        approver: &mut A,
+        stats: &mut Stats,
+        emit: &mut (dyn FnMut(Event) + Send),
+    ) -> Option<String> {
         if crate::tools::is_file_tool(&call.name) {
             return self.handle_file(call, approver, stats, emit).await;
+        }
+        if call.name == background_call::PROCESSES {
+            return Some(self.handle_processes(call, emit).await);
         }
         if call.name == crate::tools::web_fetch::WEB_FETCH && self.config.web_fetch.is_some() {
             return Some(Box::pin(self.handle_web_fetch(call, approver, stats, emit)).await);
@@ -315,6 +333,18 @@ impl Loop<'_> {
             return Box::pin(self.handle_mcp(call, &tool, approver, stats, emit)).await;
         }
         self.handle_shell(call, approver, stats, emit).await
+    }
+}
+
+/// Undoes what background processes planted in the workspace's git surfaces since the last
+/// check (around every call and at the end of a turn, so that nothing they plant reaches a
+/// command, the agent's own git, or the person's after the turn), saying so.
+fn check_background(emit: &mut (dyn FnMut(Event) + Send)) {
+    for message in exec::background::check_all() {
+        emit(Event::Warning {
+            code: crate::event::SANDBOX_WARNING.to_owned(),
+            message,
+        });
     }
 }
 

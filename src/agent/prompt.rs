@@ -22,6 +22,9 @@ pub(super) fn offered_tools(config: &Config) -> Vec<crate::model::ToolSpec> {
     }
     let mut tools = vec![shell_tool(config.os, &config.shell)];
     tools.extend(crate::tools::specs());
+    if crate::sandbox::HELPER_PASSES_SIGNALS {
+        tools.push(super::background_call::processes_tool());
+    }
     if config.web_fetch.is_some() {
         tools.push(crate::tools::web_fetch::spec());
     }

@@ -81,13 +81,7 @@ impl Loop<'_> {
         });
         let command = Some(decided.command.clone());
         if decision.verdict != Verdict::Allow {
-            stats.commands_denied += 1;
-            stats.denials.push(Denial {
-                command: decided.command.clone(),
-                reason: decision.reason.clone(),
-                allow: decided.allow_flag(self.config.os),
-            });
-            let error = ToolError::new(ToolErrorCode::Denied, denial_message(&decided));
+            let error = denied(&decided, self.config.os, stats);
             return fail(error, command, emit);
         }
 
@@ -113,6 +107,13 @@ impl Loop<'_> {
             let _ = self.config.snapshots.before_change(stats.turns);
         }
         let rule = deciding_rule(&decided);
+        if shell.background {
+            if let Some(log) = &self.config.network {
+                // From now on its connections cannot be told from a command's.
+                log.set_shared(true);
+            }
+            return Some(super::background_call::start(call, &request, emit));
+        }
         let result = self
             .run_networked(&request, &id, (rule, opened), approver, emit)
             .await;
@@ -149,6 +150,13 @@ impl Loop<'_> {
         let Some(log) = &self.config.network else {
             return run_streaming(request, id, emit).await;
         };
+        // A rule's own hosts and the hosts a person opened for this command only while no
+        // background process runs: the proxy cannot tell one's connections from this
+        // command's (they share the run's namespace and bridge). Nor is a person asked about a
+        // host then, in this command's name (rev5 B4, X1).
+        let shared = exec::background::any_running();
+        log.set_shared(shared);
+        let (rule, opened) = if shared { (None, None) } else { (rule, opened) };
         // The rule's and the person's hosts end with the command, however it ends.
         let running = log.running(id.to_owned(), rule, opened);
         // Output is kept off the screen while a host question is shown on it.
@@ -243,6 +251,21 @@ fn read_only(decided: &approval::Decided) -> bool {
     decided.by == DecidedBy::Policy && decided.decision.source == Source::Builtin
 }
 
+/// Counts a denied call and the error the model gets for it.
+fn denied(
+    decided: &approval::Decided,
+    os: crate::policy::OsFamily,
+    stats: &mut Stats,
+) -> ToolError {
+    stats.commands_denied += 1;
+    stats.denials.push(Denial {
+        command: decided.command.clone(),
+        reason: decided.decision.reason.clone(),
+        allow: decided.allow_flag(os),
+    });
+    ToolError::new(ToolErrorCode::Denied, denial_message(decided))
+}
+
 fn denial_message(decided: &approval::Decided) -> String {
     let decision = &decided.decision;
     if let Some(note) = &decided.note {
@@ -272,6 +295,7 @@ fn call_event(call: &ToolCall, parsed: &Result<ShellCall, ToolError>) -> Event {
             description: Some(shell.description.clone()),
             working_directory: shell.working_directory.clone(),
             arguments: None,
+            background: shell.background,
         },
         Err(_) => Event::ToolCall {
             id: call.id.clone(),
@@ -279,6 +303,7 @@ fn call_event(call: &ToolCall, parsed: &Result<ShellCall, ToolError>) -> Event {
             description: None,
             working_directory: None,
             arguments: Some(call.arguments.clone()),
+            background: false,
         },
     }
 }

@@ -54,6 +54,10 @@ pub fn shell_tool(os: OsFamily, shell: &str) -> ToolSpec {
                         "reason": {"type": "string"}
                     },
                     "required": ["reason"]
+                },
+                "background": {
+                    "type": "boolean",
+                    "description": "Start a long-running process (dev server, watcher) and return at once with its id; no timeout, it ends with the run. Read or stop it with the processes tool; later commands reach its ports on localhost. Do not add `&`."
                 }
             },
             "required": ["command", "description"],
@@ -78,6 +82,9 @@ pub struct ShellCall {
     /// More than the sandbox gives, asked of a person (`super::escalate`).
     #[serde(default)]
     pub escalate: Option<super::escalate::Escalate>,
+    /// Run on in the background (decided like any command; ends with the run).
+    #[serde(default)]
+    pub background: bool,
 }
 
 /// Validates a call's name and arguments.

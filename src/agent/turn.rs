@@ -39,7 +39,8 @@ pub(super) fn failed(
 }
 
 /// Counts a finished turn's tokens and records the turn (with what a continued run needs:
-/// the calls as they may be sent back, and how many were cut off).
+/// the calls as they may be sent back, and how many were cut off); checks what background
+/// processes planted meanwhile (the turn may be the last: the person's git comes next).
 pub(super) fn end_turn(
     reply: &crate::model::Reply,
     cut: usize,
@@ -56,6 +57,7 @@ pub(super) fn end_turn(
         replay: reply.reasoning.replay.clone(),
         cut_calls: u32::try_from(cut).unwrap_or(u32::MAX),
     });
+    super::check_background(emit);
 }
 
 /// Ends the run when the reply was cut at the output limit (the text is the answer, with a

@@ -49,6 +49,7 @@ pub async fn run_typed(
         description: Some("typed by you".to_owned()),
         working_directory: None,
         arguments: None,
+        background: false,
     });
     emit(Event::Decision {
         id: id.to_owned(),

@@ -97,6 +97,9 @@ pub enum Subject {
     /// A command that asks for more than the sandbox gives (`escalate`): a yes is for this
     /// call only, so neither `2` nor a rule is offered, and it is not edited.
     Escalation,
+    /// A command that runs in the background (`background: true`): no timeout bounds it; it
+    /// lives until it ends, is stopped, or the run or session ends (rev5 B8).
+    Background,
 }
 
 impl Subject {
@@ -108,6 +111,10 @@ impl Subject {
             Self::McpCall => "? agent wants to call an MCP server's tool",
             Self::McpStart => "? agent wants to start an MCP server without the sandbox",
             Self::Escalation => "? agent asks to run a command with more than the sandbox gives",
+            Self::Background => {
+                "? agent wants to run a command in the background: no timeout, it runs until \
+                 the run or session ends (or is stopped)"
+            }
         }
     }
 
@@ -118,7 +125,7 @@ impl Subject {
 
     /// Whether `e` edits it.
     fn editable(self) -> bool {
-        self == Self::Command
+        matches!(self, Self::Command | Self::Background)
     }
 }
 
@@ -616,6 +623,23 @@ mod tests {
             );
             assert!(!question.hint().contains('2'), "{}", question.hint());
         }
+    }
+
+    #[test]
+    fn a_background_command_says_so_and_that_no_timeout_bounds_it() {
+        let question = Question {
+            subject: Subject::Background,
+            ..question()
+        };
+        let shown = question.render(200, 40);
+        assert!(
+            shown.starts_with(
+                "? agent wants to run a command in the background: no timeout, it runs until \
+                 the run or session ends (or is stopped)\n"
+            ),
+            "{shown}"
+        );
+        assert!(shown.contains("e. Edit"), "{shown}");
     }
 
     #[test]

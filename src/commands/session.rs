@@ -56,6 +56,9 @@ pub(crate) fn open(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     }
     let mcp_launch = super::mcp_launch(&config.sandbox, &workspace);
     let runtime = super::runtime()?;
+    // Its commands share one network namespace, and what runs in the background ends with
+    // the run (before the runtime goes: its processes' sandboxes are checked after them).
+    let processes = crate::exec::background::Scope::default();
     #[cfg(unix)]
     let _proxy = super::network::start_for_loop(
         &runtime,
@@ -122,6 +125,7 @@ pub(crate) fn open(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
         // Boxed: the whole session's state is too large a future for the stack.
         Box::pin(session::run(options, stops)).await
     });
+    drop(processes);
     // A prompt may still be waiting for a key on a blocking thread: do not wait for it.
     runtime.shutdown_background();
     Ok(status.into())

@@ -70,6 +70,12 @@ impl GroupGuard {
         Self { group }
     }
 
+    /// Kills the group if the call is abandoned, without listing it for [`stop_running`]: a
+    /// background process, which the run's end stops (`background.rs`), not an interrupt.
+    pub(super) fn unlisted(group: Option<Group>) -> Self {
+        Self { group }
+    }
+
     /// The shell finished: whatever it left running in its group (`server &`, `sleep 60 &`)
     /// is killed, so no command outlives its call; then nothing is left to track.
     pub(super) fn finish(&mut self) {

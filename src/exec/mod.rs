@@ -5,6 +5,7 @@
 //! caller drops the future) and output bounding. It knows nothing of policy,
 //! models or terminals: whoever calls it has already decided the command may run.
 
+pub mod background;
 mod cap;
 pub mod git;
 mod group;
@@ -12,6 +13,7 @@ mod process;
 mod redact;
 mod request;
 mod result;
+mod ring;
 
 use std::time::{Duration, Instant};
 
@@ -26,6 +28,7 @@ pub use request::{
     resolve_working_directory,
 };
 pub use result::{ErrorCode, ExecError, ExecResult};
+pub use ring::RING_BYTES;
 
 use cap::OutputCap;
 use group::{Group, GroupGuard, terminate};
@@ -57,6 +60,7 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
         return ExecResult::failed(error);
     }
     let start = Instant::now();
+    let _foreground = Foreground::new();
     let sandbox = match prepare_sandbox(request) {
         Ok(sandbox) => sandbox,
         Err(error) => return ExecResult::failed(error),
@@ -157,6 +161,32 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
     result
 }
 
+/// Commands running now in a call (not in the background): a background process's sandbox
+/// is checked after it ends only while none runs, so that the two checks of the workspace's
+/// protected paths never overlap (each would take the other's changes for its command's).
+static FOREGROUND: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Counts a call's command in [`FOREGROUND`] while it lives.
+struct Foreground;
+
+impl Foreground {
+    fn new() -> Self {
+        FOREGROUND.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Foreground
+    }
+}
+
+impl Drop for Foreground {
+    fn drop(&mut self) {
+        FOREGROUND.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
+/// Whether a call's command is running now.
+fn foreground_running() -> bool {
+    FOREGROUND.load(std::sync::atomic::Ordering::Acquire) > 0
+}
+
 /// The command's sandbox run, when it runs in one.
 fn prepare_sandbox(request: &ExecRequest) -> Result<Option<crate::sandbox::Run>, ExecError> {
     request
@@ -216,10 +246,18 @@ fn finished(
             crate::sandbox::likely_denial(policy, exit_code, &captured.stderr)
                 .or_else(|| policy.limits.note(exit_code, signal, &captured.stderr))
         });
+    let stderr = match request
+        .sandbox
+        .as_ref()
+        .and(crate::sandbox::run_network_failure())
+    {
+        Some(failure) => format!("agent: sandbox: {failure}\n{}", captured.stderr),
+        None => captured.stderr,
+    };
     ExecResult {
         exit_code,
         stdout: captured.stdout,
-        stderr: captured.stderr,
+        stderr,
         duration_ms,
         timed_out,
         truncated: captured.truncated,

@@ -90,6 +90,8 @@ pub fn policy(mode: SandboxMode, base: Option<&Policy>, workspace: &Path) -> Opt
     let mut policy = Policy::new(mode, false, workspace, &base.temp, &[]);
     policy.mounts = base.mounts;
     policy.cache.clone_from(&base.cache);
+    // Not the commands' namespace: a server lives the whole run, beside them.
+    policy.run_network = false;
     Some(policy)
 }
 

@@ -77,6 +77,8 @@ struct Record {
     opened: Option<Arc<super::host::Opened>>,
     events: Vec<NetworkEvent>,
     dropped: usize,
+    /// Background processes may connect too (see [`Log::set_shared`]).
+    shared: bool,
 }
 
 /// The decisions of a run's proxy, shared between the proxy (which writes them) and the agent
@@ -86,7 +88,8 @@ pub struct Log {
     record: Arc<Mutex<Record>>,
     /// Bumped whenever the running command changes: the proxy then ends the connections of
     /// the one before (its processes are gone; an origin that never closes must not keep a
-    /// connection, and its slot, for the rest of the run).
+    /// connection, and its slot, for the rest of the run) — not those made while background
+    /// processes may connect (see [`Log::set_shared`]).
     commands: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
@@ -117,7 +120,9 @@ impl Log {
             record.dropped += 1;
             return;
         }
-        event.command = event.command.or_else(|| record.command.clone());
+        if event.command.is_none() && !record.shared {
+            event.command.clone_from(&record.command);
+        }
         bound(&mut event.host);
         bound(&mut event.rule);
         record.events.push(event);
@@ -158,6 +163,19 @@ impl Log {
     #[must_use]
     pub fn opened(&self) -> Option<Arc<super::host::Opened>> {
         self.record().opened.clone()
+    }
+
+    /// Says whether background processes of the run may connect now (they share the run's
+    /// namespace and bridge with the running command): then no connection is asked about
+    /// (a host no rule decides is refused) nor recorded under the running command's name.
+    pub fn set_shared(&self, shared: bool) {
+        self.record().shared = shared;
+    }
+
+    /// Whether background processes may connect now (see [`Log::set_shared`]).
+    #[must_use]
+    pub fn shared(&self) -> bool {
+        self.record().shared
     }
 
     /// The running command's tool call id, when one is named.
@@ -258,6 +276,29 @@ mod tests {
         );
         drop(second);
         assert_eq!(granted(&log), (None, None, false));
+    }
+
+    /// While background processes may connect, a connection is recorded under no command's
+    /// name (it may be theirs); otherwise under the running command's (rev5 B4).
+    #[test]
+    fn connections_while_background_processes_run_name_no_command() {
+        let log = Log::default();
+        for shared in [false, true, false] {
+            log.set_command(Some("call_1".to_owned()));
+            log.set_shared(shared);
+            log.note(NetworkEvent {
+                host: "h.test".to_owned(),
+                port: 1,
+                decision: NetDecision::Deny,
+                rule: String::new(),
+                allow_with: None,
+                command: None,
+            });
+            let (events, _) = log.take();
+            let named = (!shared).then(|| "call_1".to_owned());
+            assert_eq!(events[0].command, named, "shared: {shared}");
+            assert_eq!(log.shared(), shared);
+        }
     }
 
     #[test]

@@ -134,6 +134,7 @@ impl Fetcher {
             url: Some(url.as_str()),
             open,
             opened: None,
+            shared: false,
         };
         let refused = |refusal: Refusal| {
             self.note(

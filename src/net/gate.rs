@@ -49,6 +49,10 @@ pub struct Asker<'a> {
     /// Hosts a person opened for the running command at the prompt (`escalate.network`):
     /// allowed where no rule decides (a deny rule still wins).
     pub opened: Option<&'a Opened>,
+    /// The connection may be a background process's (they share the run's namespace and
+    /// bridge): a host no rule decides is refused unasked — a question would name the running
+    /// command, and a person's yes would open the host to whoever made the connection.
+    pub shared: bool,
 }
 
 /// Decides on `host:port` and finds where it leads: the addresses to connect to, or the
@@ -78,6 +82,14 @@ pub async fn decide(
                 (None, None) => {
                     return Err(refused(
                         "not in `[network] allow`".to_owned(),
+                        Some(allow_with),
+                    ));
+                }
+                (None, Some(_)) if asker.shared => {
+                    return Err(refused(
+                        "not in `[network] allow`; not asked while a background process runs \
+                         (its connections cannot be told from the command's)"
+                            .to_owned(),
                         Some(allow_with),
                     ));
                 }
@@ -159,6 +171,40 @@ mod tests {
         rules.add_host("other.test", "127.0.0.1:8080").unwrap();
         rules.add_host("inside.test", "10.0.0.1").unwrap();
         rules
+    }
+
+    /// While background processes may connect, nobody is asked about a host no rule decides
+    /// (the question would name the running command; rev5 B4): refused at once, naming the
+    /// setting; what the rules decide stays as it was. Generated over hosts and ports.
+    #[tokio::test]
+    async fn while_background_processes_may_connect_nobody_is_asked() {
+        let rules = rules();
+        let (asking, questions) = crate::net::ask::Asking::new();
+        for (host, port, allowed) in [
+            ("allowed.test", 8080, true),
+            ("denied.test", 8080, false),
+            ("other.test", 8080, false),
+            ("other.test", 443, false),
+            ("a1.example", 80, false),
+            ("xn--gthub-n2e.com", 443, false),
+        ] {
+            let asker = Asker {
+                asking: Some(&asking),
+                command: Some("call_1"),
+                shared: true,
+                ..Asker::default()
+            };
+            let host = Host::parse(host).unwrap();
+            let decided = decide(&rules, asker, &host, port).await;
+            assert_eq!(decided.is_ok(), allowed, "{host:?} {port}: {decided:?}");
+            if let Err(refusal) = decided
+                && !host.display().starts_with("denied")
+            {
+                assert!(refusal.why.contains("background process"), "{refusal:?}");
+                assert!(refusal.allow_with.is_some(), "{refusal:?}");
+            }
+            assert!(questions.lock().await.try_recv().is_err(), "{host:?} asked");
+        }
     }
 
     /// Generated over hosts × who asks: deny always wins; an unknown host passes only with

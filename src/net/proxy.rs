@@ -207,12 +207,15 @@ async fn serve(listener: UnixListener, shared: Arc<Shared>) {
         };
         let shared = Arc::clone(&shared);
         let mut command_changes = shared.log.command_changes();
+        // A background process's connection (a dev server's upstream, a download) may outlive
+        // commands: while one may connect, connections end on their own or with the run.
+        let cut = !shared.log.shared();
         tokio::spawn(async move {
             let _slot = slot;
             tokio::select! {
                 _ = handle(client, &shared) => {}
                 // The command that made it is over: so is the connection.
-                _ = command_changes.changed() => {}
+                Ok(()) = command_changes.changed(), if cut => {}
             }
         });
     }
@@ -331,6 +334,7 @@ async fn open(shared: &Shared, host: &Host, port: u16) -> Result<(TcpStream, Str
         url: None,
         open: None,
         opened: opened.as_deref(),
+        shared: shared.log.shared(),
     };
     let Allowed {
         addresses,

@@ -11,6 +11,10 @@ const DENIAL_WORDS: &[&str] = &[
     "Read-only file system",
 ];
 
+/// Words that say a connection found nobody: with the network closed in the run's own
+/// namespace (`hold.rs`), what a connection outside meets.
+const CLOSED_WORDS: &[&str] = &["Connection refused", "Network is unreachable"];
+
 /// Words that say the refused thing was network use.
 const NETWORK_WORDS: &[&str] = &[
     "connect",
@@ -19,6 +23,8 @@ const NETWORK_WORDS: &[&str] = &[
     "Network",
     "resolve",
     "name resolution",
+    "Connection refused",
+    "unreachable",
 ];
 
 /// When a command run in `policy` failed in a way the sandbox likely caused (a refused
@@ -47,6 +53,10 @@ pub fn likely_denial(policy: &Policy, exit_code: Option<i32>, stderr: &str) -> O
     }
     let what = if network && policy.proxy.is_some() {
         "the network reaches only the hosts `[network] allow` names, through the agent's proxy"
+            .to_owned()
+    } else if network && policy.run_network {
+        "network use is off in the sandbox: `localhost` is the run's own, where only servers the \
+         run's commands started in the background listen"
             .to_owned()
     } else if network {
         "network use is off in the sandbox".to_owned()
@@ -93,10 +103,16 @@ pub fn denial_line(policy: &Policy, exit_code: Option<i32>, stderr: &str) -> Opt
                 || line.contains("Could not resolve host")
         })
     };
+    // Closed in the run's own namespace, a connection finds nobody instead of a refusal.
+    let closed = !policy.network && policy.proxy.is_none() && policy.run_network;
+    let nobody = stderr
+        .lines()
+        .find(|line| closed && CLOSED_WORDS.iter().any(|word| line.contains(word)));
     let line = stderr
         .lines()
         .find(|line| DENIAL_WORDS.iter().any(|word| line.contains(word)))
-        .or(name_resolution)?;
+        .or(name_resolution)
+        .or(nobody)?;
     Some(line.trim().chars().take(300).collect())
 }
 
@@ -143,6 +159,26 @@ mod tests {
             "{note}"
         );
         assert!(note.contains("(the host in `[network] allow`)"), "{note}");
+        // Closed in the run's namespace a connection finds nobody: said so; not through the
+        // proxy (its own refusals say more), nor for a command of its own (`run_network` off).
+        for refused in [
+            "bash: connect: Connection refused\n",
+            "ConnectionRefusedError: [Errno 111] Connection refused\n",
+            "connect: Network is unreachable\n",
+        ] {
+            let shared = Policy {
+                run_network: true,
+                ..policy.clone()
+            };
+            let note = likely_denial(&shared, Some(1), refused).unwrap();
+            assert!(note.contains("`localhost` is the run's own"), "{note}");
+            let proxied = Policy {
+                run_network: true,
+                ..proxied.clone()
+            };
+            assert_eq!(likely_denial(&proxied, Some(1), refused), None, "{refused}");
+            assert_eq!(likely_denial(&policy, Some(1), refused), None, "{refused}");
+        }
         assert_eq!(
             likely_denial(&policy, Some(1), "error: no such file\n"),
             None

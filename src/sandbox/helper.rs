@@ -12,13 +12,13 @@ use super::helper_args::parse_helper_args;
 use super::linux;
 #[cfg(target_os = "macos")]
 use super::macos;
+use super::program::HELPER_VERSION_ARG;
+pub(super) use super::program::helper;
 use super::run::Run;
 #[cfg(target_os = "linux")]
 use super::supervise;
 
-/// The hidden first argument that turns `agent` into the sandbox helper (Linux):
-/// `agent __sandbox [--network] [--write DIR]… [--read-only DIR]… -- PROGRAM ARGS…`.
-pub const HELPER_ARG: &str = "__sandbox";
+pub use super::program::HELPER_ARG;
 
 /// Variables the helper passes to the command under this prefix only: the stage sets them
 /// under their own names after it restricted itself ([`unstage`]), so what a server's settings
@@ -93,23 +93,6 @@ pub fn wrap(_run: &Run, argv: &[OsString]) -> std::io::Result<(PathBuf, Vec<OsSt
     let program = argv.first().map(PathBuf::from).unwrap_or_default();
     Ok((program, argv.iter().skip(1).cloned().collect()))
 }
-
-/// The program that applies the sandbox and becomes the command, and its first argument:
-/// the small `agent-sandbox` next to this executable when it is there (installed and built
-/// with it), else this executable with [`HELPER_ARG`].
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-pub(super) fn helper() -> std::io::Result<(PathBuf, OsString)> {
-    let exe = std::env::current_exe()?;
-    let small = exe.with_file_name(format!("agent-sandbox{}", std::env::consts::EXE_SUFFIX));
-    if small.is_file() {
-        return Ok((small, OsString::from(HELPER_VERSION_ARG)));
-    }
-    Ok((exe, OsString::from(HELPER_ARG)))
-}
-
-/// The first argument `agent-sandbox` takes: the version of the `agent` that starts it (the
-/// arguments between them are internal and may change with any version).
-const HELPER_VERSION_ARG: &str = concat!("--agent=", env!("CARGO_PKG_VERSION"));
 
 /// `agent-sandbox`'s `main`: checks that the `agent` starting it is of its own version,
 /// then is [`helper_main`].
@@ -189,6 +172,17 @@ fn helper_with(first: &str, args: impl IntoIterator<Item = OsString>) -> std::pr
             ),
         };
     }
+    #[cfg(target_os = "linux")]
+    if args.first().is_some_and(|arg| arg == super::hold::HOLD_ARG) {
+        let pid = args.get(2).and_then(|pid| pid.to_str()?.parse().ok());
+        return match (args.get(1), pid) {
+            (Some(socket), Some(pid)) => {
+                super::hold::hold_main(Some((std::path::Path::new(socket), pid)))
+            }
+            (None, _) => super::hold::hold_main(None),
+            _ => fail("`--hold` needs the proxy's socket and process id, or nothing"),
+        };
+    }
     let stage = args.first().is_some_and(|arg| arg == STAGE_ARG);
     let given = if stage {
         args.split_off(1)
@@ -201,15 +195,23 @@ fn helper_with(first: &str, args: impl IntoIterator<Item = OsString>) -> std::pr
     };
     #[cfg(target_os = "linux")]
     {
+        // Ended with its parent: the helper with the agent (killed with SIGKILL, say), the
+        // command with the helper — and, as a PID namespace's first process, all it started.
+        let _ =
+            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
         if stage {
             return match become_command(&parsed) {
                 Err(error) => fail(&error),
             };
         }
-        let pid_namespace = match linux::prepare(&parsed, std::ffi::OsStr::new(first)) {
-            Ok(pid_namespace) => pid_namespace,
+        let (pid_namespace, joined) = match linux::prepare(&parsed, std::ffi::OsStr::new(first)) {
+            Ok(prepared) => prepared,
             Err(error) => return fail(&error),
         };
+        if !joined {
+            // The stage must not take the run's namespace for granted (its seccomp filter).
+            args = without_join(args);
+        }
         // This very program, however its file is named or replaced meanwhile.
         let mut command = std::process::Command::new("/proc/self/exe");
         std::os::unix::process::CommandExt::arg0(&mut command, "agent-sandbox");
@@ -229,6 +231,26 @@ fn helper_with(first: &str, args: impl IntoIterator<Item = OsString>) -> std::pr
             parsed.argv[0].to_string_lossy()
         ))
     }
+}
+
+/// The helper's arguments without `--join` and its value.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn without_join(args: Vec<OsString>) -> Vec<OsString> {
+    let mut kept = Vec::with_capacity(args.len());
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            kept.push(arg);
+            kept.extend(args);
+            break;
+        }
+        if arg == "--join" {
+            args.next();
+        } else {
+            kept.push(arg);
+        }
+    }
+    kept
 }
 
 /// The stage: restricts this process as `args` say and becomes the command.
@@ -255,6 +277,19 @@ fn become_command(args: &HelperArgs) -> Result<std::convert::Infallible, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn without_join_drops_only_the_flag_before_the_command() {
+        let args: Vec<OsString> = [
+            "--write", "/w", "--join", "9:1:2", "--", "sh", "--join", "x",
+        ]
+        .map(OsString::from)
+        .to_vec();
+        let kept: Vec<OsString> = ["--write", "/w", "--", "sh", "--join", "x"]
+            .map(OsString::from)
+            .to_vec();
+        assert_eq!(without_join(args), kept);
+    }
 
     #[test]
     fn staged_variables_are_set_under_their_names_and_loader_variables_never() {

@@ -18,6 +18,8 @@ pub(super) struct HelperArgs {
     pub(super) proxy_pid: Option<u32>,
     /// The stub resolver's configuration, bound over `/etc/resolv.conf` (with `proxy`).
     pub(super) resolv: Option<PathBuf>,
+    /// The run's network namespace to join instead of making one (`hold.rs`).
+    pub(super) join: Option<Joined>,
     pub(super) writable: Vec<PathBuf>,
     /// Existing paths made read-only in the mount namespace.
     pub(super) read_only: Vec<PathBuf>,
@@ -44,6 +46,36 @@ impl HelperArgs {
             && self.hidden.is_empty()
             && self.tmp.is_none()
             && self.resolv.is_none())
+    }
+}
+
+/// The run's network namespace, as the agent saw it: its holder's process id and the inode
+/// numbers of the holder's network and user namespaces (checked again before joining, so that
+/// a process id used again by another process never leads into its namespaces).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Joined {
+    pub(super) pid: u32,
+    pub(super) net: u64,
+    pub(super) user: u64,
+}
+
+impl Joined {
+    /// `PID:NET:USER`, as [`Joined::arg`] writes it.
+    pub(super) fn parse(spec: &str) -> Option<Joined> {
+        let mut parts = spec.split(':').map(str::parse::<u64>);
+        let (Some(Ok(pid)), Some(Ok(net)), Some(Ok(user)), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return None;
+        };
+        let pid = u32::try_from(pid).ok().filter(|pid| *pid > 1)?;
+        Some(Joined { pid, net, user })
+    }
+
+    /// The helper's `--join` value.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    pub(super) fn arg(self) -> String {
+        format!("{}:{}:{}", self.pid, self.net, self.user)
     }
 }
 
@@ -78,6 +110,11 @@ pub(super) fn parse_helper_args(
                 parsed.proxy_pid = Some(pid.ok_or("`--proxy-pid` needs a process id")?);
             }
             "--resolv" => parsed.resolv = Some(value()?),
+            "--join" => {
+                let spec = value()?;
+                let joined = spec.to_str().and_then(Joined::parse);
+                parsed.join = Some(joined.ok_or("`--join` needs PID:NET:USER")?);
+            }
             "--" => {
                 parsed.argv = args.collect();
                 break;
@@ -99,6 +136,42 @@ mod tests {
     use super::*;
     use crate::sandbox::{Policy, Run, SandboxMode};
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_join_value_is_three_numbers_and_never_process_zero_or_one() {
+        let joined = Joined {
+            pid: 42,
+            net: 4_026_532_000,
+            user: 4_026_531_837,
+        };
+        assert_eq!(Joined::parse(&joined.arg()), Some(joined));
+        for bad in [
+            "",
+            "42",
+            "42:1",
+            "42:1:2:3",
+            "0:1:2",
+            "1:1:2",
+            "-5:1:2",
+            "x:1:2",
+            "42:1:y",
+            "99999999999:1:2",
+            " 42:1:2",
+        ] {
+            assert_eq!(Joined::parse(bad), None, "{bad:?}");
+        }
+        let args = ["--join", "42:7:8", "--", "sh"].map(OsString::from);
+        let parsed = parse_helper_args(args).unwrap();
+        assert_eq!(
+            parsed.join,
+            Some(Joined {
+                pid: 42,
+                net: 7,
+                user: 8
+            })
+        );
+        assert!(parse_helper_args(["--join", "1:2", "--", "sh"].map(OsString::from)).is_err());
+    }
 
     #[test]
     fn helper_arguments_round_trip() {

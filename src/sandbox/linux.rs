@@ -83,7 +83,7 @@ const DEVPTS_OPTIONS: &std::ffi::CStr = c"newinstance,ptmxmode=0666,mode=0620";
 /// Shared memory, writable like the temp dir (in `workspace-write` mode only).
 const SHARED_MEMORY: &str = "/dev/shm";
 /// The proxy's socket in its directory (`net::proxy::SOCKET_NAME`).
-const PROXY_SOCKET: &str = "proxy.sock";
+pub(super) const PROXY_SOCKET: &str = "proxy.sock";
 /// The resolver configuration the stub's replaces, through the proxy.
 const RESOLV_CONF: &str = "/etc/resolv.conf";
 /// Where the command's private temp directory is bound, when a mount namespace can be made.
@@ -120,23 +120,38 @@ pub(super) fn probe() -> Result<String, String> {
 /// the stage, and the command inherit. This process itself stays unrestricted otherwise.
 /// Whether it made a PID namespace: then the command it starts next is its first process, and
 /// nothing the command starts outlives that process (`supervise.rs`).
-pub(super) fn prepare(args: &HelperArgs, first: &OsStr) -> Result<bool, String> {
+pub(super) fn prepare(args: &HelperArgs, first: &OsStr) -> Result<(bool, bool), String> {
     // Descriptors the agent inherited (from a shell, an editor, a CI runner) are not the
     // command's: they close when it starts (0, 1 and 2 are the command's own).
     close_fds::CloseFdsBuilder::new().cloexecfrom(3);
-    // First: the bridge process starts here, outside the namespaces still to come.
-    if let (Some(dir), Some(pid)) = (&args.proxy, args.proxy_pid) {
+    // First: the run's network namespace, or one of the command's own (its bridge process
+    // starts here, outside the namespaces still to come).
+    let joined = match args.join.map(super::netns::join) {
+        Some(Ok(())) => true,
+        Some(Err(error)) => {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "agent: sandbox: cannot join the run's network namespace ({error}): this \
+                 command has its own"
+            );
+            false
+        }
+        None => false,
+    };
+    if !joined && let (Some(dir), Some(pid)) = (&args.proxy, args.proxy_pid) {
         super::netns::enter(&dir.join(PROXY_SOCKET), pid, first)?;
     }
-    if args.mounts() {
+    let pid_namespace = if args.mounts() {
         // The parent checked that it can work here (`mounts_possible`): fail closed.
         protect(args).map_err(|error| {
             format!("cannot make the workspace's protected paths read-only: {error}")
-        })
+        })?
     } else {
         // Best effort: without it the helper still ends what the command leaves behind.
-        Ok(enter_namespaces(false).unwrap_or(false))
-    }
+        enter_namespaces(false).unwrap_or(false)
+    };
+    Ok((pid_namespace, joined))
 }
 
 /// The command's `TMPDIR` when its private temp directory is bound over `/tmp` (`--tmp`).
@@ -157,7 +172,8 @@ pub(super) fn restrict(args: &HelperArgs) -> Result<(), String> {
         // The parent saw Landlock work; refuse rather than run unrestricted.
         return Err("Landlock did not enforce the rules".to_owned());
     }
-    super::syscalls::filter(args.network, args.proxy.is_some())
+    // In the run's namespace or one of its own, TCP and UDP reach only that namespace.
+    super::syscalls::filter(args.network, args.proxy.is_some() || args.join.is_some())
         .map_err(|error| format!("seccomp: {error}"))
 }
 
@@ -235,9 +251,9 @@ fn landlock(
     let mut ruleset = Ruleset::default()
         .handle_access(AccessFs::from_all(FS_ABI))?
         .scope(Scope::Signal | Scope::AbstractUnixSocket)?;
-    // Through the proxy, the command's own network namespace is the boundary: TCP inside it
+    // Through the proxy or in the run's namespace, that namespace is the boundary: TCP inside it
     // (its own servers, the bridge) is free.
-    if !args.network && args.proxy.is_none() {
+    if !args.network && args.proxy.is_none() && args.join.is_none() {
         ruleset = ruleset.handle_access(AccessNet::from_all(NET_ABI))?;
     }
     let mut created = ruleset.create()?;

@@ -22,6 +22,8 @@ mod denial;
 mod dns;
 mod helper;
 mod helper_args;
+#[cfg(target_os = "linux")]
+mod hold;
 mod in_progress;
 mod limits;
 #[cfg(target_os = "linux")]
@@ -33,6 +35,7 @@ mod macos;
 #[cfg(target_os = "linux")]
 mod netns;
 mod policy;
+mod program;
 mod run;
 mod setup;
 #[cfg(target_os = "linux")]
@@ -70,6 +73,30 @@ pub const HELPER_PASSES_SIGNALS: bool = cfg!(target_os = "linux");
 /// The signal that asks the helper to end its command with SIGKILL (SIGUSR1).
 #[cfg(target_os = "linux")]
 pub use supervise::HELPER_FORCE;
+
+/// From now on the sandboxed commands of this process (a run or session) share one network
+/// namespace (Linux; per proxy, see `hold.rs`): a server one started is reached on `localhost`
+/// by the next. `agent exec` runs one command and does not call it.
+pub fn share_network_per_run() {
+    #[cfg(target_os = "linux")]
+    hold::share_per_run();
+}
+
+/// Why the run's network namespace could not be made, once per run (the first command after
+/// it failed says so); `None` otherwise.
+#[must_use]
+pub fn run_network_failure() -> Option<String> {
+    #[cfg(target_os = "linux")]
+    return hold::take_failure();
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
+/// Ends the run's network namespaces' holders (the run ended).
+pub fn end_network_per_run() {
+    #[cfg(target_os = "linux")]
+    hold::end();
+}
 
 /// Test-only switch: when set to `1`, the sandbox reports itself unavailable, so tests
 /// can exercise the fallback and `required` on a machine where it works.

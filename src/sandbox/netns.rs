@@ -32,7 +32,7 @@ use std::time::Duration;
 pub(super) const BRIDGE_ARG: &str = "--bridge";
 
 /// What the bridge says on stdout once it listens.
-const READY: &str = "ready";
+pub(super) const READY: &str = "ready";
 
 /// Connections the bridge serves at once (two threads each); past it, new ones are closed.
 const MAX_BRIDGED: usize = 256;
@@ -77,20 +77,7 @@ pub(super) fn possible() -> bool {
 /// Why the namespace or the bridge cannot be made (the command must then not run: it would
 /// otherwise reach the network without the proxy, or not at all without saying why).
 pub(super) fn enter(socket: &Path, proxy_pid: u32, helper_first: &OsStr) -> Result<(), String> {
-    use rustix::thread::UnshareFlags as Flags;
-    if super::unshare::unshare(Flags::NEWNET).is_err() {
-        let ids = (
-            rustix::process::getuid().as_raw(),
-            rustix::process::getgid().as_raw(),
-        );
-        super::unshare::unshare(Flags::NEWUSER | Flags::NEWNET)
-            .and_then(|()| super::unshare::map_user(ids))
-            .map_err(|error| format!("cannot make a network namespace: {error}"))?;
-    }
-    loopback_up().map_err(|error| format!("cannot bring up the loopback: {error}"))?;
-    // The stub resolver's port 53 without privileges: only in this namespace, which is the
-    // command's own. Without it there is no stub, and names resolve to nothing (quickly).
-    let _ = std::fs::write("/proc/sys/net/ipv4/ip_unprivileged_port_start", "0");
+    make()?;
     let mut bridge = std::process::Command::new("/proc/self/exe");
     std::os::unix::process::CommandExt::arg0(&mut bridge, "agent-sandbox");
     let mut child = bridge
@@ -118,6 +105,30 @@ pub(super) fn enter(socket: &Path, proxy_pid: u32, helper_first: &OsStr) -> Resu
     })
 }
 
+/// Enters a new network namespace (inside a new user namespace where this user may not make
+/// one directly) and brings its loopback up; nothing else is there.
+///
+/// # Errors
+/// Why the namespace cannot be made or its loopback not brought up.
+pub(super) fn make() -> Result<(), String> {
+    use rustix::thread::UnshareFlags as Flags;
+    if super::unshare::unshare(Flags::NEWNET).is_err() {
+        let ids = (
+            rustix::process::getuid().as_raw(),
+            rustix::process::getgid().as_raw(),
+        );
+        super::unshare::unshare(Flags::NEWUSER | Flags::NEWNET)
+            .and_then(|()| super::unshare::map_user(ids))
+            .map_err(|error| format!("cannot make a network namespace: {error}"))?;
+    }
+    loopback_up().map_err(|error| format!("cannot bring up the loopback: {error}"))?;
+    // The stub resolver's port 53 (and a dev server's port 80) without privileges: only in
+    // this namespace, which is the command's or the run's own. Without it there is no stub,
+    // and names resolve to nothing (quickly).
+    let _ = std::fs::write("/proc/sys/net/ipv4/ip_unprivileged_port_start", "0");
+    Ok(())
+}
+
 /// The bridge process (`agent-sandbox --bridge SOCKET PID`): listens on `127.0.0.1:PORT` and
 /// `127.0.0.1:53` in the namespace it was started in, says so on stdout, and serves until
 /// its parent, the helper, ends. It connects only to a socket process `PID` (the agent)
@@ -130,6 +141,14 @@ pub(super) fn bridge_main(socket: &Path, proxy_pid: u32) -> std::process::ExitCo
     if rustix::process::getppid().is_none_or(|parent| parent.as_raw_nonzero().get() == 1) {
         return std::process::ExitCode::from(1);
     }
+    serve(socket, proxy_pid)
+}
+
+/// Listens on `127.0.0.1:PORT` (and `127.0.0.1:53`, and the `allow_local` ports) in this
+/// process's network namespace, says so on stdout, and bridges to the proxy at `socket`
+/// (process `proxy_pid`'s) for as long as this process lives.
+#[must_use]
+pub(super) fn serve(socket: &Path, proxy_pid: u32) -> std::process::ExitCode {
     let port = super::BRIDGE_PORT;
     let Ok(listener) = TcpListener::bind(("127.0.0.1", port)) else {
         return std::process::ExitCode::from(1);
@@ -364,4 +383,40 @@ fn ask_proxy(proxy: &Proxy, name: &str) -> Option<Vec<IpAddr>> {
             .filter_map(|line| line.trim().parse().ok())
             .collect()
     })
+}
+
+/// Joins the run's namespaces (the helper, single-threaded, before its mount and PID
+/// namespaces): the user namespace first (where it is not this process's own: the owner of a
+/// user namespace may enter it), then the network namespace.
+///
+/// # Errors
+/// Why it cannot: the holder is gone, its namespaces are not the ones the agent saw, or the
+/// namespace is this process's own (joining it would open the network).
+pub(super) fn join(joined: super::helper_args::Joined) -> std::io::Result<()> {
+    use rustix::thread::{LinkNameSpaceType, move_into_link_name_space};
+    use std::os::fd::AsFd as _;
+    use std::os::unix::fs::MetadataExt as _;
+    let open = |kind: &str, expected: u64| -> std::io::Result<std::fs::File> {
+        let file = std::fs::File::open(format!("/proc/{}/ns/{kind}", joined.pid))?;
+        if file.metadata()?.ino() == expected {
+            Ok(file)
+        } else {
+            Err(std::io::Error::other(format!(
+                "process {} no longer holds the run's namespaces",
+                joined.pid
+            )))
+        }
+    };
+    let (user, net) = (open("user", joined.user)?, open("net", joined.net)?);
+    let own = |kind: &str| std::fs::metadata(format!("/proc/self/ns/{kind}")).map(|m| m.ino());
+    if own("net")? == joined.net {
+        return Err(std::io::Error::other(
+            "the run's network namespace is this process's own",
+        ));
+    }
+    if own("user")? != joined.user {
+        move_into_link_name_space(user.as_fd(), Some(LinkNameSpaceType::User))?;
+    }
+    move_into_link_name_space(net.as_fd(), Some(LinkNameSpaceType::Network))?;
+    Ok(())
 }

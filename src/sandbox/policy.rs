@@ -97,6 +97,9 @@ pub struct Policy {
     /// network namespace can hold the bridge (macOS): the command may connect there and
     /// nowhere else. `None`: the bridge's port inside the command's namespace (Linux).
     pub proxy_door: Option<u16>,
+    /// The command joins the network namespace its run's commands share (Linux, with the
+    /// network not `full`; see `hold.rs`). Off for an MCP server, which gets its own.
+    pub run_network: bool,
 }
 
 impl Policy {
@@ -147,6 +150,7 @@ impl Policy {
             git_read_only: false,
             proxy: None,
             proxy_door: None,
+            run_network: true,
         }
     }
 
@@ -171,6 +175,7 @@ impl Policy {
             git_read_only: false,
             proxy: None,
             proxy_door: None,
+            run_network: true,
         }
     }
 

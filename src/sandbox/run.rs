@@ -94,21 +94,20 @@ impl Run {
         self.end()
     }
 
-    /// While a long-lived process (an MCP server) runs on: undoes changes to the git surfaces
-    /// since the last check (saying what was undone) and records them anew, so that what it
-    /// plants lives until the next check, not until it ends.
+    /// While a long-lived process (an MCP server, a background process) runs on: undoes
+    /// changes to the git surfaces since it started (saying what was undone), so that what it
+    /// plants lives until the next check, not until it ends. The state before it stays the one
+    /// checked against — taken anew, it could take in a plant made while the check ran (one
+    /// planted in a loop would then stay for good) — and the directories made for it stay
+    /// until it ends: its mount namespace keeps them read-only (removing one from outside
+    /// would lift that).
     pub fn check(&mut self) -> Vec<String> {
-        let Some(guard) = self.guard.take() else {
+        let Some(guard) = &self.guard else {
             return Vec::new();
         };
-        let undone = guard.finish();
-        let (guard, _) = Guard::before(
-            &self.policy.workspace,
-            self.policy.mounts,
-            self.policy.cache.as_deref(),
-        );
-        self.guard = Some(guard);
-        undone
+        let mut again = guard.clone();
+        let _kept = again.take_created();
+        again.finish()
     }
 
     fn end(&mut self) -> Vec<String> {
@@ -167,6 +166,14 @@ impl Run {
             if policy.mounts {
                 push("--resolv", &proxy.join(RESOLV_CONF_NAME));
             }
+        }
+        #[cfg(target_os = "linux")]
+        if !policy.network
+            && policy.run_network
+            && let Some(join) = super::hold::join_arg(policy.proxy.as_deref())
+        {
+            args.push("--join".into());
+            args.push(join.into());
         }
         if policy.network {
             args.push("--network".into());

@@ -110,6 +110,7 @@ impl Sandbox {
                 git_read_only: false,
                 proxy: None,
                 proxy_door: None,
+                run_network: false,
             },
             required: false,
             state: State::Off,

@@ -21,6 +21,7 @@ mod input;
 mod mcp;
 mod mention;
 mod model_choice;
+mod ps;
 mod recap;
 mod record;
 mod screen;

@@ -41,6 +41,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "/mcp",
         "the MCP servers and their tools (as `agent mcp list`); /mcp restart NAME",
     ),
+    (
+        "/ps",
+        "the background processes the model started (they end with the session)",
+    ),
     ("/exit", "end the session (as Ctrl+D)"),
 ];
 
@@ -67,6 +71,8 @@ pub enum Slash {
     Undo(Option<String>),
     /// `/mcp [restart NAME]`: its words after `/mcp`.
     Mcp(Vec<String>),
+    /// `/ps`.
+    Ps,
     /// `/exit` (or `/quit`).
     Exit,
     /// Anything else that starts with one `/`.
@@ -95,6 +101,7 @@ pub fn parse(line: &str) -> Option<Slash> {
         "diff" => Slash::Diff,
         "undo" => Slash::Undo(argument),
         "mcp" => Slash::Mcp(rest.split_whitespace().skip(1).map(str::to_owned).collect()),
+        "ps" => Slash::Ps,
         "exit" | "quit" => Slash::Exit,
         _ => Slash::Unknown(format!("/{name}")),
     })

@@ -33,6 +33,7 @@ impl Session {
                 self.compact(CompactReason::Asked).await;
             }
             Slash::Diff => self.show_diff(),
+            Slash::Ps => self.say(&super::ps::text()),
             Slash::Mcp(words) => self.mcp_command(&words).await,
             Slash::Undo(argument) => match argument.as_deref() {
                 None => self.undo(false).await?,

@@ -255,7 +255,7 @@ impl Plain {
                 }
                 done_lines(note.as_deref(), changes.as_ref(), usage.as_ref())
             }
-            Event::Warning { code, message } if code == crate::event::MCP_WARNING => {
+            Event::Warning { code, message } if crate::event::shown_warning(code) => {
                 format!("agent: warning: {}", sanitize::escape_prose(message))
             }
             Event::Network(decision) => {

@@ -380,7 +380,7 @@ impl Tui {
             | Event::FileResult { .. }
             | Event::McpCall { .. }
             | Event::McpResult { .. } => self.file_event(event),
-            Event::Warning { code, message } if code == crate::event::MCP_WARNING => {
+            Event::Warning { code, message } if crate::event::shown_warning(code) => {
                 let line = format!("agent: warning: {}", sanitize::escape_prose(message));
                 self.line(&self.dim(&line));
             }
@@ -406,6 +406,10 @@ impl Tui {
                 self.pending_command = None;
             }
             Event::FileResult { .. } | Event::McpResult { .. } => {
+                // A shell call answered like a file tool (started in the background) opened
+                // a pane at its decision: it ends here, or it would take what follows and be
+                // closed as interrupted.
+                let _ = self.close_pane();
                 let denied = self.denied.take();
                 let Some((tone, line)) = super::summary::result_line(event, denied.as_deref())
                 else {

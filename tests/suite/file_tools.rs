@@ -84,17 +84,7 @@ fn the_anthropic_wire_offers_and_runs_the_same_tools() {
         .success()
         .stderr(predicate::str::contains("✓ search \"fn add\" · 1 match"));
     let names = server.request(0).tool_names();
-    assert_eq!(
-        names,
-        [
-            "shell",
-            "read_file",
-            "list_files",
-            "search",
-            "edit_file",
-            "write_file"
-        ]
-    );
+    assert_eq!(names, super::support::tools::offered());
     let results = server.request(1).tool_results();
     assert_eq!(
         results[0].1,

@@ -3,6 +3,10 @@
 mod allow_options;
 mod approvals;
 mod auto;
+#[cfg(unix)]
+mod background;
+#[cfg(unix)]
+mod background_guard;
 mod bang;
 mod check;
 mod ci;

@@ -31,17 +31,7 @@ fn a_builtin_read_only_command_runs_and_its_output_reaches_the_model() {
         first.header("authorization"),
         Some(format!("Bearer {KEY}").as_str())
     );
-    assert_eq!(
-        first.tool_names(),
-        vec![
-            "shell",
-            "read_file",
-            "list_files",
-            "search",
-            "edit_file",
-            "write_file"
-        ]
-    );
+    assert_eq!(first.tool_names(), super::support::tools::offered());
     assert_eq!(first.last_user_text().as_deref(), Some("list the files"));
     let system = first.system().unwrap();
     assert!(

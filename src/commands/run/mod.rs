@@ -61,7 +61,7 @@ pub(crate) fn run(global: &GlobalArgs, args: RunArgs) -> Result<ExitCode> {
     crate::sandbox::watch_workspaces();
     let mut model = model_for(&settings, global.quiet)?;
     let mut config = agent_config(&settings, &workspace, &args, sandbox)?;
-    let runtime = super::runtime()?;
+    let (runtime, _processes) = (super::runtime()?, crate::exec::background::Scope::default());
     #[cfg(unix)]
     let _proxy = super::network::start_for_loop(
         &runtime,

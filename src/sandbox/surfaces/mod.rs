@@ -62,7 +62,7 @@ pub(super) struct Mounts {
 }
 
 /// The surfaces of one workspace before a command, and what to do after it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Guard {
     workspace: PathBuf,
     /// Every `.git` below the workspace (the workspace's own included).
@@ -205,6 +205,12 @@ impl Guard {
             },
             plan,
         )
+    }
+
+    /// The directories made for the command (to be removed when it ends), no longer this
+    /// guard's to remove.
+    pub(super) fn take_created(&mut self) -> Vec<PathBuf> {
+        std::mem::take(&mut self.created)
     }
 
     /// Compares every surface with its state before the command, undoes each change, removes

@@ -492,19 +492,19 @@ fn a_server_refusing_the_default_limit_gets_none() {
     assert_eq!(server.requests().len(), 1);
 }
 
-/// `llama-server -c 1024`: the system prompt and tool schemas alone (≈1,300 tokens) do not
-/// fit. The advice is a larger context, not a narrower task; later in a run it is the task.
+/// `llama-server -c 1536`: the system prompt, tool schemas and task (1,600 tokens, as the server
+/// counted them) do not fit. The advice is a larger context, not a narrower task; later in a run it is the task.
 #[test]
 fn an_overflow_before_any_reply_asks_for_a_larger_context() {
     let sandbox = Sandbox::new();
-    let body = r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":1321,"n_ctx":1024}}"#;
+    let body = r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":1600,"n_ctx":1536}}"#;
     let server = FakeModel::new([Reply::status(400, body)]);
     let output = json_run(&sandbox, &server, "hi");
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains(
-            "agent: the server's context (1024 tokens) is smaller than the agent's prompt (1321 \
+            "agent: the server's context (1536 tokens) is smaller than the agent's prompt (1600 \
              tokens: system prompt, tool definitions and the task)"
         ) && stderr.contains("restart the server with a larger context (llama-server `-c`"),
         "{stderr}"

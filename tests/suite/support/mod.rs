@@ -15,6 +15,7 @@ pub mod reaped;
 pub mod require;
 pub mod sandbox;
 pub mod tmux;
+pub mod tools;
 pub mod wait;
 
 pub use require::{require, require_program};
