@@ -12,6 +12,7 @@ mod precision;
 mod properties;
 mod review;
 mod secrets;
+mod test_operands;
 mod windows;
 
 pub(super) use super::*;
