@@ -16,17 +16,24 @@
 //! every socket but a Unix one): said on the stderr of the first command after the holder
 //! failed (once per run), or of the command whose join failed.
 //!
-//! There are at most two holders per run: the proxy's (allowlist mode) and a closed one (mode
-//! `off`, and what mode `auto` runs with the network closed), so that a closed command never
-//! shares a namespace with the bridge.
+//! A holder is shared by the commands of one sandbox only: its key is the command's whole
+//! policy (what it may write and read, git's directories, the proxy it bridges to), less what
+//! bounds its own processes (CPU, memory) and where the sandbox keeps what it learns. So a
+//! closed command never shares a namespace with the bridge, and what mode `auto` let through
+//! without a person, what a person approved (`[sandbox] writable`'s extras, git's directories
+//! writable) and a read-only inspection never share a `localhost`: a server a person approved
+//! would otherwise run, with its wider sandbox, what an auto-allowed command asks of it. The
+//! commands of one sandbox share theirs (a dev server and the commands that try it). At most
+//! [`MAX_HOLDERS`] per run; past them a command makes its own namespace.
 
 use std::io::{BufRead as _, Read as _, Write as _};
 use std::os::unix::fs::MetadataExt as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Stdio};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::Policy;
 use super::helper_args::Joined;
 
 /// The helper's argument that makes it the run's namespace holder (`--hold [SOCKET PID]`).
@@ -36,9 +43,13 @@ pub(super) const HOLD_ARG: &str = "--hold";
 /// `agent exec` runs one command, which makes its own).
 static SHARED: AtomicBool = AtomicBool::new(false);
 
-/// A holder started for the proxy directory it bridges to (`None`: closed), or why it could
-/// not be started (not tried again).
-type Started = (Option<PathBuf>, Result<Holder, String>);
+/// A holder started for the commands of one sandbox ([`class`]), or why it could not be
+/// started (not tried again).
+type Started = (Policy, Result<Holder, String>);
+
+/// The most holders a run starts (a run has a handful of sandboxes: the configured one,
+/// mode `auto`'s, the inspections', each with or without the proxy).
+const MAX_HOLDERS: usize = 8;
 
 /// The holders started.
 static HOLDERS: Mutex<Vec<Started>> = Mutex::new(Vec::new());
@@ -54,22 +65,36 @@ pub fn share_per_run() {
     SHARED.store(true, Ordering::Relaxed);
 }
 
-/// The `--join` value for a command whose network goes through `proxy` (`None`: closed), when
-/// commands share a namespace: starts the holder the first time.
-pub(super) fn join_arg(proxy: Option<&Path>) -> Option<String> {
+/// What decides which commands share a namespace: the policy less what bounds the command's
+/// own processes and where the sandbox keeps what it learns.
+fn class(policy: &Policy) -> Policy {
+    Policy {
+        limits: super::ResourceLimits::default(),
+        cache: None,
+        ..policy.clone()
+    }
+}
+
+/// The `--join` value for a command sandboxed by `policy` (its network through
+/// `policy.proxy`, or closed), when commands share a namespace: the namespace of the commands
+/// of the same sandbox, its holder started the first time.
+pub(super) fn join_arg(policy: &Policy) -> Option<String> {
     if !SHARED.load(Ordering::Relaxed) {
         return None;
     }
+    let key = class(policy);
     let mut holders = HOLDERS
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let index = holders
-        .iter()
-        .position(|(key, _)| key.as_deref() == proxy)
-        .unwrap_or_else(|| {
-            holders.push((proxy.map(Path::to_path_buf), start(proxy)));
+    let index = match holders.iter().position(|(started, _)| *started == key) {
+        Some(index) => index,
+        None if holders.len() < MAX_HOLDERS => {
+            let holder = start(policy.proxy.as_deref());
+            holders.push((key, holder));
             holders.len() - 1
-        });
+        }
+        None => return None,
+    };
     holders[index]
         .1
         .as_ref()
@@ -191,5 +216,56 @@ pub(super) fn hold_main(proxy: Option<(&Path, u32)>) -> std::process::ExitCode {
     }
     loop {
         std::thread::park();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::{ResourceLimits, SandboxMode};
+    use std::path::PathBuf;
+
+    /// Two commands share a namespace exactly when their sandboxes grant the same: generated
+    /// over each change of what a command may do (none of which may share) and of what only
+    /// bounds its own processes or where the sandbox keeps what it learns (which do).
+    #[test]
+    fn only_the_commands_of_one_sandbox_share_a_namespace() {
+        let work = Path::new("/w");
+        let mut configured = Policy::new(
+            SandboxMode::WorkspaceWrite,
+            false,
+            work,
+            Path::new("/tmp"),
+            &[],
+        );
+        configured.writable = vec![work.to_path_buf(), PathBuf::from("/extra")];
+        let others: Vec<Box<dyn Fn(&mut Policy)>> = vec![
+            Box::new(|p| p.writable.retain(|dir| dir.starts_with("/w"))),
+            Box::new(|p| p.writable.push("/more".into())),
+            Box::new(|p| p.read_only.push("/w/ro".into())),
+            Box::new(|p| p.git_read_only = true),
+            Box::new(|p| p.readable = Some(vec!["/w".into()])),
+            Box::new(|p| p.proxy = Some("/state/proxy".into())),
+            Box::new(|p| p.network = true),
+            Box::new(|p| p.mode = SandboxMode::ReadOnly),
+            Box::new(|p| p.hide_secrets = !p.hide_secrets),
+            Box::new(|p| p.mounts = !p.mounts),
+            Box::new(|p| p.workspace = "/elsewhere".into()),
+            Box::new(|p| *p = p.inspection()),
+        ];
+        let same: Vec<Box<dyn Fn(&mut Policy)>> = vec![
+            Box::new(|p| p.limits = ResourceLimits::inspection(10, 2048)),
+            Box::new(|p| p.cache = Some("/state/agent/sandbox".into())),
+        ];
+        for (n, change) in others.iter().enumerate() {
+            let mut policy = configured.clone();
+            change(&mut policy);
+            assert_ne!(class(&policy), class(&configured), "change {n}");
+            for keep in &same {
+                let mut kept = policy.clone();
+                keep(&mut kept);
+                assert_eq!(class(&kept), class(&policy), "change {n}");
+            }
+        }
     }
 }

@@ -170,7 +170,7 @@ impl Run {
         #[cfg(target_os = "linux")]
         if !policy.network
             && policy.run_network
-            && let Some(join) = super::hold::join_arg(policy.proxy.as_deref())
+            && let Some(join) = super::hold::join_arg(policy)
         {
             args.push("--join".into());
             args.push(join.into());

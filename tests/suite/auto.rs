@@ -13,7 +13,7 @@ use serde_json::Value;
 
 /// A sandbox whose `TMPDIR` is its own `tmp/` (so `/tmp`, around the test's directories, is
 /// not writable to commands), with `outside/` beside the workspace.
-fn dirs() -> (Sandbox, PathBuf, PathBuf) {
+pub(super) fn dirs() -> (Sandbox, PathBuf, PathBuf) {
     let sandbox = Sandbox::new();
     let tmp = sandbox.root.path().join("tmp");
     let outside = sandbox.root.path().join("outside");
@@ -24,7 +24,7 @@ fn dirs() -> (Sandbox, PathBuf, PathBuf) {
 
 /// Whether mode `auto` applies on this machine (the sandbox fully active): `agent check
 /// --mode auto` allows `touch x` only then; tests that need it skip elsewhere ([`require`]).
-fn auto_applies(sandbox: &Sandbox, tmp: &PathBuf) -> bool {
+pub(super) fn auto_applies(sandbox: &Sandbox, tmp: &PathBuf) -> bool {
     let output = sandbox
         .agent()
         .env("TMPDIR", tmp)
@@ -59,14 +59,14 @@ fn ci_run(
 }
 
 /// Each decision's verdict and who decided.
-fn verdicts<'a>(decisions: &[&'a Value]) -> Vec<(&'a str, &'a str)> {
+pub(super) fn verdicts<'a>(decisions: &[&'a Value]) -> Vec<(&'a str, &'a str)> {
     decisions
         .iter()
         .map(|d| (d["decision"].as_str().unwrap(), d["by"].as_str().unwrap()))
         .collect()
 }
 
-fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+pub(super) fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["type"] == kind).collect()
 }
 

@@ -71,7 +71,7 @@ fn with_marker(marker: &str) -> Vec<u32> {
 
 /// A Python HTTP server on `port` serving the workspace (its arguments are the marker scanned
 /// for).
-fn server_command(port: u16, sandbox: &Sandbox) -> String {
+pub(super) fn server_command(port: u16, sandbox: &Sandbox) -> String {
     // The test's own workspace makes it unique, whatever port another test got.
     let work = sandbox.work().canonicalize().unwrap();
     format!(
@@ -104,7 +104,7 @@ fn with_python() -> Option<(Sandbox, u16, String, Cleanup)> {
 }
 
 /// Kills what is left with `marker` (a failing test's cleanup; one process at a time).
-struct Cleanup(String);
+pub(super) struct Cleanup(pub(super) String);
 
 impl Drop for Cleanup {
     fn drop(&mut self) {

@@ -7,6 +7,8 @@ mod auto;
 mod background;
 #[cfg(unix)]
 mod background_guard;
+#[cfg(unix)]
+mod background_sandboxes;
 mod bang;
 mod check;
 mod ci;
