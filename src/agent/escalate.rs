@@ -12,7 +12,7 @@
 use serde_json::Value;
 
 use crate::net::Pattern;
-use crate::net::host::Opened;
+use crate::net::host::{Opened, Opening};
 use crate::policy::Mode;
 use crate::sandbox::Policy;
 
@@ -210,6 +210,17 @@ pub fn granting(base: Option<Policy>, configured: Option<&Policy>) -> Option<Pol
         policy.proxy_door = configured.proxy_door;
     }
     Some(policy)
+}
+
+/// What a yes opens through the proxy for the command: `hosts`, and nothing else where `base`,
+/// the sandbox it would have had, closed the network (mode `auto`'s, an inspection's) — not
+/// what `[network] allow` allows, which that sandbox never reached.
+#[must_use]
+pub fn opening(hosts: Opened, base: Option<&Policy>) -> Opening {
+    Opening {
+        hosts,
+        only: base.is_some_and(|base| !base.network && base.proxy.is_none()),
+    }
 }
 
 /// What a result the sandbox likely caused tells the model about `escalate`: it may ask,

@@ -101,7 +101,8 @@ impl Loop<'_> {
         let opened = escalated.and_then(|(escalate, plain)| {
             let (sandbox, opened) = escalate.apply(self.escalation_sandbox(plain));
             request.sandbox = sandbox;
-            opened
+            let base = self.plain_sandbox(plain);
+            opened.map(|hosts| super::escalate::opening(hosts, base.as_ref()))
         });
         if !read_only(&decided) {
             let _ = self.config.snapshots.before_change(stats.turns);
@@ -143,7 +144,7 @@ impl Loop<'_> {
         &self,
         request: &ExecRequest,
         id: &str,
-        (rule, opened): (Option<String>, Option<crate::net::host::Opened>),
+        (rule, opened): (Option<String>, Option<crate::net::host::Opening>),
         approver: &mut A,
         emit: &mut (dyn FnMut(Event) + Send),
     ) -> exec::ExecResult {
@@ -156,7 +157,12 @@ impl Loop<'_> {
         // host then, in this command's name (rev5 B4, X1).
         let shared = exec::background::any_running();
         log.set_shared(shared);
-        let (rule, opened) = if shared { (None, None) } else { (rule, opened) };
+        // One that reaches only what was opened for it then reaches nothing.
+        let (rule, opened) = if shared {
+            (None, opened.and_then(crate::net::host::Opening::shared))
+        } else {
+            (rule, opened)
+        };
         // The rule's and the person's hosts end with the command, however it ends.
         let running = log.running(id.to_owned(), rule, opened);
         // Output is kept off the screen while a host question is shown on it.

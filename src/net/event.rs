@@ -74,7 +74,7 @@ struct Record {
     /// The allow rule that allowed the running command (its own hosts are open).
     rule: Option<String>,
     /// Hosts a person opened for the running command at the prompt (`escalate.network`).
-    opened: Option<Arc<super::host::Opened>>,
+    opened: Option<Arc<super::host::Opening>>,
     events: Vec<NetworkEvent>,
     dropped: usize,
     /// Background processes may connect too (see [`Log::set_shared`]).
@@ -143,13 +143,18 @@ impl Log {
         &self,
         id: String,
         rule: Option<String>,
-        opened: Option<super::host::Opened>,
+        opened: Option<super::host::Opening>,
     ) -> Running<'_> {
         self.name(Some(id.clone()), rule, opened);
         Running { log: self, id }
     }
 
-    fn name(&self, id: Option<String>, rule: Option<String>, opened: Option<super::host::Opened>) {
+    fn name(
+        &self,
+        id: Option<String>,
+        rule: Option<String>,
+        opened: Option<super::host::Opening>,
+    ) {
         {
             let mut record = self.record();
             record.command = id;
@@ -161,7 +166,7 @@ impl Log {
 
     /// What a person opened for the running command, if anything.
     #[must_use]
-    pub fn opened(&self) -> Option<Arc<super::host::Opened>> {
+    pub fn opened(&self) -> Option<Arc<super::host::Opening>> {
         self.record().opened.clone()
     }
 
@@ -242,7 +247,10 @@ mod tests {
             log.running(
                 id.to_owned(),
                 Some("rule".to_owned()),
-                Some(super::super::host::Opened::Any),
+                Some(super::super::host::Opening {
+                    hosts: super::super::host::Opened::Any,
+                    only: false,
+                }),
             )
         };
         let running = grant("c1");

@@ -134,6 +134,7 @@ impl Fetcher {
             url: Some(url.as_str()),
             open,
             opened: None,
+            only_opened: false,
             shared: false,
         };
         let refused = |refusal: Refusal| {

@@ -49,11 +49,17 @@ pub struct Asker<'a> {
     /// Hosts a person opened for the running command at the prompt (`escalate.network`):
     /// allowed where no rule decides (a deny rule still wins).
     pub opened: Option<&'a Opened>,
+    /// The running command reaches only `opened` (its own sandbox had the network closed):
+    /// no allow rule lets it through and no host is asked about; a deny rule still wins.
+    pub only_opened: bool,
     /// The connection may be a background process's (they share the run's namespace and
     /// bridge): a host no rule decides is refused unasked — a question would name the running
     /// command, and a person's yes would open the host to whoever made the connection.
     pub shared: bool,
 }
+
+/// The rule an event names for a host a person opened for the command (`escalate.network`).
+const OPENED_RULE: &str = "`escalate.network` of this command, allowed at the prompt";
 
 /// Decides on `host:port` and finds where it leads: the addresses to connect to, or the
 /// refusal.
@@ -68,17 +74,37 @@ pub async fn decide(
     port: u16,
 ) -> Result<Allowed, Refusal> {
     let refused = |why: String, allow_with: Option<String>| Refusal { why, allow_with };
+    // `"network": true` opens names, not this machine's services past what the rules give.
+    let alias = *host == Host::Name(super::HOST_ALIAS.to_owned());
+    let opened = asker
+        .opened
+        .is_some_and(|opened| opened.admits(host) && !(alias && *opened == Opened::Any));
     let rule = match rules.decide_for(host, port, asker.command_rule) {
-        Verdict::Allow { rule } => rule,
         Verdict::Deny { rule, allow_with } => {
             return Err(refused(format!("refused by `{rule}`"), allow_with));
         }
+        // A command whose own sandbox had the network closed reaches only what a person
+        // opened for it: no allow rule, no question.
+        _ if asker.only_opened => {
+            if !opened {
+                return Err(refused(
+                    "not among the hosts opened for this command at the prompt (its own \
+                     sandbox has the network closed, so `[network] allow` does not apply to it)"
+                        .to_owned(),
+                    None,
+                ));
+            }
+            // An inside address still opens only its ports.
+            if let Some(Verdict::Deny { rule, allow_with }) = rules.port_refused(host, port) {
+                return Err(refused(format!("refused by `{rule}`"), allow_with));
+            }
+            OPENED_RULE.to_owned()
+        }
+        Verdict::Allow { rule } => rule,
         Verdict::Unknown { allow_with } => {
             let rule = match (asker.open, asker.asking) {
                 (Some(open), _) => format!("`{open}`"),
-                _ if asker.opened.is_some_and(|opened| opened.admits(host)) => {
-                    "`escalate.network` of this command, allowed at the prompt".to_owned()
-                }
+                _ if opened => OPENED_RULE.to_owned(),
                 (None, None) => {
                     return Err(refused(
                         "not in `[network] allow`".to_owned(),
@@ -302,5 +328,65 @@ mod tests {
         assert!(!rules.resolvable_opened(&other, None));
         assert!(rules.resolvable_opened(&other, Some(&listed)));
         assert!(!rules.resolvable_opened(&Host::parse("denied.test").unwrap(), Some(&Opened::Any)));
+    }
+
+    /// A command whose own sandbox had the network closed (mode `auto`'s) reaches only what a
+    /// person opened for it: generated over what was opened × hosts, with a person at hand —
+    /// an allowed host not opened is refused, nobody is asked, a deny rule and an inside
+    /// address's ports still hold, and `true` opens names but not this machine's services.
+    #[tokio::test]
+    async fn a_closed_commands_escalation_reaches_only_its_hosts() {
+        let mut rules = rules();
+        rules.allow_local.push(8080);
+        let (asking, questions) = crate::net::ask::Asking::new();
+        let listed = Opened::Hosts(vec![
+            crate::net::Pattern::parse("other.test").unwrap(),
+            crate::net::Pattern::parse("denied.test").unwrap(),
+        ]);
+        let nothing = Opened::Hosts(Vec::new());
+        let alias = crate::net::HOST_ALIAS;
+        for (opened, host, port, allowed) in [
+            (&listed, "other.test", 8080, true),
+            (&listed, "other.test", 22, false),
+            (&listed, "allowed.test", 8080, false),
+            (&listed, "denied.test", 8080, false),
+            (&listed, "new.example", 443, false),
+            (&listed, alias, 8080, false),
+            (&Opened::Any, "other.test", 8080, true),
+            (&Opened::Any, "allowed.test", 8080, true),
+            (&Opened::Any, "denied.test", 8080, false),
+            (&Opened::Any, "inside.test", 80, false),
+            (&Opened::Any, "127.0.0.1", 8080, false),
+            (&Opened::Any, alias, 8080, false),
+            (&nothing, "allowed.test", 8080, false),
+            (&nothing, "other.test", 8080, false),
+        ] {
+            let asker = Asker {
+                asking: Some(&asking),
+                command: Some("call_1"),
+                opened: Some(opened),
+                only_opened: true,
+                ..Asker::default()
+            };
+            let parsed = Host::parse(host).unwrap();
+            let decided = decide(&rules, asker, &parsed, port).await;
+            assert_eq!(
+                decided.is_ok(),
+                allowed,
+                "{opened:?} {host} {port}: {decided:?}"
+            );
+            if let Ok(allowed) = decided {
+                assert_eq!(allowed.rule, OPENED_RULE, "{host}");
+            }
+            assert!(questions.lock().await.try_recv().is_err(), "{host} asked");
+            // Not closed: the rules' allows hold besides what was opened.
+            let wider = Asker {
+                only_opened: false,
+                ..asker
+            };
+            if host == "allowed.test" && port == 8080 {
+                assert!(decide(&rules, wider, &parsed, port).await.is_ok(), "{host}");
+            }
+        }
     }
 }

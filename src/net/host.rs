@@ -173,6 +173,31 @@ impl Opened {
     }
 }
 
+/// What a person opened for one command at the prompt, and whether that is all it reaches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Opening {
+    /// The hosts opened.
+    pub hosts: Opened,
+    /// The command's own sandbox had the network closed (what mode `auto` lets through, an
+    /// inspection): it reaches these hosts and nothing else — not what `[network] allow`
+    /// allows, and no host is asked about. Otherwise it reaches these besides what the
+    /// rules allow.
+    pub only: bool,
+}
+
+impl Opening {
+    /// What is left of it while a background process runs (the proxy cannot tell its
+    /// connections from the command's): no host opened; a command that reaches only what was
+    /// opened for it then reaches nothing.
+    #[must_use]
+    pub fn shared(self) -> Option<Opening> {
+        self.only.then(|| Opening {
+            hosts: Opened::Hosts(Vec::new()),
+            only: true,
+        })
+    }
+}
+
 /// One `allow`/`deny` pattern.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Pattern {

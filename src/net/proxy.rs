@@ -333,7 +333,8 @@ async fn open(shared: &Shared, host: &Host, port: u16) -> Result<(TcpStream, Str
         command: command.as_deref(),
         url: None,
         open: None,
-        opened: opened.as_deref(),
+        opened: opened.as_deref().map(|opening| &opening.hosts),
+        only_opened: opened.as_deref().is_some_and(|opening| opening.only),
         shared: shared.log.shared(),
     };
     let Allowed {
@@ -531,10 +532,14 @@ async fn serve_socks(
 /// for any other. Not an event: the connection that follows is one.
 async fn resolve(client: &mut UnixStream, shared: &Shared, host: &Host) -> std::io::Result<()> {
     let opened = shared.log.opened();
-    let found = if shared
-        .rules
-        .resolvable(host, shared.log.command_rule().as_deref())
-        || shared.rules.resolvable_opened(host, opened.as_deref())
+    let only = opened.as_deref().is_some_and(|opening| opening.only);
+    let found = if !only
+        && shared
+            .rules
+            .resolvable(host, shared.log.command_rule().as_deref())
+        || shared
+            .rules
+            .resolvable_opened(host, opened.as_deref().map(|opening| &opening.hosts))
     {
         addresses(&shared.rules, host, 443).await.ok()
     } else {

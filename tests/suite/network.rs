@@ -1113,7 +1113,8 @@ fn allow_local_ports_are_reached_by_clients_without_a_proxy() {
 
 /// `escalate.network` names hosts: a person's yes opens them through the proxy for that
 /// command only — the next command reaching the same host is asked about again — and the
-/// proxy's event names the escalation as the rule.
+/// proxy's event names the escalation as the rule. A command whose own sandbox has the proxy
+/// (a rule allowed it) still reaches what `[network] allow` allows besides.
 #[test]
 fn an_escalation_opens_its_hosts_through_the_proxy_for_its_command_only() {
     // Mode `auto` closes the network of what it lets through; a yes opens the same.
@@ -1131,10 +1132,13 @@ fn escalation_opens_its_hosts_for_its_command(mode: &str) -> bool {
     use super::fake_model::{FakeModel, turn_text, turn_tool_call};
     use super::tty::run_in_tmux;
     let port = server_a();
+    let allowed = server("B");
     let sandbox = Sandbox::new();
     sandbox.settings(&format!(
         "[permissions.commands]\nallow = [\"curl\"]\n\
-         [network]\nmode = \"allowlist\"\nhosts = {{ \"esc.test\" = \"127.0.0.1:{port}\" }}\n"
+         [network]\nmode = \"allowlist\"\nallow = [\"allowed.test\"]\n\
+         hosts = {{ \"esc.test\" = \"127.0.0.1:{port}\", \
+         \"allowed.test\" = \"127.0.0.1:{allowed}\" }}\n"
     ));
     if !available(&sandbox) {
         return false;
@@ -1142,7 +1146,7 @@ fn escalation_opens_its_hosts_for_its_command(mode: &str) -> bool {
     let curl = format!("curl -sS -w ' %{{http_code}}' http://esc.test:{port}/");
     let server = FakeModel::openai_turns([
         escalated(
-            &curl,
+            &format!("{curl}; curl -sS http://allowed.test:{allowed}/"),
             serde_json::json!({"network": ["esc.test"], "reason": "fetch the fixture"}),
         ),
         turn_tool_call(&curl, "again, without escalating"),
@@ -1161,6 +1165,7 @@ fn escalation_opens_its_hosts_for_its_command(mode: &str) -> bool {
     tmux.wait_for("EXIT=0");
     let first = &server.request(1).tool_results()[0].1;
     assert!(first.contains("hello from A\\n 200"), "{first}");
+    assert!(first.contains("hello from B"), "{first}");
     let second = &server.request(2).tool_results()[1].1;
     assert!(
         !second.contains("hello from A") && second.contains(" 403"),
@@ -1170,7 +1175,11 @@ fn escalation_opens_its_hosts_for_its_command(mode: &str) -> bool {
     let events = super::harness::events(&std::fs::read(path).unwrap());
     let allowed: Vec<&serde_json::Value> = events
         .iter()
-        .filter(|event| event["type"] == "network" && event["decision"] == "allow")
+        .filter(|event| {
+            event["type"] == "network"
+                && event["decision"] == "allow"
+                && event["host"] == "esc.test"
+        })
         .collect();
     assert_eq!(allowed.len(), 1, "{events:?}");
     assert!(
@@ -1183,8 +1192,9 @@ fn escalation_opens_its_hosts_for_its_command(mode: &str) -> bool {
     true
 }
 
-/// In mode `auto`, a yes to `escalate.network` grants the hosts asked for and nothing else:
-/// the command keeps what `auto` gives it — only the workspace writable (not `[sandbox]
+/// In mode `auto`, a yes to `escalate.network` grants the hosts asked for and nothing else —
+/// not what `[network] allow` allows, which `auto`'s closed network never reached: the
+/// command keeps what `auto` gives it — only the workspace writable (not `[sandbox]
 /// writable`'s extras) and git's safety environment — as the same command had without the
 /// escalation (first turn, let through by the mode).
 #[test]
@@ -1193,6 +1203,7 @@ fn in_mode_auto_an_escalations_yes_adds_only_the_network_asked_for() {
     use super::fake_model::{FakeModel, turn_text, turn_tool_call};
     use super::tty::run_in_tmux;
     let port = server_a();
+    let allowed = server("B");
     let sandbox = Sandbox::new();
     let tmp = sandbox.root.path().join("tmp");
     let extra = sandbox.root.path().join("extra");
@@ -1200,15 +1211,20 @@ fn in_mode_auto_an_escalations_yes_adds_only_the_network_asked_for() {
     std::fs::create_dir_all(&extra).unwrap();
     sandbox.settings(&format!(
         "[sandbox]\nwritable = [{:?}]\n\
-         [network]\nmode = \"allowlist\"\nhosts = {{ \"esc.test\" = \"127.0.0.1:{port}\" }}\n",
+         [network]\nmode = \"allowlist\"\nallow = [\"allowed.test\"]\n\
+         hosts = {{ \"esc.test\" = \"127.0.0.1:{port}\", \
+         \"allowed.test\" = \"127.0.0.1:{allowed}\" }}\n",
         extra.display().to_string()
     ));
     if !available(&sandbox) {
         return;
     }
+    // `[network] allow`'s host too: the sandbox `auto` gives has the network closed, so the
+    // escalation opens the host asked for and nothing else.
     let run = |name: &str| {
         format!(
-            "curl -sS -w ' %{{http_code}}' http://esc.test:{port}/; touch {}; env",
+            "curl -sS -w ' %{{http_code}}' http://esc.test:{port}/; \
+             curl -sS -w ' %{{http_code}}' http://allowed.test:{allowed}/; touch {}; env",
             extra.join(name).display()
         )
     };
@@ -1261,6 +1277,12 @@ fn in_mode_auto_an_escalations_yes_adds_only_the_network_asked_for() {
         "{}",
         results[1]
     );
+    for result in &results {
+        assert!(
+            !result["stdout"].as_str().unwrap().contains("hello from B"),
+            "{result}"
+        );
+    }
     for (name, result) in [("plain", results[0]), ("escalated", results[1])] {
         assert!(
             !extra.join(name).exists(),
