@@ -116,6 +116,19 @@ fn sandbox_sentence(config: &Config) -> String {
     )
 }
 
+/// How to run a dev server or a watcher, where background processes can start (the Linux
+/// sandbox active: nothing they start outlives the run); empty elsewhere, where `background`
+/// is refused.
+fn background_sentence(config: &Config) -> &'static str {
+    if crate::sandbox::HELPER_PASSES_SIGNALS && config.sandbox.active_policy().is_some() {
+        " For a dev server or a watcher, call `shell` with `background: true`: it returns at once \
+         with the process's id, has no timeout, and the process ends when this session ends; \
+         read its output or stop it with the `processes` tool."
+    } else {
+        ""
+    }
+}
+
 /// What the MCP servers' tools are, when any are offered.
 fn mcp_sentence(config: &Config) -> &'static str {
     if config
@@ -158,6 +171,7 @@ pub fn system_prompt(config: &Config) -> String {
             timeout = exec::describe_duration(config.limits.timeout),
             cap = config.limits.max_output_chars,
         ) + &sandbox_sentence(config)
+            + background_sentence(config)
             + mcp_sentence(config)
     };
     format!(

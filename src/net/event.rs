@@ -149,12 +149,7 @@ impl Log {
         Running { log: self, id }
     }
 
-    fn name(
-        &self,
-        id: Option<String>,
-        rule: Option<String>,
-        opened: Option<super::host::Opening>,
-    ) {
+    fn name(&self, id: Option<String>, rule: Option<String>, opened: Option<super::host::Opening>) {
         {
             let mut record = self.record();
             record.command = id;

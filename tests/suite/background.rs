@@ -524,3 +524,30 @@ fn through_the_proxy_a_background_server_is_reached_on_localhost_too() {
         || with_marker(&marker).is_empty(),
     );
 }
+
+/// The system prompt tells the model how to run a dev server where background processes can
+/// start, and not where `background` is refused (the sandbox off).
+#[test]
+fn the_system_prompt_tells_of_background_processes_only_where_they_can_start() {
+    let sandbox = Sandbox::new();
+    if !available(&sandbox) {
+        return;
+    }
+    for (args, told) in [(&[][..], true), (&["--sandbox", "off"][..], false)] {
+        let server = FakeModel::openai_turns([turn_text("done")]);
+        sandbox
+            .openai_run(&server)
+            .args(args)
+            .arg("hi")
+            .assert()
+            .success();
+        let system = server.request(0).system().unwrap();
+        for says in [
+            "`background: true`",
+            "`processes` tool",
+            "ends when this session ends",
+        ] {
+            assert_eq!(system.contains(says), told, "{args:?} {says}: {system}");
+        }
+    }
+}
