@@ -277,6 +277,21 @@ pub enum Event {
         /// The text.
         text: String,
     },
+    /// Output of a background process (`background: true`), as it is read: its first
+    /// [`crate::exec::streamed::STREAMED_BYTES`] bytes, secrets redacted. Never shown on a
+    /// screen; the model reads it with the `processes` tool.
+    BackgroundOutput {
+        /// The process's id (`bg1`, …).
+        id: String,
+        /// stdout or stderr.
+        stream: Stream,
+        /// The text.
+        text: String,
+        /// The process's output reached the bound here: no more of it is recorded (the
+        /// `processes` tool still reads its last bytes).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        capped: bool,
+    },
     /// A call's result, as sent to the model.
     ToolResult {
         /// The call's id.

@@ -171,6 +171,16 @@ pub async fn run_after<M: Model, A: Approve>(
 ) -> Result<Outcome, ModelError> {
     // The closing snapshot comes after the run's last command, before `done` says what changed.
     let mut emit = |mut event: Event| {
+        // What background processes printed since, first: among the run's events in the
+        // order it came.
+        for piece in exec::streamed::take() {
+            emit(Event::BackgroundOutput {
+                id: piece.id,
+                stream: piece.stream,
+                text: piece.text,
+                capped: piece.capped,
+            });
+        }
         if let Event::Done {
             changes, answer, ..
         } = &mut event

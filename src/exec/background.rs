@@ -18,6 +18,7 @@ use super::redact::OutputText;
 use super::request::ExecRequest;
 use super::result::{ErrorCode, ExecError};
 use super::ring::{RING_BYTES, Ring};
+use super::streamed::Streamer;
 
 /// Background processes a run may have at once.
 pub const MAX_BACKGROUND: usize = 8;
@@ -162,6 +163,7 @@ pub fn start(request: &ExecRequest) -> Result<String, ExecError> {
     };
     let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
     let redact = request.redact.clone();
+    let mut streamer = Streamer::new(&id);
     tokio::spawn(async move {
         let mut guard = guard;
         let mut output = OutputText::new(&redact);
@@ -184,7 +186,9 @@ pub fn start(request: &ExecRequest) -> Result<String, ExecError> {
                     Stream::Stderr => stderr = None,
                 }
             }
-            lock(&state).ring.push(output.take(stream, bytes));
+            let text = output.take(stream, bytes);
+            streamer.push(stream, text);
+            lock(&state).ring.push(text);
         }
         let status = child.wait().await;
         guard.finish();

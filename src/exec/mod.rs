@@ -14,6 +14,7 @@ mod redact;
 mod request;
 mod result;
 mod ring;
+pub mod streamed;
 
 use std::time::{Duration, Instant};
 

@@ -320,6 +320,10 @@ impl Session {
 
 /// Shows a turn's event above the composer, which comes back once nothing is live.
 pub(super) fn show(composer: &Mutex<Composer>, tui: &Mutex<Tui>, gate: &KeyGate, event: &Event) {
+    // Recorded, never shown (nor does it move the composer).
+    if let Event::BackgroundOutput { .. } = event {
+        return;
+    }
     let mut composer = lock(composer);
     composer.hide();
     let opens_pane = matches!(

@@ -117,6 +117,10 @@ impl Plain {
     /// Prints what `event` means for a person watching stderr.
     #[allow(clippy::too_many_lines)] // one arm per event: a table, not logic
     pub fn handle(&mut self, event: &Event) {
+        // Never shown (the transcript and `--json` have it), nor does it break a line.
+        if let Event::BackgroundOutput { .. } = event {
+            return;
+        }
         if let Event::Decision {
             decision: Verdict::Deny,
             reason,

@@ -203,6 +203,7 @@ impl Tui {
             | Event::ReasoningDelta { .. }
             | Event::Retry { .. }
             | Event::Warning { .. }
+            | Event::BackgroundOutput { .. }
             | Event::UserCommand { .. } => {}
         }
         if let Event::TurnEnd {
@@ -250,6 +251,11 @@ impl Tui {
     /// Shows what `event` means.
     #[allow(clippy::too_many_lines)] // one arm per event: a table, not logic
     pub fn handle(&mut self, event: &Event) {
+        // Never shown: a background process's output reaches the model (its `processes`
+        // tool) and the transcript, not the screen, and moves nothing on it.
+        if let Event::BackgroundOutput { .. } = event {
+            return;
+        }
         self.clear_working();
         self.follow(event);
         if let Event::ReasoningDelta { text } = event {
@@ -393,7 +399,8 @@ impl Tui {
             | Event::Warning { .. }
             | Event::ReasoningDelta { .. }
             // Recorded after it was shown live (as its call, output and result).
-            | Event::UserCommand { .. } => {}
+            | Event::UserCommand { .. }
+            | Event::BackgroundOutput { .. } => {}
         }
     }
 

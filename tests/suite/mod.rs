@@ -8,6 +8,8 @@ mod background;
 #[cfg(unix)]
 mod background_guard;
 #[cfg(unix)]
+mod background_output;
+#[cfg(unix)]
 mod background_sandboxes;
 mod bang;
 mod check;
