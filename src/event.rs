@@ -318,6 +318,14 @@ pub enum Event {
         /// The runner's result.
         result: ExecResult,
     },
+    /// In a session: a note the model is told with the person's next message — what a
+    /// `/undo` put back — recorded so that a continued session tells it too (with the message
+    /// of the part it is recorded in, before that part's first turn ends, else the next one,
+    /// as a `user_command`'s).
+    ModelNote {
+        /// The note, as the model gets it.
+        note: String,
+    },
     /// A model turn finished.
     TurnEnd {
         /// 1-based turn number (counted per invocation).

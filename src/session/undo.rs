@@ -128,8 +128,16 @@ impl Session {
             Ok(report) => {
                 self.say(&done_line(&plan, &report, &last.label));
                 let undid_an_undo = last.label == UNDO_LABEL;
-                self.notes_for_model
-                    .extend(note_for_model(&report, undid_an_undo));
+                if let Some(note) = note_for_model(&report, undid_an_undo) {
+                    self.notes_for_model.push(note.clone());
+                    // Recorded so a continued session tells the model too.
+                    let noted = crate::agent::Event::ModelNote { note };
+                    if self.recorder.transcript.is_some() {
+                        self.recorder.record(&noted);
+                    } else {
+                        self.unrecorded.push(noted);
+                    }
+                }
                 if let Ok(record) = store.record(Some(&report.undo_run)) {
                     self.last_change = Some(LastChange {
                         record,
@@ -230,11 +238,13 @@ fn note_for_model(report: &UndoReport, undid_an_undo: bool) -> Option<String> {
     };
     Some(if undid_an_undo {
         format!(
-            "[agent: the user took back their /undo{partly}: the changes to {files} are in              place again, as you made them]"
+            "[agent: the user took back their /undo{partly}: the changes to {files} are in \
+             place again, as you made them]"
         )
     } else {
         format!(
-            "[agent: the user took back the changes of your last message that changed files              with /undo{partly}: {files} are as they were before it]"
+            "[agent: the user took back the changes of your last message that changed files \
+             with /undo{partly}: {files} are as they were before it]"
         )
     })
 }

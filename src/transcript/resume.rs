@@ -25,8 +25,8 @@ pub struct Rebuilt {
     /// The person's `!command`s (`user_command`), in order: what the model was told of
     /// each, already in the message it went with, or in `waiting`.
     pub typed: Vec<Typed>,
-    /// What the model is still to be told with the next message: `!command`s run after
-    /// the last message was sent.
+    /// What the model is still to be told with the next message: `!command`s run and
+    /// `/undo`s made after the last message was sent.
     pub waiting: Vec<String>,
 }
 
@@ -147,9 +147,7 @@ impl Unanswered {
     }
 }
 
-/// A `user_command`: its note goes with the message of the part it is recorded in while
-/// none of that part's turns has finished (it was recorded with the part's opening, run
-/// before the session had a transcript), else it waits for the next message.
+/// A `user_command`: its note goes with the message as [`noted`] says.
 fn typed_command(event: &Value, rebuilt: &mut Rebuilt, unanswered: Option<&mut Unanswered>) {
     let command = event["command"].as_str().unwrap_or_default().to_owned();
     let note = crate::agent::typed_note(&command, &result_content(event));
@@ -157,6 +155,14 @@ fn typed_command(event: &Value, rebuilt: &mut Rebuilt, unanswered: Option<&mut U
         command,
         note: note.clone(),
     });
+    noted(note, rebuilt, unanswered);
+}
+
+/// A note for the model (a `user_command`'s, a `model_note`): it goes with the message of the
+/// part it is recorded in while none of that part's turns has finished (it was recorded with
+/// the part's opening, made before the session had a transcript), else it waits for the
+/// next message.
+fn noted(note: String, rebuilt: &mut Rebuilt, unanswered: Option<&mut Unanswered>) {
     match unanswered {
         Some(part) => {
             part.notes.push(note);
@@ -238,6 +244,11 @@ pub fn rebuild(text: &str, model: &str) -> Rebuilt {
                     .map(|prompt| Unanswered::push(prompt, &mut rebuilt));
             }
             "user_command" => typed_command(&event, &mut rebuilt, unanswered.as_mut()),
+            "model_note" => {
+                if let Some(note) = event["note"].as_str() {
+                    noted(note.to_owned(), &mut rebuilt, unanswered.as_mut());
+                }
+            }
             "text_delta" => text_buf.push_str(event["text"].as_str().unwrap_or_default()),
             "turn_end" => {
                 finish(&mut pending, &mut rebuilt);

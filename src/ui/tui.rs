@@ -204,6 +204,7 @@ impl Tui {
             | Event::Retry { .. }
             | Event::Warning { .. }
             | Event::BackgroundOutput { .. }
+            | Event::ModelNote { .. }
             | Event::UserCommand { .. } => {}
         }
         if let Event::TurnEnd {
@@ -400,6 +401,8 @@ impl Tui {
             | Event::ReasoningDelta { .. }
             // Recorded after it was shown live (as its call, output and result).
             | Event::UserCommand { .. }
+            // Said when it was made (`/undo`).
+            | Event::ModelNote { .. }
             | Event::BackgroundOutput { .. } => {}
         }
     }

@@ -316,6 +316,45 @@ fn undo_tells_the_model_with_the_next_message() {
     );
 }
 
+/// A `/undo` made after the last message is recorded: a resumed session (`-c`) tells the model
+/// with its next message, once.
+#[test]
+fn a_resumed_session_tells_the_model_of_an_undo_made_after_the_last_message() {
+    let sandbox = Sandbox::new();
+    let write = super::fake_model::Turn::default().with_call(
+        "w1",
+        "write_file",
+        &serde_json::json!({"path": "made.txt", "content": "made\n"}).to_string(),
+    );
+    let server = FakeModel::openai_turns([write, turn_text("made it"), turn_text("resumed")]);
+    let tmux = session(&sandbox, &server, "", "run -i --mode allow-all");
+    tmux.wait_for(READY);
+    tmux.keys(&["make a file", "Enter"]);
+    tmux.wait_for("made it");
+    tmux.wait_on_screen(READY);
+    tmux.keys(&["/undo", "Enter"]);
+    tmux.wait_for("1 file put back");
+    tmux.wait_on_screen(READY);
+    super::session::end_session(tmux);
+
+    let tmux = session(&sandbox, &server, "", "-c");
+    tmux.wait_for("going on with the earlier conversation");
+    tmux.wait_on_screen(READY);
+    tmux.keys(&["go on", "Enter"]);
+    tmux.wait_for("resumed");
+    let sent = server.request(2).last_user_text().unwrap_or_default();
+    assert!(
+        sent.starts_with("[agent: the user took back the changes of your last message")
+            && sent.contains("`made.txt`")
+            && sent.ends_with("\n\ngo on"),
+        "{sent}"
+    );
+    let transcripts = sandbox.transcripts();
+    assert_eq!(transcripts[0].matches("\"type\":\"model_note\"").count(), 1);
+    tmux.wait_on_screen(READY);
+    super::session::end_session(tmux);
+}
+
 /// SIGINT from outside while the session's prompt asks: the turn ends, and the session takes
 /// the next message (keys read, the composer drawn, raw mode back).
 #[test]
