@@ -5,9 +5,21 @@
 
 use crate::approve::{Approve as _, Screen as _};
 use crate::model::{Model as _, ProviderKind, prices};
+use crate::ui::composer::Action;
 use crate::ui::{pick, sanitize};
 
-use super::Session;
+use super::screen::{lock, stops_a_wait};
+use super::{Session, Stopped};
+
+/// How the wait for the server's list ended.
+enum Asked {
+    /// The server answered (or did not, within the transport's wait): its list, if any.
+    Answered(Option<Vec<String>>),
+    /// The person stopped waiting (Esc, Ctrl+C, SIGINT).
+    Stopped,
+    /// A signal ends the session.
+    Ended(Stopped),
+}
 
 /// Most names offered (a gateway may serve hundreds; the picker filters as one types).
 const MOST_OFFERED: usize = 1_000;
@@ -72,21 +84,29 @@ fn printed(offer: &Offer, current: &str) -> String {
 }
 
 impl Session {
-    /// `/model` alone: offers the server's models and switches to the one picked.
-    pub(super) async fn choose_model(&mut self) {
+    /// `/model` alone: offers the server's models and switches to the one picked. Esc or
+    /// Ctrl+C stops the wait for the server's list (nothing changes); a signal that ends the
+    /// session is handed back.
+    pub(super) async fn choose_model(&mut self) -> Result<(), Stopped> {
         let current = self.provider.model.clone();
         let described = sanitize::escape(&self.model.describe()).into_owned();
         self.say(&format!(
-            "model: {described} · asking the server which models it serves…"
+            "model: {described} · asking the server which models it serves… (Esc stops)"
         ));
-        let offer = offer(
-            self.model.served_models().await,
-            self.provider.provider,
-            &current,
-        );
+        let served = match self.served_models_or_stop().await {
+            Asked::Answered(served) => served,
+            Asked::Stopped => {
+                self.say(&format!(
+                    "agent: stopped asking the server; the model stays {described}"
+                ));
+                return Ok(());
+            }
+            Asked::Ended(stopped) => return Err(stopped),
+        };
+        let offer = offer(served, self.provider.provider, &current);
         if self.approver.can_ask().is_err() {
             self.say(&printed(&offer, &current));
-            return;
+            return Ok(());
         }
         let question = if offer.served {
             "Talk to which model? (the server's list)"
@@ -113,6 +133,34 @@ impl Session {
                 self.say(&printed(&offer, &current));
             }
             Err(_) => self.say(&printed(&offer, &current)),
+        }
+        Ok(())
+    }
+
+    /// Asks the server for its models while the person may stop the wait: Esc or Ctrl+C (or
+    /// SIGINT) stops it at once; other keys go to the composer, a message sent meanwhile is
+    /// queued.
+    async fn served_models_or_stop(&mut self) -> Asked {
+        let served = self.model.served_models();
+        tokio::pin!(served);
+        loop {
+            tokio::select! {
+                served = &mut served => return Asked::Answered(served),
+                event = self.keys.next() => match event {
+                    None => return Asked::Stopped,
+                    Some(event) if stops_a_wait(&event) => return Asked::Stopped,
+                    Some(event) => {
+                        if let Action::Submit(line) = lock(&self.composer).handle(&event) {
+                            self.pending.push_back(line);
+                        }
+                    }
+                },
+                stopped = self.stops.recv() => match stopped {
+                    Some(stopped) if stopped.interrupt => return Asked::Stopped,
+                    Some(stopped) => return Asked::Ended(stopped),
+                    None => {}
+                },
+            }
         }
     }
 }

@@ -43,3 +43,11 @@ pub(super) fn say(text: &str) {
 pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
+
+/// Whether `event` is the person stopping a wait: Esc or Ctrl+C.
+pub(super) fn stops_a_wait(event: &crossterm::event::Event) -> bool {
+    use crossterm::event::{Event, KeyCode, KeyModifiers};
+    matches!(event, Event::Key(key)
+        if key.code == KeyCode::Esc
+            || (key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL)))
+}

@@ -18,7 +18,7 @@ impl Session {
             Slash::Rules => self.say(&self.rules_text()),
             Slash::Usage => self.say(&self.usage_text()),
             Slash::Model(Some(name)) => self.switch_model(name),
-            Slash::Model(None) => self.choose_model().await,
+            Slash::Model(None) => self.choose_model().await?,
             Slash::Mode(mode) => self.switch_mode(mode.as_deref()),
             Slash::Clear => {
                 let replaced = std::mem::take(&mut self.conversation).len();

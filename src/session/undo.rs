@@ -7,15 +7,13 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crossterm::event::{Event as TermEvent, KeyCode, KeyModifiers};
-
 use crate::snapshot::{self, Snapshots, UndoPlan, UndoReport};
 use crate::ui::changes::{self as view, shown};
 use crate::ui::composer::Action;
 use crate::ui::sanitize;
 
 use super::changes::LastChange;
-use super::screen::{lock, say};
+use super::screen::{lock, say, stops_a_wait};
 use super::{Session, Stopped};
 
 impl Session {
@@ -183,13 +181,7 @@ impl Session {
                 }
                 event = self.keys.next() => match event {
                     None => stop.store(true, Ordering::SeqCst),
-                    Some(TermEvent::Key(key))
-                        if key.code == KeyCode::Esc
-                            || (key.code == KeyCode::Char('c')
-                                && key.modifiers.contains(KeyModifiers::CONTROL)) =>
-                    {
-                        stop.store(true, Ordering::SeqCst);
-                    }
+                    Some(event) if stops_a_wait(&event) => stop.store(true, Ordering::SeqCst),
                     Some(event) => {
                         if let Action::Submit(line) = lock(&self.composer).handle(&event) {
                             self.pending.push_back(line);

@@ -122,3 +122,23 @@ fn model_alone_prints_the_list_where_no_one_can_pick() {
     assert!(screen.contains("  model-z"), "{screen}");
     assert!(!screen.contains("Talk to which model?"), "{screen}");
 }
+
+/// The wait for a server that never answers `GET /models` stops at Esc: the composer is back
+/// and nothing changed (the next message goes to the same model); no picker is shown.
+#[test]
+fn esc_stops_waiting_for_a_server_that_never_lists_its_models() {
+    let sandbox = Sandbox::new();
+    let never = model_list(&["model-b"]).slow(std::time::Duration::from_secs(3600));
+    let server = FakeModel::openai_turns([turn_text("a answers")]).route("/v1/models", never);
+    let tmux = session(&sandbox, &server, NAMED, "");
+    tmux.wait_for(READY);
+    tmux.keys(&["/model", "Enter"]);
+    tmux.wait_for("asking the server which models it serves");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("stopped asking the server; the model stays openai/model-a");
+    tmux.wait_on_screen(READY);
+    tmux.keys(&["hello", "Enter"]);
+    let screen = tmux.wait_for("a answers");
+    assert!(!screen.contains("Talk to which model?"), "{screen}");
+    assert_eq!(server.request(0).body["model"], "model-a");
+}
