@@ -169,27 +169,7 @@ pub async fn run_after<M: Model, A: Approve>(
     stats: &mut Stats,
     emit: &mut (dyn FnMut(Event) + Send),
 ) -> Result<Outcome, ModelError> {
-    // The closing snapshot comes after the run's last command, before `done` says what changed.
-    let mut emit = |mut event: Event| {
-        // What background processes printed since, first: among the run's events in the
-        // order it came.
-        for piece in exec::streamed::take() {
-            emit(Event::BackgroundOutput {
-                id: piece.id,
-                stream: piece.stream,
-                text: piece.text,
-                capped: piece.capped,
-            });
-        }
-        if let Event::Done {
-            changes, answer, ..
-        } = &mut event
-        {
-            *changes = config.snapshots.close();
-            *answer = answer.take().map(|answer| config.secrets.redact(answer));
-        }
-        emit(event);
-    };
+    let mut emit = |event: Event| pass_on(event, config, &mut *emit);
     let emit: &mut (dyn FnMut(Event) + Send) = &mut emit;
     let clock = config.budget.start();
     let mut state = Loop {
@@ -356,6 +336,28 @@ fn check_background(emit: &mut (dyn FnMut(Event) + Send)) {
             message,
         });
     }
+}
+
+/// Passes one of the run's events on to `emit`: first what background processes printed
+/// since the last one (`background_output`: among the run's events in the order it came); the
+/// closing snapshot comes after the run's last command, before `done` says what changed.
+fn pass_on(mut event: Event, config: &Config, emit: &mut (dyn FnMut(Event) + Send)) {
+    for piece in exec::streamed::take() {
+        emit(Event::BackgroundOutput {
+            id: piece.id,
+            stream: piece.stream,
+            text: piece.text,
+            capped: piece.capped,
+        });
+    }
+    if let Event::Done {
+        changes, answer, ..
+    } = &mut event
+    {
+        *changes = config.snapshots.close();
+        *answer = answer.take().map(|answer| config.secrets.redact(answer));
+    }
+    emit(event);
 }
 
 /// Runs `request`, streaming its output as `output_delta` events of call `id`.

@@ -225,6 +225,9 @@ mod tests {
     use crate::sandbox::{ResourceLimits, SandboxMode};
     use std::path::PathBuf;
 
+    /// A change to a command's sandbox.
+    type Change = Box<dyn Fn(&mut Policy)>;
+
     /// Two commands share a namespace exactly when their sandboxes grant the same: generated
     /// over each change of what a command may do (none of which may share) and of what only
     /// bounds its own processes or where the sandbox keeps what it learns (which do).
@@ -239,7 +242,7 @@ mod tests {
             &[],
         );
         configured.writable = vec![work.to_path_buf(), PathBuf::from("/extra")];
-        let others: Vec<Box<dyn Fn(&mut Policy)>> = vec![
+        let others: Vec<Change> = vec![
             Box::new(|p| p.writable.retain(|dir| dir.starts_with("/w"))),
             Box::new(|p| p.writable.push("/more".into())),
             Box::new(|p| p.read_only.push("/w/ro".into())),
@@ -253,7 +256,7 @@ mod tests {
             Box::new(|p| p.workspace = "/elsewhere".into()),
             Box::new(|p| *p = p.inspection()),
         ];
-        let same: Vec<Box<dyn Fn(&mut Policy)>> = vec![
+        let same: Vec<Change> = vec![
             Box::new(|p| p.limits = ResourceLimits::inspection(10, 2048)),
             Box::new(|p| p.cache = Some("/state/agent/sandbox".into())),
         ];
