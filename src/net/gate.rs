@@ -283,6 +283,24 @@ mod tests {
         );
     }
 
+    /// Decides on `host:port` for `asker`, asserting whether it is `allowed`: what it allowed.
+    async fn decided_as(
+        rules: &Rules,
+        asker: Asker<'_>,
+        (host, port): (&str, u16),
+        allowed: bool,
+    ) -> Option<Allowed> {
+        let parsed = Host::parse(host).unwrap();
+        let decided = decide(rules, asker, &parsed, port).await;
+        assert_eq!(
+            decided.is_ok(),
+            allowed,
+            "{:?} {host} {port}: {decided:?}",
+            asker.opened
+        );
+        decided.ok()
+    }
+
     /// What a person opened for one command (`escalate.network`) allows only what no rule
     /// decides: a deny rule still wins, an inside address still opens only its port, and
     /// names it does not list stay refused.
@@ -307,14 +325,7 @@ mod tests {
                 opened: Some(opened),
                 ..Asker::default()
             };
-            let parsed = Host::parse(host).unwrap();
-            let decided = decide(&rules, asker, &parsed, port).await;
-            assert_eq!(
-                decided.is_ok(),
-                allowed,
-                "{opened:?} {host} {port}: {decided:?}"
-            );
-            if let Ok(allowed) = decided {
+            if let Some(allowed) = decided_as(&rules, asker, (host, port), allowed).await {
                 assert!(allowed.rule.contains("escalate.network"), "{allowed:?}");
             }
         }
@@ -368,16 +379,10 @@ mod tests {
                 only_opened: true,
                 ..Asker::default()
             };
-            let parsed = Host::parse(host).unwrap();
-            let decided = decide(&rules, asker, &parsed, port).await;
-            assert_eq!(
-                decided.is_ok(),
-                allowed,
-                "{opened:?} {host} {port}: {decided:?}"
-            );
-            if let Ok(allowed) = decided {
+            if let Some(allowed) = decided_as(&rules, asker, (host, port), allowed).await {
                 assert_eq!(allowed.rule, OPENED_RULE, "{host}");
             }
+            let parsed = Host::parse(host).unwrap();
             assert!(questions.lock().await.try_recv().is_err(), "{host} asked");
             // Not closed: the rules' allows hold besides what was opened.
             let wider = Asker {

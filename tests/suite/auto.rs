@@ -36,7 +36,7 @@ pub(super) fn auto_applies(sandbox: &Sandbox, tmp: &PathBuf) -> bool {
 
 /// `agent run --mode auto --json` as CI runs it, with `args` and `prompt`: its events and
 /// stderr.
-fn ci_run(
+pub(super) fn ci_run(
     sandbox: &Sandbox,
     tmp: &PathBuf,
     server: &FakeModel,

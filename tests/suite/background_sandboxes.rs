@@ -3,11 +3,10 @@
 //! reached by what mode `auto` let through on its own, while the person-approved commands
 //! still reach it (rev5 B7).
 
-use super::auto::{auto_applies, dirs, of_type, verdicts};
+use super::auto::{auto_applies, ci_run, dirs, of_type, verdicts};
 use super::background::server_command;
 use super::background::{Cleanup, available, background_turn, free_port, last_result};
 use super::fake_model::{FakeModel, turn_text, turn_tool_call};
-use super::harness::events;
 use super::support::require::require_program;
 
 /// A Python script that fetches `http://localhost:PORT/`, trying until the server listens
@@ -47,21 +46,13 @@ fn an_auto_allowed_command_does_not_reach_a_server_a_person_approved() {
         turn_tool_call("python3 approved_probe.py", "the person's"),
         turn_text("done"),
     ]);
-    let output = sandbox
-        .openai_run(&server)
-        .env("CI", "true")
-        .env("TMPDIR", &tmp)
-        .args(["--mode", "auto", "--json", "serve and probe"])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
+    let (events, _) = ci_run(&sandbox, &tmp, &server, &[]);
     let result = |index: usize| last_result(&server, index);
     assert!(
         result(1).contains("\"background\":\"bg1\""),
         "{}",
         result(1)
     );
-    let events = events(&output.stdout);
     assert_eq!(
         verdicts(&of_type(&events, "decision")),
         [("allow", "policy"), ("allow", "mode"), ("allow", "policy")]

@@ -263,24 +263,22 @@ fn the_help_and_the_system_prompt_say_what_is_real() {
     }
 }
 
-/// `/undo` tells the model: the next message carries a note naming the files taken back;
-/// `/undo` of the undo says the changes are back. The note goes once.
-#[test]
-fn undo_tells_the_model_with_the_next_message() {
-    let sandbox = Sandbox::new();
+/// The model's turns that make `made.txt` (`write_file`) and say "made it", then `replies`.
+fn made_then(replies: &[&str]) -> FakeModel {
     let write = super::fake_model::Turn::default().with_call(
         "w1",
         "write_file",
         &serde_json::json!({"path": "made.txt", "content": "made\n"}).to_string(),
     );
-    let server = FakeModel::openai_turns([
-        write,
-        turn_text("made it"),
-        turn_text("first reply"),
-        turn_text("second reply"),
-        turn_text("third reply"),
-    ]);
-    let tmux = session(&sandbox, &server, "", "run -i --mode allow-all");
+    let turns = [write, turn_text("made it")]
+        .into_iter()
+        .chain(replies.iter().map(|reply| turn_text(reply)));
+    FakeModel::openai_turns(turns)
+}
+
+/// A session (`--mode allow-all`) whose first message made `made.txt`, taken back by `/undo`.
+fn made_and_undone(sandbox: &Sandbox, server: &FakeModel) -> Tmux {
+    let tmux = session(sandbox, server, "", "run -i --mode allow-all");
     tmux.wait_for(READY);
     tmux.keys(&["make a file", "Enter"]);
     tmux.wait_for("made it");
@@ -288,6 +286,16 @@ fn undo_tells_the_model_with_the_next_message() {
     tmux.keys(&["/undo", "Enter"]);
     tmux.wait_for("1 file put back");
     assert!(!sandbox.work().join("made.txt").exists());
+    tmux
+}
+
+/// `/undo` tells the model: the next message carries a note naming the files taken back;
+/// `/undo` of the undo says the changes are back. The note goes once.
+#[test]
+fn undo_tells_the_model_with_the_next_message() {
+    let sandbox = Sandbox::new();
+    let server = made_then(&["first reply", "second reply", "third reply"]);
+    let tmux = made_and_undone(&sandbox, &server);
     tmux.keys(&["what now", "Enter"]);
     tmux.wait_for("first reply");
     let sent = server.request(2).last_user_text().unwrap_or_default();
@@ -321,19 +329,8 @@ fn undo_tells_the_model_with_the_next_message() {
 #[test]
 fn a_resumed_session_tells_the_model_of_an_undo_made_after_the_last_message() {
     let sandbox = Sandbox::new();
-    let write = super::fake_model::Turn::default().with_call(
-        "w1",
-        "write_file",
-        &serde_json::json!({"path": "made.txt", "content": "made\n"}).to_string(),
-    );
-    let server = FakeModel::openai_turns([write, turn_text("made it"), turn_text("resumed")]);
-    let tmux = session(&sandbox, &server, "", "run -i --mode allow-all");
-    tmux.wait_for(READY);
-    tmux.keys(&["make a file", "Enter"]);
-    tmux.wait_for("made it");
-    tmux.wait_on_screen(READY);
-    tmux.keys(&["/undo", "Enter"]);
-    tmux.wait_for("1 file put back");
+    let server = made_then(&["resumed"]);
+    let tmux = made_and_undone(&sandbox, &server);
     tmux.wait_on_screen(READY);
     super::session::end_session(tmux);
 
