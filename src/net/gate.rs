@@ -87,12 +87,15 @@ pub async fn decide(
         // opened for it: no allow rule, no question.
         _ if asker.only_opened => {
             if !opened {
-                return Err(refused(
+                let why = if asker.shared {
+                    "not opened: while a background process runs, the hosts a person opens \
+                     for a command stay closed (its connections cannot be told from the \
+                     command's), and this command's own sandbox has the network closed"
+                } else {
                     "not among the hosts opened for this command at the prompt (its own \
                      sandbox has the network closed, so `[network] allow` does not apply to it)"
-                        .to_owned(),
-                    None,
-                ));
+                };
+                return Err(refused(why.to_owned(), None));
             }
             // An inside address still opens only its ports.
             if let Some(Verdict::Deny { rule, allow_with }) = rules.port_refused(host, port) {
@@ -391,6 +394,16 @@ mod tests {
             };
             if host == "allowed.test" && port == 8080 {
                 assert!(decide(&rules, wider, &parsed, port).await.is_ok(), "{host}");
+            }
+            // While a background process runs the refusal says why nothing is open.
+            let shared = Asker {
+                shared: true,
+                ..asker
+            };
+            if let Err(refusal) = decide(&rules, shared, &parsed, port).await
+                && refusal.why.starts_with("not ")
+            {
+                assert!(refusal.why.contains("background process"), "{refusal:?}");
             }
         }
     }
