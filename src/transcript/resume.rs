@@ -569,4 +569,37 @@ mod tests {
         // A transcript without any reads as before.
         assert!(rebuild(RUN, "anthropic/m").typed.is_empty());
     }
+
+    /// A `/undo`'s note (`model_note`) goes as a `!command`'s does: with the next message when
+    /// one came after it, else it waits for the next; several keep their order.
+    #[test]
+    fn an_undos_note_goes_with_the_next_message_or_waits_for_it() {
+        let noted = |note: &str| format!(r#"{{"type":"model_note","note":"{note}"}}"#);
+        let end = "{\"type\":\"turn_end\",\"turn\":1,\"tool_calls\":[]}\n\
+                   {\"type\":\"done\",\"outcome\":\"answered\"}";
+        let text = [
+            r#"{"type":"start","id":"r","prompt":"first","model":"openai/m","cwd":"/w"}"#
+                .to_owned(),
+            end.to_owned(),
+            noted("[undone a]"),
+            r#"{"type":"continue","id":"r","prompt":"second","model":"openai/m","cwd":"/w"}"#
+                .to_owned(),
+            end.to_owned(),
+            noted("[undone b]"),
+            noted("[undone c]"),
+        ]
+        .join("\n");
+        let rebuilt = rebuild(&text, "openai/m");
+        let words: Vec<&str> = rebuilt
+            .messages
+            .iter()
+            .filter_map(|message| match message {
+                Message::User(text) => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(words, ["first", "[undone a]\n\nsecond"]);
+        assert_eq!(rebuilt.waiting, ["[undone b]", "[undone c]"]);
+        assert!(rebuilt.typed.is_empty());
+    }
 }
