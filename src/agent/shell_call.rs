@@ -187,13 +187,30 @@ impl Loop<'_> {
         result
     }
 
-    /// Why a well-formed call is not even decided: the sandbox is required but unavailable, or
-    /// the same call came too often in a row.
+    /// Why a well-formed call is not even decided: the sandbox is required but unavailable, a
+    /// background process asks for hosts through the proxy, or the same call came too often in
+    /// a row.
     fn refusal(&mut self, shell: &ShellCall) -> Option<ToolError> {
         if let Some(refusal) = self.config.sandbox.refusal() {
             return Some(ToolError::new(
                 ToolErrorCode::Exec(ErrorCode::Sandbox),
                 format!("{refusal}. Do not retry: answer without running commands."),
+            ));
+        }
+        // Hosts opened through the proxy are opened for one command's connections; those of a
+        // background process cannot be told from other commands' (they share the run's
+        // namespace and bridge), so a grant for it alone cannot be made (rev6 F1).
+        if shell.background
+            && self.config.network.is_some()
+            && shell.escalate.as_ref().is_some_and(|e| e.network.is_some())
+        {
+            return Some(ToolError::new(
+                ToolErrorCode::InvalidArguments,
+                "`escalate.network` cannot be given to a background process: the agent's proxy \
+                 cannot tell its connections from other commands', so it cannot open hosts for \
+                 it alone. Run the step that needs the network in the foreground with \
+                 `escalate`, then start the background process without it."
+                    .to_owned(),
             ));
         }
         (self.repeated(shell) >= MAX_IDENTICAL_CALLS).then(|| {
