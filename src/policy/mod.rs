@@ -432,30 +432,54 @@ const RENAMING_WORDS: &[&str] = &["alias", "unalias", "hash", "enable", "doskey"
 /// anywhere, as any word of the raw text (`git -c core.pager='rm -rf x' log` counts), or a
 /// Windows `@`-prefixed or control-character-separated name.
 fn mentions_protected(os: OsFamily, command: &str) -> bool {
-    let unquoted = word::without_quoting(command, os);
-    [Some(command), unquoted.as_deref()]
-        .into_iter()
-        .flatten()
-        .flat_map(|text| {
-            text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '+')))
+    // The words of the raw text and of the text without its quoting characters
+    // (`word::without_quoting`), read in one pass without copying the text: a run of word and
+    // quoting characters gives the words between its quoting characters as written, and,
+    // when it holds one, one word without them.
+    let quoting = word::quoting_characters(os);
+    let mut unquoted = String::new();
+    command
+        .split(|c: char| !(is_token_character(c) || quoting.contains(&c)))
+        .any(|run| {
+            if run
+                .split(|c: char| quoting.contains(&c))
+                .any(|token| names_protected(os, token))
+            {
+                return true;
+            }
+            if !run.contains(quoting) {
+                return false;
+            }
+            unquoted.clear();
+            unquoted.extend(run.chars().filter(|c| !quoting.contains(c)));
+            names_protected(os, &unquoted)
         })
-        .filter(|token| !token.is_empty())
-        .any(|token| {
-            // cmd.exe ends a built-in's name at `.` and `+` too (`del.`, `del+`).
-            let name = match os {
-                OsFamily::Unix => token,
-                OsFamily::Windows => token.split(['.', '+']).next().unwrap_or(token),
-            };
-            let candidates: &[&str] = if name == token {
-                &[token]
-            } else {
-                &[token, name]
-            };
-            candidates.iter().any(|candidate| {
-                let key = word::program_key(candidate, os);
-                programs::is_protected(&key) || RENAMING_WORDS.contains(&key.as_ref())
-            })
-        })
+}
+
+/// A character of a word for [`mentions_protected`].
+fn is_token_character(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '+')
+}
+
+/// Whether one word of the raw text names a protected program or a renaming word.
+fn names_protected(os: OsFamily, token: &str) -> bool {
+    if token.is_empty() {
+        return false;
+    }
+    // cmd.exe ends a built-in's name at `.` and `+` too (`del.`, `del+`).
+    let name = match os {
+        OsFamily::Unix => token,
+        OsFamily::Windows => token.split(['.', '+']).next().unwrap_or(token),
+    };
+    let candidates: &[&str] = if name == token {
+        &[token]
+    } else {
+        &[token, name]
+    };
+    candidates.iter().any(|candidate| {
+        let key = word::program_key(candidate, os);
+        programs::is_protected(&key) || RENAMING_WORDS.contains(&key.as_ref())
+    })
 }
 
 /// Applies the permission mode to a decision from [`decide`]. Ask mode: unchanged. Deny

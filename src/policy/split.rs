@@ -17,9 +17,21 @@ use super::word::{Word, WordKind};
 
 /// The words `sh` would pass as argv, or `None` when the text is outside the modelled subset.
 pub(super) fn split(text: &str) -> Option<Vec<Word>> {
-    let mut words = Vec::new();
+    // Buffers sized once: a word's text is rarely longer than the longest run of non-blank
+    // bytes (one with quoted blanks grows), and there are at most as many words as runs.
+    let (runs, longest) = text
+        .split([' ', '\t'])
+        .filter(|run| !run.is_empty())
+        .fold((0, 0), |(runs, longest), run| {
+            (runs + 1, run.len().max(longest))
+        });
+    let mut words = Vec::with_capacity(runs);
     let mut chars = text.chars().peekable();
     let mut current: Option<Pending> = None;
+    let new_word = || Pending {
+        text: String::with_capacity(longest),
+        ..Pending::default()
+    };
     while let Some(c) = chars.next() {
         match c {
             ' ' | '\t' => {
@@ -40,10 +52,10 @@ pub(super) fn split(text: &str) -> Option<Vec<Word>> {
                 if next == '\n' || (next.is_control() && next != '\t') {
                     return None;
                 }
-                current.get_or_insert_with(Pending::default).quoted(next);
+                current.get_or_insert_with(new_word).quoted(next);
             }
             '\'' => {
-                let word = current.get_or_insert_with(Pending::default);
+                let word = current.get_or_insert_with(new_word);
                 word.quoting();
                 loop {
                     match chars.next()? {
@@ -57,7 +69,7 @@ pub(super) fn split(text: &str) -> Option<Vec<Word>> {
                 }
             }
             '"' => {
-                let word = current.get_or_insert_with(Pending::default);
+                let word = current.get_or_insert_with(new_word);
                 word.quoting();
                 loop {
                     match chars.next()? {
@@ -80,7 +92,7 @@ pub(super) fn split(text: &str) -> Option<Vec<Word>> {
                 }
             }
             c if unmodelled(c) || matches!(c, '(' | ')') => return None,
-            c => current.get_or_insert_with(Pending::default).bare(c)?,
+            c => current.get_or_insert_with(new_word).bare(c)?,
         }
     }
     if let Some(word) = current.take() {

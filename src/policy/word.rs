@@ -355,30 +355,40 @@ pub(super) fn program_key(word: &str, os: OsFamily) -> Cow<'_, str> {
     Cow::Owned(key)
 }
 
+/// The quoting characters [`without_quoting`] removes.
+pub(super) fn quoting_characters(os: OsFamily) -> &'static [char] {
+    match os {
+        OsFamily::Unix => &['\'', '"', '\\'],
+        OsFamily::Windows => &['"', '^'],
+    }
+}
+
 /// The text with every quoting character removed (`'`, `"`, `\` for POSIX shells; `"` and
 /// `^` for cmd.exe), or `None` when it has none. The raw-text searches read this too, so a
 /// program hidden by quotes from a misread parse (`r''m`, `r\m`, `d^el`) is still found.
 pub(super) fn without_quoting(text: &str, os: OsFamily) -> Option<String> {
-    let quoting: &[char] = match os {
-        OsFamily::Unix => &['\'', '"', '\\'],
-        OsFamily::Windows => &['"', '^'],
-    };
-    text.contains(quoting)
-        .then(|| text.chars().filter(|c| !quoting.contains(c)).collect())
+    let quoting = quoting_characters(os);
+    text.contains(quoting).then(|| {
+        let mut unquoted = String::with_capacity(text.len());
+        unquoted.extend(text.chars().filter(|c| !quoting.contains(c)));
+        unquoted
+    })
 }
 
 /// Whether every character is one that no shell treats specially, so the word means itself
 /// and cannot hide a second command.
 pub(super) fn is_plain(text: &str) -> bool {
     // By bytes: every allowed character is ASCII, and no byte of a longer one is.
-    !text.is_empty()
-        && text.bytes().all(|b| {
-            b.is_ascii_alphanumeric()
-                || matches!(
-                    b,
-                    b'_' | b'.' | b'/' | b':' | b',' | b'@' | b'%' | b'+' | b'=' | b'-'
-                )
-        })
+    !text.is_empty() && text.bytes().all(is_plain_byte)
+}
+
+/// A byte of a plain word ([`is_plain`]); no byte of a non-ASCII character is one.
+pub(super) fn is_plain_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+        || matches!(
+            b,
+            b'_' | b'.' | b'/' | b':' | b',' | b'@' | b'%' | b'+' | b'=' | b'-'
+        )
 }
 
 #[cfg(test)]
