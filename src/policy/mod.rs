@@ -350,8 +350,8 @@ pub fn decide(rules: &Rules, context: &Context, command: &str) -> Decision {
     let mut decision = decide_as_written(rules, context, command);
     // The shell deletes backslash-newline before it splits words (`r\⏎m -rf x` runs
     // `rm -rf x`); the parser does not. Decide the joined text too and keep the stricter.
-    let joined =
-        (os == OsFamily::Unix && command.contains("\\\n")).then(|| command.replace("\\\n", ""));
+    let joined = (os == OsFamily::Unix && word::has_pair(command, b'\\', b'\n'))
+        .then(|| command.replace("\\\n", ""));
     if let Some(joined) = &joined {
         let joined = decide_as_written(rules, context, joined);
         if joined.verdict > decision.verdict {
@@ -369,7 +369,7 @@ pub fn decide(rules: &Rules, context: &Context, command: &str) -> Decision {
         // Of the text as written and, as the shell reads it, joined at backslash-newline
         // (`cat &\⏎>/dev/null perl …` holds an `&>` only once joined).
         let texts = std::iter::once(command).chain(joined.as_deref());
-        for text in texts.filter(|text| text.contains("&>")) {
+        for text in texts.filter(|text| word::has_pair(text, b'&', b'>')) {
             let dash = decide_as_written(rules, context, &dash_reading(text));
             if dash.verdict > decision.verdict {
                 decision = Decision {
@@ -432,28 +432,9 @@ const RENAMING_WORDS: &[&str] = &["alias", "unalias", "hash", "enable", "doskey"
 /// anywhere, as any word of the raw text (`git -c core.pager='rm -rf x' log` counts), or a
 /// Windows `@`-prefixed or control-character-separated name.
 fn mentions_protected(os: OsFamily, command: &str) -> bool {
-    // The words of the raw text and of the text without its quoting characters
-    // (`word::without_quoting`), read in one pass without copying the text: a run of word and
-    // quoting characters gives the words between its quoting characters as written, and,
-    // when it holds one, one word without them.
-    let quoting = word::quoting_characters(os);
-    let mut unquoted = String::new();
-    command
-        .split(|c: char| !(is_token_character(c) || quoting.contains(&c)))
-        .any(|run| {
-            if run
-                .split(|c: char| quoting.contains(&c))
-                .any(|token| names_protected(os, token))
-            {
-                return true;
-            }
-            if !run.contains(quoting) {
-                return false;
-            }
-            unquoted.clear();
-            unquoted.extend(run.chars().filter(|c| !quoting.contains(c)));
-            names_protected(os, &unquoted)
-        })
+    word::any_token_either_way(command, os, is_token_character, |token| {
+        names_protected(os, token)
+    })
 }
 
 /// A character of a word for [`mentions_protected`].

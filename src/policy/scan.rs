@@ -10,7 +10,7 @@ use super::programs::{FEED_ARGUMENTS, JOINERS, SHELLS, is_protected, is_wrapper}
 use super::rules::{Match, Rules};
 use super::script::{Command, RESERVED_WORDS, Script};
 use super::word::{
-    Word, WordKind, glob_could_match, is_plain, program_key, quoting_characters, without_quoting,
+    Word, WordKind, any_token_either_way, glob_could_match, is_plain, program_key, without_quoting,
 };
 use super::{OsFamily, cmd, data, git};
 
@@ -527,38 +527,20 @@ impl<'r> Scan<'r> {
 
     /// The raw-text search when no token of either text is a deny rule's program (most
     /// texts): only protected programs count then, found in one pass without copying the
-    /// text. A run of token and quoting characters gives the tokens between its quoting
-    /// characters as written and, when it holds one, one token without them (as
-    /// [`without_quoting`] gives). `false`, with nothing recorded, when some token is a deny
-    /// rule's program: the caller searches everything, in order.
+    /// text (`word::any_token_either_way`). `false`, with nothing recorded, when some token
+    /// is a deny rule's program: the caller searches everything, in order.
     fn crude_protected_only(&mut self, text: &str) -> bool {
-        let quoting = quoting_characters(self.os);
         let mut protected = false;
-        let mut unquoted = String::new();
-        for run in text.split(|c: char| !(is_crude_token_character(c) || quoting.contains(&c))) {
-            for token in run.split(|c: char| !is_crude_token_character(c)) {
-                if !token.is_empty() && !self.crude_protected(token, &mut protected) {
-                    return false;
-                }
-            }
-            if run.contains(quoting) {
-                unquoted.clear();
-                unquoted.extend(run.chars().filter(|c| !quoting.contains(c)));
-                if !unquoted.is_empty() && !self.crude_protected(&unquoted, &mut protected) {
-                    return false;
-                }
-            }
+        let deny_program = any_token_either_way(text, self.os, is_crude_token_character, |token| {
+            let key = program_key(token, self.os);
+            protected |= is_protected(&key);
+            self.rules.deny.iter().any(|rule| rule.program == key)
+        });
+        if deny_program {
+            return false;
         }
         self.findings.destructive |= protected;
         true
-    }
-
-    /// One token of [`Scan::crude_protected_only`]: notes a protected program; `false` for a
-    /// deny rule's program.
-    fn crude_protected(&self, token: &str, protected: &mut bool) -> bool {
-        let key = program_key(token, self.os);
-        *protected |= is_protected(&key);
-        !self.rules.deny.iter().any(|rule| rule.program == key)
     }
 
     fn crude_tokens(&mut self, text: &str) {
