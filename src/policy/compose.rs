@@ -271,11 +271,13 @@ fn change_directory(
 /// this module does not read.
 fn split_parts(command: &str) -> Result<Option<Split>, String> {
     let unsupported = |what: &str| Err(format!("contains {what}"));
-    let chars: Vec<char> = command.chars().collect();
+    // Buffers sized once (a part is at most the command).
+    let mut chars: Vec<char> = Vec::with_capacity(command.len());
+    chars.extend(command.chars());
     let mut split = Split::default();
-    let mut current = String::new();
+    let mut current = String::with_capacity(command.len());
     // The unquoted text of the word being read, to spot an fd number (`2>`).
-    let mut word = String::new();
+    let mut word = String::with_capacity(command.len());
     let mut word_quoted = false;
     let mut joint: Option<Joint> = None;
     let mut composed = false;
@@ -311,7 +313,10 @@ fn split_parts(command: &str) -> Result<Option<Split>, String> {
                 if current.trim_matches([' ', '\t']).is_empty() {
                     return unsupported("an empty command before an operator");
                 }
-                split.parts.push((joint, std::mem::take(&mut current)));
+                let rest = String::with_capacity(command.len().saturating_sub(i));
+                split
+                    .parts
+                    .push((joint, std::mem::replace(&mut current, rest)));
                 if split.parts.len() > MAX_PARTS {
                     return Err(format!("has more than {MAX_PARTS} parts"));
                 }

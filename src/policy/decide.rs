@@ -53,10 +53,11 @@ fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
     // exact only for one plain simple command that reading agrees on; anywhere else a deny
     // rule's words in the raw text at least ask.
     let shell_words = split::split(command);
+    let metacharacter = posix_metacharacter(command);
     if scan.has_unchecked()
         || command.contains(['$', '`'])
         || shell_words.is_none()
-        || posix_metacharacter(command).is_some()
+        || metacharacter.is_some()
     {
         scan.crude(command);
     }
@@ -67,7 +68,6 @@ fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
     let destructive = findings.destructive;
     let ask = |reason: String| Decision::new(Verdict::Ask, reason, Source::Parser, destructive);
     let inspect = context.read_only == ReadOnly::Inspect;
-    let metacharacter = posix_metacharacter(command);
     let control = control_character(command);
     if let Some(reason) = metacharacter.clone().or_else(|| control.clone()) {
         // Inspect list: operator characters only inside quotes are text (the second reading

@@ -14,7 +14,7 @@
 //! as errors). Owns only that lexing; decides nothing.
 
 use super::script::{Command, RESERVED_WORDS, Script, Shape, TEST};
-use super::word::{Word, WordKind};
+use super::word::{Word, WordKind, has_pair};
 
 /// Programs tree-sitter-bash reads as a declaration or `unset`, not a command.
 const DECLARATION_WORDS: &[&str] = &[
@@ -54,7 +54,7 @@ pub(super) fn parse(text: &str) -> Option<Script> {
     // `parse` reads texts with these again in other ways (escaped blanks, `((`), even
     // inside quotes. A lone `(` or `)` is read here only inside quotes: unquoted, it ends
     // no word and starts no operator of this grammar, so the text goes to tree-sitter.
-    if text.contains("((") || escape_read_again(text) {
+    if has_pair(text, b'(', b'(') || escape_read_again(text) {
         return None;
     }
     let bytes = text.as_bytes();
@@ -522,7 +522,7 @@ impl Lexer<'_> {
                 // `*2` with its output redirected).
                 let digit_last = text.bytes().last().is_some_and(|b| b.is_ascii_digit());
                 let fd = digit_last && self.bytes.get(start + len) == Some(&b'>');
-                if text == "-" || text.contains("==") || text.contains("=~") || fd {
+                if text == "-" || has_pair(text, b'=', b'=') || has_pair(text, b'=', b'~') || fd {
                     return None;
                 }
                 self.at = start + len;

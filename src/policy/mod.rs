@@ -350,8 +350,8 @@ pub fn decide(rules: &Rules, context: &Context, command: &str) -> Decision {
     let mut decision = decide_as_written(rules, context, command);
     // The shell deletes backslash-newline before it splits words (`r\⏎m -rf x` runs
     // `rm -rf x`); the parser does not. Decide the joined text too and keep the stricter.
-    let joined =
-        (os == OsFamily::Unix && command.contains("\\\n")).then(|| command.replace("\\\n", ""));
+    let joined = (os == OsFamily::Unix && word::has_pair(command, b'\\', b'\n'))
+        .then(|| command.replace("\\\n", ""));
     if let Some(joined) = &joined {
         let joined = decide_as_written(rules, context, joined);
         if joined.verdict > decision.verdict {
@@ -369,7 +369,7 @@ pub fn decide(rules: &Rules, context: &Context, command: &str) -> Decision {
         // Of the text as written and, as the shell reads it, joined at backslash-newline
         // (`cat &\⏎>/dev/null perl …` holds an `&>` only once joined).
         let texts = std::iter::once(command).chain(joined.as_deref());
-        for text in texts.filter(|text| text.contains("&>")) {
+        for text in texts.filter(|text| word::has_pair(text, b'&', b'>')) {
             let dash = decide_as_written(rules, context, &dash_reading(text));
             if dash.verdict > decision.verdict {
                 decision = Decision {
@@ -432,30 +432,35 @@ const RENAMING_WORDS: &[&str] = &["alias", "unalias", "hash", "enable", "doskey"
 /// anywhere, as any word of the raw text (`git -c core.pager='rm -rf x' log` counts), or a
 /// Windows `@`-prefixed or control-character-separated name.
 fn mentions_protected(os: OsFamily, command: &str) -> bool {
-    let unquoted = word::without_quoting(command, os);
-    [Some(command), unquoted.as_deref()]
-        .into_iter()
-        .flatten()
-        .flat_map(|text| {
-            text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '+')))
-        })
-        .filter(|token| !token.is_empty())
-        .any(|token| {
-            // cmd.exe ends a built-in's name at `.` and `+` too (`del.`, `del+`).
-            let name = match os {
-                OsFamily::Unix => token,
-                OsFamily::Windows => token.split(['.', '+']).next().unwrap_or(token),
-            };
-            let candidates: &[&str] = if name == token {
-                &[token]
-            } else {
-                &[token, name]
-            };
-            candidates.iter().any(|candidate| {
-                let key = word::program_key(candidate, os);
-                programs::is_protected(&key) || RENAMING_WORDS.contains(&key.as_ref())
-            })
-        })
+    word::any_token_either_way(command, os, is_token_character, |token| {
+        names_protected(os, token)
+    })
+}
+
+/// A character of a word for [`mentions_protected`].
+fn is_token_character(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '+')
+}
+
+/// Whether one word of the raw text names a protected program or a renaming word.
+fn names_protected(os: OsFamily, token: &str) -> bool {
+    if token.is_empty() {
+        return false;
+    }
+    // cmd.exe ends a built-in's name at `.` and `+` too (`del.`, `del+`).
+    let name = match os {
+        OsFamily::Unix => token,
+        OsFamily::Windows => token.split(['.', '+']).next().unwrap_or(token),
+    };
+    let candidates: &[&str] = if name == token {
+        &[token]
+    } else {
+        &[token, name]
+    };
+    candidates.iter().any(|candidate| {
+        let key = word::program_key(candidate, os);
+        programs::is_protected(&key) || RENAMING_WORDS.contains(&key.as_ref())
+    })
 }
 
 /// Applies the permission mode to a decision from [`decide`]. Ask mode: unchanged. Deny

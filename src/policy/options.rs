@@ -102,22 +102,7 @@ pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<
         .map(|w| program_key(w, os))
         .collect();
     let table = table();
-    // The rows naming a program of the command, in table order (through the index by name).
-    let (by_name, stems) = index();
-    let mut candidates: Vec<usize> = keys
-        .iter()
-        .filter_map(|k| by_name.get(k.as_ref()))
-        .flatten()
-        .copied()
-        .chain(
-            stems
-                .iter()
-                .copied()
-                .filter(|&at| keys.iter().any(|k| table[at].names(k))),
-        )
-        .collect();
-    candidates.sort_unstable();
-    candidates.dedup();
+    let candidates = rows_naming(&keys);
     // Whether the rule names an operand after the program (`make test`, not `make -k`).
     let rule_names_operand = words
         .get(1..covered)
@@ -168,11 +153,34 @@ pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<
         })
 }
 
-/// The table's rows by exact program name, and the rows with a `name*` program (checked
-/// one by one), built once.
+/// The rows naming a program of `keys` ([`Row::names`]), in table order, through the index.
+fn rows_naming(keys: &[std::borrow::Cow<'_, str>]) -> Vec<usize> {
+    let (by_name, stems) = index();
+    let mut rows: Vec<usize> = keys
+        .iter()
+        .filter_map(|k| by_name.get(k.as_ref()))
+        .flatten()
+        .copied()
+        .chain(
+            stems
+                .iter()
+                .filter(|(stem, _)| keys.iter().any(|k| k.starts_with(stem)))
+                .flat_map(|(_, rows)| rows)
+                .copied(),
+        )
+        .collect();
+    rows.sort_unstable();
+    rows.dedup();
+    rows
+}
+
+/// The table's rows by exact program name, and the rows with a `name*` program by their
+/// stem (a key starting with the stem names every row of it), built once. A row's exact
+/// names are in the first map even when it has a stem too, so the rows naming some key are
+/// those of the map and those of every stem that starts a key.
 type Index = (
     std::collections::HashMap<&'static str, Vec<usize>>,
-    Vec<usize>,
+    Vec<(&'static str, Vec<usize>)>,
 );
 
 fn index() -> &'static Index {
@@ -180,17 +188,19 @@ fn index() -> &'static Index {
     INDEX.get_or_init(|| {
         let mut by_name: std::collections::HashMap<&'static str, Vec<usize>> =
             std::collections::HashMap::new();
-        let mut stems = Vec::new();
+        let mut stems: Vec<(&'static str, Vec<usize>)> = Vec::new();
         for (at, row) in table().iter().enumerate() {
             for program in &row.programs {
-                if program.ends_with('*') {
-                    stems.push(at);
+                if let Some(stem) = program.strip_suffix('*') {
+                    match stems.iter_mut().find(|(known, _)| *known == stem) {
+                        Some((_, rows)) => rows.push(at),
+                        None => stems.push((stem, vec![at])),
+                    }
                 } else {
                     by_name.entry(program.as_str()).or_default().push(at);
                 }
             }
         }
-        stems.dedup();
         (by_name, stems)
     })
 }
@@ -412,6 +422,45 @@ mod tests {
 
     fn words(command: &str) -> Vec<Word> {
         command.split_whitespace().map(Word::literal).collect()
+    }
+
+    /// The index finds exactly the rows that name one of the keys, for generated keys (every
+    /// program of the table, stems with tails, cut names, other words).
+    #[test]
+    fn the_index_finds_the_rows_naming_a_key() {
+        use proptest::prelude::*;
+        let programs: Vec<String> = table()
+            .iter()
+            .flat_map(|row| row.programs.iter().cloned())
+            .collect();
+        let key = prop_oneof![
+            prop::sample::select(programs.clone()),
+            (prop::sample::select(programs), "[a-z0-9.*]{0,3}", 0..4usize).prop_map(
+                |(program, tail, cut)| {
+                    let stem = program.trim_end_matches('*');
+                    let end = stem.len().saturating_sub(cut);
+                    format!("{}{tail}", stem.get(..end).unwrap_or(stem))
+                }
+            ),
+            "[a-z.]{0,8}",
+        ];
+        let mut runner = proptest::test_runner::TestRunner::default();
+        runner
+            .run(&prop::collection::vec(key, 0..5), |keys| {
+                let keys: Vec<std::borrow::Cow<'_, str>> = keys
+                    .iter()
+                    .map(|k| std::borrow::Cow::Borrowed(k.as_str()))
+                    .collect();
+                let want: Vec<usize> = table()
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, row)| keys.iter().any(|k| row.names(k)))
+                    .map(|(at, _)| at)
+                    .collect();
+                prop_assert_eq!(rows_naming(&keys), want, "{:?}", keys);
+                Ok(())
+            })
+            .expect("the index finds the rows");
     }
 
     /// Long options are compared without allocating; the answers are those of comparing the

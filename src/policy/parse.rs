@@ -13,7 +13,7 @@ use tree_sitter::{Node, Parser, Tree};
 
 use super::lex;
 use super::script::{Command, RESERVED_WORDS, Script, Shape, TEST};
-use super::word::{Word, WordBuilder, decode_ansi_c, is_plain};
+use super::word::{Word, WordBuilder, decode_ansi_c, is_plain, is_plain_byte};
 
 thread_local! {
     /// One parser per thread: creating one costs more than parsing a short command.
@@ -163,9 +163,10 @@ fn comment_is_glued(text: &str, at: usize) -> bool {
 /// The fast path: blanks and plain characters only, no assignment, no reserved word. (Also
 /// right where tree-sitter-bash is wrong: it rejects the plain words `me@x.com` and `==`.)
 fn parse_plain(text: &str) -> Option<Script> {
+    // By bytes: every plain character is ASCII, and no byte of a longer one is.
     let plain = text
-        .chars()
-        .all(|c| c == ' ' || c == '\t' || c == '~' || is_plain_char(c));
+        .bytes()
+        .all(|b| b == b' ' || b == b'\t' || b == b'~' || is_plain_byte(b));
     if !plain {
         return None;
     }
@@ -194,11 +195,6 @@ fn parse_plain(text: &str) -> Option<Script> {
         glued_comments: Vec::new(),
         shape: Shape::Simple,
     })
-}
-
-fn is_plain_char(c: char) -> bool {
-    let mut buf = [0u8; 4];
-    is_plain(c.encode_utf8(&mut buf))
 }
 
 /// Parses with tree-sitter; a parser that cannot be built (a bug) reads as a syntax error.

@@ -90,16 +90,11 @@ pub(super) fn path(
 }
 
 /// `workspace::lexically_inside`, keeping the normalised path for the secret check: the path
-/// relative to the workspace, or `None` outside it. A relative path of plain components (no
-/// `.`, `..` or empty one, no `\\` or `:`) in the workspace's root is already that path: most
-/// words are not built again.
+/// relative to the workspace, or `None` outside it. A plain relative path in the workspace's
+/// root is already that path (`secret_paths::plain_relative`): most words are not built again.
 fn relative_inside<'t>(context: &Context, text: &'t str) -> Option<Cow<'t, Path>> {
-    let plain = context.cwd == context.workspace
-        && !text.starts_with(['/', '~'])
-        && !text.contains(['\\', ':'])
-        && text.split('/').all(|part| !matches!(part, "" | "." | ".."));
-    if plain {
-        return Some(Cow::Borrowed(Path::new(text)));
+    if let Some(relative) = secret_paths::plain_relative(context, text) {
+        return Some(Cow::Borrowed(relative));
     }
     let full = workspace::normalize(&context.cwd, Path::new(text));
     if text.starts_with('~') || !full.starts_with(&context.workspace) {
@@ -120,12 +115,18 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// The shortcut for plain relative paths gives what normalising gives.
+        /// The shortcut for plain relative paths gives what normalising gives: the path
+        /// relative to the workspace (`relative_inside`), and the secret list's pattern for
+        /// it (`secret_paths::named`).
         #[test]
         fn plain_paths_are_taken_as_normalised(
             parts in prop::collection::vec(
                 prop_oneof![
-                    4 => "[a-z.]{1,4}",
+                    3 => "[a-z.]{1,4}",
+                    2 => prop::sample::select(
+                        &[".env", "id_rsa", "a.pem", "vault", "x.tfstate", ".npmrc"][..]
+                    )
+                    .prop_map(str::to_owned),
                     1 => prop::sample::select(&["", ".", "..", "~", "a:b", "a\\b", "..."][..])
                         .prop_map(str::to_owned),
                 ],
@@ -138,12 +139,18 @@ mod tests {
             let cwd = if sub { "/w/sub" } else { "/w" };
             let context = Context::new(OsFamily::Unix, Path::new("/w"), Path::new(cwd), ReadOnly::Inspect);
             let full = workspace::normalize(&context.cwd, Path::new(&text));
+            let relative = full.strip_prefix(&context.workspace).unwrap_or(&full);
             let want = (!text.starts_with('~') && full.starts_with(&context.workspace))
-                .then(|| full.strip_prefix(&context.workspace).unwrap_or(&full).to_path_buf());
+                .then(|| relative.to_path_buf());
             let got = relative_inside(&context, &text);
             prop_assert_eq!(
                 got.as_ref().map(|p| p.to_string_lossy().into_owned()),
                 want.as_ref().map(|p| p.to_string_lossy().into_owned()),
+                "{}", text
+            );
+            prop_assert_eq!(
+                secret_paths::named(&context, &text),
+                context.secrets.matching(relative),
                 "{}", text
             );
         }

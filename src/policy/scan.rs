@@ -9,7 +9,9 @@ use super::parse;
 use super::programs::{FEED_ARGUMENTS, JOINERS, SHELLS, is_protected, is_wrapper};
 use super::rules::{Match, Rules};
 use super::script::{Command, RESERVED_WORDS, Script};
-use super::word::{Word, WordKind, glob_could_match, is_plain, program_key, without_quoting};
+use super::word::{
+    Word, WordKind, any_token_either_way, glob_could_match, is_plain, program_key, without_quoting,
+};
 use super::{OsFamily, cmd, data, git};
 
 /// Deepest nesting of command strings (`sh -c "sh -c '…'"`) searched; deeper is unchecked
@@ -207,13 +209,19 @@ impl<'r> Scan<'r> {
             }
             let layer = &argv[start..];
             let strict = start == 0 || wrapper;
-            let key = layer[0].known().map(|t| program_key(t, self.os));
-            if let Some(shell) =
-                self.layer(layer, key.as_deref(), depth, more_args, start == 0, strict)
+            // The first word's key is the one computed above.
+            let later_key;
+            let layer_key = if start == 0 {
+                key.as_deref()
+            } else {
+                later_key = layer[0].known().map(|t| program_key(t, self.os));
+                later_key.as_deref()
+            };
+            if let Some(shell) = self.layer(layer, layer_key, depth, more_args, start == 0, strict)
             {
                 stdin_shell = Some(shell);
             }
-            if key.as_deref().is_some_and(|k| FEED_ARGUMENTS.contains(&k)) {
+            if layer_key.is_some_and(|k| FEED_ARGUMENTS.contains(&k)) {
                 more_args = true;
             }
         }
@@ -504,15 +512,40 @@ impl<'r> Scan<'r> {
     /// hiding code in quotes): every run of name characters is tried as a program. Matches are
     /// only possible (ask), never a definite deny, because the text may be quoted data.
     pub(super) fn crude(&mut self, text: &str) {
+        if !self.crude_protected_only(text) {
+            self.crude_everywhere(text);
+        }
+    }
+
+    /// The raw-text search of the text as written and without its quoting characters.
+    pub(super) fn crude_everywhere(&mut self, text: &str) {
         self.crude_tokens(text);
         if let Some(unquoted) = without_quoting(text, self.os) {
             self.crude_tokens(&unquoted);
         }
     }
 
+    /// The raw-text search when no token of either text is a deny rule's program (most
+    /// texts): only protected programs count then, found in one pass without copying the
+    /// text (`word::any_token_either_way`). `false`, with nothing recorded, when some token
+    /// is a deny rule's program: the caller searches everything, in order.
+    fn crude_protected_only(&mut self, text: &str) -> bool {
+        let mut protected = false;
+        let deny_program = any_token_either_way(text, self.os, is_crude_token_character, |token| {
+            let key = program_key(token, self.os);
+            protected |= is_protected(&key);
+            self.rules.deny.iter().any(|rule| rule.program == key)
+        });
+        if deny_program {
+            return false;
+        }
+        self.findings.destructive |= protected;
+        true
+    }
+
     fn crude_tokens(&mut self, text: &str) {
         let tokens: Vec<&str> = text
-            .split(|c: char| !(c.is_ascii_alphanumeric() || "_.-/+\\:".contains(c)))
+            .split(|c: char| !is_crude_token_character(c))
             .filter(|t| !t.is_empty())
             .collect();
         for start in 0..tokens.len() {
@@ -536,6 +569,11 @@ impl<'r> Scan<'r> {
             }
         }
     }
+}
+
+/// A character of a token of the raw-text search.
+fn is_crude_token_character(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "_.-/+\\:".contains(c)
 }
 
 fn join_known(words: &[Word]) -> String {

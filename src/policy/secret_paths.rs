@@ -51,9 +51,23 @@ fn tokens(pattern: &str) -> Vec<Token> {
 /// directory, or absolute) names, if any: judged relative to the workspace when inside, by
 /// its components otherwise.
 pub(super) fn named<'c>(context: &'c Context, text: &str) -> Option<&'c str> {
+    if let Some(relative) = plain_relative(context, text) {
+        return context.secrets.matching(relative);
+    }
     let full = crate::workspace::normalize(&context.cwd, Path::new(text));
     let relative = full.strip_prefix(&context.workspace).unwrap_or(&full);
     context.secrets.matching(relative)
+}
+
+/// A relative path of plain components (no `.`, `..` or empty one, no `\\` or `:`, not from
+/// `~`) in the workspace's root is already its own normalised path relative to the workspace:
+/// most words are not built again as paths.
+pub(super) fn plain_relative<'t>(context: &Context, text: &'t str) -> Option<&'t Path> {
+    let plain = context.cwd == context.workspace
+        && !text.starts_with(['/', '~'])
+        && !text.contains(['\\', ':'])
+        && text.split('/').all(|part| !matches!(part, "" | "." | ".."));
+    plain.then(|| Path::new(text))
 }
 
 /// Whether a shell glob component (a leading wildcard never matches a leading `.`) could

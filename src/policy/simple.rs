@@ -14,20 +14,21 @@ pub(super) const MAX_COMMAND_BYTES: usize = 64 * 1024;
 
 /// DESIGN.md rule 3: these characters ask wherever they are, even inside quotes.
 pub(super) fn posix_metacharacter(text: &str) -> Option<String> {
-    let (at, c) = text
-        .char_indices()
-        .find(|(_, c)| matches!(c, ';' | '|' | '>' | '<' | '`' | '$' | '&' | '\n'))?;
-    let next = text.get(at + 1..).and_then(|rest| rest.chars().next());
-    let reason = match (c, next) {
-        ('&', Some('&')) => "contains a command separator ('&&')",
-        ('|', Some('|')) => "contains a command separator ('||')",
-        (';', _) => "contains a command separator (';')",
-        ('|', _) => "contains a pipe ('|')",
-        ('>', _) => "contains a redirection ('>')",
-        ('<', _) => "contains a redirection ('<')",
-        ('`', _) => "contains a command substitution ('`')",
-        ('$', _) => "contains a substitution or variable ('$')",
-        ('&', _) => "contains a background operator ('&')",
+    // By bytes: every character searched for is ASCII, and no byte of a longer one is.
+    let bytes = text.as_bytes();
+    let at = bytes
+        .iter()
+        .position(|b| matches!(b, b';' | b'|' | b'>' | b'<' | b'`' | b'$' | b'&' | b'\n'))?;
+    let reason = match (bytes[at], bytes.get(at + 1)) {
+        (b'&', Some(b'&')) => "contains a command separator ('&&')",
+        (b'|', Some(b'|')) => "contains a command separator ('||')",
+        (b';', _) => "contains a command separator (';')",
+        (b'|', _) => "contains a pipe ('|')",
+        (b'>', _) => "contains a redirection ('>')",
+        (b'<', _) => "contains a redirection ('<')",
+        (b'`', _) => "contains a command substitution ('`')",
+        (b'$', _) => "contains a substitution or variable ('$')",
+        (b'&', _) => "contains a background operator ('&')",
         _ => "contains a newline",
     };
     Some(reason.to_owned())

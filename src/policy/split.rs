@@ -15,11 +15,38 @@
 use super::script::RESERVED_WORDS;
 use super::word::{Word, WordKind};
 
+#[cfg(test)]
+thread_local! {
+    /// Tests compare the runs of simple characters taken at once with reading them one by one.
+    static CHAR_BY_CHAR: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a run of simple characters is read at once (always, outside tests).
+fn runs_at_once() -> bool {
+    #[cfg(test)]
+    if CHAR_BY_CHAR.get() {
+        return false;
+    }
+    true
+}
+
 /// The words `sh` would pass as argv, or `None` when the text is outside the modelled subset.
 pub(super) fn split(text: &str) -> Option<Vec<Word>> {
-    let mut words = Vec::new();
-    let mut chars = text.chars().peekable();
+    // Buffers sized once: a word's text is rarely longer than the longest run of non-blank
+    // bytes (one with quoted blanks grows), and there are at most as many words as runs.
+    let (runs, longest) = text
+        .split([' ', '\t'])
+        .filter(|run| !run.is_empty())
+        .fold((0, 0), |(runs, longest), run| {
+            (runs + 1, run.len().max(longest))
+        });
+    let mut words = Vec::with_capacity(runs);
+    let mut chars = text.chars();
     let mut current: Option<Pending> = None;
+    let new_word = || Pending {
+        text: String::with_capacity(longest),
+        ..Pending::default()
+    };
     while let Some(c) = chars.next() {
         match c {
             ' ' | '\t' => {
@@ -40,10 +67,10 @@ pub(super) fn split(text: &str) -> Option<Vec<Word>> {
                 if next == '\n' || (next.is_control() && next != '\t') {
                     return None;
                 }
-                current.get_or_insert_with(Pending::default).quoted(next);
+                current.get_or_insert_with(new_word).quoted(next);
             }
             '\'' => {
-                let word = current.get_or_insert_with(Pending::default);
+                let word = current.get_or_insert_with(new_word);
                 word.quoting();
                 loop {
                     match chars.next()? {
@@ -57,13 +84,13 @@ pub(super) fn split(text: &str) -> Option<Vec<Word>> {
                 }
             }
             '"' => {
-                let word = current.get_or_insert_with(Pending::default);
+                let word = current.get_or_insert_with(new_word);
                 word.quoting();
                 loop {
                     match chars.next()? {
                         '"' => break,
                         // Inside "…" a backslash quotes only `$ \` " \` and newline.
-                        '\\' => match chars.peek().copied()? {
+                        '\\' => match chars.clone().next()? {
                             next @ ('"' | '\\') => {
                                 chars.next();
                                 word.text.push(next);
@@ -80,13 +107,33 @@ pub(super) fn split(text: &str) -> Option<Vec<Word>> {
                 }
             }
             c if unmodelled(c) || matches!(c, '(' | ')') => return None,
-            c => current.get_or_insert_with(Pending::default).bare(c)?,
+            c => {
+                let word = current.get_or_insert_with(new_word);
+                word.bare(c)?;
+                // The run of simple characters after it, at once: for each `bare` would only
+                // push it (unless the word is a lone `~`, whose next character it checks).
+                if runs_at_once() && !(word.tilde && word.text == "~") {
+                    let rest = chars.as_str();
+                    let run = rest.bytes().take_while(|&b| simple(b)).count();
+                    if run > 0 {
+                        word.text.push_str(&rest[..run]);
+                        word.after_assign = false;
+                        chars = rest[run..].chars();
+                    }
+                }
+            }
         }
     }
     if let Some(word) = current.take() {
         words.push(word.finish(words.is_empty())?);
     }
     Some(words)
+}
+
+/// A character that `Pending::bare` only pushes inside a word: no tilde, glob, brace,
+/// assignment sign, quoting, blank, comment or operator character (ASCII only).
+fn simple(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b',' | b'@' | b'%' | b'+' | b'-')
 }
 
 /// Characters this reading does not model anywhere: operators, expansions, newlines and other
@@ -235,6 +282,37 @@ mod tests {
             let want: Vec<(String, WordKind)> =
                 want.iter().map(|(t, k)| ((*t).to_owned(), *k)).collect();
             assert_eq!(texts(input), Some(want), "input: {input:?}");
+        }
+    }
+
+    use proptest::prelude::*;
+
+    proptest::proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// Runs of simple characters read at once give the words (or `None`) that reading
+        /// every character one by one gives.
+        #[test]
+        fn runs_read_at_once_split_alike(
+            pieces in prop::collection::vec(
+                prop_oneof![
+                    "[a-z0-9_./,@%+-]{1,6}",
+                    prop::sample::select(vec![
+                        " ", "\t", "~", "~/", "=", ":", "a=", "x:", "*", "?", "[", "{", "}", "#",
+                        "'", "\"", "\\", "\\ ", "'a b'", "\"a\\\"b\"", "$", "|", "(", "\n",
+                        "if", "é", "\u{a0}",
+                    ])
+                    .prop_map(str::to_owned),
+                ],
+                0..10,
+            ),
+        ) {
+            let text = pieces.concat();
+            let at_once = split(&text);
+            CHAR_BY_CHAR.set(true);
+            let one_by_one = split(&text);
+            CHAR_BY_CHAR.set(false);
+            prop_assert_eq!(at_once, one_by_one, "{:?}", text);
         }
     }
 

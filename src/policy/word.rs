@@ -355,30 +355,76 @@ pub(super) fn program_key(word: &str, os: OsFamily) -> Cow<'_, str> {
     Cow::Owned(key)
 }
 
+/// Whether `text` holds the two ASCII characters `first` and `second` in a row (as
+/// `str::contains` of the two-character string, without setting up a substring search).
+pub(super) fn has_pair(text: &str, first: u8, second: u8) -> bool {
+    text.as_bytes()
+        .windows(2)
+        .any(|pair| pair[0] == first && pair[1] == second)
+}
+
+/// A quoting character [`without_quoting`] removes.
+pub(super) fn is_quoting(c: char, os: OsFamily) -> bool {
+    match os {
+        OsFamily::Unix => matches!(c, '\'' | '"' | '\\'),
+        OsFamily::Windows => matches!(c, '"' | '^'),
+    }
+}
+
+/// Whether `found` holds for a token of `text` (a run of `is_token` characters) or of the
+/// text without its quoting characters (as [`without_quoting`] gives it), read in one pass
+/// without copying the text: a run of token and quoting characters gives the tokens between
+/// its other characters as written and, when it holds a quoting character, the one token it
+/// is without them. Stops at the first token found.
+pub(super) fn any_token_either_way(
+    text: &str,
+    os: OsFamily,
+    is_token: impl Fn(char) -> bool,
+    mut found: impl FnMut(&str) -> bool,
+) -> bool {
+    let mut unquoted = String::new();
+    text.split(|c: char| !(is_token(c) || is_quoting(c, os)))
+        .any(|run| {
+            if run
+                .split(|c: char| !is_token(c))
+                .any(|token| !token.is_empty() && found(token))
+            {
+                return true;
+            }
+            if !run.contains(|c: char| is_quoting(c, os)) {
+                return false;
+            }
+            unquoted.clear();
+            unquoted.extend(run.chars().filter(|&c| !is_quoting(c, os)));
+            !unquoted.is_empty() && found(&unquoted)
+        })
+}
+
 /// The text with every quoting character removed (`'`, `"`, `\` for POSIX shells; `"` and
 /// `^` for cmd.exe), or `None` when it has none. The raw-text searches read this too, so a
 /// program hidden by quotes from a misread parse (`r''m`, `r\m`, `d^el`) is still found.
 pub(super) fn without_quoting(text: &str, os: OsFamily) -> Option<String> {
-    let quoting: &[char] = match os {
-        OsFamily::Unix => &['\'', '"', '\\'],
-        OsFamily::Windows => &['"', '^'],
-    };
-    text.contains(quoting)
-        .then(|| text.chars().filter(|c| !quoting.contains(c)).collect())
+    text.contains(|c: char| is_quoting(c, os)).then(|| {
+        let mut unquoted = String::with_capacity(text.len());
+        unquoted.extend(text.chars().filter(|&c| !is_quoting(c, os)));
+        unquoted
+    })
 }
 
 /// Whether every character is one that no shell treats specially, so the word means itself
 /// and cannot hide a second command.
 pub(super) fn is_plain(text: &str) -> bool {
     // By bytes: every allowed character is ASCII, and no byte of a longer one is.
-    !text.is_empty()
-        && text.bytes().all(|b| {
-            b.is_ascii_alphanumeric()
-                || matches!(
-                    b,
-                    b'_' | b'.' | b'/' | b':' | b',' | b'@' | b'%' | b'+' | b'=' | b'-'
-                )
-        })
+    !text.is_empty() && text.bytes().all(is_plain_byte)
+}
+
+/// A byte of a plain word ([`is_plain`]); no byte of a non-ASCII character is one.
+pub(super) fn is_plain_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+        || matches!(
+            b,
+            b'_' | b'.' | b'/' | b':' | b',' | b'@' | b'%' | b'+' | b'=' | b'-'
+        )
 }
 
 #[cfg(test)]
@@ -459,6 +505,20 @@ mod tests {
                 *want,
                 "{pattern:?} on {text:?}"
             );
+        }
+    }
+
+    proptest::proptest! {
+        /// A pair of ASCII characters is found as the substring search finds it, in any text
+        /// (non-ASCII characters' bytes are never ASCII).
+        #[test]
+        fn pairs_are_found_as_substrings(
+            text in "[=~(&>\\\\\n a\u{e9}\u{3b1}\u{1f600}]{0,12}",
+            first in proptest::sample::select(&b"=(&\\\na"[..]),
+            second in proptest::sample::select(&b"=~(>\n\\a"[..]),
+        ) {
+            let pair: String = [char::from(first), char::from(second)].iter().collect();
+            proptest::prop_assert_eq!(has_pair(&text, first, second), text.contains(&pair));
         }
     }
 

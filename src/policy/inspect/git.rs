@@ -84,10 +84,13 @@ const GIT_BRANCH_VALUES: &[&str] = &[
 /// `%G` format (also with a `+`, `-` or space modifier: `%-GG`) or the `signature` atom of
 /// `--format`/`--sort` (`%(*signature)`, `--sort=signature`).
 fn runs_gpg(text: &str) -> bool {
-    ["%G", "%+G", "%-G", "% G"]
-        .iter()
-        .any(|format| text.contains(format))
-        || text.to_ascii_lowercase().contains("signature")
+    // Every format holds a `%`, and the atom is nine letters: most words are ruled out
+    // without a search or a copy.
+    (text.contains('%')
+        && ["%G", "%+G", "%-G", "% G"]
+            .iter()
+            .any(|format| text.contains(format)))
+        || (text.len() >= "signature".len() && text.to_ascii_lowercase().contains("signature"))
 }
 
 pub(super) fn git(context: &Context, words: &[Word]) -> Result<String, String> {
