@@ -112,7 +112,10 @@ impl Run {
 
     fn end(&mut self) -> Vec<String> {
         if let Some(temp) = self.temp.take() {
-            let _ = std::fs::remove_dir_all(temp);
+            // Mostly the command left it empty: one `rmdir`, not a directory read first.
+            if std::fs::remove_dir(&temp).is_err() {
+                let _ = std::fs::remove_dir_all(temp);
+            }
         }
         self.guard.take().map(Guard::finish).unwrap_or_default()
     }
