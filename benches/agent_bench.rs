@@ -400,16 +400,26 @@ fn loop_overhead() {
 
 /// Median wall time of `runs` runs of `argv`.
 fn median_wall(argv: &[&str], runs: usize) -> Duration {
+    median_wall_of(runs, || {
+        let mut command = Command::new(argv[0]);
+        command.args(&argv[1..]);
+        command
+    })
+}
+
+/// Median wall time of `runs` runs of the command `make` builds (output discarded; each run
+/// must succeed).
+fn median_wall_of(runs: usize, make: impl Fn() -> Command) -> Duration {
     let times: Vec<Duration> = (0..runs)
         .map(|_| {
+            let mut command = make();
             let start = Instant::now();
-            let status = Command::new(argv[0])
-                .args(&argv[1..])
+            let status = command
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .status()
                 .expect("spawn");
-            assert!(status.success(), "{argv:?} failed");
+            assert!(status.success(), "{command:?} failed");
             start.elapsed()
         })
         .collect();
@@ -505,22 +515,14 @@ fn exec_overhead() {
     std::fs::create_dir(&empty).expect("mkdir");
     let hello = hello_world(dir.path());
     let agent_exec = |runs: usize| {
-        let times: Vec<Duration> = (0..runs)
-            .map(|_| {
-                let start = Instant::now();
-                let status = Command::new(AGENT)
-                    .args(["exec", "true"])
-                    .current_dir(&empty)
-                    .env("XDG_STATE_HOME", dir.path().join("state"))
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .status()
-                    .expect("spawn");
-                assert!(status.success(), "agent exec true failed");
-                start.elapsed()
-            })
-            .collect();
-        median(times)
+        median_wall_of(runs, || {
+            let mut command = Command::new(AGENT);
+            command
+                .args(["exec", "true"])
+                .current_dir(&empty)
+                .env("XDG_STATE_HOME", dir.path().join("state"));
+            command
+        })
     };
     let (mut agent, mut bare, mut floor) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..10 {
