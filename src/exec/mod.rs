@@ -86,8 +86,10 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
     let mut guard = GroupGuard::new(group);
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
-    let mut out_buf = vec![0u8; READ_CHUNK_BYTES];
-    let mut err_buf = vec![0u8; READ_CHUNK_BYTES];
+    // Not zeroed: a read fills only what it returns (a command that writes nothing touches
+    // none of these pages).
+    let mut out_buf = Vec::with_capacity(READ_CHUNK_BYTES);
+    let mut err_buf = Vec::with_capacity(READ_CHUNK_BYTES);
     let mut output = OutputText::new(&request.redact);
     let mut cap = OutputCap::new(request.limits.max_output_chars);
     let mut status = None;
@@ -122,12 +124,12 @@ pub async fn run(request: &ExecRequest, sink: &mut (dyn FnMut(Chunk<'_>) + Send)
         tokio::select! {
             read = read_some(&mut stdout, &mut out_buf) => match read {
                 Ok(0) => stdout = None,
-                Ok(n) => deliver(Stream::Stdout, Some(&out_buf[..n]), &mut cap),
+                Ok(_) => deliver(Stream::Stdout, Some(&out_buf), &mut cap),
                 Err(error) => { io_error = Some(error); stdout = None; }
             },
             read = read_some(&mut stderr, &mut err_buf) => match read {
                 Ok(0) => stderr = None,
-                Ok(n) => deliver(Stream::Stderr, Some(&err_buf[..n]), &mut cap),
+                Ok(_) => deliver(Stream::Stderr, Some(&err_buf), &mut cap),
                 Err(error) => { io_error = Some(error); stderr = None; }
             },
             exit = child.wait(), if status.is_none() => {
@@ -271,12 +273,17 @@ fn finished(
     }
 }
 
+/// Reads what the pipe has (at most `buf`'s capacity) into `buf`, replacing what it held.
 async fn read_some<R: tokio::io::AsyncRead + Unpin>(
     pipe: &mut Option<R>,
-    buf: &mut [u8],
+    buf: &mut Vec<u8>,
 ) -> std::io::Result<usize> {
     match pipe {
-        Some(pipe) => pipe.read(buf).await,
+        Some(pipe) => {
+            // Empty, the buffer offers its whole capacity: it is not grown.
+            buf.clear();
+            pipe.read_buf(buf).await
+        }
         None => std::future::pending().await,
     }
 }

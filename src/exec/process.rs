@@ -57,7 +57,7 @@ pub(crate) fn command(
             git_entries,
         ));
     }
-    if let Some(temp) = sandbox.and_then(crate::sandbox::Run::temp_dir) {
+    if let Some(temp) = sandbox.and_then(crate::sandbox::Run::command_temp_dir) {
         command.env("TMPDIR", temp);
     }
     Ok(command)

@@ -216,7 +216,11 @@ fn helper_with(first: &str, args: impl IntoIterator<Item = OsString>) -> std::pr
         let mut command = std::process::Command::new("/proc/self/exe");
         std::os::unix::process::CommandExt::arg0(&mut command, "agent-sandbox");
         command.args([first, STAGE_ARG]).args(&args);
-        if let Some(temp) = linux::command_tmp(&parsed) {
+        // The agent gives it already (`Run::command_temp_dir`): a changed environment would
+        // be copied whole.
+        if let Some(temp) = linux::command_tmp(&parsed)
+            && std::env::var_os("TMPDIR").is_none_or(|given| given != temp.as_os_str())
+        {
             command.env("TMPDIR", temp);
         }
         match supervise::run(command, pid_namespace) {

@@ -173,6 +173,50 @@ mod tests {
         assert!(parse_helper_args(["--join", "1:2", "--", "sh"].map(OsString::from)).is_err());
     }
 
+    /// The `TMPDIR` the agent gives the helper is the one the helper's mounts make true:
+    /// `/tmp` where it binds the private temp directory there, else that directory.
+    #[test]
+    fn the_command_temp_dir_is_where_the_helper_puts_it() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let (work, temp) = (root.join("work"), root.join("tmp"));
+        std::fs::create_dir_all(&work).unwrap();
+        std::fs::create_dir_all(&temp).unwrap();
+        for mounts in [true, false] {
+            for writable in [vec![], vec![temp.clone()], vec![root.clone()]] {
+                let mut policy = Policy::new(SandboxMode::WorkspaceWrite, true, &work, &temp, &[]);
+                policy.mounts = mounts;
+                policy.writable.extend(writable.iter().cloned());
+                let run = Run::prepare(&policy).unwrap();
+                let private = run.temp_dir().unwrap().to_path_buf();
+                let parsed = parse_helper_args(
+                    run.helper_args()
+                        .into_iter()
+                        .chain(["--".into(), "sh".into()]),
+                )
+                .unwrap();
+                let expected = if parsed.tmp.is_some() {
+                    std::path::PathBuf::from("/tmp")
+                } else {
+                    assert!(parsed.writable.contains(&private), "{parsed:?}");
+                    private.clone()
+                };
+                assert_eq!(
+                    run.command_temp_dir(),
+                    Some(expected.as_path()),
+                    "mounts {mounts}, writable {writable:?}"
+                );
+                // Bound only where mounts are made and the binding hides nothing given.
+                assert_eq!(
+                    parsed.tmp.is_some(),
+                    cfg!(target_os = "linux") && mounts && writable.is_empty(),
+                    "mounts {mounts}, writable {writable:?}"
+                );
+                let _ = run.finish();
+            }
+        }
+    }
+
     #[test]
     fn helper_arguments_round_trip() {
         let root = tempfile::tempdir().unwrap();
@@ -203,6 +247,14 @@ mod tests {
         );
         // The workspace is below /tmp here: the private temp dir is only made writable.
         assert!(parsed.writable.contains(&private) || parsed.tmp == Some(private.clone()));
+        assert_eq!(
+            run.command_temp_dir(),
+            Some(if parsed.tmp.is_some() {
+                std::path::Path::new("/tmp")
+            } else {
+                private.as_path()
+            })
+        );
         assert!(parsed.hidden.is_empty());
         let _ = run.finish();
         assert!(!private.exists() && !work.join(".agent").exists());

@@ -10,7 +10,6 @@ use super::surfaces::{Guard, Mounts};
 use super::{Policy, SandboxMode};
 
 /// The shared temp directory that a command's private one replaces, where mounts allow.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const TMP: &str = "/tmp";
 
 /// The stub resolver's configuration in the proxy's directory (`net::proxy::RESOLV_CONF_NAME`).
@@ -81,10 +80,34 @@ impl Run {
         &self.policy
     }
 
-    /// The command's own temp directory (its `TMPDIR`), when it may write.
+    /// The command's own temp directory, when it may write (as seen outside its sandbox).
     #[must_use]
     pub fn temp_dir(&self) -> Option<&Path> {
         self.temp.as_deref()
+    }
+
+    /// The command's `TMPDIR`: `/tmp` where the helper binds the private temp directory there
+    /// (`--tmp`), else that directory. Given to the helper already, the helper's environment
+    /// need not change (std copies a changed environment whole).
+    #[must_use]
+    pub fn command_temp_dir(&self) -> Option<&Path> {
+        let temp = self.temp.as_deref()?;
+        Some(if self.binds_tmp(temp) {
+            Path::new(TMP)
+        } else {
+            temp
+        })
+    }
+
+    /// Whether the helper binds the private temp directory `temp` over `/tmp` (Linux, where
+    /// mounts are made), unless that would hide `/tmp` itself or the private directory.
+    fn binds_tmp(&self, temp: &Path) -> bool {
+        let policy = &self.policy;
+        let tmp = Path::new(TMP);
+        let hides = std::iter::once(&policy.workspace)
+            .chain(&policy.writable)
+            .any(|path| path == tmp || temp.starts_with(path));
+        cfg!(target_os = "linux") && policy.mounts && !hides
     }
 
     /// After the command: undoes changes to the git surfaces (saying what was undone) and
@@ -112,7 +135,10 @@ impl Run {
 
     fn end(&mut self) -> Vec<String> {
         if let Some(temp) = self.temp.take() {
-            let _ = std::fs::remove_dir_all(temp);
+            // Mostly the command left it empty: one `rmdir`, not a directory read first.
+            if std::fs::remove_dir(&temp).is_err() {
+                let _ = std::fs::remove_dir_all(temp);
+            }
         }
         self.guard.take().map(Guard::finish).unwrap_or_default()
     }
@@ -143,13 +169,9 @@ impl Run {
         }
         if let Some(temp) = &self.temp {
             // Bound over `/tmp`, the paths below it the command works with bound back in place
-            // (`linux.rs`), unless it would hide `/tmp` itself or the private directory.
-            let tmp = Path::new(TMP);
-            let hides = std::iter::once(&policy.workspace)
-                .chain(&policy.writable)
-                .any(|path| path == tmp || temp.starts_with(path));
+            // (`linux.rs`).
             push(
-                if policy.mounts && !hides {
+                if self.binds_tmp(temp) {
                     "--tmp"
                 } else {
                     "--write"

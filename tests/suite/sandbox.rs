@@ -105,6 +105,10 @@ fn writes_inside_the_workspace_and_temp_dir_work() {
         "{result}"
     );
     assert_eq!(std::fs::read_dir(&dirs.tmp).unwrap().count(), 0);
+    // And one the command left empty is gone too (removed without reading it first).
+    let (result, status) = dirs.exec(&["true"]);
+    assert_eq!(status, Some(0), "{result}");
+    assert_eq!(std::fs::read_dir(&dirs.tmp).unwrap().count(), 0);
     // The shared temp dir the agent was given is not writable.
     let (result, _) = dirs.exec(&[&format!("touch {}/shared", quoted(&dirs.tmp))]);
     assert!(!dirs.tmp.join("shared").exists(), "{result}");
