@@ -185,6 +185,11 @@ impl SecretFiles {
                 return Some(&self.name_patterns[index]);
             }
         }
+        // An empty set (the built-in list has no pattern with `/`) matches nothing; asking it
+        // would still prepare the path for matching.
+        if self.paths.is_empty() {
+            return None;
+        }
         let relative = relative.strip_prefix("/").unwrap_or(relative);
         if !self.paths.is_match(relative) {
             return None;

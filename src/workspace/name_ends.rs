@@ -6,10 +6,10 @@
 //!
 //! The rule: a glob whose first character is a plain ASCII one matches only names that start
 //! with it, ignoring ASCII case; otherwise, one whose last character is plain matches only
-//! names that end with it. A glob with neither (`*`, `[ab]*x?`) may match anything. globset folds
-//! ASCII case only (`(?-u)(?i)`), yet names whose first or last byte is not ASCII are always
-//! passed on, so that Unicode folding (`ſ` is `s`, the Kelvin sign `K` is `k`) could never
-//! make this test reject a match.
+//! names that end with it. A glob with neither (`*`, `[ab]*x?`) may match anything. globset
+//! folds ASCII case only (`(?-u)(?i)`), yet names whose first or last byte is not ASCII are
+//! always passed on, so that Unicode folding (`ſ` is `s`, the Kelvin sign `K` is `k`) could
+//! never make this test reject a match.
 
 /// The first and last characters that a name may have to match one of the patterns.
 #[derive(Debug, Clone)]
