@@ -1,15 +1,16 @@
 //! The second fast path of the parser: a conservative lexer for the few shapes that most
 //! commands take beyond plain words — `NAME=value` prefixes, pipelines and `&&`/`||`/`;`
 //! lists of simple commands, plain tests (`[ -f x ]`), one `if … then … [elif …] [else …] fi`
-//! of such lists, whole-word `'…'`/`"…"` strings without expansions (a backslash inside
-//! them that stands for itself: `"a\|b"`), plain text glued to one such string
-//! (`--include="*.py"`), and trailing `>FILE`/`2>&1` redirections — building the same
-//! [`Script`] tree-sitter-bash would (a property test compares the two on generated commands
-//! of this grammar, field by field). Anything else, or anything it is unsure of, is `None`
-//! and goes to tree-sitter: `$`, backticks, an unquoted `\` or one before a blank, `#`,
-//! newlines and control characters, `((` anywhere, unquoted parentheses
-//! and braces, `[` (but a test of a plain shape at a command's start: `[ -f x ]`), `!`, `<`,
-//! `&` other than in `&&`/`&>`/`>&`, other glued quotes (`"a"b`, `a"b"c`), a reserved or declaration
+//! of such lists (there a command may be negated: `if ! test -d x; …`), whole-word
+//! `'…'`/`"…"` strings without expansions (a backslash inside them that stands for itself:
+//! `"a\|b"`), plain text glued to one such string (`--include="*.py"`), and trailing
+//! `>FILE`/`2>&1` redirections — building the same [`Script`] tree-sitter-bash would (a
+//! property test compares the two on generated commands of this grammar, field by field).
+//! Anything else, or anything it is unsure of, is `None` and goes to tree-sitter: `$`,
+//! backticks, an unquoted `\` or one before a blank, `#`, newlines and control characters,
+//! `((` anywhere, unquoted parentheses and braces, `[` (but a test of a plain shape at a
+//! command's start: `[ -f x ]`), `!` (but before a command of an `if`'s list), `<`, `&` other
+//! than in `&&`/`&>`/`>&`, other glued quotes (`"a"b`, `a"b"c`), a reserved or declaration
 //! word (`if`, `export` …) as a program, `@` or `==` (tree-sitter-bash reads some of those
 //! as errors). Owns only that lexing; decides nothing.
 
@@ -182,11 +183,17 @@ impl Lexer<'_> {
         }
     }
 
-    /// One list of an `if` statement up to its `;` and the blanks after it.
+    /// One list of an `if` statement up to its `;` and the blanks after it. A command or test
+    /// that starts the list or follows `&&`/`||` may be negated (`if ! test -d x; …`):
+    /// tree-sitter-bash reads a negated command around it and finds the same commands.
     fn list(&mut self, commands: &mut Vec<Command>, read: &mut usize) -> Option<()> {
         let mut pipes = 0usize;
+        let mut negatable = true;
         loop {
             self.blanks();
+            if negatable && self.keyword("!") {
+                self.blanks();
+            }
             if self.peek() == Some(b'[') {
                 self.test()?;
             } else {
@@ -201,11 +208,15 @@ impl Lexer<'_> {
                 return None;
             }
             self.blanks();
+            negatable = false;
             match self.operator()? {
                 Operator::Pipe => pipes += 1,
                 // As in `parse`: tree-sitter-bash reads `a | b | c && d` as one pipeline.
                 Operator::List if pipes >= 2 => return None,
-                Operator::List => pipes = 0,
+                Operator::List => {
+                    pipes = 0;
+                    negatable = true;
+                }
                 Operator::Then => {
                     self.blanks();
                     return Some(());

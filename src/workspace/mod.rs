@@ -18,6 +18,10 @@ use std::sync::OnceLock;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
+mod name_ends;
+
+use name_ends::NameEnds;
+
 const SECRET_FILES: &str = include_str!("../../assets/secret-files.txt");
 
 /// `base` joined with `path`, with `.` and `..` applied lexically. A `..` at the root stays at
@@ -102,6 +106,8 @@ pub fn resolved_inside(root: &Path, resolved: &Path) -> bool {
 #[derive(Debug, Clone)]
 pub struct SecretFiles {
     names: GlobSet,
+    /// Which components may match `names` at all (most are never tried against it).
+    name_ends: NameEnds,
     name_patterns: Vec<String>,
     paths: GlobSet,
     path_patterns: Vec<String>,
@@ -158,6 +164,7 @@ impl SecretFiles {
         };
         Ok(SecretFiles {
             names: build(names)?,
+            name_ends: NameEnds::new(name_patterns.iter().map(String::as_str)),
             name_patterns,
             paths: build(paths)?,
             path_patterns,
@@ -171,11 +178,17 @@ impl SecretFiles {
         for component in relative.components() {
             // `is_match` first: it allocates nothing, and almost no component matches.
             if let Component::Normal(name) = component
+                && self.name_ends.may_match(name.as_encoded_bytes())
                 && self.names.is_match(name)
                 && let Some(&index) = self.names.matches(name).first()
             {
                 return Some(&self.name_patterns[index]);
             }
+        }
+        // An empty set (the built-in list has no pattern with `/`) matches nothing; asking it
+        // would still prepare the path for matching.
+        if self.paths.is_empty() {
+            return None;
         }
         let relative = relative.strip_prefix("/").unwrap_or(relative);
         if !self.paths.is_match(relative) {

@@ -282,10 +282,19 @@ const IF_PIECES: &[&str] = &[
     ":",
 ];
 
+/// How a piece of an `if` statement's list may start: mostly as it is, sometimes negated
+/// (well-formed or not: `!` glued, doubled, alone).
+const NEGATIONS: &[&str] = &["! ", "!\t", "!  ", "!", "! ! ", " ! ", "!;"];
+
 /// A list of pieces for an `if` statement.
 fn list() -> impl Strategy<Value = String> {
-    let piece =
-        || prop_oneof![3 => prop::sample::select(IF_PIECES).prop_map(str::to_owned), 1 => piece()];
+    let piece = || {
+        (
+            prop_oneof![3 => Just(""), 1 => prop::sample::select(NEGATIONS)],
+            prop_oneof![3 => prop::sample::select(IF_PIECES).prop_map(str::to_owned), 1 => piece()],
+        )
+            .prop_map(|(negation, piece)| format!("{negation}{piece}"))
+    };
     (
         piece(),
         prop::collection::vec(
@@ -430,6 +439,8 @@ fn the_lexer_reads_the_common_shapes() {
         "if [ -d src ]; then ls -la src; else echo missing; fi",
         "if test -f x; then wc -l x; fi",
         "if a | b; then c && d; elif e; then f; else g; fi",
+        "if ! test -d scripts; then echo no; fi",
+        "if ! [ -f x ] && ! a | b; then ! c || ! d; elif ! e; then f; else ! g; fi",
         "grep -n \"await\\|async\" lib/utils.py",
         "rg \"\\[TODO\\]\" server | head",
         "grep -n 'a\\|b' x",
@@ -513,6 +524,13 @@ fn the_lexer_leaves_the_rest_to_tree_sitter() {
         "if a; fi",
         "if a; then fi",
         "x; if a; then b; fi",
+        "if !a; then b; fi",
+        "if ! ! a; then b; fi",
+        "if a | ! b; then c; fi",
+        "if ! ; then b; fi",
+        "if ! then; then b; fi",
+        "if ! [ ! -f x ]; then b; fi",
+        "if ! A=1; then b; fi",
         "cat \" \"",
         "ls 'a\\ b'",
         "*2>x",
