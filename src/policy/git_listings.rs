@@ -327,7 +327,8 @@ fn short_letters(word: &str, find: &dyn Fn(&str) -> Option<&'static Spec>) -> bo
     letters
         .chars()
         .all(|c| find(&format!("-{c}")).is_some_and(|(_, value)| !*value))
-        || find(&word[..2]).is_some_and(|(_, value)| *value)
+        // `-é`: byte 2 may fall inside a character; only a whole two-character head is looked up.
+        || word.get(..2).and_then(find).is_some_and(|(_, value)| *value)
             && word[2..].bytes().all(|b| b.is_ascii_digit())
 }
 

@@ -345,3 +345,43 @@ fn new_entries_match_the_program_as_written() {
         assert_eq!(decision.verdict, Ask, "{command:?}: {decision:?}");
     }
 }
+
+/// A short option glued to a character of more than one byte (`-é`) asks, in every git
+/// listing and in every position, and never panics: the option table is looked up by whole
+/// characters (found by review rev7: `git show-ref -é` ended `agent check` with an internal
+/// error).
+#[test]
+fn git_listings_ask_for_short_options_of_any_character() {
+    let listings = [
+        "merge-base a",
+        "rev-list HEAD",
+        "ls-tree HEAD",
+        "for-each-ref",
+        "show-ref",
+        "name-rev HEAD",
+        "reflog show",
+        "reflog",
+        "stash list",
+        "stash show",
+        "worktree list",
+        "remote",
+        "config --get x",
+    ];
+    let characters = ['é', 'µ', 'ſ', '€', '𝔵', '\u{300}', 'K', 'ß'];
+    let mut cases = Vec::new();
+    for listing in listings {
+        for c in characters {
+            for word in [
+                format!("-{c}"),
+                format!("-n{c}"),
+                format!("-{c}5"),
+                format!("-{c}-t"),
+            ] {
+                cases.push(format!("git {listing} {word}"));
+                cases.push(format!("git {word} {listing}"));
+            }
+        }
+    }
+    let table: Vec<(&str, Verdict)> = cases.iter().map(|case| (case.as_str(), Ask)).collect();
+    inspect_table(OsFamily::Unix, &table);
+}
