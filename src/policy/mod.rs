@@ -343,9 +343,28 @@ fn default_secrets() -> Arc<SecretFiles> {
 }
 
 /// Decides one command under the given rules, in the given context. Pure: no I/O;
-/// microseconds.
+/// microseconds. A bug that panics while deciding makes the command ask (see [`guarded`]).
 #[must_use]
 pub fn decide(rules: &Rules, context: &Context, command: &str) -> Decision {
+    guarded(|| decide_unguarded(rules, context, command))
+}
+
+/// `decide`'s result, or — where deciding panicked (a bug; the panic hook has printed it,
+/// escaped) — an ask marked destructive, so that neither a rule nor mode `allow-all` lets the
+/// command through: a person decides, and where nobody can be asked it is denied. A line the
+/// model writes then cannot end `check --stdin` or a session.
+fn guarded(decide: impl FnOnce() -> Decision) -> Decision {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(decide)).unwrap_or_else(|_| {
+        Decision::new(
+            Verdict::Ask,
+            "the policy failed on this command (an internal error, please report it)",
+            Source::Parser,
+            true,
+        )
+    })
+}
+
+fn decide_unguarded(rules: &Rules, context: &Context, command: &str) -> Decision {
     let os = context.os;
     let mut decision = decide_as_written(rules, context, command);
     // The shell deletes backslash-newline before it splits words (`r\⏎m -rf x` runs

@@ -237,3 +237,24 @@ fn git_dashed_subcommands_are_denied_like_the_subcommand() {
         assert_eq!(got.verdict, want, "{command:?}: {got:?}");
     }
 }
+
+/// A bug that panics while deciding makes the command ask, marked destructive (so mode
+/// `allow-all` asks too and no "always allow" is offered), instead of ending `check --stdin`
+/// or the session (rev7: `git show-ref -é` ended both before its fix).
+#[test]
+fn a_panic_while_deciding_asks() {
+    let decision = guarded(|| panic!("a bug while deciding"));
+    assert_eq!(decision.verdict, Verdict::Ask);
+    assert!(decision.destructive);
+    assert_eq!(decision.prefix, None);
+    assert!(
+        decision.reason.contains("internal error"),
+        "{}",
+        decision.reason
+    );
+    // The guard passes a decision through unchanged.
+    let rules = rules();
+    let passed = guarded(|| decide(&rules, OsFamily::Unix, "ls"));
+    assert_eq!(passed, decide(&rules, OsFamily::Unix, "ls"));
+    assert_eq!(passed.verdict, Verdict::Allow);
+}
