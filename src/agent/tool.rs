@@ -57,7 +57,7 @@ pub fn shell_tool(os: OsFamily, shell: &str) -> ToolSpec {
                 },
                 "background": {
                     "type": "boolean",
-                    "description": "Start a long-running process (dev server, watcher) and return at once with its id; no timeout, it ends with the run. Read or stop it with the processes tool; later commands reach its ports on localhost. Do not add `&`."
+                    "description": "Start a long-running process (dev server, watcher) and return at once with its id; no timeout, it ends with the run. Read or stop it with the processes tool; later commands allowed the same way (by the mode, a rule or the user) reach its ports on localhost. Do not add `&`."
                 }
             },
             "required": ["command", "description"],
