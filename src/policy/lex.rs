@@ -14,7 +14,7 @@
 //! word (`if`, `export` …) as a program, `@` or `==` (tree-sitter-bash reads some of those
 //! as errors). Owns only that lexing; decides nothing.
 
-use super::script::{Command, RESERVED_WORDS, Script, Shape, TEST};
+use super::script::{Command, Script, Shape, TEST, is_reserved};
 use super::word::{Word, WordKind, has_pair};
 
 /// Programs tree-sitter-bash reads as a declaration or `unset`, not a command.
@@ -292,7 +292,7 @@ impl Lexer<'_> {
                 .text
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b"_./+-*".contains(&b))
-            || RESERVED_WORDS.contains(&program.text.as_str())
+            || is_reserved(&program.text)
             || DECLARATION_WORDS.contains(&program.text.as_str())
         {
             return None;

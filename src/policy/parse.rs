@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use tree_sitter::{Node, Parser, Tree};
 
 use super::lex;
-use super::script::{Command, RESERVED_WORDS, Script, Shape, TEST};
+use super::script::{Command, Script, Shape, TEST, is_reserved};
 use super::word::{Word, WordBuilder, decode_ansi_c, is_plain, is_plain_byte};
 
 thread_local! {
@@ -178,10 +178,7 @@ fn parse_plain(text: &str) -> Option<Script> {
     let first = words.first()?;
     // A program name starting with `-` is left to tree-sitter too (it reads `- a=` as an
     // assignment); either way such a command asks.
-    if first.text.contains('=')
-        || first.text.starts_with('-')
-        || RESERVED_WORDS.contains(&first.text.as_str())
-    {
+    if first.text.contains('=') || first.text.starts_with('-') || is_reserved(&first.text) {
         return None;
     }
     Some(Script {
