@@ -36,7 +36,11 @@ const MAX_COMMANDS: usize = 16;
 
 /// An unquoted character of a plain word (the `is_plain` set, `~`, and the glob `*`).
 fn bare_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"_./:,%+=-~*".contains(&b)
+    b.is_ascii_alphanumeric()
+        || matches!(
+            b,
+            b'_' | b'.' | b'/' | b':' | b',' | b'%' | b'+' | b'=' | b'-' | b'~' | b'*'
+        )
 }
 
 /// How a statement's commands are joined, for the shape.
@@ -288,10 +292,9 @@ impl Lexer<'_> {
         let quoted = !self.bytes[start..].starts_with(program.text.as_bytes());
         if (quoted && program.kind != WordKind::Literal)
             || program.text.starts_with(['-', '~'])
-            || !program
-                .text
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"_./+-*".contains(&b))
+            || !program.text.bytes().all(|b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'+' | b'-' | b'*')
+            })
             || is_reserved(&program.text)
             || DECLARATION_WORDS.contains(&program.text.as_str())
         {
@@ -417,7 +420,7 @@ impl Lexer<'_> {
         let start = self.at;
         while self
             .peek()
-            .is_some_and(|b| b.is_ascii_alphanumeric() || b"_./-".contains(&b))
+            .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-'))
         {
             self.at += 1;
         }
@@ -442,7 +445,10 @@ impl Lexer<'_> {
         }
         let value = rest[name + 1..]
             .iter()
-            .take_while(|b| b.is_ascii_alphanumeric() || b"_./:,%+-".contains(b))
+            .take_while(|&&b| {
+                b.is_ascii_alphanumeric()
+                    || matches!(b, b'_' | b'.' | b'/' | b':' | b',' | b'%' | b'+' | b'-')
+            })
             .count();
         let end = start + name + 1 + value;
         if value == 0 {

@@ -164,17 +164,23 @@ fn comment_is_glued(text: &str, at: usize) -> bool {
 /// right where tree-sitter-bash is wrong: it rejects the plain words `me@x.com` and `==`.)
 fn parse_plain(text: &str) -> Option<Script> {
     // By bytes: every plain character is ASCII, and no byte of a longer one is.
-    let plain = text
-        .bytes()
-        .all(|b| b == b' ' || b == b'\t' || b == b'~' || is_plain_byte(b));
-    if !plain {
-        return None;
+    // One pass checks the characters and counts the words, so the list is allocated once.
+    let mut count = 0;
+    let mut in_word = false;
+    for b in text.bytes() {
+        let blank = b == b' ' || b == b'\t';
+        if !blank && b != b'~' && !is_plain_byte(b) {
+            return None;
+        }
+        count += usize::from(!blank && !in_word);
+        in_word = !blank;
     }
-    let words: Vec<Word> = text
-        .split([' ', '\t'])
-        .filter(|w| !w.is_empty())
-        .map(Word::literal)
-        .collect();
+    let mut words: Vec<Word> = Vec::with_capacity(count);
+    words.extend(
+        text.split(|c| c == ' ' || c == '\t')
+            .filter(|w| !w.is_empty())
+            .map(Word::literal),
+    );
     let first = words.first()?;
     // A program name starting with `-` is left to tree-sitter too (it reads `- a=` as an
     // assignment); either way such a command asks.

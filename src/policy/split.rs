@@ -99,6 +99,20 @@ impl Reader<'_> {
         let mut word = Pending::default();
         while let Some(&b) = self.bytes.get(self.at) {
             match b {
+                // The common case first: a run of simple characters, which `bare` would only
+                // add one by one (unless the word is a lone `~`, whose next character it
+                // checks).
+                b if simple(b) && !(word.tilde && self.text_of(start, &word) == "~") => {
+                    let run = self.bytes[self.at..]
+                        .iter()
+                        .take_while(|&&b| simple(b))
+                        .count();
+                    if word.quote {
+                        self.scratch.push_str(&self.text[self.at..self.at + run]);
+                    }
+                    self.at += run;
+                    word.after_assign = false;
+                }
                 b' ' | b'\t' => break,
                 b'\\' => {
                     let next = self.text[self.at + 1..].chars().next()?;
@@ -281,9 +295,10 @@ impl Pending {
             if !self.quote && is_reserved(text) {
                 return None;
             }
-            let bare_prefix = &text[..self.bare_end.unwrap_or(text.len())];
-            if let Some((name, _)) = bare_prefix.split_once('=')
-                && is_name(name)
+            // By bytes: `=` is ASCII, so the cut is on a character boundary.
+            let bare_prefix = &text.as_bytes()[..self.bare_end.unwrap_or(text.len())];
+            if let Some(name_end) = bare_prefix.iter().position(|&b| b == b'=')
+                && is_name(&text[..name_end])
             {
                 return None;
             }
