@@ -3,10 +3,11 @@
 //! lists of simple commands, plain tests (`[ -f x ]`), one `if … then … [elif …] [else …] fi`
 //! of such lists (there a command may be negated: `if ! test -d x; …`), whole-word
 //! `'…'`/`"…"` strings without expansions (a backslash inside them that stands for itself:
-//! `"a\|b"`), plain text glued to one such string (`--include="*.py"`), and trailing
+//! `"a\|b"`) or of one variable as an argument (`"$HOME"`, `"${HOME}"`: an unknown word),
+//! plain text glued to a string without expansions (`--include="*.py"`), and trailing
 //! `>FILE`/`2>&1` redirections — building the same [`Script`] tree-sitter-bash would (a
 //! property test compares the two on generated commands of this grammar, field by field).
-//! Anything else, or anything it is unsure of, is `None` and goes to tree-sitter: `$`,
+//! Anything else, or anything it is unsure of, is `None` and goes to tree-sitter: other `$`,
 //! backticks, an unquoted `\` or one before a blank, `#`, newlines and control characters,
 //! `((` anywhere, unquoted parentheses and braces, `[` (but a test of a plain shape at a
 //! command's start: `[ -f x ]`), `!` (but before a command of an `if`'s list), `<`, `&` other
@@ -288,9 +289,11 @@ impl Lexer<'_> {
         let program = self.single_word()?;
         // A program name of letters, digits and `_ . / + - *` only (tree-sitter-bash reads
         // `a=b x:y` as an error); a glob (`*.rs`, a quoted argument searched as a command
-        // string) stays a pattern, quoted text stays literal.
+        // string) stays a pattern, quoted text stays literal; a variable (`"$X"`) is left
+        // to tree-sitter.
         let quoted = !self.bytes[start..].starts_with(program.text.as_bytes());
         if (quoted && program.kind != WordKind::Literal)
+            || program.kind == WordKind::Expansion
             || program.text.starts_with(['-', '~'])
             || !program.text.bytes().all(|b| {
                 b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'+' | b'-' | b'*')
@@ -482,7 +485,7 @@ impl Lexer<'_> {
             return None;
         }
         let quoted = self.whole_word()?;
-        if !self.at_word_end() {
+        if !self.at_word_end() || quoted.kind != WordKind::Literal {
             return None;
         }
         Some(Word::literal(word.text + &quoted.text))
@@ -511,6 +514,11 @@ impl Lexer<'_> {
             b'"' => {
                 let close = self.bytes[start + 1..].iter().position(|&b| b == b'"')?;
                 let inner = &self.text[start + 1..start + 1 + close];
+                // A string of one variable (`"$HOME"`, `"${HOME}"`): one unknown word.
+                if inner.strip_prefix('$').is_some_and(is_variable) {
+                    self.at = start + close + 2;
+                    return Some(Word::expansion());
+                }
                 // tree-sitter-bash drops the text of a string of blanks only (`" "`).
                 let blanks = !inner.is_empty() && inner.bytes().all(|b| b == b' ');
                 if blanks
@@ -555,6 +563,19 @@ impl Lexer<'_> {
         };
         Some(word)
     }
+}
+
+/// A variable's name as `$` may take it in a string: `NAME` or `{NAME}`, the name a letter or
+/// `_` and then letters, digits and `_` (not a positional or special parameter, `$1`, `$@`).
+fn is_variable(text: &str) -> bool {
+    let name = text
+        .strip_prefix('{')
+        .and_then(|rest| rest.strip_suffix('}'))
+        .unwrap_or(text);
+    name.bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// Whether `parse` reads the text again in other ways for a backslash in it: one before a

@@ -21,7 +21,7 @@ const PROGRAMS: &[&str] = &[
     "env", "xargs", "bash", "sh", "find", "tee", "touch", "true", "cd", "jq", "nl", "sort", "npm",
     "python3", "timeout", "nice", "command", "builtin", "exec", "eval", "time", "if", "in", "do",
     "done", "export", "local", "unset", "declare", "x-y", "a.b", "/bin/rm", "./x", "~/bin/x", "-x",
-    "a=b", "*", "ls*", "'ls'", "\"git\"", "''", "2", "*2", "_2", "a1",
+    "a=b", "*", "ls*", "'ls'", "\"git\"", "''", "2", "*2", "_2", "a1", "\"$X\"",
 ];
 
 const WORDS: &[&str] = &[
@@ -136,6 +136,29 @@ const WORDS: &[&str] = &[
     "--x=\"\"",
     "a==\"b\"",
     "x\"\\|\"",
+    "\"$HOME\"",
+    "\"${HOME}\"",
+    "\"$_x1\"",
+    "\"$_\"",
+    "\"$1\"",
+    "\"$@\"",
+    "\"$\"",
+    "\"${}\"",
+    "\"${A\"",
+    "\"$A}\"",
+    "\"${A}x\"",
+    "\"$HOME/x\"",
+    "\"a$HOME\"",
+    "\"$A$B\"",
+    "\"$é\"",
+    "--x=\"$HOME\"",
+    "a\"$A\"",
+    "\"$A\"b",
+    "\"$A\"\"b\"",
+    "\"$A\"'b'",
+    "'$A'\"$B\"",
+    "\"$A\">x",
+    "\"$if\"",
 ];
 
 const REDIRECTIONS: &[&str] = &[
@@ -222,7 +245,8 @@ fn part() -> impl Strategy<Value = String> {
 const TEST_WORDS: &[&str] = &[
     "-f", "-d", "-e", "-s", "-n", "-z", "-L", "-x", "-v", "-o", "-a", "=", "==", "!=", "-eq",
     "-nt", "-lt", "!", "x", "src/a.rs", "Makefile", "'a b'", "\"a b\"", "\"\"", "''", "*.rs",
-    "a=b", "-", "~", "(", ")", "]", "[", "]]", "x]", "'-f'", "\"]\"", "1", "2>x", "#",
+    "a=b", "-", "~", "(", ")", "]", "[", "]]", "x]", "'-f'", "\"]\"", "1", "2>x", "#", "\"$x\"",
+    "\"${x}\"",
 ];
 
 /// A test command, well-formed or not (closed by the wrong bracket, glued, redirected).
@@ -447,6 +471,9 @@ fn the_lexer_reads_the_common_shapes() {
         "grep -rn \"render\" docs --include=\"*.py\"",
         "rg -n x -g'*.rs' src",
         "ls a'b'",
+        "grep -n \"$HOME\" README.md",
+        "ls \"${x}\" | wc -l",
+        "if [ -d x ]; then ls \"$_a1\"; fi",
     ] {
         let fast = lex::parse(text);
         assert!(fast.is_some(), "not read: {text:?}");
@@ -483,7 +510,15 @@ fn the_lexer_leaves_the_rest_to_tree_sitter() {
         "ls \"a\\\\b\"",
         "ls \"a\\\"b\"",
         "ls \"\\$x\"",
-        "ls \"$x\"",
+        "ls a\"$x\"",
+        "ls --x=\"$x\"",
+        "ls \"$x\"y",
+        "\"$x\" ls",
+        "ls \"$1\"",
+        "ls \"$x/y\"",
+        "ls \"a$x\"",
+        "ls \"${x\"",
+        "[ -n \"$x\" ]",
         "if x",
         "export A=1",
         "FOO=1",
