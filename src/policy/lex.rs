@@ -3,7 +3,9 @@
 //! lists of simple commands, plain tests (`[ -f x ]`), one `if … then … [elif …] [else …] fi`
 //! of such lists (there a command may be negated: `if ! test -d x; …`), whole-word
 //! `'…'`/`"…"` strings without expansions (a backslash inside them that stands for itself:
-//! `"a\|b"`) or of one variable as an argument (`"$HOME"`, `"${HOME}"`: an unknown word),
+//! `"a\|b"`) or, as an argument, of one variable (`"$HOME"`, `"${HOME}"`: an unknown word)
+//! or one substituted program without arguments (`"`whoami`"`, `"$(whoami)"`: an unknown
+//! word, and the program a command after the one it is in),
 //! plain text glued to a string without expansions (`--include="*.py"`), and trailing
 //! `>FILE`/`2>&1` redirections — building the same [`Script`] tree-sitter-bash would (a
 //! property test compares the two on generated commands of this grammar, field by field).
@@ -64,7 +66,12 @@ pub(super) fn parse(text: &str) -> Option<Script> {
         return None;
     }
     let bytes = text.as_bytes();
-    let mut lexer = Lexer { text, bytes, at: 0 };
+    let mut lexer = Lexer {
+        text,
+        bytes,
+        at: 0,
+        substituted: Vec::new(),
+    };
     lexer.blanks();
     if lexer.keyword("if") {
         return lexer.if_statement();
@@ -88,6 +95,7 @@ pub(super) fn parse(text: &str) -> Option<Script> {
         };
         read += 1;
         commands.extend(command);
+        commands.append(&mut lexer.substituted);
         if read > MAX_COMMANDS {
             return None;
         }
@@ -207,6 +215,7 @@ impl Lexer<'_> {
                     return None;
                 }
                 commands.push(command);
+                commands.append(&mut self.substituted);
             }
             *read += 1;
             if *read > MAX_COMMANDS {
@@ -243,6 +252,9 @@ struct Lexer<'t> {
     text: &'t str,
     bytes: &'t [u8],
     at: usize,
+    /// The commands substituted in the words of the command being read (`"`whoami`"`), which
+    /// tree-sitter-bash lists right after it.
+    substituted: Vec<Command>,
 }
 
 impl Lexer<'_> {
@@ -519,6 +531,16 @@ impl Lexer<'_> {
                     self.at = start + close + 2;
                     return Some(Word::expansion());
                 }
+                // A string of one substituted program without arguments (`"`whoami`"`,
+                // `"$(whoami)"`): one unknown word, and the program a command of its own.
+                if let Some(program) = substituted_program(inner) {
+                    self.at = start + close + 2;
+                    self.substituted.push(Command {
+                        words: vec![Word::literal(program)],
+                        ..Command::default()
+                    });
+                    return Some(Word::expansion());
+                }
                 // tree-sitter-bash drops the text of a string of blanks only (`" "`).
                 let blanks = !inner.is_empty() && inner.bytes().all(|b| b == b' ');
                 if blanks
@@ -576,6 +598,27 @@ fn is_variable(text: &str) -> bool {
         .next()
         .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// The program of a command substitution of one plain program name (`` `NAME` ``,
+/// `$(NAME)`), the name a letter or `_` and then letters, digits and `_ . -`, and no reserved
+/// or declaration word; `None` for anything else.
+fn substituted_program(text: &str) -> Option<&str> {
+    let name = text
+        .strip_prefix('`')
+        .and_then(|rest| rest.strip_suffix('`'))
+        .or_else(|| {
+            text.strip_prefix("$(")
+                .and_then(|rest| rest.strip_suffix(')'))
+        })?;
+    let plain = name
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+    (plain && !is_reserved(name) && !DECLARATION_WORDS.contains(&name)).then_some(name)
 }
 
 /// Whether `parse` reads the text again in other ways for a backslash in it: one before a

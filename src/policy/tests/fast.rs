@@ -21,7 +21,7 @@ const PROGRAMS: &[&str] = &[
     "env", "xargs", "bash", "sh", "find", "tee", "touch", "true", "cd", "jq", "nl", "sort", "npm",
     "python3", "timeout", "nice", "command", "builtin", "exec", "eval", "time", "if", "in", "do",
     "done", "export", "local", "unset", "declare", "x-y", "a.b", "/bin/rm", "./x", "~/bin/x", "-x",
-    "a=b", "*", "ls*", "'ls'", "\"git\"", "''", "2", "*2", "_2", "a1", "\"$X\"",
+    "a=b", "*", "ls*", "'ls'", "\"git\"", "''", "2", "*2", "_2", "a1", "\"$X\"", "\"`x`\"",
 ];
 
 const WORDS: &[&str] = &[
@@ -159,6 +159,26 @@ const WORDS: &[&str] = &[
     "'$A'\"$B\"",
     "\"$A\">x",
     "\"$if\"",
+    "\"`whoami`\"",
+    "\"$(whoami)\"",
+    "\"`a b`\"",
+    "\"`if`\"",
+    "\"`time`\"",
+    "\"`export`\"",
+    "\"``\"",
+    "\"`1`\"",
+    "\"`_x`\"",
+    "\"`b-c.d`\"",
+    "\"`\\b`\"",
+    "\"`b`x\"",
+    "\"$(b\"",
+    "\"$(b))\"",
+    "\"$((b))\"",
+    "\"`b`\"\"`c`\"",
+    "x\"`b`\"",
+    "`b`",
+    "$(b)",
+    "\"`é`\"",
 ];
 
 const REDIRECTIONS: &[&str] = &[
@@ -246,7 +266,7 @@ const TEST_WORDS: &[&str] = &[
     "-f", "-d", "-e", "-s", "-n", "-z", "-L", "-x", "-v", "-o", "-a", "=", "==", "!=", "-eq",
     "-nt", "-lt", "!", "x", "src/a.rs", "Makefile", "'a b'", "\"a b\"", "\"\"", "''", "*.rs",
     "a=b", "-", "~", "(", ")", "]", "[", "]]", "x]", "'-f'", "\"]\"", "1", "2>x", "#", "\"$x\"",
-    "\"${x}\"",
+    "\"`x`\"", "\"${x}\"",
 ];
 
 /// A test command, well-formed or not (closed by the wrong bracket, glued, redirected).
@@ -474,6 +494,9 @@ fn the_lexer_reads_the_common_shapes() {
         "grep -n \"$HOME\" README.md",
         "ls \"${x}\" | wc -l",
         "if [ -d x ]; then ls \"$_a1\"; fi",
+        "grep \"`whoami`\" go.mod",
+        "a \"`b`\" \"$(c)\" | d \"`e`\" >x",
+        "if a \"`b`\"; then c \"$(d)\"; fi",
     ] {
         let fast = lex::parse(text);
         assert!(fast.is_some(), "not read: {text:?}");
@@ -519,6 +542,13 @@ fn the_lexer_leaves_the_rest_to_tree_sitter() {
         "ls \"a$x\"",
         "ls \"${x\"",
         "[ -n \"$x\" ]",
+        "\"`b`\" x",
+        "[ -n \"`b`\" ]",
+        "a \"`b c`\"",
+        "a \"`if`\"",
+        "a \"`export`\"",
+        "a \"`b`x\"",
+        "a x\"`b`\"",
         "if x",
         "export A=1",
         "FOO=1",
