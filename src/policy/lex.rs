@@ -18,7 +18,7 @@
 //! as errors). Owns only that lexing; decides nothing.
 
 use super::script::{Command, Script, Shape, TEST, is_reserved};
-use super::word::{Word, WordKind, has_pair};
+use super::word::{ByteSet, Word, WordKind, has_pair};
 
 /// Programs tree-sitter-bash reads as a declaration or `unset`, not a command.
 const DECLARATION_WORDS: &[&str] = &[
@@ -39,11 +39,8 @@ const MAX_COMMANDS: usize = 16;
 
 /// An unquoted character of a plain word (the `is_plain` set, `~`, and the glob `*`).
 fn bare_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric()
-        || matches!(
-            b,
-            b'_' | b'.' | b'/' | b':' | b',' | b'%' | b'+' | b'=' | b'-' | b'~' | b'*'
-        )
+    const BARE: ByteSet = ByteSet::new(true, b"_./:,%+=-~*");
+    BARE.contains(b)
 }
 
 /// How a statement's commands are joined, for the shape.

@@ -176,11 +176,19 @@ fn parse_plain(text: &str) -> Option<Script> {
         in_word = !blank;
     }
     let mut words: Vec<Word> = Vec::with_capacity(count);
-    words.extend(
-        text.split(|c| c == ' ' || c == '\t')
-            .filter(|w| !w.is_empty())
-            .map(Word::literal),
-    );
+    let mut start = None;
+    // By bytes: every character is ASCII here.
+    for (at, b) in text.bytes().chain([b' ']).enumerate() {
+        let blank = b == b' ' || b == b'\t';
+        match start {
+            Some(from) if blank => {
+                words.push(Word::literal(&text[from..at]));
+                start = None;
+            }
+            None if !blank => start = Some(at),
+            _ => {}
+        }
+    }
     let first = words.first()?;
     // A program name starting with `-` is left to tree-sitter too (it reads `- a=` as an
     // assignment); either way such a command asks.

@@ -13,7 +13,7 @@
 //! tilde forms that expand to something other than `$HOME` (`~user`, bash's `a=~`).
 
 use super::script::is_reserved;
-use super::word::{Word, WordKind};
+use super::word::{ByteSet, Word, WordKind};
 
 /// The words `sh` would pass as argv, or `None` when the text is outside the modelled subset.
 pub(super) fn split(text: &str) -> Option<Vec<Word>> {
@@ -244,7 +244,8 @@ impl Reader<'_> {
 /// A character that [`Reader::bare`] only adds to a word: no tilde, glob, brace,
 /// assignment sign, quoting, blank, comment or operator character (ASCII only).
 fn simple(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b',' | b'@' | b'%' | b'+' | b'-')
+    const SIMPLE: ByteSet = ByteSet::new(true, b"_./,@%+-");
+    SIMPLE.contains(b)
 }
 
 /// A control character other than tab (newline included): outside the subset anywhere.
