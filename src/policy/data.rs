@@ -7,6 +7,7 @@
 use std::sync::OnceLock;
 
 use super::git;
+use super::programs::name_table::NameTable;
 use super::word::Word;
 
 const TABLE: &str = include_str!("../../assets/data-arguments.txt");
@@ -33,6 +34,18 @@ struct Row {
 fn table() -> &'static [Row] {
     static ROWS: OnceLock<Vec<Row>> = OnceLock::new();
     ROWS.get_or_init(|| parse_table(TABLE))
+}
+
+/// The first row naming a program, through a lookup built once (asked for every argv).
+fn row_of(key: &str) -> Option<&'static Row> {
+    static INDEX: OnceLock<NameTable<'static, usize>> = OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let names = table().iter().enumerate().flat_map(|(at, row)| {
+            row.programs.iter().map(move |program| (program.as_str(), at))
+        });
+        NameTable::new(names, |_, _| {})
+    });
+    index.get(key).map(|at| &table()[at])
 }
 
 /// Reads the table. A line it cannot read is left out: fewer exceptions only deny more.
@@ -65,9 +78,7 @@ fn parse_table(text: &str) -> Vec<Row> {
 /// For an argv whose program key is `key`: which words are data (`true`), or `None` when
 /// none is (the common case, without allocating).
 pub(super) fn data_words(key: &str, argv: &[Word]) -> Option<Vec<bool>> {
-    let row = table()
-        .iter()
-        .find(|row| row.programs.iter().any(|p| p == key))?;
+    let row = row_of(key)?;
     let start = if row.subcommands.is_empty() {
         1
     } else {
@@ -160,6 +171,23 @@ mod tests {
             .filter(|(_, d)| *d)
             .map(|(w, _)| w.text.clone())
             .collect()
+    }
+
+    /// The lookup finds the row the search in table order finds, for every program of the
+    /// table and names close to them.
+    #[test]
+    fn rows_are_found_as_in_order() {
+        let programs = table().iter().flat_map(|row| row.programs.iter());
+        for program in programs {
+            let cut = &program[..program.len() - 1];
+            for key in [program.as_str(), cut, &format!("{program}x"), &program.to_uppercase()] {
+                let want = table()
+                    .iter()
+                    .find(|row| row.programs.iter().any(|p| p == key));
+                assert_eq!(row_of(key).map(|r| &r.programs), want.map(|r| &r.programs), "{key}");
+            }
+        }
+        assert!(row_of("").is_none() && row_of("ls").is_none());
     }
 
     #[test]

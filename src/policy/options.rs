@@ -6,6 +6,7 @@
 use std::sync::OnceLock;
 
 use super::OsFamily;
+use super::programs::name_table::NameTable;
 use super::word::{Word, program_key};
 
 const TABLE: &str = include_str!("../../assets/allow-options.txt");
@@ -111,17 +112,24 @@ pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<
     let rule_names_operand = words
         .get(1..covered)
         .is_some_and(|rule| rule.iter().any(|w| !w.text.starts_with('-')));
-    let rows: Vec<&Row> = candidates
-        .iter()
-        .map(|&at| &table[at])
-        .filter(|row| {
-            row.subcommand
-                .as_ref()
-                .is_none_or(|sub| keys.iter().any(|k| k.as_ref() == sub.as_str()))
-                && (rule_names_operand || !matches!(row.form, Form::Operand(_)))
-        })
-        .collect();
-    if rows.is_empty() {
+    // The rows that apply, apart by the words they can match (a word starting with `-` or
+    // not: [`Form::matches_probe`]); each part in table order, so that the first row a word
+    // matches in its part is the first in the table.
+    let mut option_rows: Vec<&Row> = Vec::with_capacity(candidates.len());
+    let mut other_rows: Vec<&Row> = Vec::new();
+    for row in candidates.iter().map(|&at| &table[at]) {
+        let applies = row
+            .subcommand
+            .as_ref()
+            .is_none_or(|sub| keys.iter().any(|k| k.as_ref() == sub.as_str()))
+            && (rule_names_operand || !matches!(row.form, Form::Operand(_)));
+        if applies && row.form.needs_dash() {
+            option_rows.push(row);
+        } else if applies {
+            other_rows.push(row);
+        }
+    }
+    if option_rows.is_empty() && other_rows.is_empty() {
         return None;
     }
     // The long option's name as compared, built once per word into one buffer.
@@ -135,7 +143,9 @@ pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<
             let next = words.get(at + 1).and_then(Word::known);
             let previous = at.checked_sub(1).and_then(|before| words[before].known());
             let probe = Probe::new(text, next, &mut long);
+            let rows = if probe.dash { &option_rows } else { &other_rows };
             let row = rows.iter().find(|row| match &row.form {
+                Form::Long(name) => probe.long.is_some_and(|body| name.starts_with(body)),
                 Form::Operand(values) => is_operand(values, previous, text),
                 Form::Assignment(values) => {
                     !probe.dash
@@ -163,15 +173,10 @@ pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<
 /// The rows naming a program of `keys` ([`Row::names`]), in table order, through the index:
 /// borrowed from it when one program names them all (most commands), merged otherwise.
 fn rows_naming(keys: &[std::borrow::Cow<'_, str>]) -> std::borrow::Cow<'static, [usize]> {
-    let (by_name, stems) = index();
+    let (by_name, lists, stems) = index();
     let mut hits = keys
         .iter()
-        .filter_map(|k| {
-            by_name
-                .binary_search_by(|(name, _)| (*name).cmp(k.as_ref()))
-                .ok()
-                .map(|at| by_name[at].1.as_slice())
-        })
+        .filter_map(|k| by_name.get(k).map(|at| lists[at].as_slice()))
         .chain(
             stems
                 .iter()
@@ -191,21 +196,21 @@ fn rows_naming(keys: &[std::borrow::Cow<'_, str>]) -> std::borrow::Cow<'static, 
     std::borrow::Cow::Owned(rows)
 }
 
-/// The table's rows by exact program name (sorted by name, for a binary search), and the
-/// rows with a `name*` program by their stem (a key starting with the stem names every row of
-/// it), built once; each list in table order. A row's exact names are in the first list even
-/// when it has a stem too, so the rows naming some key are those of its name and those of
-/// every stem that starts a key.
+/// The table's rows by exact program name (a lookup of the name gives where its rows are
+/// listed), and the rows with a `name*` program by their stem (a key starting with the stem
+/// names every row of it), built once; each list in table order. A row's exact names are in
+/// the first lists even when it has a stem too, so the rows naming some key are those of its
+/// name and those of every stem that starts a key.
 type Index = (
-    Vec<(&'static str, Vec<usize>)>,
+    NameTable<'static, usize>,
+    Vec<Vec<usize>>,
     Vec<(&'static str, Vec<usize>)>,
 );
 
 fn index() -> &'static Index {
     static INDEX: OnceLock<Index> = OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut by_name: std::collections::BTreeMap<&'static str, Vec<usize>> =
-            std::collections::BTreeMap::new();
+        let mut by_name: Vec<(&'static str, Vec<usize>)> = Vec::new();
         let mut stems: Vec<(&'static str, Vec<usize>)> = Vec::new();
         for (at, row) in table().iter().enumerate() {
             for program in &row.programs {
@@ -215,11 +220,19 @@ fn index() -> &'static Index {
                         None => stems.push((stem, vec![at])),
                     }
                 } else {
-                    by_name.entry(program.as_str()).or_default().push(at);
+                    match by_name.iter_mut().find(|(known, _)| known == program) {
+                        Some((_, rows)) => rows.push(at),
+                        None => by_name.push((program.as_str(), vec![at])),
+                    }
                 }
             }
         }
-        (by_name.into_iter().collect(), stems)
+        let lookup = NameTable::new(
+            by_name.iter().enumerate().map(|(at, (name, _))| (*name, at)),
+            |_, _| {},
+        );
+        let lists = by_name.into_iter().map(|(_, rows)| rows).collect();
+        (lookup, lists, stems)
     })
 }
 
@@ -284,6 +297,15 @@ impl<'w> Probe<'w> {
 }
 
 impl Form {
+    /// Whether only a word starting with `-` can be this option (every form but the argument
+    /// file, the path, the assignment and the operand, which need one that does not).
+    fn needs_dash(&self) -> bool {
+        !matches!(
+            self,
+            Form::ArgumentFile | Form::OutsidePath | Form::Assignment(_) | Form::Operand(_)
+        )
+    }
+
     /// Whether `word` (followed by `next`, for an option's value) is this option.
     #[cfg(test)]
     fn matches(&self, word: &str, next: Option<&str>) -> bool {

@@ -3,6 +3,11 @@
 //! and programs that run code given to them (no one-word rule for them).
 //! Owns the names (program keys: basename, lowercase, no `.exe`); not how they are used.
 
+pub(super) mod name_table;
+
+use super::script::RESERVED_WORDS;
+use name_table::NameTable;
+
 /// Programs that destroy data or the system, or change user: `destructive` is set when one
 /// appears anywhere (`mkfs.*` too), so that mode allow-all still asks. The DESIGN.md list.
 const PROTECTED: &[&str] = &[
@@ -153,37 +158,103 @@ pub(super) const SHELLS: &[&str] = &[
     "tcsh",
 ];
 
+/// What the deny search knows of a program key, read in one lookup ([`traits`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Traits(u8);
+
+impl Traits {
+    const PROTECTED: u8 = 1;
+    const WRAPPER: u8 = 1 << 1;
+    const SHELL: u8 = 1 << 2;
+    const JOINER: u8 = 1 << 3;
+    const FEEDS: u8 = 1 << 4;
+    const RESERVED: u8 = 1 << 5;
+
+    fn has(self, bit: u8) -> bool {
+        self.0 & bit != 0
+    }
+
+    /// [`is_protected`].
+    pub(super) fn protected(self) -> bool {
+        self.has(Self::PROTECTED)
+    }
+
+    /// [`is_wrapper`].
+    pub(super) fn wrapper(self) -> bool {
+        self.has(Self::WRAPPER)
+    }
+
+    /// In [`SHELLS`].
+    pub(super) fn shell(self) -> bool {
+        self.has(Self::SHELL)
+    }
+
+    /// In [`JOINERS`].
+    pub(super) fn joiner(self) -> bool {
+        self.has(Self::JOINER)
+    }
+
+    /// In [`FEED_ARGUMENTS`].
+    pub(super) fn feeds(self) -> bool {
+        self.has(Self::FEEDS)
+    }
+
+    /// A shell reserved word ([`RESERVED_WORDS`]).
+    pub(super) fn reserved(self) -> bool {
+        self.has(Self::RESERVED)
+    }
+}
+
+/// The [`Traits`] of a program key: every table above (and the shell's reserved words)
+/// merged into one lookup, built once.
+pub(super) fn traits(key: &str) -> Traits {
+    static TABLE: std::sync::OnceLock<NameTable<'static, u8>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let wrappers = [
+            RUN_PROGRAM,
+            RUN_PROGRAM_MORE,
+            RUN_AS_USER,
+            FEED_ARGUMENTS,
+            MULTI_CALL,
+            RUN_WORDS,
+            RUN_WINDOWS,
+        ];
+        let tables = [
+            (PROTECTED, Traits::PROTECTED),
+            (PROTECTED_WINDOWS, Traits::PROTECTED),
+            (SHELLS, Traits::SHELL),
+            (JOINERS, Traits::JOINER),
+            (FEED_ARGUMENTS, Traits::FEEDS),
+            (RESERVED_WORDS, Traits::RESERVED),
+        ]
+        .into_iter()
+        .chain(wrappers.map(|table| (table, Traits::WRAPPER)));
+        NameTable::new(
+            tables.flat_map(|(table, bit)| table.iter().map(move |name| (*name, bit))),
+            |first, again| *first |= again,
+        )
+    });
+    let mut traits = Traits(table.get(key).unwrap_or(0));
+    if key.starts_with("mkfs.") {
+        traits.0 |= Traits::PROTECTED;
+    }
+    traits
+}
+
 /// Whether a program key is protected (`mkfs.ext4` counts as `mkfs`).
 pub(super) fn is_protected(key: &str) -> bool {
-    PROTECTED.contains(&key) || PROTECTED_WINDOWS.contains(&key) || key.starts_with("mkfs.")
+    traits(key).protected()
 }
 
 /// Whether later words of the command may be the program that actually runs.
 pub(super) fn is_wrapper(key: &str) -> bool {
-    // Asked for every word of every command: the tables are merged into one set, once.
-    static WRAPPERS: std::sync::OnceLock<std::collections::HashSet<&'static str>> =
-        std::sync::OnceLock::new();
-    WRAPPERS
-        .get_or_init(|| {
-            [
-                RUN_PROGRAM,
-                RUN_PROGRAM_MORE,
-                RUN_AS_USER,
-                FEED_ARGUMENTS,
-                MULTI_CALL,
-                RUN_WORDS,
-                RUN_WINDOWS,
-            ]
-            .iter()
-            .flat_map(|table| table.iter().copied())
-            .collect()
-        })
-        .contains(key)
+    traits(key).wrapper()
 }
 
 /// Whether a program runs other programs or code given to it (wrappers and shells).
 pub(super) fn runs_other_programs(key: &str) -> bool {
-    is_wrapper(key) || SHELLS.contains(&key) || JOINERS.contains(&key)
+    let traits = traits(key);
+    traits.wrapper() || traits.shell() || traits.joiner()
 }
 
 /// Programs that run code or commands given to them besides the wrappers and shells
@@ -297,5 +368,67 @@ mod tests {
         assert!(wrappers.iter().all(|w| is_wrapper(w)), "{wrappers:?}");
         assert!(!is_wrapper("ls") && !is_wrapper("sh"));
         assert!(runs_other_programs("sh") && runs_other_programs("watch"));
+    }
+
+    /// The one lookup answers as the tables' own searches, for every name of every table,
+    /// the names changed (cut, lengthened, cased, a `.` suffix, `mkfs.` forms) and others.
+    #[test]
+    fn traits_are_the_tables_answers() {
+        use proptest::prelude::*;
+        let names: Vec<&str> = [
+            PROTECTED,
+            PROTECTED_WINDOWS,
+            RUN_PROGRAM,
+            RUN_PROGRAM_MORE,
+            RUN_AS_USER,
+            FEED_ARGUMENTS,
+            MULTI_CALL,
+            RUN_WORDS,
+            RUN_WINDOWS,
+            JOINERS,
+            SHELLS,
+            RESERVED_WORDS,
+        ]
+        .concat();
+        let key = prop_oneof![
+            prop::sample::select(names.clone()).prop_map(str::to_owned),
+            (prop::sample::select(names), 0..5usize, "[a-zA-Z.]{0,2}").prop_map(
+                |(name, cut, tail)| {
+                    let end = name.len().saturating_sub(cut % 3);
+                    let name = name.get(..end).unwrap_or(name);
+                    let name = if cut == 4 { name.to_uppercase() } else { name.to_owned() };
+                    format!("{name}{tail}")
+                }
+            ),
+            "(mkfs)?[.a-z\\[{}!\u{e9}-]{0,6}",
+        ];
+        let mut runner = proptest::test_runner::TestRunner::default();
+        runner
+            .run(&key, |key| {
+                let key = key.as_str();
+                let traits = traits(key);
+                let protected = PROTECTED.contains(&key)
+                    || PROTECTED_WINDOWS.contains(&key)
+                    || key.starts_with("mkfs.");
+                let wrapper = [
+                    RUN_PROGRAM,
+                    RUN_PROGRAM_MORE,
+                    RUN_AS_USER,
+                    FEED_ARGUMENTS,
+                    MULTI_CALL,
+                    RUN_WORDS,
+                    RUN_WINDOWS,
+                ]
+                .iter()
+                .any(|table| table.contains(&key));
+                prop_assert_eq!(traits.protected(), protected, "{}", key);
+                prop_assert_eq!(traits.wrapper(), wrapper, "{}", key);
+                prop_assert_eq!(traits.shell(), SHELLS.contains(&key), "{}", key);
+                prop_assert_eq!(traits.joiner(), JOINERS.contains(&key), "{}", key);
+                prop_assert_eq!(traits.feeds(), FEED_ARGUMENTS.contains(&key), "{}", key);
+                prop_assert_eq!(traits.reserved(), RESERVED_WORDS.contains(&key), "{}", key);
+                Ok(())
+            })
+            .expect("the lookup answers as the tables");
     }
 }

@@ -63,10 +63,7 @@ pub(super) fn named<'c>(context: &'c Context, text: &str) -> Option<&'c str> {
 /// `~`) in the workspace's root is already its own normalised path relative to the workspace:
 /// most words are not built again as paths.
 pub(super) fn plain_relative<'t>(context: &Context, text: &'t str) -> Option<&'t Path> {
-    let plain = context.cwd == context.workspace
-        && !text.starts_with(['/', '~'])
-        && !text.contains(['\\', ':'])
-        && text.split('/').all(|part| !matches!(part, "" | "." | ".."));
+    let plain = crate::workspace::is_plain_relative(text) && context.cwd == context.workspace;
     plain.then(|| Path::new(text))
 }
 

@@ -37,13 +37,12 @@ use super::word::Word;
 use super::{Context, OsFamily};
 use git::git;
 use readers::program_check;
-use table::list;
 use windows_type::windows_type;
 
 /// Whether `program` is an inspection program (for the reason when a path form asks).
 pub(super) fn knows(os: OsFamily, program: &str) -> bool {
     match os {
-        OsFamily::Unix => program == "git" || list().iter().any(|e| e.name == program),
+        OsFamily::Unix => program == "git" || table::find(program).is_some(),
         OsFamily::Windows => program.eq_ignore_ascii_case("type"),
     }
 }
@@ -62,6 +61,6 @@ pub(super) fn check(context: &Context, words: &[Word]) -> Option<Result<String, 
     if name == "git" {
         return Some(git(context, words));
     }
-    let entry = list().iter().find(|e| e.name == name)?;
+    let entry = table::find(name)?;
     Some(program_check(context, entry, args))
 }
