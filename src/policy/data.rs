@@ -75,9 +75,45 @@ fn parse_table(text: &str) -> Vec<Row> {
         .collect()
 }
 
-/// For an argv whose program key is `key`: which words are data (`true`), or `None` when
-/// none is (the common case, without allocating).
-pub(super) fn data_words(key: &str, argv: &[Word]) -> Option<Vec<bool>> {
+/// Which words of an argv are data: bits for an argv of up to 64 words (all but a few),
+/// without allocating; a list for a longer one.
+#[derive(Debug)]
+pub(super) struct Marks {
+    len: usize,
+    bits: u64,
+    long: Vec<bool>,
+}
+
+impl Marks {
+    fn new(len: usize) -> Self {
+        let long = if len > 64 { vec![false; len] } else { Vec::new() };
+        Marks { len, bits: 0, long }
+    }
+
+    /// Marks word `at` (nothing past the end).
+    fn set(&mut self, at: usize) {
+        if at >= self.len {
+            return;
+        }
+        match self.long.get_mut(at) {
+            Some(slot) => *slot = true,
+            None => self.bits |= 1 << at,
+        }
+    }
+
+    /// Whether word `at` is data.
+    pub(super) fn get(&self, at: usize) -> bool {
+        if self.len > 64 {
+            self.long.get(at).copied().unwrap_or(false)
+        } else {
+            at < self.len && self.bits >> at & 1 == 1
+        }
+    }
+}
+
+/// For an argv whose program key is `key`: which words are data, or `None` when none is (the
+/// common case, without allocating).
+pub(super) fn data_words(key: &str, argv: &[Word]) -> Option<Marks> {
     let row = row_of(key)?;
     let start = if row.subcommands.is_empty() {
         1
@@ -93,9 +129,9 @@ pub(super) fn data_words(key: &str, argv: &[Word]) -> Option<Vec<bool>> {
         }
         at + 1
     };
-    let mut data = vec![false; argv.len()];
+    let mut data = Marks::new(argv.len());
     match &row.kind {
-        Kind::All => data[1..].fill(true),
+        Kind::All => (1..argv.len()).for_each(|at| data.set(at)),
         Kind::Pattern(value_options) => pattern(argv, start, value_options, &mut data),
         Kind::Message => message(argv, start, &mut data),
     }
@@ -103,7 +139,7 @@ pub(super) fn data_words(key: &str, argv: &[Word]) -> Option<Vec<bool>> {
 }
 
 /// Marks the pattern of a grep-like command.
-fn pattern(argv: &[Word], start: usize, value_options: &[String], data: &mut [bool]) {
+fn pattern(argv: &[Word], start: usize, value_options: &[String], data: &mut Marks) {
     let mut explicit = false;
     let mut operand_seen = false;
     let mut options_done = false;
@@ -112,20 +148,18 @@ fn pattern(argv: &[Word], start: usize, value_options: &[String], data: &mut [bo
         let text = argv[i].text.as_str();
         if options_done || !text.starts_with('-') || text == "-" {
             if !explicit && !operand_seen {
-                data[i] = true;
+                data.set(i);
             }
             operand_seen = true;
         } else if text == "--" {
             options_done = true;
         } else if text == "-e" || text == "--regexp" {
             explicit = true;
-            if let Some(slot) = data.get_mut(i + 1) {
-                *slot = true;
-            }
+            data.set(i + 1);
             i += 1;
         } else if text.starts_with("--regexp=") || (text.starts_with("-e") && text.len() > 2) {
             explicit = true;
-            data[i] = true;
+            data.set(i);
         } else if value_options.iter().any(|o| o == text) {
             i += 1;
         }
@@ -134,7 +168,7 @@ fn pattern(argv: &[Word], start: usize, value_options: &[String], data: &mut [bo
 }
 
 /// Marks the message of `git commit -m …` and the like.
-fn message(argv: &[Word], start: usize, data: &mut [bool]) {
+fn message(argv: &[Word], start: usize, data: &mut Marks) {
     let mut i = start;
     while i < argv.len() {
         let text = argv[i].text.as_str();
@@ -145,13 +179,11 @@ fn message(argv: &[Word], start: usize, data: &mut [bool]) {
         let m_at = short.and_then(|cluster| cluster.find('m'));
         if text == "--message" || short.zip(m_at).is_some_and(|(c, at)| at + 1 == c.len()) {
             // `-m TEXT`, `-am TEXT`, `--message TEXT`
-            if let Some(slot) = data.get_mut(i + 1) {
-                *slot = true;
-            }
+            data.set(i + 1);
             i += 1;
         } else if text.starts_with("--message=") || m_at.is_some() {
             // `-mTEXT`, `--message=TEXT`
-            data[i] = true;
+            data.set(i);
         }
         i += 1;
     }
@@ -165,12 +197,29 @@ mod tests {
     fn marked(command: &str) -> Vec<String> {
         let argv: Vec<Word> = command.split(' ').map(Word::literal).collect();
         let key = argv[0].text.clone();
-        let data = data_words(&key, &argv).unwrap_or_default();
+        let data = data_words(&key, &argv);
         argv.iter()
-            .zip(data)
-            .filter(|(_, d)| *d)
-            .map(|(w, _)| w.text.clone())
+            .enumerate()
+            .filter(|(at, _)| data.as_ref().is_some_and(|d| d.get(*at)))
+            .map(|(_, w)| w.text.clone())
             .collect()
+    }
+
+    /// Marks hold for argvs of every length, around the 64 words kept as bits: every word of
+    /// `echo`, the word after a last `-e`, nothing past the end.
+    #[test]
+    fn marks_hold_for_long_argvs() {
+        for len in [1, 2, 63, 64, 65, 66, 130] {
+            let words: Vec<String> = (1..len).map(|at| format!("w{at}")).collect();
+            let echo = format!("echo {}", words.join(" "));
+            assert_eq!(marked(echo.trim_end()), words, "{len} words");
+            let grep = format!("grep {} -e", words.join(" "));
+            let argv: Vec<Word> = grep.split_whitespace().map(Word::literal).collect();
+            let marks = data_words("grep", &argv).expect("grep has data");
+            let got: Vec<usize> = (0..argv.len() + 2).filter(|at| marks.get(*at)).collect();
+            let want: Vec<usize> = if len > 1 { vec![1] } else { vec![] };
+            assert_eq!(got, want, "{len} words");
+        }
     }
 
     /// The lookup finds the row the search in table order finds, for every program of the

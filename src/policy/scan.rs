@@ -194,7 +194,7 @@ impl<'r> Scan<'r> {
         let first_traits = key.as_deref().map(traits).unwrap_or_default();
         let wrapper = first_traits.wrapper() || first_traits.reserved();
         let data = key.as_deref().and_then(|k| data::data_words(k, argv));
-        let is_data = |at: usize| data.as_ref().is_some_and(|d| d[at]);
+        let is_data = |at: usize| data.as_ref().is_some_and(|d| d.get(at));
         let saved_git_env = self.git_env;
         self.git_env |= argv.iter().any(|w| w.text.starts_with("GIT_CONFIG"));
         let mut stdin_shell = None;

@@ -101,9 +101,9 @@ pub fn resolved_inside(root: &Path, resolved: &Path) -> bool {
 }
 
 /// Whether `text` is a relative path of plain components: not from `/` or `~`, no `\\` or
-/// `:` (Windows separators and prefixes), no component empty, `.` or `..`. Its components are
-/// then its `/`-separated parts, each a normal one, and it is its own lexical normal form
-/// below any base. Read in one pass over its bytes (every character it looks for is ASCII).
+/// `:` (Windows separators and prefixes), no component empty, `.` or `..`: it is its own
+/// lexical normal form below any base. Read in one pass over its bytes (every character it
+/// looks for is ASCII).
 #[must_use]
 pub fn is_plain_relative(text: &str) -> bool {
     // A component that is empty, `.` or `..`: all dots, at most two.
@@ -203,15 +203,15 @@ impl SecretFiles {
     /// is judged by its components) a secret file, if any.
     #[must_use]
     pub fn matching(&self, relative: &Path) -> Option<&str> {
-        // A path of plain components (most) is split at `/` without `Path::components`.
-        let named = match relative.to_str().filter(|text| is_plain_relative(text)) {
-            Some(text) => text
-                .split('/')
-                .find_map(|name| self.name_matching(std::ffi::OsStr::new(name))),
-            None => self.components_matching(relative),
-        };
-        if named.is_some() {
-            return named;
+        for component in relative.components() {
+            // `is_match` first: it allocates nothing, and almost no component matches.
+            if let Component::Normal(name) = component
+                && self.name_ends.may_match(name.as_encoded_bytes())
+                && self.names.is_match(name)
+                && let Some(&index) = self.names.matches(name).first()
+            {
+                return Some(&self.name_patterns[index]);
+            }
         }
         // An empty set (the built-in list has no pattern with `/`) matches nothing; asking it
         // would still prepare the path for matching.
@@ -226,24 +226,6 @@ impl SecretFiles {
             .matches(relative)
             .first()
             .map(|&index| self.path_patterns[index].as_str())
-    }
-
-    /// The name pattern that one of `relative`'s components matches, if any.
-    fn components_matching(&self, relative: &Path) -> Option<&str> {
-        relative.components().find_map(|component| match component {
-            Component::Normal(name) => self.name_matching(name),
-            _ => None,
-        })
-    }
-
-    /// The name pattern that one component matches, if any.
-    fn name_matching(&self, name: &std::ffi::OsStr) -> Option<&str> {
-        // `is_match` first: it allocates nothing, and almost no component matches.
-        if self.name_ends.may_match(name.as_encoded_bytes()) && self.names.is_match(name) {
-            let &index = self.names.matches(name).first()?;
-            return Some(&self.name_patterns[index]);
-        }
-        None
     }
 
     /// The patterns matched against one component of a path (those without `/`), as written.

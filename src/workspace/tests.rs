@@ -191,24 +191,4 @@ proptest::proptest! {
             proptest::prop_assert_eq!(components, parts, "{:?}", text);
         }
     }
-
-    /// A secret is found by the parts of a plain path as by its components, for generated
-    /// paths of names from the list, their changes and other names.
-    #[test]
-    fn plain_paths_match_as_their_components(
-        parts in proptest::collection::vec(
-            "\\.env|\\.ENV\\.local|id_rsa|[a-z.]{0,4}|\\.\\.|credentials\\.json|x\\.pem|~|a:b",
-            1..5,
-        ),
-        absolute in proptest::bool::ANY,
-    ) {
-        let text = format!("{}{}", if absolute { "/" } else { "" }, parts.join("/"));
-        let secrets = SecretFiles::defaults();
-        let path = Path::new(&text);
-        proptest::prop_assert_eq!(
-            secrets.matching(path),
-            secrets.components_matching(path),
-            "{:?}", text
-        );
-    }
 }

@@ -1,19 +1,20 @@
 //! A lookup of short names (program keys, list entries) asked for nearly every word of a
 //! command: most words are no name of the table, and are turned away by their first byte and
-//! length alone; the rest are compared with the few names of the same first byte. The
-//! tables stay where they are (Rust constants, `assets/*.txt`); this is only how they are
-//! looked up.
+//! length alone; the rest are found by a hash of their bytes (an open-addressed table, one
+//! comparison of the text for a name that is there). The tables stay where they are (Rust
+//! constants, `assets/*.txt`); this is only how they are looked up.
 
-/// Names and their values, by first byte and length.
+/// Names and their values.
 #[derive(Debug)]
 pub(in crate::policy) struct NameTable<'n, V> {
     /// For each first byte, the lengths of the names starting with it (bit `n`: a name of `n`
     /// bytes; bit 63: 63 bytes or more).
     lengths: [u64; 256],
-    /// The names sorted by first byte (otherwise in the order given), with their values.
+    /// The names, each once, with their values.
     names: Vec<(&'n str, V)>,
-    /// For each first byte `b`, its names are `names[starts[b]..starts[b + 1]]`.
-    starts: [usize; 257],
+    /// Open addressing by [`hash`]: each slot is empty (`None`) or holds a name's hash and
+    /// where it is in `names`. At least twice as many slots as names, a power of two.
+    slots: Vec<Option<(u64, usize)>>,
     /// The value of the empty name, if the table has it.
     empty: Option<V>,
 }
@@ -23,6 +24,13 @@ fn length_bit(length: usize) -> u64 {
     1 << length.min(63)
 }
 
+/// A hash of a name's bytes (FxHash's step: rotate, mix in the byte, multiply).
+fn hash(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0u64, |hash, &byte| {
+        (hash.rotate_left(5) ^ u64::from(byte)).wrapping_mul(0x517c_c1b7_2722_0a95)
+    })
+}
+
 impl<'n, V: Copy> NameTable<'n, V> {
     /// The table of `entries`; a name given again merges its value into the first one's
     /// (`merge(first, again)`).
@@ -30,38 +38,44 @@ impl<'n, V: Copy> NameTable<'n, V> {
         entries: impl IntoIterator<Item = (&'n str, V)>,
         merge: impl Fn(&mut V, V),
     ) -> Self {
-        let mut names: Vec<(&'n str, V)> = Vec::new();
-        let mut empty: Option<V> = None;
+        let mut table = NameTable {
+            lengths: [0; 256],
+            names: Vec::new(),
+            slots: Vec::new(),
+            empty: None,
+        };
+        let entries: Vec<(&'n str, V)> = entries.into_iter().collect();
+        table.slots = vec![None; (entries.len() * 2).next_power_of_two().max(8)];
+        let mask = table.slots.len() - 1;
         for (name, value) in entries {
-            if name.is_empty() {
-                match &mut empty {
-                    Some(first) => merge(first, value),
-                    None => empty = Some(value),
+            let Some(&first) = name.as_bytes().first() else {
+                match &mut table.empty {
+                    Some(known) => merge(known, value),
+                    None => table.empty = Some(value),
                 }
-            } else if let Some((_, first)) = names.iter_mut().find(|(known, _)| *known == name) {
-                merge(first, value);
-            } else {
-                names.push((name, value));
+                continue;
+            };
+            let hash = hash(name.as_bytes());
+            // The bits of a `u64` hash taken modulo the slot count (a power of two).
+            #[allow(clippy::cast_possible_truncation)]
+            let mut slot = hash as usize & mask;
+            loop {
+                match table.slots[slot] {
+                    Some((known, at)) if known == hash && table.names[at].0 == name => {
+                        merge(&mut table.names[at].1, value);
+                        break;
+                    }
+                    Some(_) => slot = (slot + 1) & mask,
+                    None => {
+                        table.slots[slot] = Some((hash, table.names.len()));
+                        table.names.push((name, value));
+                        table.lengths[usize::from(first)] |= length_bit(name.len());
+                        break;
+                    }
+                }
             }
         }
-        // Stable: names of one first byte keep their order.
-        names.sort_by_key(|(name, _)| name.as_bytes()[0]);
-        let mut lengths = [0u64; 256];
-        let mut starts = [0usize; 257];
-        for (name, _) in &names {
-            let first = usize::from(name.as_bytes()[0]);
-            lengths[first] |= length_bit(name.len());
-            starts[first + 1] += 1;
-        }
-        for at in 1..starts.len() {
-            starts[at] += starts[at - 1];
-        }
-        NameTable {
-            lengths,
-            names,
-            starts,
-            empty,
-        }
+        table
     }
 
     /// The value of `name`, if the table has it.
@@ -70,14 +84,21 @@ impl<'n, V: Copy> NameTable<'n, V> {
         let Some(&first) = bytes.first() else {
             return self.empty;
         };
-        let first = usize::from(first);
-        if self.lengths[first] & length_bit(bytes.len()) == 0 {
+        if self.lengths[usize::from(first)] & length_bit(bytes.len()) == 0 {
             return None;
         }
-        self.names[self.starts[first]..self.starts[first + 1]]
-            .iter()
-            .find(|(known, _)| known.as_bytes() == bytes)
-            .map(|(_, value)| *value)
+        let hash = hash(bytes);
+        let mask = self.slots.len() - 1;
+        #[allow(clippy::cast_possible_truncation)]
+        let mut slot = hash as usize & mask;
+        while let Some((known, at)) = self.slots[slot] {
+            let (text, value) = self.names[at];
+            if known == hash && text.as_bytes() == bytes {
+                return Some(value);
+            }
+            slot = (slot + 1) & mask;
+        }
+        None
     }
 }
 
@@ -92,7 +113,7 @@ mod tests {
         /// and long, empty, non-ASCII, sharing first bytes and lengths).
         #[test]
         fn lookups_find_what_a_search_finds(
-            entries in prop::collection::vec(("[ab\u{e9}-]{0,3}|[a-z]{60,66}", 0..8u32), 0..20),
+            entries in prop::collection::vec(("[ab\u{e9}-]{0,3}|[a-z]{60,66}", 0..8u32), 0..40),
             words in prop::collection::vec("[ab\u{e9}-]{0,3}|[a-z]{60,66}", 0..20),
         ) {
             let table = NameTable::new(
@@ -121,5 +142,7 @@ mod tests {
         assert_eq!(table.get("rd"), None);
         assert_eq!(table.get("r"), None);
         assert_eq!(table.get("mr"), None);
+        let first = NameTable::new([("a", 1), ("a", 2)], |_, _| {});
+        assert_eq!(first.get("a"), Some(1), "the first entry's value stays");
     }
 }
