@@ -17,7 +17,7 @@ const TABLE: &str = include_str!("../../assets/data-arguments.txt");
 enum Kind {
     /// Every argument.
     All,
-    /// The search pattern; the options listed take a value in the next word.
+    /// The search pattern; the options listed (sorted) take a value in the next word.
     Pattern(Vec<String>),
     /// The value of `-m`/`--message`.
     Message,
@@ -62,7 +62,12 @@ fn parse_table(text: &str) -> Vec<Row> {
             };
             let kind = match fields.next()? {
                 "all" => Kind::All,
-                "pattern" => Kind::Pattern(fields.map(str::to_owned).collect()),
+                "pattern" => {
+                    // Sorted, for a binary search (an `rg` command has dozens to look through).
+                    let mut options: Vec<String> = fields.map(str::to_owned).collect();
+                    options.sort_unstable();
+                    Kind::Pattern(options)
+                }
                 "message" => Kind::Message,
                 _ => return None,
             };
@@ -160,7 +165,10 @@ fn pattern(argv: &[Word], start: usize, value_options: &[String], data: &mut Mar
         } else if text.starts_with("--regexp=") || (text.starts_with("-e") && text.len() > 2) {
             explicit = true;
             data.set(i);
-        } else if value_options.iter().any(|o| o == text) {
+        } else if value_options
+            .binary_search_by(|o| o.as_str().cmp(text))
+            .is_ok()
+        {
             i += 1;
         }
         i += 1;
@@ -203,6 +211,27 @@ mod tests {
             .filter(|(at, _)| data.as_ref().is_some_and(|d| d.get(*at)))
             .map(|(_, w)| w.text.clone())
             .collect()
+    }
+
+    /// Every value option of a `pattern` line is found by the search of the sorted list, and
+    /// words close to them are not.
+    #[test]
+    fn value_options_are_found_sorted() {
+        let lines = TABLE.lines().filter(|l| !l.starts_with('#') && l.contains(" pattern "));
+        for line in lines {
+            let program = line.split([',', ' ']).next().unwrap_or_default();
+            let row = row_of(program).expect("the program has a row");
+            let Kind::Pattern(sorted) = &row.kind else {
+                panic!("{program} is a pattern row");
+            };
+            let find = |text: &str| sorted.binary_search_by(|o| o.as_str().cmp(text)).is_ok();
+            for option in line.split_whitespace().skip(2) {
+                assert!(find(option), "{program} {option}");
+                let close = format!("{option}x");
+                assert_eq!(find(&close), sorted.contains(&close), "{program} {close}");
+            }
+            assert!(!find("-") && !find("--") && !find(""), "{program}");
+        }
     }
 
     /// Marks hold for argvs of every length, around the 64 words kept as bits: every word of

@@ -408,7 +408,14 @@ fn parse_table(text: &str) -> Result<Vec<Row>, String> {
             }
             continue;
         }
-        let effect = fields.collect::<Vec<_>>().join(" ");
+        // The rest of the line, its words joined by one space.
+        let mut effect = String::with_capacity(line.len());
+        for word in fields {
+            if !effect.is_empty() {
+                effect.push(' ');
+            }
+            effect.push_str(word);
+        }
         if effect.is_empty() {
             return Err(format!(
                 "line {}: `{option}` has no effect text",
