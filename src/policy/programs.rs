@@ -207,6 +207,7 @@ impl Traits {
 
 /// The [`Traits`] of a program key: every table above (and the shell's reserved words)
 /// merged into one lookup, built once.
+#[inline]
 pub(super) fn traits(key: &str) -> Traits {
     static TABLE: std::sync::OnceLock<NameTable<'static, u8>> = std::sync::OnceLock::new();
     let table = TABLE.get_or_init(|| {

@@ -52,15 +52,16 @@ pub(super) fn knows(os: OsFamily, program: &str) -> bool {
 pub(super) fn check(context: &Context, words: &[Word]) -> Option<Result<String, String>> {
     let (program, args) = words.split_first()?;
     let name = program.known()?;
-    if !knows(context.os, name) {
-        return None;
+    // As [`knows`], with the list's entry found once.
+    match context.os {
+        OsFamily::Windows if knows(context.os, name) => {
+            Some(windows_type(context, args).map(|()| "type".to_owned()))
+        }
+        OsFamily::Windows => None,
+        OsFamily::Unix if name == "git" => Some(git(context, words)),
+        OsFamily::Unix => {
+            let entry = table::find(name)?;
+            Some(program_check(context, entry, args))
+        }
     }
-    if context.os == OsFamily::Windows {
-        return Some(windows_type(context, args).map(|()| "type".to_owned()));
-    }
-    if name == "git" {
-        return Some(git(context, words));
-    }
-    let entry = table::find(name)?;
-    Some(program_check(context, entry, args))
 }

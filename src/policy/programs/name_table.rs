@@ -79,6 +79,7 @@ impl<'n, V: Copy> NameTable<'n, V> {
     }
 
     /// The value of `name`, if the table has it.
+    #[inline]
     pub(in crate::policy) fn get(&self, name: &str) -> Option<V> {
         let bytes = name.as_bytes();
         let Some(&first) = bytes.first() else {
