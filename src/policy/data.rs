@@ -41,7 +41,9 @@ fn row_of(key: &str) -> Option<&'static Row> {
     static INDEX: OnceLock<NameTable<'static, usize>> = OnceLock::new();
     let index = INDEX.get_or_init(|| {
         let names = table().iter().enumerate().flat_map(|(at, row)| {
-            row.programs.iter().map(move |program| (program.as_str(), at))
+            row.programs
+                .iter()
+                .map(move |program| (program.as_str(), at))
         });
         NameTable::new(names, |_, _| {})
     });
@@ -91,7 +93,11 @@ pub(super) struct Marks {
 
 impl Marks {
     fn new(len: usize) -> Self {
-        let long = if len > 64 { vec![false; len] } else { Vec::new() };
+        let long = if len > 64 {
+            vec![false; len]
+        } else {
+            Vec::new()
+        };
         Marks { len, bits: 0, long }
     }
 
@@ -217,7 +223,9 @@ mod tests {
     /// words close to them are not.
     #[test]
     fn value_options_are_found_sorted() {
-        let lines = TABLE.lines().filter(|l| !l.starts_with('#') && l.contains(" pattern "));
+        let lines = TABLE
+            .lines()
+            .filter(|l| !l.starts_with('#') && l.contains(" pattern "));
         for line in lines {
             let program = line.split([',', ' ']).next().unwrap_or_default();
             let row = row_of(program).expect("the program has a row");
@@ -258,11 +266,20 @@ mod tests {
         let programs = table().iter().flat_map(|row| row.programs.iter());
         for program in programs {
             let cut = &program[..program.len() - 1];
-            for key in [program.as_str(), cut, &format!("{program}x"), &program.to_uppercase()] {
+            for key in [
+                program.as_str(),
+                cut,
+                &format!("{program}x"),
+                &program.to_uppercase(),
+            ] {
                 let want = table()
                     .iter()
                     .find(|row| row.programs.iter().any(|p| p == key));
-                assert_eq!(row_of(key).map(|r| &r.programs), want.map(|r| &r.programs), "{key}");
+                assert_eq!(
+                    row_of(key).map(|r| &r.programs),
+                    want.map(|r| &r.programs),
+                    "{key}"
+                );
             }
         }
         assert!(row_of("").is_none() && row_of("ls").is_none());

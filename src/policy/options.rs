@@ -143,7 +143,11 @@ pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<
             let next = words.get(at + 1).and_then(Word::known);
             let previous = at.checked_sub(1).and_then(|before| words[before].known());
             let probe = Probe::new(text, next, &mut long);
-            let rows = if probe.dash { &option_rows } else { &other_rows };
+            let rows = if probe.dash {
+                &option_rows
+            } else {
+                &other_rows
+            };
             let row = rows.iter().find(|row| match &row.form {
                 Form::Long(name) => probe.long.is_some_and(|body| name.starts_with(body)),
                 Form::Operand(values) => is_operand(values, previous, text),
@@ -228,7 +232,10 @@ fn index() -> &'static Index {
             }
         }
         let lookup = NameTable::new(
-            by_name.iter().enumerate().map(|(at, (name, _))| (*name, at)),
+            by_name
+                .iter()
+                .enumerate()
+                .map(|(at, (name, _))| (*name, at)),
             |_, _| {},
         );
         let lists = by_name.into_iter().map(|(_, rows)| rows).collect();
@@ -322,7 +329,9 @@ impl Form {
             // `name` starts with the body.
             Form::Long(name) => probe.long.is_some_and(|body| name.starts_with(body)),
             // The body starts with `stem`.
-            Form::LongFamily(stem) => probe.long.is_some_and(|body| body.starts_with(stem.as_str())),
+            Form::LongFamily(stem) => probe
+                .long
+                .is_some_and(|body| body.starts_with(stem.as_str())),
             Form::Short(letter) => {
                 probe.dash
                     && !word.starts_with("--")
@@ -380,6 +389,18 @@ fn table() -> &'static [Row] {
     })
 }
 
+/// The words joined by one space (the rest of a table line), without a list of them.
+fn joined<'t>(words: impl Iterator<Item = &'t str>, capacity: usize) -> String {
+    let mut text = String::with_capacity(capacity);
+    for word in words {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(word);
+    }
+    text
+}
+
 fn parse_table(text: &str) -> Result<Vec<Row>, String> {
     let mut single_dash: Vec<String> = Vec::new();
     // `option-values PROGRAMS OPTION…`: options whose next word is their value, not an operand.
@@ -408,14 +429,7 @@ fn parse_table(text: &str) -> Result<Vec<Row>, String> {
             }
             continue;
         }
-        // The rest of the line, its words joined by one space.
-        let mut effect = String::with_capacity(line.len());
-        for word in fields {
-            if !effect.is_empty() {
-                effect.push(' ');
-            }
-            effect.push_str(word);
-        }
+        let effect = joined(fields, line.len());
         if effect.is_empty() {
             return Err(format!(
                 "line {}: `{option}` has no effect text",
@@ -525,7 +539,9 @@ mod tests {
         };
         let matches = |form: &Form, word: &str, next: Option<&str>| match form {
             Form::Long(name) => long(word).is_some_and(|body| name.starts_with(&body)),
-            Form::LongFamily(stem) => long(word).is_some_and(|body| body.starts_with(stem.as_str())),
+            Form::LongFamily(stem) => {
+                long(word).is_some_and(|body| body.starts_with(stem.as_str()))
+            }
             Form::Valued(..) | Form::Short(_) | Form::SingleDash(_) | Form::ArgumentFile => {
                 let mut buffer = String::new();
                 form.matches_probe(&Probe::new(word, next, &mut buffer))
@@ -533,25 +549,32 @@ mod tests {
             Form::OutsidePath => !word.starts_with('-') && is_outside(word),
             Form::Operand(_) | Form::Assignment(_) => unreachable!(),
         };
-        words.iter().enumerate().skip(covered).find_map(|(at, word)| {
-            let text = word.known()?;
-            let next = words.get(at + 1).and_then(Word::known);
-            let previous = at.checked_sub(1).and_then(|before| words[before].known());
-            let row = rows.iter().find(|row| match &row.form {
-                Form::Operand(values) => is_operand(values, previous, text),
-                Form::Assignment(values) => {
-                    !text.starts_with('-')
-                        && text.contains('=')
-                        && !previous.is_some_and(|option| values.iter().any(|v| v == option))
-                }
-                form => matches(form, text, next),
-            })?;
-            let program = keys.iter().find(|k| row.names(k)).map_or("", String::as_str);
-            Some(match &row.subcommand {
-                Some(sub) => format!("{text} {program}:{sub} {}", row.option),
-                None => format!("{text} {program} {}", row.option),
+        words
+            .iter()
+            .enumerate()
+            .skip(covered)
+            .find_map(|(at, word)| {
+                let text = word.known()?;
+                let next = words.get(at + 1).and_then(Word::known);
+                let previous = at.checked_sub(1).and_then(|before| words[before].known());
+                let row = rows.iter().find(|row| match &row.form {
+                    Form::Operand(values) => is_operand(values, previous, text),
+                    Form::Assignment(values) => {
+                        !text.starts_with('-')
+                            && text.contains('=')
+                            && !previous.is_some_and(|option| values.iter().any(|v| v == option))
+                    }
+                    form => matches(form, text, next),
+                })?;
+                let program = keys
+                    .iter()
+                    .find(|k| row.names(k))
+                    .map_or("", String::as_str);
+                Some(match &row.subcommand {
+                    Some(sub) => format!("{text} {program}:{sub} {}", row.option),
+                    None => format!("{text} {program} {}", row.option),
+                })
             })
-        })
     }
 
     /// The uncovered option is the one the plain search finds, for generated commands: the
@@ -569,13 +592,19 @@ mod tests {
         let options: Vec<String> = table().iter().map(|row| row.option.clone()).collect();
         let word = prop_oneof![
             prop::sample::select(names),
-            (prop::sample::select(options), 0..4usize, 0..6usize).prop_map(|(option, cut, tail)| {
-                let end = option.len().saturating_sub(cut).max(2).min(option.len());
-                let option = option.get(..end).unwrap_or(&option).to_owned();
-                let tails = ["", "=x", "=/abs", "=../up", "X", "_x"];
-                let upper = if cut == 3 { option.to_ascii_uppercase() } else { option };
-                format!("{upper}{}", tails[tail])
-            }),
+            (prop::sample::select(options), 0..4usize, 0..6usize).prop_map(
+                |(option, cut, tail)| {
+                    let end = option.len().saturating_sub(cut).max(2).min(option.len());
+                    let option = option.get(..end).unwrap_or(&option).to_owned();
+                    let tails = ["", "=x", "=/abs", "=../up", "X", "_x"];
+                    let upper = if cut == 3 {
+                        option.to_ascii_uppercase()
+                    } else {
+                        option
+                    };
+                    format!("{upper}{}", tails[tail])
+                }
+            ),
             "[a-z0-9@/~.=_-]{0,8}",
             "-[a-zA-Z]{1,3}(=[a-z/.]{0,3})?",
             "--[a-zA-Z_-]{1,10}(=[%a-zG/.]{0,4})?",
@@ -594,7 +623,10 @@ mod tests {
                 Ok(())
             })
             .expect("uncovered finds what the plain search finds");
-        assert!(found.get() > 0, "no generated command has an uncovered option");
+        assert!(
+            found.get() > 0,
+            "no generated command has an uncovered option"
+        );
     }
 
     /// The index finds exactly the rows that name one of the keys, for generated keys (every

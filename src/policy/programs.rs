@@ -158,50 +158,38 @@ pub(super) const SHELLS: &[&str] = &[
     "tcsh",
 ];
 
+/// The tables of programs that run the program named by a later word ([`is_wrapper`]).
+const WRAPPERS: [&[&str]; 7] = [
+    RUN_PROGRAM,
+    RUN_PROGRAM_MORE,
+    RUN_AS_USER,
+    FEED_ARGUMENTS,
+    MULTI_CALL,
+    RUN_WORDS,
+    RUN_WINDOWS,
+];
+
 /// What the deny search knows of a program key, read in one lookup ([`traits`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct Traits(u8);
 
 impl Traits {
-    const PROTECTED: u8 = 1;
-    const WRAPPER: u8 = 1 << 1;
-    const SHELL: u8 = 1 << 2;
-    const JOINER: u8 = 1 << 3;
-    const FEEDS: u8 = 1 << 4;
-    const RESERVED: u8 = 1 << 5;
-
-    fn has(self, bit: u8) -> bool {
-        self.0 & bit != 0
-    }
-
     /// [`is_protected`].
-    pub(super) fn protected(self) -> bool {
-        self.has(Self::PROTECTED)
-    }
-
+    pub(super) const PROTECTED: u8 = 1;
     /// [`is_wrapper`].
-    pub(super) fn wrapper(self) -> bool {
-        self.has(Self::WRAPPER)
-    }
-
+    pub(super) const WRAPPER: u8 = 1 << 1;
     /// In [`SHELLS`].
-    pub(super) fn shell(self) -> bool {
-        self.has(Self::SHELL)
-    }
-
+    pub(super) const SHELL: u8 = 1 << 2;
     /// In [`JOINERS`].
-    pub(super) fn joiner(self) -> bool {
-        self.has(Self::JOINER)
-    }
-
+    pub(super) const JOINER: u8 = 1 << 3;
     /// In [`FEED_ARGUMENTS`].
-    pub(super) fn feeds(self) -> bool {
-        self.has(Self::FEEDS)
-    }
-
+    pub(super) const FEEDS: u8 = 1 << 4;
     /// A shell reserved word ([`RESERVED_WORDS`]).
-    pub(super) fn reserved(self) -> bool {
-        self.has(Self::RESERVED)
+    pub(super) const RESERVED: u8 = 1 << 5;
+
+    /// Whether the key has the trait `bit` (one of the constants above).
+    pub(super) fn has(self, bit: u8) -> bool {
+        self.0 & bit != 0
     }
 }
 
@@ -211,15 +199,6 @@ impl Traits {
 pub(super) fn traits(key: &str) -> Traits {
     static TABLE: std::sync::OnceLock<NameTable<'static, u8>> = std::sync::OnceLock::new();
     let table = TABLE.get_or_init(|| {
-        let wrappers = [
-            RUN_PROGRAM,
-            RUN_PROGRAM_MORE,
-            RUN_AS_USER,
-            FEED_ARGUMENTS,
-            MULTI_CALL,
-            RUN_WORDS,
-            RUN_WINDOWS,
-        ];
         let tables = [
             (PROTECTED, Traits::PROTECTED),
             (PROTECTED_WINDOWS, Traits::PROTECTED),
@@ -229,7 +208,7 @@ pub(super) fn traits(key: &str) -> Traits {
             (RESERVED_WORDS, Traits::RESERVED),
         ]
         .into_iter()
-        .chain(wrappers.map(|table| (table, Traits::WRAPPER)));
+        .chain(WRAPPERS.map(|table| (table, Traits::WRAPPER)));
         NameTable::new(
             tables.flat_map(|(table, bit)| table.iter().map(move |name| (*name, bit))),
             |first, again| *first |= again,
@@ -244,18 +223,18 @@ pub(super) fn traits(key: &str) -> Traits {
 
 /// Whether a program key is protected (`mkfs.ext4` counts as `mkfs`).
 pub(super) fn is_protected(key: &str) -> bool {
-    traits(key).protected()
+    traits(key).has(Traits::PROTECTED)
 }
 
 /// Whether later words of the command may be the program that actually runs.
 pub(super) fn is_wrapper(key: &str) -> bool {
-    traits(key).wrapper()
+    traits(key).has(Traits::WRAPPER)
 }
 
 /// Whether a program runs other programs or code given to it (wrappers and shells).
 pub(super) fn runs_other_programs(key: &str) -> bool {
     let traits = traits(key);
-    traits.wrapper() || traits.shell() || traits.joiner()
+    traits.has(Traits::WRAPPER) || traits.has(Traits::SHELL) || traits.has(Traits::JOINER)
 }
 
 /// Programs that run code or commands given to them besides the wrappers and shells
@@ -379,25 +358,25 @@ mod tests {
         let names: Vec<&str> = [
             PROTECTED,
             PROTECTED_WINDOWS,
-            RUN_PROGRAM,
-            RUN_PROGRAM_MORE,
-            RUN_AS_USER,
-            FEED_ARGUMENTS,
-            MULTI_CALL,
-            RUN_WORDS,
-            RUN_WINDOWS,
             JOINERS,
             SHELLS,
             RESERVED_WORDS,
         ]
-        .concat();
+        .iter()
+        .chain(&WRAPPERS)
+        .flat_map(|table| table.iter().copied())
+        .collect();
         let key = prop_oneof![
             prop::sample::select(names.clone()).prop_map(str::to_owned),
             (prop::sample::select(names), 0..5usize, "[a-zA-Z.]{0,2}").prop_map(
                 |(name, cut, tail)| {
                     let end = name.len().saturating_sub(cut % 3);
                     let name = name.get(..end).unwrap_or(name);
-                    let name = if cut == 4 { name.to_uppercase() } else { name.to_owned() };
+                    let name = if cut == 4 {
+                        name.to_uppercase()
+                    } else {
+                        name.to_owned()
+                    };
                     format!("{name}{tail}")
                 }
             ),
@@ -411,23 +390,28 @@ mod tests {
                 let protected = PROTECTED.contains(&key)
                     || PROTECTED_WINDOWS.contains(&key)
                     || key.starts_with("mkfs.");
-                let wrapper = [
-                    RUN_PROGRAM,
-                    RUN_PROGRAM_MORE,
-                    RUN_AS_USER,
-                    FEED_ARGUMENTS,
-                    MULTI_CALL,
-                    RUN_WORDS,
-                    RUN_WINDOWS,
-                ]
-                .iter()
-                .any(|table| table.contains(&key));
-                prop_assert_eq!(traits.protected(), protected, "{}", key);
-                prop_assert_eq!(traits.wrapper(), wrapper, "{}", key);
-                prop_assert_eq!(traits.shell(), SHELLS.contains(&key), "{}", key);
-                prop_assert_eq!(traits.joiner(), JOINERS.contains(&key), "{}", key);
-                prop_assert_eq!(traits.feeds(), FEED_ARGUMENTS.contains(&key), "{}", key);
-                prop_assert_eq!(traits.reserved(), RESERVED_WORDS.contains(&key), "{}", key);
+                let wrapper = WRAPPERS.iter().any(|table| table.contains(&key));
+                prop_assert_eq!(traits.has(Traits::PROTECTED), protected, "{}", key);
+                prop_assert_eq!(traits.has(Traits::WRAPPER), wrapper, "{}", key);
+                prop_assert_eq!(traits.has(Traits::SHELL), SHELLS.contains(&key), "{}", key);
+                prop_assert_eq!(
+                    traits.has(Traits::JOINER),
+                    JOINERS.contains(&key),
+                    "{}",
+                    key
+                );
+                prop_assert_eq!(
+                    traits.has(Traits::FEEDS),
+                    FEED_ARGUMENTS.contains(&key),
+                    "{}",
+                    key
+                );
+                prop_assert_eq!(
+                    traits.has(Traits::RESERVED),
+                    RESERVED_WORDS.contains(&key),
+                    "{}",
+                    key
+                );
                 Ok(())
             })
             .expect("the lookup answers as the tables");

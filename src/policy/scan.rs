@@ -192,7 +192,7 @@ impl<'r> Scan<'r> {
         let first = argv.first()?;
         let key = first.known().map(|t| program_key(t, self.os));
         let first_traits = key.as_deref().map(traits).unwrap_or_default();
-        let wrapper = first_traits.wrapper() || first_traits.reserved();
+        let wrapper = first_traits.has(Traits::WRAPPER) || first_traits.has(Traits::RESERVED);
         let data = key.as_deref().and_then(|k| data::data_words(k, argv));
         let is_data = |at: usize| data.as_ref().is_some_and(|d| d.get(at));
         let saved_git_env = self.git_env;
@@ -221,13 +221,13 @@ impl<'r> Scan<'r> {
             if let Some(shell) = self.layer(layer, program, depth, more_args, start == 0, strict) {
                 stdin_shell = Some(shell);
             }
-            if layer_traits.feeds() {
+            if layer_traits.has(Traits::FEEDS) {
                 more_args = true;
             }
         }
         self.git_env = saved_git_env;
         // A shell's arguments are its own (`sh -c …` is searched by `shell`).
-        if !first_traits.shell() {
+        if !first_traits.has(Traits::SHELL) {
             for (at, word) in argv.iter().enumerate().skip(1) {
                 if self.done() {
                     return None;
@@ -332,7 +332,7 @@ impl<'r> Scan<'r> {
             }
             return None;
         };
-        if traits.protected() {
+        if traits.has(Traits::PROTECTED) {
             self.findings.destructive = true;
         }
         for (index, rule) in self.rules.deny.iter().enumerate() {
@@ -348,7 +348,7 @@ impl<'r> Scan<'r> {
             }
         }
         let args = &layer[1..];
-        if traits.shell() {
+        if traits.has(Traits::SHELL) {
             return self.shell(key, args, depth);
         }
         match key {
@@ -363,7 +363,7 @@ impl<'r> Scan<'r> {
                     }
                 }
             }
-            k if traits.joiner() => {
+            k if traits.has(Traits::JOINER) => {
                 if args.iter().any(Word::is_wild) {
                     self.unchecked(format!("`{k}` runs words that are not fixed"));
                 }

@@ -139,7 +139,10 @@ pub(super) fn list() -> &'static [Entry] {
 pub(super) fn find(name: &str) -> Option<&'static Entry> {
     static INDEX: OnceLock<NameTable<'static, usize>> = OnceLock::new();
     let index = INDEX.get_or_init(|| {
-        let names = list().iter().enumerate().map(|(at, e)| (e.name.as_str(), at));
+        let names = list()
+            .iter()
+            .enumerate()
+            .map(|(at, e)| (e.name.as_str(), at));
         NameTable::new(names, |_, _| {})
     });
     index.get(name).map(|at| &list()[at])
@@ -165,7 +168,14 @@ mod tests {
         for entry in list() {
             let name = entry.name.as_str();
             let cut = &name[..name.len() - 1];
-            for key in [name, cut, &format!("{name}x"), &name.to_uppercase(), "git", ""] {
+            for key in [
+                name,
+                cut,
+                &format!("{name}x"),
+                &name.to_uppercase(),
+                "git",
+                "",
+            ] {
                 let want = list().iter().find(|e| e.name == key);
                 assert_eq!(find(key).map(|e| &e.name), want.map(|e| &e.name), "{key}");
             }

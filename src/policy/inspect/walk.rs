@@ -26,25 +26,6 @@ pub(super) fn walk<'w>(
     args: &'w [Word],
 ) -> Result<Walked<'w>, String> {
     let name = entry.name.as_str();
-    // The entry's option `--NAME` or `-LETTER` (as written there), compared without building
-    // the option's text: this runs for every option of every command.
-    let lookup_long = |long: &str| {
-        entry
-            .options
-            .iter()
-            .find(|(o, _)| o.strip_prefix("--") == Some(long))
-            .map(|(o, v)| (o.as_str(), *v))
-    };
-    let lookup_short = |letter: char| {
-        entry
-            .options
-            .iter()
-            .find(|(o, _)| {
-                o.len() == 1 + letter.len_utf8()
-                    && o.strip_prefix('-').is_some_and(|l| l.starts_with(letter))
-            })
-            .map(|(o, v)| (o.as_str(), *v))
-    };
     let not_read_only = |what: &str| format!("`{name}` with `{what}` is not read-only");
     let mut walked = Walked {
         operands: Vec::with_capacity(args.len()),
@@ -87,7 +68,7 @@ pub(super) fn walk<'w>(
                 Some((n, v)) => (n, Some(v)),
                 None => (long, None),
             };
-            let Some((option, kind)) = lookup_long(option_name) else {
+            let Some((option, kind)) = long_option(entry, option_name) else {
                 return Err(not_read_only(&format!("--{option_name}")));
             };
             let value = match (kind, attached) {
@@ -119,7 +100,7 @@ pub(super) fn walk<'w>(
         }
         for (at, letter) in body.char_indices() {
             let rest = &body[at + letter.len_utf8()..];
-            let Some((option, kind)) = lookup_short(letter) else {
+            let Some((option, kind)) = short_option(entry, letter) else {
                 return Err(not_read_only(&format!("-{letter}")));
             };
             match kind {
@@ -143,6 +124,28 @@ pub(super) fn walk<'w>(
         }
     }
     Ok(walked)
+}
+
+/// The entry's option `--NAME` (as written there, with its value), compared without building
+/// the option's text: this runs for every option of every command.
+fn long_option<'e>(entry: &'e Entry, long: &str) -> Option<(&'e str, Value)> {
+    entry
+        .options
+        .iter()
+        .find(|(o, _)| o.strip_prefix("--") == Some(long))
+        .map(|(o, v)| (o.as_str(), *v))
+}
+
+/// The entry's option `-LETTER`, as [`long_option`].
+fn short_option(entry: &Entry, letter: char) -> Option<(&str, Value)> {
+    entry
+        .options
+        .iter()
+        .find(|(o, _)| {
+            o.len() == 1 + letter.len_utf8()
+                && o.strip_prefix('-').is_some_and(|l| l.starts_with(letter))
+        })
+        .map(|(o, v)| (o.as_str(), *v))
 }
 
 /// The BSD reading of a `gnu` program: options end at the first operand, so every later word

@@ -136,7 +136,9 @@ mod tests {
 
     #[test]
     fn names_are_told_apart() {
-        let table = NameTable::new([("rm", 1), ("rmdir", 2), ("rm", 4), ("", 8)], |a, b| *a |= b);
+        let table = NameTable::new([("rm", 1), ("rmdir", 2), ("rm", 4), ("", 8)], |a, b| {
+            *a |= b;
+        });
         assert_eq!(table.get("rm"), Some(5));
         assert_eq!(table.get("rmdir"), Some(2));
         assert_eq!(table.get(""), Some(8));
