@@ -7,6 +7,7 @@
 use std::sync::OnceLock;
 
 use super::git;
+use super::programs::name_table::NameTable;
 use super::word::Word;
 
 const TABLE: &str = include_str!("../../assets/data-arguments.txt");
@@ -16,7 +17,7 @@ const TABLE: &str = include_str!("../../assets/data-arguments.txt");
 enum Kind {
     /// Every argument.
     All,
-    /// The search pattern; the options listed take a value in the next word.
+    /// The search pattern; the options listed (sorted) take a value in the next word.
     Pattern(Vec<String>),
     /// The value of `-m`/`--message`.
     Message,
@@ -35,6 +36,20 @@ fn table() -> &'static [Row] {
     ROWS.get_or_init(|| parse_table(TABLE))
 }
 
+/// The first row naming a program, through a lookup built once (asked for every argv).
+fn row_of(key: &str) -> Option<&'static Row> {
+    static INDEX: OnceLock<NameTable<'static, usize>> = OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let names = table().iter().enumerate().flat_map(|(at, row)| {
+            row.programs
+                .iter()
+                .map(move |program| (program.as_str(), at))
+        });
+        NameTable::new(names, |_, _| {})
+    });
+    index.get(key).map(|at| &table()[at])
+}
+
 /// Reads the table. A line it cannot read is left out: fewer exceptions only deny more.
 fn parse_table(text: &str) -> Vec<Row> {
     text.lines()
@@ -49,7 +64,12 @@ fn parse_table(text: &str) -> Vec<Row> {
             };
             let kind = match fields.next()? {
                 "all" => Kind::All,
-                "pattern" => Kind::Pattern(fields.map(str::to_owned).collect()),
+                "pattern" => {
+                    // Sorted, for a binary search (an `rg` command has dozens to look through).
+                    let mut options: Vec<String> = fields.map(str::to_owned).collect();
+                    options.sort_unstable();
+                    Kind::Pattern(options)
+                }
                 "message" => Kind::Message,
                 _ => return None,
             };
@@ -62,12 +82,50 @@ fn parse_table(text: &str) -> Vec<Row> {
         .collect()
 }
 
-/// For an argv whose program key is `key`: which words are data (`true`), or `None` when
-/// none is (the common case, without allocating).
-pub(super) fn data_words(key: &str, argv: &[Word]) -> Option<Vec<bool>> {
-    let row = table()
-        .iter()
-        .find(|row| row.programs.iter().any(|p| p == key))?;
+/// Which words of an argv are data: bits for an argv of up to 64 words (all but a few),
+/// without allocating; a list for a longer one.
+#[derive(Debug)]
+pub(super) struct Marks {
+    len: usize,
+    bits: u64,
+    long: Vec<bool>,
+}
+
+impl Marks {
+    fn new(len: usize) -> Self {
+        let long = if len > 64 {
+            vec![false; len]
+        } else {
+            Vec::new()
+        };
+        Marks { len, bits: 0, long }
+    }
+
+    /// Marks word `at` (nothing past the end).
+    fn set(&mut self, at: usize) {
+        if at >= self.len {
+            return;
+        }
+        match self.long.get_mut(at) {
+            Some(slot) => *slot = true,
+            None => self.bits |= 1 << at,
+        }
+    }
+
+    /// Whether word `at` is data.
+    pub(super) fn get(&self, at: usize) -> bool {
+        if self.len > 64 {
+            self.long.get(at).copied().unwrap_or(false)
+        } else {
+            at < self.len && self.bits >> at & 1 == 1
+        }
+    }
+}
+
+/// For an argv whose program key is `key`: which words are data, or `None` when none is (the
+/// common case, without allocating).
+pub(super) fn data_words(key: &str, argv: &[Word]) -> Option<Marks> {
+    let row = row_of(key)?;
     let start = if row.subcommands.is_empty() {
         1
     } else {
@@ -82,9 +140,9 @@ pub(super) fn data_words(key: &str, argv: &[Word]) -> Option<Vec<bool>> {
         }
         at + 1
     };
-    let mut data = vec![false; argv.len()];
+    let mut data = Marks::new(argv.len());
     match &row.kind {
-        Kind::All => data[1..].fill(true),
+        Kind::All => (1..argv.len()).for_each(|at| data.set(at)),
         Kind::Pattern(value_options) => pattern(argv, start, value_options, &mut data),
         Kind::Message => message(argv, start, &mut data),
     }
@@ -92,7 +150,7 @@ pub(super) fn data_words(key: &str, argv: &[Word]) -> Option<Vec<bool>> {
 }
 
 /// Marks the pattern of a grep-like command.
-fn pattern(argv: &[Word], start: usize, value_options: &[String], data: &mut [bool]) {
+fn pattern(argv: &[Word], start: usize, value_options: &[String], data: &mut Marks) {
     let mut explicit = false;
     let mut operand_seen = false;
     let mut options_done = false;
@@ -101,21 +159,22 @@ fn pattern(argv: &[Word], start: usize, value_options: &[String], data: &mut [bo
         let text = argv[i].text.as_str();
         if options_done || !text.starts_with('-') || text == "-" {
             if !explicit && !operand_seen {
-                data[i] = true;
+                data.set(i);
             }
             operand_seen = true;
         } else if text == "--" {
             options_done = true;
         } else if text == "-e" || text == "--regexp" {
             explicit = true;
-            if let Some(slot) = data.get_mut(i + 1) {
-                *slot = true;
-            }
+            data.set(i + 1);
             i += 1;
         } else if text.starts_with("--regexp=") || (text.starts_with("-e") && text.len() > 2) {
             explicit = true;
-            data[i] = true;
-        } else if value_options.iter().any(|o| o == text) {
+            data.set(i);
+        } else if value_options
+            .binary_search_by(|o| o.as_str().cmp(text))
+            .is_ok()
+        {
             i += 1;
         }
         i += 1;
@@ -123,7 +182,7 @@ fn pattern(argv: &[Word], start: usize, value_options: &[String], data: &mut [bo
 }
 
 /// Marks the message of `git commit -m …` and the like.
-fn message(argv: &[Word], start: usize, data: &mut [bool]) {
+fn message(argv: &[Word], start: usize, data: &mut Marks) {
     let mut i = start;
     while i < argv.len() {
         let text = argv[i].text.as_str();
@@ -134,13 +193,11 @@ fn message(argv: &[Word], start: usize, data: &mut [bool]) {
         let m_at = short.and_then(|cluster| cluster.find('m'));
         if text == "--message" || short.zip(m_at).is_some_and(|(c, at)| at + 1 == c.len()) {
             // `-m TEXT`, `-am TEXT`, `--message TEXT`
-            if let Some(slot) = data.get_mut(i + 1) {
-                *slot = true;
-            }
+            data.set(i + 1);
             i += 1;
         } else if text.starts_with("--message=") || m_at.is_some() {
             // `-mTEXT`, `--message=TEXT`
-            data[i] = true;
+            data.set(i);
         }
         i += 1;
     }
@@ -154,12 +211,78 @@ mod tests {
     fn marked(command: &str) -> Vec<String> {
         let argv: Vec<Word> = command.split(' ').map(Word::literal).collect();
         let key = argv[0].text.clone();
-        let data = data_words(&key, &argv).unwrap_or_default();
+        let data = data_words(&key, &argv);
         argv.iter()
-            .zip(data)
-            .filter(|(_, d)| *d)
-            .map(|(w, _)| w.text.clone())
+            .enumerate()
+            .filter(|(at, _)| data.as_ref().is_some_and(|d| d.get(*at)))
+            .map(|(_, w)| w.text.clone())
             .collect()
+    }
+
+    /// Every value option of a `pattern` line is found by the search of the sorted list, and
+    /// words close to them are not.
+    #[test]
+    fn value_options_are_found_sorted() {
+        let lines = TABLE
+            .lines()
+            .filter(|l| !l.starts_with('#') && l.contains(" pattern "));
+        for line in lines {
+            let program = line.split([',', ' ']).next().unwrap_or_default();
+            let row = row_of(program).expect("the program has a row");
+            let Kind::Pattern(sorted) = &row.kind else {
+                panic!("{program} is a pattern row");
+            };
+            let find = |text: &str| sorted.binary_search_by(|o| o.as_str().cmp(text)).is_ok();
+            for option in line.split_whitespace().skip(2) {
+                assert!(find(option), "{program} {option}");
+                let close = format!("{option}x");
+                assert_eq!(find(&close), sorted.contains(&close), "{program} {close}");
+            }
+            assert!(!find("-") && !find("--") && !find(""), "{program}");
+        }
+    }
+
+    /// Marks hold for argvs of every length, around the 64 words kept as bits: every word of
+    /// `echo`, the word after a last `-e`, nothing past the end.
+    #[test]
+    fn marks_hold_for_long_argvs() {
+        for len in [1, 2, 63, 64, 65, 66, 130] {
+            let words: Vec<String> = (1..len).map(|at| format!("w{at}")).collect();
+            let echo = format!("echo {}", words.join(" "));
+            assert_eq!(marked(echo.trim_end()), words, "{len} words");
+            let grep = format!("grep {} -e", words.join(" "));
+            let argv: Vec<Word> = grep.split_whitespace().map(Word::literal).collect();
+            let marks = data_words("grep", &argv).expect("grep has data");
+            let got: Vec<usize> = (0..argv.len() + 2).filter(|at| marks.get(*at)).collect();
+            let want: Vec<usize> = if len > 1 { vec![1] } else { vec![] };
+            assert_eq!(got, want, "{len} words");
+        }
+    }
+
+    /// The lookup finds the row the search in table order finds, for every program of the
+    /// table and names close to them.
+    #[test]
+    fn rows_are_found_as_in_order() {
+        let programs = table().iter().flat_map(|row| row.programs.iter());
+        for program in programs {
+            let cut = &program[..program.len() - 1];
+            for key in [
+                program.as_str(),
+                cut,
+                &format!("{program}x"),
+                &program.to_uppercase(),
+            ] {
+                let want = table()
+                    .iter()
+                    .find(|row| row.programs.iter().any(|p| p == key));
+                assert_eq!(
+                    row_of(key).map(|r| &r.programs),
+                    want.map(|r| &r.programs),
+                    "{key}"
+                );
+            }
+        }
+        assert!(row_of("").is_none() && row_of("ls").is_none());
     }
 
     #[test]

@@ -523,29 +523,31 @@ fn may_be_blob(word: &str) -> bool {
 /// magic. Each through the secret list; those that look like paths (`/`, a leading `.` or
 /// `~`) also through the workspace rule.
 fn word_paths(context: &Context, sub: &str, text: &str) -> Result<(), String> {
-    let mut candidates = vec![text];
+    // In this order; a part the word does not have stays empty, and is passed over.
+    let mut candidates = [""; 7];
+    candidates[0] = text;
     if text.starts_with('-')
         && let Some((_, value)) = text.split_once('=')
     {
-        candidates.push(value);
+        candidates[1] = value;
     }
     if let Some(short) = text.strip_prefix('-').filter(|t| !t.starts_with('-')) {
-        candidates.push(short.get(1..).unwrap_or(""));
+        candidates[2] = short.get(1..).unwrap_or("");
     }
     if let Some((_, after)) = text.split_once(':') {
-        candidates.push(after);
+        candidates[3] = after;
         // `:0:PATH`, `:(magic)PATH`, `:/PATH`, `:!PATH`.
         if let Some((stage, path)) = after.split_once(':')
             && stage.len() == 1
             && stage.chars().all(|c| c.is_ascii_digit())
         {
-            candidates.push(path);
+            candidates[4] = path;
         }
         if let Some(spec) = Pathspec::parse(text) {
-            candidates.push(spec.path);
+            candidates[5] = spec.path;
         }
         // `-L 5,9:FILE`, `-L:name:FILE`.
-        candidates.push(text.rsplit(':').next().unwrap_or(""));
+        candidates[6] = text.rsplit(':').next().unwrap_or("");
     }
     for candidate in candidates {
         if candidate.is_empty() || candidate.starts_with('-') {

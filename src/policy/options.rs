@@ -6,6 +6,7 @@
 use std::sync::OnceLock;
 
 use super::OsFamily;
+use super::programs::name_table::NameTable;
 use super::word::{Word, program_key};
 
 const TABLE: &str = include_str!("../../assets/allow-options.txt");
@@ -96,6 +97,10 @@ pub(super) struct Uncovered {
 /// The first word after the first `covered` words of `words` that uses an option from the
 /// table of any program named in the command.
 pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<Uncovered> {
+    // Nothing after the rule's words, or nothing known there: no word to find (most calls).
+    if !words.iter().skip(covered).any(|w| w.known().is_some()) {
+        return None;
+    }
     let keys: Vec<std::borrow::Cow<'_, str>> = words
         .iter()
         .filter_map(Word::known)
@@ -107,19 +112,28 @@ pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<
     let rule_names_operand = words
         .get(1..covered)
         .is_some_and(|rule| rule.iter().any(|w| !w.text.starts_with('-')));
-    let rows: Vec<&Row> = candidates
-        .into_iter()
-        .map(|at| &table[at])
-        .filter(|row| {
-            row.subcommand
-                .as_ref()
-                .is_none_or(|sub| keys.iter().any(|k| k.as_ref() == sub.as_str()))
-                && (rule_names_operand || !matches!(row.form, Form::Operand(_)))
-        })
-        .collect();
-    if rows.is_empty() {
+    // The rows that apply, apart by the words they can match (a word starting with `-` or
+    // not: [`Form::matches_probe`]); each part in table order, so that the first row a word
+    // matches in its part is the first in the table.
+    let mut option_rows: Vec<&Row> = Vec::with_capacity(candidates.len());
+    let mut other_rows: Vec<&Row> = Vec::new();
+    for row in candidates.iter().map(|&at| &table[at]) {
+        let applies = row
+            .subcommand
+            .as_ref()
+            .is_none_or(|sub| keys.iter().any(|k| k.as_ref() == sub.as_str()))
+            && (rule_names_operand || !matches!(row.form, Form::Operand(_)));
+        if applies && row.form.needs_dash() {
+            option_rows.push(row);
+        } else if applies {
+            other_rows.push(row);
+        }
+    }
+    if option_rows.is_empty() && other_rows.is_empty() {
         return None;
     }
+    // The long option's name as compared, built once per word into one buffer.
+    let mut long = String::new();
     words
         .iter()
         .enumerate()
@@ -128,14 +142,21 @@ pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<
             let text = word.known()?;
             let next = words.get(at + 1).and_then(Word::known);
             let previous = at.checked_sub(1).and_then(|before| words[before].known());
+            let probe = Probe::new(text, next, &mut long);
+            let rows = if probe.dash {
+                &option_rows
+            } else {
+                &other_rows
+            };
             let row = rows.iter().find(|row| match &row.form {
+                Form::Long(name) => probe.long.is_some_and(|body| name.starts_with(body)),
                 Form::Operand(values) => is_operand(values, previous, text),
                 Form::Assignment(values) => {
-                    !text.starts_with('-')
+                    !probe.dash
                         && text.contains('=')
                         && !previous.is_some_and(|option| values.iter().any(|v| v == option))
                 }
-                form => form.matches(text, next),
+                form => form.matches_probe(&probe),
             })?;
             let program = keys
                 .iter()
@@ -153,41 +174,47 @@ pub(super) fn uncovered(os: OsFamily, words: &[Word], covered: usize) -> Option<
         })
 }
 
-/// The rows naming a program of `keys` ([`Row::names`]), in table order, through the index.
-fn rows_naming(keys: &[std::borrow::Cow<'_, str>]) -> Vec<usize> {
-    let (by_name, stems) = index();
-    let mut rows: Vec<usize> = keys
+/// The rows naming a program of `keys` ([`Row::names`]), in table order, through the index:
+/// borrowed from it when one program names them all (most commands), merged otherwise.
+fn rows_naming(keys: &[std::borrow::Cow<'_, str>]) -> std::borrow::Cow<'static, [usize]> {
+    let (by_name, lists, stems) = index();
+    let mut hits = keys
         .iter()
-        .filter_map(|k| by_name.get(k.as_ref()))
-        .flatten()
-        .copied()
+        .filter_map(|k| by_name.get(k).map(|at| lists[at].as_slice()))
         .chain(
             stems
                 .iter()
                 .filter(|(stem, _)| keys.iter().any(|k| k.starts_with(stem)))
-                .flat_map(|(_, rows)| rows)
-                .copied(),
-        )
-        .collect();
+                .map(|(_, rows)| rows.as_slice()),
+        );
+    let Some(first) = hits.next() else {
+        return std::borrow::Cow::Borrowed(&[]);
+    };
+    let mut rest = hits.filter(|rows| *rows != first).peekable();
+    if rest.peek().is_none() {
+        return std::borrow::Cow::Borrowed(first);
+    }
+    let mut rows: Vec<usize> = first.iter().chain(rest.flatten()).copied().collect();
     rows.sort_unstable();
     rows.dedup();
-    rows
+    std::borrow::Cow::Owned(rows)
 }
 
-/// The table's rows by exact program name, and the rows with a `name*` program by their
-/// stem (a key starting with the stem names every row of it), built once. A row's exact
-/// names are in the first map even when it has a stem too, so the rows naming some key are
-/// those of the map and those of every stem that starts a key.
+/// The table's rows by exact program name (a lookup of the name gives where its rows are
+/// listed), and the rows with a `name*` program by their stem (a key starting with the stem
+/// names every row of it), built once; each list in table order. A row's exact names are in
+/// the first lists even when it has a stem too, so the rows naming some key are those of its
+/// name and those of every stem that starts a key.
 type Index = (
-    std::collections::HashMap<&'static str, Vec<usize>>,
+    NameTable<'static, usize>,
+    Vec<Vec<usize>>,
     Vec<(&'static str, Vec<usize>)>,
 );
 
 fn index() -> &'static Index {
     static INDEX: OnceLock<Index> = OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut by_name: std::collections::HashMap<&'static str, Vec<usize>> =
-            std::collections::HashMap::new();
+        let mut by_name: Vec<(&'static str, Vec<usize>)> = Vec::new();
         let mut stems: Vec<(&'static str, Vec<usize>)> = Vec::new();
         for (at, row) in table().iter().enumerate() {
             for program in &row.programs {
@@ -197,11 +224,22 @@ fn index() -> &'static Index {
                         None => stems.push((stem, vec![at])),
                     }
                 } else {
-                    by_name.entry(program.as_str()).or_default().push(at);
+                    match by_name.iter_mut().find(|(known, _)| known == program) {
+                        Some((_, rows)) => rows.push(at),
+                        None => by_name.push((program.as_str(), vec![at])),
+                    }
                 }
             }
         }
-        (by_name, stems)
+        let lookup = NameTable::new(
+            by_name
+                .iter()
+                .enumerate()
+                .map(|(at, (name, _))| (*name, at)),
+            |_, _| {},
+        );
+        let lists = by_name.into_iter().map(|(_, rows)| rows).collect();
+        (lookup, lists, stems)
     })
 }
 
@@ -237,48 +275,87 @@ impl Row {
     }
 }
 
-impl Form {
-    /// Whether `word` (followed by `next`, for an option's value) is this option.
-    fn matches(&self, word: &str, next: Option<&str>) -> bool {
-        // The long option's name as compared ([`long_name`]), read without allocating: this
-        // runs for every word of a command against every row of its programs.
-        let long_body = || {
-            let body = word.strip_prefix("--")?;
+/// One word as the forms look at it, read once for every row: whether it starts with `-`,
+/// and its long option's name as compared ([`long_name`]) when it is `--name…`.
+struct Probe<'w> {
+    word: &'w str,
+    next: Option<&'w str>,
+    dash: bool,
+    /// The [`long_name`] of a `--name[=…]` word, `None` when it is empty or not long.
+    long: Option<&'w str>,
+}
+
+impl<'w> Probe<'w> {
+    /// Reads `word`; the long name is written into `buffer` (reused across words).
+    fn new(word: &'w str, next: Option<&'w str>, buffer: &'w mut String) -> Self {
+        let long = word.strip_prefix("--").and_then(|body| {
             let body = body.split_once('=').map_or(body, |(b, _)| b);
-            let mut chars = long_chars(body).peekable();
-            chars.peek().is_some().then_some(chars)
-        };
+            buffer.clear();
+            buffer.extend(long_chars(body));
+            (!buffer.is_empty()).then_some(buffer.as_str())
+        });
+        Probe {
+            word,
+            next,
+            dash: word.starts_with('-'),
+            long,
+        }
+    }
+}
+
+impl Form {
+    /// Whether only a word starting with `-` can be this option (every form but the argument
+    /// file, the path, the assignment and the operand, which need one that does not).
+    fn needs_dash(&self) -> bool {
+        !matches!(
+            self,
+            Form::ArgumentFile | Form::OutsidePath | Form::Assignment(_) | Form::Operand(_)
+        )
+    }
+
+    /// Whether `word` (followed by `next`, for an option's value) is this option.
+    #[cfg(test)]
+    fn matches(&self, word: &str, next: Option<&str>) -> bool {
+        let mut buffer = String::new();
+        self.matches_probe(&Probe::new(word, next, &mut buffer))
+    }
+
+    /// [`Form::matches`] of a word read once ([`Probe`]): this runs for every word of a
+    /// command against every row of its programs. Every form but the argument file, the path
+    /// and the operand needs a word starting with `-`; those three need one that does not.
+    fn matches_probe(&self, probe: &Probe<'_>) -> bool {
+        let word = probe.word;
         match self {
-            // `name` starts with the body: every character of the body is the next of `name`.
-            Form::Long(name) => long_body().is_some_and(|mut body| {
-                let mut name = name.chars();
-                body.all(|c| name.next() == Some(c))
-            }),
+            // `name` starts with the body.
+            Form::Long(name) => probe.long.is_some_and(|body| name.starts_with(body)),
             // The body starts with `stem`.
-            Form::LongFamily(stem) => {
-                long_body().is_some_and(|mut body| stem.chars().all(|c| body.next() == Some(c)))
-            }
+            Form::LongFamily(stem) => probe
+                .long
+                .is_some_and(|body| body.starts_with(stem.as_str())),
             Form::Short(letter) => {
-                !word.starts_with("--")
+                probe.dash
+                    && !word.starts_with("--")
                     && word.strip_prefix('-').is_some_and(|cluster| {
                         let cluster = cluster.split_once('=').map_or(cluster, |(c, _)| c);
                         cluster.contains(*letter)
                     })
             }
             Form::SingleDash(name) => {
-                let body = word
-                    .strip_prefix("--")
-                    .or_else(|| word.strip_prefix('-'))
-                    .unwrap_or("");
-                let body = body.split_once('=').map_or(body, |(b, _)| b);
-                body.strip_prefix("test.").unwrap_or(body) == name
+                probe.dash && {
+                    let body = word
+                        .strip_prefix("--")
+                        .or_else(|| word.strip_prefix('-'))
+                        .unwrap_or("");
+                    let body = body.split_once('=').map_or(body, |(b, _)| b);
+                    body.strip_prefix("test.").unwrap_or(body) == name
+                }
             }
-            Form::Assignment(_) => !word.starts_with('-') && word.contains('='),
+            Form::Assignment(_) => !probe.dash && word.contains('='),
             Form::ArgumentFile => word.starts_with('@') && word.len() > 1,
-            Form::OutsidePath => !word.starts_with('-') && is_outside(word),
-            Form::Operand(values) => is_operand(values, None, word),
+            Form::OutsidePath => !probe.dash && is_outside(word),
+            Form::Operand(values) => !probe.dash && is_operand(values, None, word),
             Form::Valued(option, value) => {
-                if !option.matches(word, None) {
+                if !probe.dash || !option.matches_probe(probe) {
                     return false;
                 }
                 let attached = match option.as_ref() {
@@ -289,7 +366,7 @@ impl Form {
                         .filter(|rest| !rest.is_empty()),
                     _ => word.split_once('=').map(|(_, rest)| rest),
                 };
-                attached.or(next).is_some_and(|v| value.matches(v))
+                attached.or(probe.next).is_some_and(|v| value.matches(v))
             }
         }
     }
@@ -310,6 +387,18 @@ fn table() -> &'static [Row] {
             }]
         })
     })
+}
+
+/// The words joined by one space (the rest of a table line), without a list of them.
+fn joined<'t>(words: impl Iterator<Item = &'t str>, capacity: usize) -> String {
+    let mut text = String::with_capacity(capacity);
+    for word in words {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(word);
+    }
+    text
 }
 
 fn parse_table(text: &str) -> Result<Vec<Row>, String> {
@@ -340,7 +429,7 @@ fn parse_table(text: &str) -> Result<Vec<Row>, String> {
             }
             continue;
         }
-        let effect = fields.collect::<Vec<_>>().join(" ");
+        let effect = joined(fields, line.len());
         if effect.is_empty() {
             return Err(format!(
                 "line {}: `{option}` has no effect text",
@@ -422,6 +511,122 @@ mod tests {
 
     fn words(command: &str) -> Vec<Word> {
         command.split_whitespace().map(Word::literal).collect()
+    }
+
+    /// The first row naming a program of the command that a word after `covered` uses, found
+    /// the plain way: every row of the table in order, long names compared as [`long_name`]s.
+    fn uncovered_reference(words: &[Word], covered: usize) -> Option<String> {
+        let keys: Vec<String> = words
+            .iter()
+            .filter_map(Word::known)
+            .map(|w| program_key(w, OsFamily::Unix).into_owned())
+            .collect();
+        let rule_names_operand = words
+            .get(1..covered)
+            .is_some_and(|rule| rule.iter().any(|w| !w.text.starts_with('-')));
+        let rows: Vec<&Row> = table()
+            .iter()
+            .filter(|row| keys.iter().any(|k| row.names(k)))
+            .filter(|row| {
+                row.subcommand.as_ref().is_none_or(|sub| keys.contains(sub))
+                    && (rule_names_operand || !matches!(row.form, Form::Operand(_)))
+            })
+            .collect();
+        let long = |word: &str| {
+            let body = word.strip_prefix("--")?;
+            let body = long_name(body.split_once('=').map_or(body, |(b, _)| b));
+            (!body.is_empty()).then_some(body)
+        };
+        let matches = |form: &Form, word: &str, next: Option<&str>| match form {
+            Form::Long(name) => long(word).is_some_and(|body| name.starts_with(&body)),
+            Form::LongFamily(stem) => {
+                long(word).is_some_and(|body| body.starts_with(stem.as_str()))
+            }
+            Form::Valued(..) | Form::Short(_) | Form::SingleDash(_) | Form::ArgumentFile => {
+                let mut buffer = String::new();
+                form.matches_probe(&Probe::new(word, next, &mut buffer))
+            }
+            Form::OutsidePath => !word.starts_with('-') && is_outside(word),
+            Form::Operand(_) | Form::Assignment(_) => unreachable!(),
+        };
+        words
+            .iter()
+            .enumerate()
+            .skip(covered)
+            .find_map(|(at, word)| {
+                let text = word.known()?;
+                let next = words.get(at + 1).and_then(Word::known);
+                let previous = at.checked_sub(1).and_then(|before| words[before].known());
+                let row = rows.iter().find(|row| match &row.form {
+                    Form::Operand(values) => is_operand(values, previous, text),
+                    Form::Assignment(values) => {
+                        !text.starts_with('-')
+                            && text.contains('=')
+                            && !previous.is_some_and(|option| values.iter().any(|v| v == option))
+                    }
+                    form => matches(form, text, next),
+                })?;
+                let program = keys
+                    .iter()
+                    .find(|k| row.names(k))
+                    .map_or("", String::as_str);
+                Some(match &row.subcommand {
+                    Some(sub) => format!("{text} {program}:{sub} {}", row.option),
+                    None => format!("{text} {program} {}", row.option),
+                })
+            })
+    }
+
+    /// The uncovered option is the one the plain search finds, for generated commands: the
+    /// table's programs, subcommands and options (cut, cased, with values), numbers,
+    /// assignments, paths, argument files and other words, after rules of every length.
+    #[test]
+    fn uncovered_finds_what_the_plain_search_finds() {
+        use proptest::prelude::*;
+        let mut names: Vec<String> = table()
+            .iter()
+            .flat_map(|row| row.programs.iter().map(|p| p.replace('*', "3.12")))
+            .chain(table().iter().filter_map(|row| row.subcommand.clone()))
+            .collect();
+        names.extend(["log", "test", "run", "build", "-m", "pytest", "--"].map(str::to_owned));
+        let options: Vec<String> = table().iter().map(|row| row.option.clone()).collect();
+        let word = prop_oneof![
+            prop::sample::select(names),
+            (prop::sample::select(options), 0..4usize, 0..6usize).prop_map(
+                |(option, cut, tail)| {
+                    let end = option.len().saturating_sub(cut).max(2).min(option.len());
+                    let option = option.get(..end).unwrap_or(&option).to_owned();
+                    let tails = ["", "=x", "=/abs", "=../up", "X", "_x"];
+                    let upper = if cut == 3 {
+                        option.to_ascii_uppercase()
+                    } else {
+                        option
+                    };
+                    format!("{upper}{}", tails[tail])
+                }
+            ),
+            "[a-z0-9@/~.=_-]{0,8}",
+            "-[a-zA-Z]{1,3}(=[a-z/.]{0,3})?",
+            "--[a-zA-Z_-]{1,10}(=[%a-zG/.]{0,4})?",
+        ];
+        let words = prop::collection::vec(word, 1..7);
+        let mut runner = proptest::test_runner::TestRunner::default();
+        let found = std::cell::Cell::new(0usize);
+        runner
+            .run(&(words, 0..8usize), |(texts, covered)| {
+                let words: Vec<Word> = texts.iter().map(Word::literal).collect();
+                let got = uncovered(OsFamily::Unix, &words, covered)
+                    .map(|u| format!("{} {}", u.word, u.entry));
+                let want = uncovered_reference(&words, covered);
+                found.set(found.get() + usize::from(want.is_some()));
+                prop_assert_eq!(got, want, "{:?}", texts);
+                Ok(())
+            })
+            .expect("uncovered finds what the plain search finds");
+        assert!(
+            found.get() > 0,
+            "no generated command has an uncovered option"
+        );
     }
 
     /// The index finds exactly the rows that name one of the keys, for generated keys (every

@@ -3,6 +3,11 @@
 //! and programs that run code given to them (no one-word rule for them).
 //! Owns the names (program keys: basename, lowercase, no `.exe`); not how they are used.
 
+pub(super) mod name_table;
+
+use super::script::RESERVED_WORDS;
+use name_table::NameTable;
+
 /// Programs that destroy data or the system, or change user: `destructive` is set when one
 /// appears anywhere (`mkfs.*` too), so that mode allow-all still asks. The DESIGN.md list.
 const PROTECTED: &[&str] = &[
@@ -153,37 +158,83 @@ pub(super) const SHELLS: &[&str] = &[
     "tcsh",
 ];
 
+/// The tables of programs that run the program named by a later word ([`is_wrapper`]).
+const WRAPPERS: [&[&str]; 7] = [
+    RUN_PROGRAM,
+    RUN_PROGRAM_MORE,
+    RUN_AS_USER,
+    FEED_ARGUMENTS,
+    MULTI_CALL,
+    RUN_WORDS,
+    RUN_WINDOWS,
+];
+
+/// What the deny search knows of a program key, read in one lookup ([`traits`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Traits(u8);
+
+impl Traits {
+    /// [`is_protected`].
+    pub(super) const PROTECTED: u8 = 1;
+    /// [`is_wrapper`].
+    pub(super) const WRAPPER: u8 = 1 << 1;
+    /// In [`SHELLS`].
+    pub(super) const SHELL: u8 = 1 << 2;
+    /// In [`JOINERS`].
+    pub(super) const JOINER: u8 = 1 << 3;
+    /// In [`FEED_ARGUMENTS`].
+    pub(super) const FEEDS: u8 = 1 << 4;
+    /// A shell reserved word ([`RESERVED_WORDS`]).
+    pub(super) const RESERVED: u8 = 1 << 5;
+
+    /// Whether the key has the trait `bit` (one of the constants above).
+    pub(super) fn has(self, bit: u8) -> bool {
+        self.0 & bit != 0
+    }
+}
+
+/// The [`Traits`] of a program key: every table above (and the shell's reserved words)
+/// merged into one lookup, built once.
+#[inline]
+pub(super) fn traits(key: &str) -> Traits {
+    static TABLE: std::sync::OnceLock<NameTable<'static, u8>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let tables = [
+            (PROTECTED, Traits::PROTECTED),
+            (PROTECTED_WINDOWS, Traits::PROTECTED),
+            (SHELLS, Traits::SHELL),
+            (JOINERS, Traits::JOINER),
+            (FEED_ARGUMENTS, Traits::FEEDS),
+            (RESERVED_WORDS, Traits::RESERVED),
+        ]
+        .into_iter()
+        .chain(WRAPPERS.map(|table| (table, Traits::WRAPPER)));
+        NameTable::new(
+            tables.flat_map(|(table, bit)| table.iter().map(move |name| (*name, bit))),
+            |first, again| *first |= again,
+        )
+    });
+    let mut traits = Traits(table.get(key).unwrap_or(0));
+    if key.starts_with("mkfs.") {
+        traits.0 |= Traits::PROTECTED;
+    }
+    traits
+}
+
 /// Whether a program key is protected (`mkfs.ext4` counts as `mkfs`).
 pub(super) fn is_protected(key: &str) -> bool {
-    PROTECTED.contains(&key) || PROTECTED_WINDOWS.contains(&key) || key.starts_with("mkfs.")
+    traits(key).has(Traits::PROTECTED)
 }
 
 /// Whether later words of the command may be the program that actually runs.
 pub(super) fn is_wrapper(key: &str) -> bool {
-    // Asked for every word of every command: the tables are merged into one set, once.
-    static WRAPPERS: std::sync::OnceLock<std::collections::HashSet<&'static str>> =
-        std::sync::OnceLock::new();
-    WRAPPERS
-        .get_or_init(|| {
-            [
-                RUN_PROGRAM,
-                RUN_PROGRAM_MORE,
-                RUN_AS_USER,
-                FEED_ARGUMENTS,
-                MULTI_CALL,
-                RUN_WORDS,
-                RUN_WINDOWS,
-            ]
-            .iter()
-            .flat_map(|table| table.iter().copied())
-            .collect()
-        })
-        .contains(key)
+    traits(key).has(Traits::WRAPPER)
 }
 
 /// Whether a program runs other programs or code given to it (wrappers and shells).
 pub(super) fn runs_other_programs(key: &str) -> bool {
-    is_wrapper(key) || SHELLS.contains(&key) || JOINERS.contains(&key)
+    let traits = traits(key);
+    traits.has(Traits::WRAPPER) || traits.has(Traits::SHELL) || traits.has(Traits::JOINER)
 }
 
 /// Programs that run code or commands given to them besides the wrappers and shells
@@ -297,5 +348,72 @@ mod tests {
         assert!(wrappers.iter().all(|w| is_wrapper(w)), "{wrappers:?}");
         assert!(!is_wrapper("ls") && !is_wrapper("sh"));
         assert!(runs_other_programs("sh") && runs_other_programs("watch"));
+    }
+
+    /// The one lookup answers as the tables' own searches, for every name of every table,
+    /// the names changed (cut, lengthened, cased, a `.` suffix, `mkfs.` forms) and others.
+    #[test]
+    fn traits_are_the_tables_answers() {
+        use proptest::prelude::*;
+        let names: Vec<&str> = [
+            PROTECTED,
+            PROTECTED_WINDOWS,
+            JOINERS,
+            SHELLS,
+            RESERVED_WORDS,
+        ]
+        .iter()
+        .chain(&WRAPPERS)
+        .flat_map(|table| table.iter().copied())
+        .collect();
+        let key = prop_oneof![
+            prop::sample::select(names.clone()).prop_map(str::to_owned),
+            (prop::sample::select(names), 0..5usize, "[a-zA-Z.]{0,2}").prop_map(
+                |(name, cut, tail)| {
+                    let end = name.len().saturating_sub(cut % 3);
+                    let name = name.get(..end).unwrap_or(name);
+                    let name = if cut == 4 {
+                        name.to_uppercase()
+                    } else {
+                        name.to_owned()
+                    };
+                    format!("{name}{tail}")
+                }
+            ),
+            "(mkfs)?[.a-z\\[{}!\u{e9}-]{0,6}",
+        ];
+        let mut runner = proptest::test_runner::TestRunner::default();
+        runner
+            .run(&key, |key| {
+                let key = key.as_str();
+                let traits = traits(key);
+                let protected = PROTECTED.contains(&key)
+                    || PROTECTED_WINDOWS.contains(&key)
+                    || key.starts_with("mkfs.");
+                let wrapper = WRAPPERS.iter().any(|table| table.contains(&key));
+                prop_assert_eq!(traits.has(Traits::PROTECTED), protected, "{}", key);
+                prop_assert_eq!(traits.has(Traits::WRAPPER), wrapper, "{}", key);
+                prop_assert_eq!(traits.has(Traits::SHELL), SHELLS.contains(&key), "{}", key);
+                prop_assert_eq!(
+                    traits.has(Traits::JOINER),
+                    JOINERS.contains(&key),
+                    "{}",
+                    key
+                );
+                prop_assert_eq!(
+                    traits.has(Traits::FEEDS),
+                    FEED_ARGUMENTS.contains(&key),
+                    "{}",
+                    key
+                );
+                prop_assert_eq!(
+                    traits.has(Traits::RESERVED),
+                    RESERVED_WORDS.contains(&key),
+                    "{}",
+                    key
+                );
+                Ok(())
+            })
+            .expect("the lookup answers as the tables");
     }
 }

@@ -6,9 +6,9 @@
 //! allow.
 
 use super::parse;
-use super::programs::{FEED_ARGUMENTS, JOINERS, SHELLS, is_protected, is_wrapper};
+use super::programs::{Traits, is_protected, traits};
 use super::rules::{Match, Rules};
-use super::script::{Command, RESERVED_WORDS, Script};
+use super::script::{Command, Script};
 use super::word::{
     Word, WordKind, any_token_either_way, glob_could_match, is_plain, program_key, without_quoting,
 };
@@ -191,11 +191,10 @@ impl<'r> Scan<'r> {
     pub(super) fn argv(&mut self, argv: &[Word], depth: usize, more_args: bool) -> Option<String> {
         let first = argv.first()?;
         let key = first.known().map(|t| program_key(t, self.os));
-        let wrapper = key
-            .as_deref()
-            .is_some_and(|k| is_wrapper(k) || RESERVED_WORDS.contains(&k));
+        let first_traits = key.as_deref().map(traits).unwrap_or_default();
+        let wrapper = first_traits.has(Traits::WRAPPER) || first_traits.has(Traits::RESERVED);
         let data = key.as_deref().and_then(|k| data::data_words(k, argv));
-        let is_data = |at: usize| data.as_ref().is_some_and(|d| d[at]);
+        let is_data = |at: usize| data.as_ref().is_some_and(|d| d.get(at));
         let saved_git_env = self.git_env;
         self.git_env |= argv.iter().any(|w| w.text.starts_with("GIT_CONFIG"));
         let mut stdin_shell = None;
@@ -211,24 +210,24 @@ impl<'r> Scan<'r> {
             let strict = start == 0 || wrapper;
             // The first word's key is the one computed above.
             let later_key;
-            let layer_key = if start == 0 {
-                key.as_deref()
+            let (layer_key, layer_traits) = if start == 0 {
+                (key.as_deref(), first_traits)
             } else {
                 later_key = layer[0].known().map(|t| program_key(t, self.os));
-                later_key.as_deref()
+                let later_traits = later_key.as_deref().map(traits).unwrap_or_default();
+                (later_key.as_deref(), later_traits)
             };
-            if let Some(shell) = self.layer(layer, layer_key, depth, more_args, start == 0, strict)
-            {
+            let program = layer_key.map(|key| (key, layer_traits));
+            if let Some(shell) = self.layer(layer, program, depth, more_args, start == 0, strict) {
                 stdin_shell = Some(shell);
             }
-            if layer_key.is_some_and(|k| FEED_ARGUMENTS.contains(&k)) {
+            if layer_traits.has(Traits::FEEDS) {
                 more_args = true;
             }
         }
         self.git_env = saved_git_env;
         // A shell's arguments are its own (`sh -c …` is searched by `shell`).
-        let shell = key.as_deref().is_some_and(|k| SHELLS.contains(&k));
-        if !shell {
+        if !first_traits.has(Traits::SHELL) {
             for (at, word) in argv.iter().enumerate().skip(1) {
                 if self.done() {
                     return None;
@@ -305,18 +304,18 @@ impl<'r> Scan<'r> {
     }
 
     /// Checks one candidate argv (a program and its arguments).
-    /// `key` is the program key of `layer[0]` when that word is known.
+    /// `key` is the program key of `layer[0]` and its traits when that word is known.
     fn layer(
         &mut self,
         layer: &[Word],
-        key: Option<&str>,
+        key: Option<(&str, Traits)>,
         depth: usize,
         more_args: bool,
         written: bool,
         strict: bool,
     ) -> Option<String> {
         let program = layer.first()?;
-        let Some(key) = key.filter(|_| program.known().is_some()) else {
+        let Some((key, traits)) = key.filter(|_| program.known().is_some()) else {
             if !strict && program.kind == WordKind::Pattern {
                 // An argument that is a glob: only a program it could name counts (`ls *.rs`
                 // names no `rm`).
@@ -333,7 +332,7 @@ impl<'r> Scan<'r> {
             }
             return None;
         };
-        if is_protected(key) {
+        if traits.has(Traits::PROTECTED) {
             self.findings.destructive = true;
         }
         for (index, rule) in self.rules.deny.iter().enumerate() {
@@ -349,7 +348,7 @@ impl<'r> Scan<'r> {
             }
         }
         let args = &layer[1..];
-        if SHELLS.contains(&key) {
+        if traits.has(Traits::SHELL) {
             return self.shell(key, args, depth);
         }
         match key {
@@ -364,7 +363,7 @@ impl<'r> Scan<'r> {
                     }
                 }
             }
-            k if JOINERS.contains(&k) => {
+            k if traits.has(Traits::JOINER) => {
                 if args.iter().any(Word::is_wild) {
                     self.unchecked(format!("`{k}` runs words that are not fixed"));
                 }
@@ -573,7 +572,7 @@ impl<'r> Scan<'r> {
 
 /// A character of a token of the raw-text search.
 fn is_crude_token_character(c: char) -> bool {
-    c.is_ascii_alphanumeric() || "_.-/+\\:".contains(c)
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '/' | '+' | '\\' | ':')
 }
 
 fn join_known(words: &[Word]) -> String {

@@ -23,6 +23,12 @@ enum Token {
 /// `:(icase)`.
 fn tokens(pattern: &str) -> Vec<Token> {
     let mut out = Vec::new();
+    tokens_into(pattern, &mut out);
+    out
+}
+
+/// [`tokens`], appended to `out` (a buffer used again).
+fn tokens_into(pattern: &str, out: &mut Vec<Token>) {
     let mut chars = pattern.chars();
     while let Some(c) = chars.next() {
         match c {
@@ -44,7 +50,6 @@ fn tokens(pattern: &str) -> Vec<Token> {
             other => out.push(Token::Char(other.to_ascii_lowercase())),
         }
     }
-    out
 }
 
 /// The pattern of the list that `text` (a path as written, relative to the working
@@ -63,10 +68,7 @@ pub(super) fn named<'c>(context: &'c Context, text: &str) -> Option<&'c str> {
 /// `~`) in the workspace's root is already its own normalised path relative to the workspace:
 /// most words are not built again as paths.
 pub(super) fn plain_relative<'t>(context: &Context, text: &'t str) -> Option<&'t Path> {
-    let plain = context.cwd == context.workspace
-        && !text.starts_with(['/', '~'])
-        && !text.contains(['\\', ':'])
-        && text.split('/').all(|part| !matches!(part, "" | "." | ".."));
+    let plain = crate::workspace::is_plain_relative(text) && context.cwd == context.workspace;
     plain.then(|| Path::new(text))
 }
 
@@ -109,19 +111,18 @@ pub(super) fn pathspec_could_match(context: &Context, relative: &str) -> Option<
     let any = [Token::Star, Token::Char('/')];
     let below = [Token::Char('/'), Token::Star];
     let under: Vec<Token> = glob.iter().chain(&below).copied().collect();
+    // The pattern's tokens and each form of it, in two buffers used again for every pattern.
+    let (mut secret, mut form) = (Vec::new(), Vec::new());
     let names = context.secrets.name_patterns().iter().find(|pattern| {
-        let secret = tokens(pattern);
-        let with = |before: &[Token], after: &[Token]| -> Vec<Token> {
-            before.iter().chain(&secret).chain(after).copied().collect()
-        };
-        [
-            with(&[], &[]),
-            with(&any, &[]),
-            with(&[], &below),
-            with(&any, &below),
-        ]
-        .iter()
-        .any(|secret| intersects(&glob, secret))
+        secret.clear();
+        tokens_into(pattern, &mut secret);
+        let forms: [(&[Token], &[Token]); 4] =
+            [(&[], &[]), (&any, &[]), (&[], &below), (&any, &below)];
+        forms.iter().any(|(before, after)| {
+            form.clear();
+            form.extend(before.iter().chain(&secret).chain(after.iter()).copied());
+            intersects(&glob, &form)
+        })
     });
     let paths = || {
         context.secrets.path_patterns().iter().find(|pattern| {

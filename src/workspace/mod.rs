@@ -100,6 +100,34 @@ pub fn resolved_inside(root: &Path, resolved: &Path) -> bool {
     resolved.starts_with(root)
 }
 
+/// Whether `text` is a relative path of plain components: not from `/` or `~`, no `\\` or
+/// `:` (Windows separators and prefixes), no component empty, `.` or `..`: it is its own
+/// lexical normal form below any base. Read in one pass over its bytes (every character it
+/// looks for is ASCII).
+#[must_use]
+pub fn is_plain_relative(text: &str) -> bool {
+    // A component that is empty, `.` or `..`: all dots, at most two.
+    let odd = |length: usize, dots: usize| dots == length && length <= 2;
+    if text.starts_with(['/', '~']) {
+        return false;
+    }
+    let (mut length, mut dots) = (0, 0);
+    for byte in text.bytes() {
+        match byte {
+            b'\\' | b':' => return false,
+            b'/' => {
+                if odd(length, dots) {
+                    return false;
+                }
+                (length, dots) = (0, 0);
+            }
+            b'.' => (length, dots) = (length + 1, dots + 1),
+            _ => length += 1,
+        }
+    }
+    !odd(length, dots)
+}
+
 /// The files that hold secrets: the defaults in `assets/secret-files.txt` plus what the user
 /// adds. Matched without regard to case. A pattern without `/` is tried against every
 /// component of the path, one with `/` against the path relative to the workspace.

@@ -169,3 +169,26 @@ fn extra_patterns_with_a_slash_match_the_relative_path() {
     let error = SecretFiles::with_extra(["a[b"]).unwrap_err();
     assert!(error.contains("`a[b`"), "{error}");
 }
+
+proptest::proptest! {
+    /// The one-pass reading of a plain relative path answers as its components do, for
+    /// generated texts of names, dots, separators, `~`, `:` and non-ASCII characters.
+    #[test]
+    fn plain_relative_paths_are_read_in_one_pass(text in "[a.~/:\\\\\u{e9}]{0,8}") {
+        let want = !text.starts_with(['/', '~'])
+            && !text.contains(['\\', ':'])
+            && text.split('/').all(|part| !matches!(part, "" | "." | ".."));
+        proptest::prop_assert_eq!(is_plain_relative(&text), want, "{:?}", text);
+        if want {
+            let parts: Vec<&str> = text.split('/').collect();
+            let components: Vec<String> = Path::new(&text)
+                .components()
+                .map(|c| match c {
+                    Component::Normal(name) => name.to_string_lossy().into_owned(),
+                    other => format!("{other:?}"),
+                })
+                .collect();
+            proptest::prop_assert_eq!(components, parts, "{:?}", text);
+        }
+    }
+}

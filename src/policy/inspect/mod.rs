@@ -37,13 +37,12 @@ use super::word::Word;
 use super::{Context, OsFamily};
 use git::git;
 use readers::program_check;
-use table::list;
 use windows_type::windows_type;
 
 /// Whether `program` is an inspection program (for the reason when a path form asks).
 pub(super) fn knows(os: OsFamily, program: &str) -> bool {
     match os {
-        OsFamily::Unix => program == "git" || list().iter().any(|e| e.name == program),
+        OsFamily::Unix => program == "git" || table::find(program).is_some(),
         OsFamily::Windows => program.eq_ignore_ascii_case("type"),
     }
 }
@@ -53,15 +52,16 @@ pub(super) fn knows(os: OsFamily, program: &str) -> bool {
 pub(super) fn check(context: &Context, words: &[Word]) -> Option<Result<String, String>> {
     let (program, args) = words.split_first()?;
     let name = program.known()?;
-    if !knows(context.os, name) {
-        return None;
+    // As [`knows`], with the list's entry found once.
+    match context.os {
+        OsFamily::Windows if knows(context.os, name) => {
+            Some(windows_type(context, args).map(|()| "type".to_owned()))
+        }
+        OsFamily::Windows => None,
+        OsFamily::Unix if name == "git" => Some(git(context, words)),
+        OsFamily::Unix => {
+            let entry = table::find(name)?;
+            Some(program_check(context, entry, args))
+        }
     }
-    if context.os == OsFamily::Windows {
-        return Some(windows_type(context, args).map(|()| "type".to_owned()));
-    }
-    if name == "git" {
-        return Some(git(context, words));
-    }
-    let entry = list().iter().find(|e| e.name == name)?;
-    Some(program_check(context, entry, args))
 }

@@ -3,6 +3,8 @@
 
 use std::sync::OnceLock;
 
+use super::super::programs::name_table::NameTable;
+
 const LIST: &str = include_str!("../../../assets/builtin-inspect.txt");
 
 /// What the words that are not options are.
@@ -132,6 +134,20 @@ pub(super) fn list() -> &'static [Entry] {
     LIST_CELL.get_or_init(|| parse_list(LIST).unwrap_or_default())
 }
 
+/// The first entry of the list named `name`, through a lookup built once (asked for every
+/// command).
+pub(super) fn find(name: &str) -> Option<&'static Entry> {
+    static INDEX: OnceLock<NameTable<'static, usize>> = OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let names = list()
+            .iter()
+            .enumerate()
+            .map(|(at, e)| (e.name.as_str(), at));
+        NameTable::new(names, |_, _| {})
+    });
+    index.get(name).map(|at| &list()[at])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,5 +159,26 @@ mod tests {
         assert!(parsed.is_ok(), "{parsed:?}");
         assert_eq!(list().len(), parsed.map_or(0, |l| l.len()));
         assert!(list().iter().any(|e| e.name == "rg"));
+    }
+
+    /// The lookup finds the entry the search in list order finds, for every name of the
+    /// list and names close to them.
+    #[test]
+    fn entries_are_found_as_in_order() {
+        for entry in list() {
+            let name = entry.name.as_str();
+            let cut = &name[..name.len() - 1];
+            for key in [
+                name,
+                cut,
+                &format!("{name}x"),
+                &name.to_uppercase(),
+                "git",
+                "",
+            ] {
+                let want = list().iter().find(|e| e.name == key);
+                assert_eq!(find(key).map(|e| &e.name), want.map(|e| &e.name), "{key}");
+            }
+        }
     }
 }

@@ -26,15 +26,11 @@ pub(super) fn walk<'w>(
     args: &'w [Word],
 ) -> Result<Walked<'w>, String> {
     let name = entry.name.as_str();
-    let lookup = |option: &str| {
-        entry
-            .options
-            .iter()
-            .find(|(o, _)| o == option)
-            .map(|(_, v)| *v)
-    };
     let not_read_only = |what: &str| format!("`{name}` with `{what}` is not read-only");
-    let mut walked = Walked::default();
+    let mut walked = Walked {
+        operands: Vec::with_capacity(args.len()),
+        ..Walked::default()
+    };
     let mut options_done = false;
     let mut i = 0;
     while i < args.len() {
@@ -72,10 +68,12 @@ pub(super) fn walk<'w>(
                 Some((n, v)) => (n, Some(v)),
                 None => (long, None),
             };
-            let option = format!("--{option_name}");
-            let value = match (lookup(&option), attached) {
-                (Some(Value::No), None) | (Some(Value::Optional), _) => None,
-                (Some(kind @ (Value::Any | Value::Number | Value::Path)), attached) => {
+            let Some((option, kind)) = long_option(entry, option_name) else {
+                return Err(not_read_only(&format!("--{option_name}")));
+            };
+            let value = match (kind, attached) {
+                (Value::No, None) | (Value::Optional, _) => None,
+                (kind @ (Value::Any | Value::Number | Value::Path), attached) => {
                     let value = match attached {
                         Some(v) => v.to_owned(),
                         None => {
@@ -84,16 +82,16 @@ pub(super) fn walk<'w>(
                                 .ok_or_else(|| format!("`{name} {option}` is missing its value"))?;
                             i += 1;
                             option_value(context, name, next, kind)?;
-                            record(&option, next.known());
+                            record(option, next.known());
                             continue;
                         }
                     };
                     value_text(context, name, &value, kind)?;
                     Some(value)
                 }
-                (Some(Value::No) | None, _) => return Err(not_read_only(&option)),
+                (Value::No, Some(_)) => return Err(not_read_only(option)),
             };
-            record(&option, value.as_deref());
+            record(option, value.as_deref());
             continue;
         }
         let body = &text[1..];
@@ -101,30 +99,53 @@ pub(super) fn walk<'w>(
             continue;
         }
         for (at, letter) in body.char_indices() {
-            let option = format!("-{letter}");
             let rest = &body[at + letter.len_utf8()..];
-            match lookup(&option) {
-                Some(Value::No) => record(&option, None),
-                Some(Value::Optional) => break,
-                Some(kind @ (Value::Any | Value::Number | Value::Path)) => {
+            let Some((option, kind)) = short_option(entry, letter) else {
+                return Err(not_read_only(&format!("-{letter}")));
+            };
+            match kind {
+                Value::No => record(option, None),
+                Value::Optional => break,
+                kind @ (Value::Any | Value::Number | Value::Path) => {
                     if rest.is_empty() {
                         let next = args
                             .get(i)
                             .ok_or_else(|| format!("`{name} {option}` is missing its value"))?;
                         i += 1;
                         option_value(context, name, next, kind)?;
-                        record(&option, next.known());
+                        record(option, next.known());
                     } else {
                         value_text(context, name, rest, kind)?;
-                        record(&option, Some(rest));
+                        record(option, Some(rest));
                     }
                     break;
                 }
-                None => return Err(not_read_only(&option)),
             }
         }
     }
     Ok(walked)
+}
+
+/// The entry's option `--NAME` (as written there, with its value), compared without building
+/// the option's text: this runs for every option of every command.
+fn long_option<'e>(entry: &'e Entry, long: &str) -> Option<(&'e str, Value)> {
+    entry
+        .options
+        .iter()
+        .find(|(o, _)| o.strip_prefix("--") == Some(long))
+        .map(|(o, v)| (o.as_str(), *v))
+}
+
+/// The entry's option `-LETTER`, as [`long_option`].
+fn short_option(entry: &Entry, letter: char) -> Option<(&str, Value)> {
+    entry
+        .options
+        .iter()
+        .find(|(o, _)| {
+            o.len() == 1 + letter.len_utf8()
+                && o.strip_prefix('-').is_some_and(|l| l.starts_with(letter))
+        })
+        .map(|(o, v)| (o.as_str(), *v))
 }
 
 /// The BSD reading of a `gnu` program: options end at the first operand, so every later word
