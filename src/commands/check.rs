@@ -273,14 +273,24 @@ fn write_decision(
             policy::Source::Flag => "flag",
             policy::Source::Parser => "parser",
         };
-        match &decision.rule {
-            Some(rule) => writeln!(
-                out,
-                "{verdict}: {} (source: {source}, rule: \"{rule}\")",
-                decision.reason
-            ),
-            None => writeln!(out, "{verdict}: {} (source: {source})", decision.reason),
-        }
+        // Piece by piece: no formatting machinery for a line per command.
+        let reason = decision.reason.as_str();
+        let pieces: &[&str] = match &decision.rule {
+            Some(rule) => &[
+                verdict,
+                ": ",
+                reason,
+                " (source: ",
+                source,
+                ", rule: \"",
+                rule,
+                "\")\n",
+            ],
+            None => &[verdict, ": ", reason, " (source: ", source, ")\n"],
+        };
+        pieces
+            .iter()
+            .try_for_each(|piece| out.write_all(piece.as_bytes()))
     };
     written.or_else(quiet_broken_pipe)
 }

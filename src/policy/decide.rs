@@ -88,11 +88,7 @@ fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
     }
     if inspect && script.shape == Shape::Other(TEST) {
         return match builtins_pure::test_command(context, command) {
-            Ok(entry) => {
-                let reason = format!("`{entry}` is on the built-in read-only list");
-                Decision::new(Verdict::Allow, reason, Source::Builtin, destructive)
-                    .with_rule(&entry)
-            }
+            Ok(entry) => on_the_list(entry, destructive),
             Err(reason) => Decision::new(Verdict::Ask, reason, Source::Builtin, destructive),
         };
     }
@@ -207,16 +203,22 @@ fn rules_and_lists(
             return Decision::new(Verdict::Ask, reason, Source::Builtin, destructive)
                 .with_rule(&option.entry);
         }
-        let reason = format!("matches allow rule \"{}\"", rule.prefix);
+        let reason = ["matches allow rule \"", &rule.prefix, "\""].concat();
         return Decision::new(Verdict::Allow, reason, rule.source, destructive)
             .with_rule(&rule.prefix);
     }
     match builtin::check(context, words) {
-        Ok(entry) => {
-            let reason = format!("`{entry}` is on the built-in read-only list");
-            Decision::new(Verdict::Allow, reason, Source::Builtin, destructive).with_rule(&entry)
-        }
+        Ok(entry) => on_the_list(entry, destructive),
         Err(reason) => Decision::new(Verdict::Ask, reason, Source::Builtin, destructive),
+    }
+}
+
+/// Allowed by the built-in list's `entry` (which becomes the rule).
+fn on_the_list(entry: String, destructive: bool) -> Decision {
+    let reason = ["`", &entry, "` is on the built-in read-only list"].concat();
+    Decision {
+        rule: Some(entry),
+        ..Decision::new(Verdict::Allow, reason, Source::Builtin, destructive)
     }
 }
 

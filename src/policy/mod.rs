@@ -451,9 +451,54 @@ const RENAMING_WORDS: &[&str] = &["alias", "unalias", "hash", "enable", "doskey"
 /// anywhere, as any word of the raw text (`git -c core.pager='rm -rf x' log` counts), or a
 /// Windows `@`-prefixed or control-character-separated name.
 fn mentions_protected(os: OsFamily, command: &str) -> bool {
-    word::any_token_either_way(command, os, is_token_character, |token| {
-        names_protected(os, token)
-    })
+    if !command.is_ascii() {
+        return word::any_token_either_way(command, os, is_token_character, |token| {
+            names_protected(os, token)
+        });
+    }
+    // ASCII text, read by bytes: the same runs of token and quoting characters, the same
+    // tokens in each, and the run without its quoting characters.
+    let quoting = |b: u8| word::is_quoting(char::from(b), os);
+    let token = |b: u8| is_token_character(char::from(b));
+    let bytes = command.as_bytes();
+    let mut unquoted = String::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !(token(bytes[i]) || quoting(bytes[i])) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut quoted = false;
+        let mut from = i;
+        while i <= bytes.len() {
+            let end = i == bytes.len() || !(token(bytes[i]) || quoting(bytes[i]));
+            if end || quoting(bytes[i]) {
+                if i > from && names_protected(os, &command[from..i]) {
+                    return true;
+                }
+                from = i + 1;
+            }
+            if end {
+                break;
+            }
+            quoted |= quoting(bytes[i]);
+            i += 1;
+        }
+        if quoted {
+            unquoted.clear();
+            unquoted.extend(
+                bytes[start..i]
+                    .iter()
+                    .filter(|&&b| !quoting(b))
+                    .map(|&b| char::from(b)),
+            );
+            if !unquoted.is_empty() && names_protected(os, &unquoted) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// A character of a word for [`mentions_protected`].
@@ -465,6 +510,14 @@ fn is_token_character(c: char) -> bool {
 fn names_protected(os: OsFamily, token: &str) -> bool {
     if token.is_empty() {
         return false;
+    }
+    // Lower-case ASCII letters, digits, `_` and `-` only: the token is its own program key
+    // (no path, case or extension to take off) and has no `.`/`+` suffix.
+    if token
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+    {
+        return programs::is_protected(token) || RENAMING_WORDS.contains(&token);
     }
     // cmd.exe ends a built-in's name at `.` and `+` too (`del.`, `del+`).
     let name = match os {
