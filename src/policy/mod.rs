@@ -459,30 +459,41 @@ fn mentions_protected(os: OsFamily, command: &str) -> bool {
     // ASCII text, read by bytes: the same runs of token and quoting characters, the same
     // tokens in each, and the run without its quoting characters.
     let quoting = |b: u8| word::is_quoting(char::from(b), os);
-    let token = |b: u8| is_token_character(char::from(b));
     let bytes = command.as_bytes();
     let mut unquoted = String::new();
     let mut i = 0;
     while i < bytes.len() {
-        if !(token(bytes[i]) || quoting(bytes[i])) {
+        if !(is_token_byte(bytes[i]) || quoting(bytes[i])) {
             i += 1;
             continue;
         }
         let start = i;
         let mut quoted = false;
+        // The token being read starts at `from`; `own_key` while it is its own program key.
         let mut from = i;
-        while i <= bytes.len() {
-            let end = i == bytes.len() || !(token(bytes[i]) || quoting(bytes[i]));
-            if end || quoting(bytes[i]) {
-                if i > from && names_protected(os, &command[from..i]) {
+        let mut own_key = true;
+        loop {
+            let b = bytes.get(i).copied();
+            let token = b.is_some_and(is_token_byte);
+            if !token {
+                let token = &command[from..i];
+                if !token.is_empty()
+                    && if own_key {
+                        names_protected_as_is(token)
+                    } else {
+                        names_protected(os, token)
+                    }
+                {
                     return true;
                 }
                 from = i + 1;
+                own_key = true;
             }
-            if end {
-                break;
+            match b {
+                Some(b) if token => own_key &= is_own_key_byte(b),
+                Some(b) if quoting(b) => quoted = true,
+                _ => break,
             }
-            quoted |= quoting(bytes[i]);
             i += 1;
         }
         if quoted {
@@ -501,6 +512,22 @@ fn mentions_protected(os: OsFamily, command: &str) -> bool {
     false
 }
 
+/// An ASCII character of a word for [`mentions_protected`] (as [`is_token_character`]).
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'+')
+}
+
+/// A byte of a token that is its own program key, with no `.`/`+` suffix for cmd.exe:
+/// lower-case ASCII letters, digits, `_` and `-` (no path, case or extension to take off).
+fn is_own_key_byte(b: u8) -> bool {
+    b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-'
+}
+
+/// [`names_protected`] for a token of [`is_own_key_byte`]s.
+fn names_protected_as_is(token: &str) -> bool {
+    programs::is_protected(token) || RENAMING_WORDS.contains(&token)
+}
+
 /// A character of a word for [`mentions_protected`].
 fn is_token_character(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '+')
@@ -510,14 +537,6 @@ fn is_token_character(c: char) -> bool {
 fn names_protected(os: OsFamily, token: &str) -> bool {
     if token.is_empty() {
         return false;
-    }
-    // Lower-case ASCII letters, digits, `_` and `-` only: the token is its own program key
-    // (no path, case or extension to take off) and has no `.`/`+` suffix.
-    if token
-        .bytes()
-        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
-    {
-        return programs::is_protected(token) || RENAMING_WORDS.contains(&token);
     }
     // cmd.exe ends a built-in's name at `.` and `+` too (`del.`, `del+`).
     let name = match os {
