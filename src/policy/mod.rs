@@ -369,7 +369,7 @@ fn decide_unguarded(rules: &Rules, context: &Context, command: &str) -> Decision
     let mut decision = decide_as_written(rules, context, command);
     // The shell deletes backslash-newline before it splits words (`r\⏎m -rf x` runs
     // `rm -rf x`); the parser does not. Decide the joined text too and keep the stricter.
-    let joined = (os == OsFamily::Unix && word::has_pair(command, b'\\', b'\n'))
+    let joined = (os == OsFamily::Unix && has_pair(command, b'\\', b'\n'))
         .then(|| command.replace("\\\n", ""));
     if let Some(joined) = &joined {
         let joined = decide_as_written(rules, context, joined);
@@ -388,7 +388,7 @@ fn decide_unguarded(rules: &Rules, context: &Context, command: &str) -> Decision
         // Of the text as written and, as the shell reads it, joined at backslash-newline
         // (`cat &\⏎>/dev/null perl …` holds an `&>` only once joined).
         let texts = std::iter::once(command).chain(joined.as_deref());
-        for text in texts.filter(|text| word::has_pair(text, b'&', b'>')) {
+        for text in texts.filter(|text| has_pair(text, b'&', b'>')) {
             let dash = decide_as_written(rules, context, &dash_reading(text));
             if dash.verdict > decision.verdict {
                 decision = Decision {
@@ -407,6 +407,12 @@ fn decide_unguarded(rules: &Rules, context: &Context, command: &str) -> Decision
         decision.destructive = true;
     }
     decision
+}
+
+/// [`word::has_pair`], after a quick search for the first byte (most commands have no
+/// newline and no `&`).
+fn has_pair(text: &str, first: u8, second: u8) -> bool {
+    text.as_bytes().contains(&first) && word::has_pair(text, first, second)
 }
 
 /// `command` with each `&>` written as a POSIX `sh` (dash) reads it: `&` then `>`. Where the
@@ -458,52 +464,52 @@ fn mentions_protected(os: OsFamily, command: &str) -> bool {
     }
     // ASCII text, read by bytes: the same runs of token and quoting characters, the same
     // tokens in each, and the run without its quoting characters.
-    let quoting = |b: u8| word::is_quoting(char::from(b), os);
+    let quote = match os {
+        OsFamily::Unix => QUOTE_UNIX,
+        OsFamily::Windows => QUOTE_WINDOWS,
+    };
     let bytes = command.as_bytes();
-    let mut unquoted = String::new();
+    let class = |at: usize| BYTE_CLASSES[usize::from(bytes[at])];
     let mut i = 0;
     while i < bytes.len() {
-        if !(is_token_byte(bytes[i]) || quoting(bytes[i])) {
+        if class(i) & (TOKEN | quote) == 0 {
             i += 1;
             continue;
         }
+        // A run: tokens separated by quoting characters.
         let start = i;
         let mut quoted = false;
-        // The token being read starts at `from`; `own_key` while it is its own program key.
-        let mut from = i;
-        let mut own_key = true;
         loop {
-            let b = bytes.get(i).copied();
-            let token = b.is_some_and(is_token_byte);
-            if !token {
+            let from = i;
+            let mut own_key = true;
+            while i < bytes.len() && class(i) & TOKEN != 0 {
+                own_key &= class(i) & OWN_KEY != 0;
+                i += 1;
+            }
+            if i > from {
                 let token = &command[from..i];
-                if !token.is_empty()
-                    && if own_key {
-                        names_protected_as_is(token)
-                    } else {
-                        names_protected(os, token)
-                    }
-                {
+                let protected = if own_key {
+                    names_protected_as_is(token)
+                } else {
+                    names_protected(os, token)
+                };
+                if protected {
                     return true;
                 }
-                from = i + 1;
-                own_key = true;
             }
-            match b {
-                Some(b) if token => own_key &= is_own_key_byte(b),
-                Some(b) if quoting(b) => quoted = true,
-                _ => break,
+            if i < bytes.len() && class(i) & quote != 0 {
+                quoted = true;
+                i += 1;
+            } else {
+                break;
             }
-            i += 1;
         }
         if quoted {
-            unquoted.clear();
-            unquoted.extend(
-                bytes[start..i]
-                    .iter()
-                    .filter(|&&b| !quoting(b))
-                    .map(|&b| char::from(b)),
-            );
+            let unquoted: String = bytes[start..i]
+                .iter()
+                .filter(|&&b| BYTE_CLASSES[usize::from(b)] & quote == 0)
+                .map(|&b| char::from(b))
+                .collect();
             if !unquoted.is_empty() && names_protected(os, &unquoted) {
                 return true;
             }
@@ -512,18 +518,43 @@ fn mentions_protected(os: OsFamily, command: &str) -> bool {
     false
 }
 
-/// An ASCII character of a word for [`mentions_protected`] (as [`is_token_character`]).
-fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'+')
-}
+/// [`BYTE_CLASSES`]: a character of a word for [`mentions_protected`] ([`is_token_character`]).
+const TOKEN: u8 = 1;
+/// [`BYTE_CLASSES`]: a character of a token that is its own program key and has no `.`/`+`
+/// suffix for cmd.exe: lower-case ASCII letters, digits, `_` and `-` (no path, case or
+/// extension to take off).
+const OWN_KEY: u8 = 2;
+/// [`BYTE_CLASSES`]: a quoting character of POSIX shells (`word::is_quoting`).
+const QUOTE_UNIX: u8 = 4;
+/// [`BYTE_CLASSES`]: a quoting character of cmd.exe (`word::is_quoting`).
+const QUOTE_WINDOWS: u8 = 8;
 
-/// A byte of a token that is its own program key, with no `.`/`+` suffix for cmd.exe:
-/// lower-case ASCII letters, digits, `_` and `-` (no path, case or extension to take off).
-fn is_own_key_byte(b: u8) -> bool {
-    b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-'
-}
+/// What each ASCII byte is to [`mentions_protected`] (bytes above ASCII: nothing; such text
+/// is read by characters).
+const BYTE_CLASSES: [u8; 256] = {
+    let mut classes = [0; 256];
+    let mut b: u8 = 0;
+    while b < 128 {
+        let mut class = 0;
+        if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'+') {
+            class |= TOKEN;
+        }
+        if b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'_' | b'-') {
+            class |= OWN_KEY;
+        }
+        if matches!(b, b'\'' | b'"' | b'\\') {
+            class |= QUOTE_UNIX;
+        }
+        if matches!(b, b'"' | b'^') {
+            class |= QUOTE_WINDOWS;
+        }
+        classes[b as usize] = class;
+        b += 1;
+    }
+    classes
+};
 
-/// [`names_protected`] for a token of [`is_own_key_byte`]s.
+/// [`names_protected`] for a token that is its own program key ([`OWN_KEY`]).
 fn names_protected_as_is(token: &str) -> bool {
     programs::is_protected(token) || RENAMING_WORDS.contains(&token)
 }
