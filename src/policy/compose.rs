@@ -157,9 +157,19 @@ pub(super) fn decide(
     let destructive = destructive || worst_destructive;
     let (reason, rule) = match verdict {
         Verdict::Allow => {
-            let rules: Vec<&str> = parts.iter().filter_map(|p| p.rule.as_deref()).collect();
-            let rules = rules.join(", ");
-            (["every part is allowed (", &rules, ")"].concat(), Some(rules))
+            // "every part is allowed (RULE, RULE …)"; the rule is the list in parentheses.
+            const OPEN: &str = "every part is allowed (";
+            let mut reason = String::with_capacity(OPEN.len() + 8 * parts.len());
+            reason.push_str(OPEN);
+            for (i, rule) in parts.iter().filter_map(|p| p.rule.as_deref()).enumerate() {
+                if i > 0 {
+                    reason.push_str(", ");
+                }
+                reason.push_str(rule);
+            }
+            let rules = reason[OPEN.len()..].to_owned();
+            reason.push(')');
+            (reason, Some(rules))
         }
         Verdict::Ask | Verdict::Deny => {
             let part = parts
@@ -188,6 +198,14 @@ fn directories<'d>(context: &'d Context, changed: &'d [PathBuf]) -> impl Iterato
 
 /// The parts of an `if … fi` without its keywords (`compound`).
 fn without_if(mut split: Split<'_>) -> Result<Split<'_>, String> {
+    // A keyword starts a part (after blanks) with one of these letters; most parts have none.
+    let may_be_keyword = |text: &str| {
+        text.trim_start_matches([' ', '\t'])
+            .starts_with(['i', 't', 'e', 'f'])
+    };
+    if !split.parts.iter().any(|(_, text)| may_be_keyword(text)) {
+        return Ok(split);
+    }
     let parts: Vec<compound::Part<'_>> = split
         .parts
         .iter()

@@ -367,9 +367,16 @@ fn guarded(decide: impl FnOnce() -> Decision) -> Decision {
 fn decide_unguarded(rules: &Rules, context: &Context, command: &str) -> Decision {
     let os = context.os;
     let mut decision = decide_as_written(rules, context, command);
+    // Most commands have no backslash-newline and no `&>`: one look at every byte says which
+    // pair may be there.
+    let (mut newline, mut ampersand) = (false, false);
+    for &b in command.as_bytes() {
+        newline |= b == b'\n';
+        ampersand |= b == b'&';
+    }
     // The shell deletes backslash-newline before it splits words (`r\⏎m -rf x` runs
     // `rm -rf x`); the parser does not. Decide the joined text too and keep the stricter.
-    let joined = (os == OsFamily::Unix && has_pair(command, b'\\', b'\n'))
+    let joined = (os == OsFamily::Unix && newline && word::has_pair(command, b'\\', b'\n'))
         .then(|| command.replace("\\\n", ""));
     if let Some(joined) = &joined {
         let joined = decide_as_written(rules, context, joined);
@@ -388,7 +395,7 @@ fn decide_unguarded(rules: &Rules, context: &Context, command: &str) -> Decision
         // Of the text as written and, as the shell reads it, joined at backslash-newline
         // (`cat &\⏎>/dev/null perl …` holds an `&>` only once joined).
         let texts = std::iter::once(command).chain(joined.as_deref());
-        for text in texts.filter(|text| has_pair(text, b'&', b'>')) {
+        for text in texts.filter(|text| ampersand && word::has_pair(text, b'&', b'>')) {
             let dash = decide_as_written(rules, context, &dash_reading(text));
             if dash.verdict > decision.verdict {
                 decision = Decision {
@@ -409,11 +416,6 @@ fn decide_unguarded(rules: &Rules, context: &Context, command: &str) -> Decision
     decision
 }
 
-/// [`word::has_pair`], after a quick search for the first byte (most commands have no
-/// newline and no `&`).
-fn has_pair(text: &str, first: u8, second: u8) -> bool {
-    text.as_bytes().contains(&first) && word::has_pair(text, first, second)
-}
 
 /// `command` with each `&>` written as a POSIX `sh` (dash) reads it: `&` then `>`. Where the
 /// redirection's target (a plain word) ends its simple command — the text or an operator
