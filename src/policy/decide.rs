@@ -53,12 +53,9 @@ fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
     // exact only for one plain simple command that reading agrees on; anywhere else a deny
     // rule's words in the raw text at least ask.
     let shell_words = split::split(command);
+    // A `$` or backtick is a metacharacter too: such a command is searched as raw text.
     let metacharacter = posix_metacharacter(command);
-    if scan.has_unchecked()
-        || command.contains(['$', '`'])
-        || shell_words.is_none()
-        || metacharacter.is_some()
-    {
+    if scan.has_unchecked() || shell_words.is_none() || metacharacter.is_some() {
         scan.crude(command);
     }
     let findings = scan.findings();
@@ -68,7 +65,9 @@ fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
     let destructive = findings.destructive;
     let ask = |reason: String| Decision::new(Verdict::Ask, reason, Source::Parser, destructive);
     let inspect = context.read_only == ReadOnly::Inspect;
-    let control = control_character(command);
+    let control = may_hold_control(command)
+        .then(|| control_character(command))
+        .flatten();
     if let Some(reason) = metacharacter.clone().or_else(|| control.clone()) {
         // Inspect list: operator characters only inside quotes are text (the second reading
         // found one simple command: `rg 'a|b' src`, `sed -n '$p'`, `grep "a|b" x`; a `$` or
@@ -123,6 +122,14 @@ fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
         };
     }
     decision
+}
+
+/// Whether `text` may hold a character [`control_character`] finds: a byte below a blank
+/// other than tab and newline, DEL, or any byte of a character beyond ASCII (the C1 controls
+/// are two bytes from `0xC2`). A byte look, before the look at characters.
+fn may_hold_control(text: &str) -> bool {
+    text.bytes()
+        .any(|b| (b < b' ' && b != b'\t' && b != b'\n') || b >= 0x7f)
 }
 
 /// Deny, or ask for what could not be checked, from the search's findings.
