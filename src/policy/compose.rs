@@ -524,6 +524,7 @@ fn redirection<'c>(text: &'c str, fd: Option<&str>) -> Result<(usize, Option<&'c
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+    use proptest::prelude::*;
 
     fn parts(command: &str) -> Result<Option<Vec<String>>, String> {
         split_parts(command).map(|s| {
@@ -534,6 +535,248 @@ mod tests {
                     .collect()
             })
         })
+    }
+
+    /// A composed command split as before this module read bytes: by characters, every
+    /// part an owned copy (the reference for [`split_parts`]).
+    #[derive(Debug, Default, PartialEq)]
+    struct CharSplit {
+        parts: Vec<(Option<Joint>, String)>,
+        inputs: Vec<String>,
+        redirected_first: Vec<usize>,
+    }
+
+    fn split_by_chars(command: &str) -> Result<Option<CharSplit>, String> {
+        let unsupported = |what: &str| Err(format!("contains {what}"));
+        // Buffers sized once (a part is at most the command).
+        let mut chars: Vec<char> = Vec::with_capacity(command.len());
+        chars.extend(command.chars());
+        let mut split = CharSplit::default();
+        let mut current = String::with_capacity(command.len());
+        // The unquoted text of the word being read, to spot an fd number (`2>`).
+        let mut word = String::with_capacity(command.len());
+        let mut word_quoted = false;
+        let mut joint: Option<Joint> = None;
+        let mut composed = false;
+        let mut i = 0;
+        let end_word = |word: &mut String, quoted: &mut bool| {
+            word.clear();
+            *quoted = false;
+        };
+        while i < chars.len() {
+            let c = chars[i];
+            match c {
+                '\'' | '"' | '\\' => {
+                    let end = quoted_end_by_chars(&chars, i)?;
+                    current.extend(&chars[i..end]);
+                    word_quoted = true;
+                    word.push('\'');
+                    i = end;
+                    continue;
+                }
+                '$' | '`' => return unsupported("an expansion or substitution ('$', '`')"),
+                '(' | ')' => return unsupported("a subshell or function ('(')"),
+                '\n' | '\r' => return unsupported("a newline"),
+                '|' | ';' | '&' if !(c == '&' && chars.get(i + 1) == Some(&'>')) => {
+                    let (next_joint, width) = match (c, chars.get(i + 1)) {
+                        ('|', Some('|')) => (Joint::Or, 2),
+                        ('|', Some('&')) => return unsupported("'|&'"),
+                        ('|', _) => (Joint::Pipe, 1),
+                        ('&', Some('&')) => (Joint::And, 2),
+                        ('&', _) => return unsupported("a background operator ('&')"),
+                        (';', Some(';')) => return unsupported("';;'"),
+                        _ => (Joint::Then, 1),
+                    };
+                    if current.trim_matches([' ', '\t']).is_empty() {
+                        return unsupported("an empty command before an operator");
+                    }
+                    let rest = String::with_capacity(command.len().saturating_sub(i));
+                    split
+                        .parts
+                        .push((joint, std::mem::replace(&mut current, rest)));
+                    if split.parts.len() > MAX_PARTS {
+                        return Err(format!("has more than {MAX_PARTS} parts"));
+                    }
+                    joint = Some(next_joint);
+                    composed = true;
+                    end_word(&mut word, &mut word_quoted);
+                    i += width;
+                    continue;
+                }
+                '>' | '<' | '&' => {
+                    // A redirection, with an fd number only as a word of its own digits.
+                    let fd = if word.is_empty() {
+                        None
+                    } else if !word_quoted && word.chars().all(|c| c.is_ascii_digit()) {
+                        Some(word.clone())
+                    } else {
+                        return unsupported("a redirection joined to a word");
+                    };
+                    if let Some(fd) = &fd {
+                        // Drop the fd number from the part's text.
+                        for _ in 0..fd.chars().count() {
+                            current.pop();
+                        }
+                    }
+                    if current.trim_matches([' ', '\t']).is_empty() {
+                        split.redirected_first.push(split.parts.len());
+                    }
+                    let (consumed, input) = redirection_by_chars(&chars[i..], fd.as_deref())?;
+                    if let Some(input) = input {
+                        split.inputs.push(input);
+                    }
+                    current.push(' ');
+                    composed = true;
+                    end_word(&mut word, &mut word_quoted);
+                    i += consumed;
+                    continue;
+                }
+                ' ' | '\t' => end_word(&mut word, &mut word_quoted),
+                _ => word.push(c),
+            }
+            current.push(c);
+            i += 1;
+        }
+        if !composed {
+            return Ok(None);
+        }
+        if current.trim_matches([' ', '\t']).is_empty() {
+            if joint != Some(Joint::Then) {
+                return unsupported("an operator without a command after it");
+            }
+        } else {
+            split.parts.push((joint, current));
+        }
+        if split.parts.len() > MAX_PARTS {
+            return Err(format!("has more than {MAX_PARTS} parts"));
+        }
+        Ok(Some(split))
+    }
+
+    /// The end (exclusive) of the quoted text or escape starting at `at` (`'…'`, `"…"`, `\x`).
+    fn quoted_end_by_chars(chars: &[char], at: usize) -> Result<usize, String> {
+        let unsupported = |what: &str| Err(format!("contains {what}"));
+        match chars[at] {
+            '\'' => match chars[at + 1..].iter().position(|&c| c == '\'') {
+                Some(close) => Ok(at + close + 2),
+                None => unsupported("an unclosed quote"),
+            },
+            '"' => {
+                let mut j = at + 1;
+                loop {
+                    match chars.get(j) {
+                        None => return unsupported("an unclosed quote"),
+                        Some('\\') => j += 2,
+                        Some('"') => return Ok(j + 1),
+                        Some(_) => j += 1,
+                    }
+                }
+            }
+            _ => match chars.get(at + 1) {
+                None => unsupported("a trailing backslash"),
+                Some('\n') => unsupported("a line continuation"),
+                Some(_) => Ok(at + 2),
+            },
+        }
+    }
+
+    /// Reads one redirection starting at its operator; returns the characters it spans and, for
+    /// `<`, the file. Only the harmless forms pass.
+    fn redirection_by_chars(chars: &[char], fd: Option<&str>) -> Result<(usize, Option<String>), String> {
+        let text: String = chars.iter().take(3).collect();
+        let (operator, width) = if text.starts_with("&>") {
+            if chars.get(2) == Some(&'>') {
+                return Err("contains a redirection that appends ('&>>')".to_owned());
+            }
+            ("&>", 2)
+        } else if text.starts_with(">&") {
+            (">&", 2)
+        } else if text.starts_with(">>") || text.starts_with(">|") || text.starts_with("<>") {
+            return Err(format!(
+                "contains a redirection that writes ('{}')",
+                &text[..2]
+            ));
+        } else if text.starts_with("<<") {
+            return Err("contains a here-document or here-string ('<<')".to_owned());
+        } else if text.starts_with("<&") {
+            return Err("contains a redirection that duplicates input ('<&')".to_owned());
+        } else if text.starts_with('>') {
+            (">", 1)
+        } else if text.starts_with('<') {
+            ("<", 1)
+        } else {
+            return Err("contains a background operator ('&')".to_owned());
+        };
+        let mut i = width;
+        if operator != ">&" {
+            while chars.get(i).is_some_and(|c| *c == ' ' || *c == '\t') {
+                i += 1;
+            }
+        }
+        let start = i;
+        while chars
+            .get(i)
+            .is_some_and(|c| !matches!(c, ' ' | '\t' | '|' | '&' | ';' | '<' | '>'))
+        {
+            i += 1;
+        }
+        let target: String = chars[start..i].iter().collect();
+        let ok = match (operator, fd) {
+            (">" | "&>", None) | (">", Some("1" | "2")) => target == "/dev/null",
+            (">&", Some("2")) => target == "1",
+            ("<", None | Some("0")) => {
+                if !super::super::word::is_plain(&target) {
+                    return Err(format!(
+                        "contains a redirection from `{target}` (only a plain file name is read)"
+                    ));
+                }
+                return Ok((i, Some(target)));
+            }
+            _ => false,
+        };
+        if !ok {
+            let fd = fd.unwrap_or("");
+            return Err(format!(
+                "contains a redirection (`{fd}{operator}{target}`; only 2>/dev/null, >/dev/null, \
+                 &>/dev/null, 2>&1 and < FILE are harmless)"
+            ));
+        }
+        Ok((i, None))
+    }
+
+    /// Commands made of operators, redirections, quotes, escapes, fd numbers, `if` keywords
+    /// and characters longer than a byte.
+    fn composed() -> impl Strategy<Value = String> {
+        let piece = prop::sample::select(vec![
+            "ls", "a", "x y", " ", " ", "\t", "|", "||", "&", "&&", ";", ";;", ">", "<", ">>",
+            ">|", "<>", "<<", "<&", ">&", "&>", "&>>", "|&", "2", "1", "0", "3", "12", "2>&1",
+            "/dev/null", "file.txt", "'", "\"", "\\", "'a|b'", "\"a;b\"", "\"a\\\"b\"",
+            "$", "`", "(", ")", "\n", "\r", "é", "ſ", "\\é", "if ", "then ", "else ",
+            "fi", "! ", "cd src",
+        ]);
+        prop::collection::vec(piece, 0..14).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// The byte reading splits, removes redirections, finds inputs and asks exactly as
+        /// the character reading did.
+        #[test]
+        fn bytes_split_as_characters_did(command in composed()) {
+            let by_bytes = split_parts(&command).map(|split| {
+                split.map(|split| CharSplit {
+                    parts: split
+                        .parts
+                        .into_iter()
+                        .map(|(joint, text)| (joint, text.into_owned()))
+                        .collect(),
+                    inputs: split.inputs.iter().map(|s| (*s).to_owned()).collect(),
+                    redirected_first: split.redirected_first,
+                })
+            });
+            prop_assert_eq!(by_bytes, split_by_chars(&command), "{:?}", command);
+        }
     }
 
     #[test]

@@ -275,3 +275,44 @@ fn names_network_path(command: &str) -> bool {
     let slashes = command.replace('/', "\\");
     slashes.contains("\\\\") || slashes.contains("\\??\\")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Text with control characters (C0, DEL, C1), metacharacters and any other character.
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<String>(),
+            "[\\x00-\\x1f\\x7f\\u{80}-\\u{9f}a é$`;|&<>\\t\\n]{0,12}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// The byte look before the look for control characters misses none, and a `$` or
+        /// backtick is always a metacharacter (the raw-text search needs no look of its own).
+        #[test]
+        fn the_byte_looks_miss_nothing(text in text()) {
+            if control_character(&text).is_some() {
+                prop_assert!(may_hold_control(&text), "{:?}", text);
+            }
+            if text.contains(['$', '`']) {
+                prop_assert!(posix_metacharacter(&text).is_some(), "{:?}", text);
+            }
+        }
+    }
+
+    #[test]
+    fn control_characters_are_looked_for() {
+        for text in ["a\u{1b}b", "a\rb", "\u{7f}", "a\u{85}", "\u{9f}"] {
+            assert!(may_hold_control(text), "{text:?}");
+            assert!(control_character(text).is_some(), "{text:?}");
+        }
+        for text in ["ls -la", "a\tb", "a\nb", ""] {
+            assert!(!may_hold_control(text), "{text:?}");
+        }
+    }
+}

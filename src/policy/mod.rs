@@ -97,6 +97,7 @@ mod options;
 mod parse;
 mod path_rule;
 mod programs;
+mod protected;
 mod rules;
 mod runners;
 mod scan;
@@ -117,6 +118,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use decide::decide_as_written;
+use protected::mentions_protected;
 
 use crate::workspace::SecretFiles;
 
@@ -449,142 +451,6 @@ fn dash_reading(command: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// Words that rename or redefine what a later word runs (`alias g=git`, `hash -p /bin/rm r`):
-/// their presence makes the protected-program search unreliable.
-const RENAMING_WORDS: &[&str] = &["alias", "unalias", "hash", "enable", "doskey"];
-
-/// Conservative text search for mode allow-all: a protected program or a renaming word
-/// anywhere, as any word of the raw text (`git -c core.pager='rm -rf x' log` counts), or a
-/// Windows `@`-prefixed or control-character-separated name.
-fn mentions_protected(os: OsFamily, command: &str) -> bool {
-    if !command.is_ascii() {
-        return word::any_token_either_way(command, os, is_token_character, |token| {
-            names_protected(os, token)
-        });
-    }
-    // ASCII text, read by bytes: the same runs of token and quoting characters, the same
-    // tokens in each, and the run without its quoting characters.
-    let quote = match os {
-        OsFamily::Unix => QUOTE_UNIX,
-        OsFamily::Windows => QUOTE_WINDOWS,
-    };
-    let bytes = command.as_bytes();
-    let class = |at: usize| BYTE_CLASSES[usize::from(bytes[at])];
-    let mut i = 0;
-    while i < bytes.len() {
-        if class(i) & (TOKEN | quote) == 0 {
-            i += 1;
-            continue;
-        }
-        // A run: tokens separated by quoting characters.
-        let start = i;
-        let mut quoted = false;
-        loop {
-            let from = i;
-            let mut own_key = true;
-            while i < bytes.len() && class(i) & TOKEN != 0 {
-                own_key &= class(i) & OWN_KEY != 0;
-                i += 1;
-            }
-            if i > from {
-                let token = &command[from..i];
-                let protected = if own_key {
-                    names_protected_as_is(token)
-                } else {
-                    names_protected(os, token)
-                };
-                if protected {
-                    return true;
-                }
-            }
-            if i < bytes.len() && class(i) & quote != 0 {
-                quoted = true;
-                i += 1;
-            } else {
-                break;
-            }
-        }
-        if quoted {
-            let unquoted: String = bytes[start..i]
-                .iter()
-                .filter(|&&b| BYTE_CLASSES[usize::from(b)] & quote == 0)
-                .map(|&b| char::from(b))
-                .collect();
-            if !unquoted.is_empty() && names_protected(os, &unquoted) {
-                return true;
-            }
-        }
-    }
-    false
-}
-
-/// [`BYTE_CLASSES`]: a character of a word for [`mentions_protected`] ([`is_token_character`]).
-const TOKEN: u8 = 1;
-/// [`BYTE_CLASSES`]: a character of a token that is its own program key and has no `.`/`+`
-/// suffix for cmd.exe: lower-case ASCII letters, digits, `_` and `-` (no path, case or
-/// extension to take off).
-const OWN_KEY: u8 = 2;
-/// [`BYTE_CLASSES`]: a quoting character of POSIX shells (`word::is_quoting`).
-const QUOTE_UNIX: u8 = 4;
-/// [`BYTE_CLASSES`]: a quoting character of cmd.exe (`word::is_quoting`).
-const QUOTE_WINDOWS: u8 = 8;
-
-/// What each ASCII byte is to [`mentions_protected`] (bytes above ASCII: nothing; such text
-/// is read by characters).
-const BYTE_CLASSES: [u8; 256] = {
-    let mut classes = [0; 256];
-    let mut b: u8 = 0;
-    while b < 128 {
-        let mut class = 0;
-        if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'+') {
-            class |= TOKEN;
-        }
-        if b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'_' | b'-') {
-            class |= OWN_KEY;
-        }
-        if matches!(b, b'\'' | b'"' | b'\\') {
-            class |= QUOTE_UNIX;
-        }
-        if matches!(b, b'"' | b'^') {
-            class |= QUOTE_WINDOWS;
-        }
-        classes[b as usize] = class;
-        b += 1;
-    }
-    classes
-};
-
-/// [`names_protected`] for a token that is its own program key ([`OWN_KEY`]).
-fn names_protected_as_is(token: &str) -> bool {
-    programs::is_protected(token) || RENAMING_WORDS.contains(&token)
-}
-
-/// A character of a word for [`mentions_protected`].
-fn is_token_character(c: char) -> bool {
-    c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '+')
-}
-
-/// Whether one word of the raw text names a protected program or a renaming word.
-fn names_protected(os: OsFamily, token: &str) -> bool {
-    if token.is_empty() {
-        return false;
-    }
-    // cmd.exe ends a built-in's name at `.` and `+` too (`del.`, `del+`).
-    let name = match os {
-        OsFamily::Unix => token,
-        OsFamily::Windows => token.split(['.', '+']).next().unwrap_or(token),
-    };
-    let candidates: &[&str] = if name == token {
-        &[token]
-    } else {
-        &[token, name]
-    };
-    candidates.iter().any(|candidate| {
-        let key = word::program_key(candidate, os);
-        programs::is_protected(&key) || RENAMING_WORDS.contains(&key.as_ref())
-    })
 }
 
 /// Applies the permission mode to a decision from [`decide`]. Ask mode: unchanged. Deny
