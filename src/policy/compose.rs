@@ -117,10 +117,14 @@ pub(super) fn decide(
         // The strictest part decides; among allowed parts, one allowed by a rule rather than
         // the built-in list (the caller runs built-in-only commands read-only).
         let rank = |verdict: Verdict, source: Source| (verdict, source != Source::Builtin);
-        let this = (parts.len(), decision.verdict, decision.source, decision.destructive);
-        if worst.is_none_or(|(_, verdict, source, _)| {
-            rank(this.1, this.2) > rank(verdict, source)
-        }) {
+        let this = (
+            parts.len(),
+            decision.verdict,
+            decision.source,
+            decision.destructive,
+        );
+        if worst.is_none_or(|(_, verdict, source, _)| rank(this.1, this.2) > rank(verdict, source))
+        {
             worst = Some(this);
         }
         parts.push(PartDecision {
@@ -131,8 +135,21 @@ pub(super) fn decide(
             rule: decision.rule,
         });
     }
-    for input in &split.inputs {
-        for cwd in directories(context, &changed) {
+    if let Some(decision) = read_inputs(context, &changed, &split.inputs, destructive) {
+        return Some(decision);
+    }
+    Some(strictest(parts, worst?, destructive))
+}
+
+/// Asks when a `<` source is not a file this policy lets a command read, in any directory.
+fn read_inputs(
+    context: &Context,
+    changed: &[PathBuf],
+    inputs: &[&str],
+    destructive: bool,
+) -> Option<Decision> {
+    for input in inputs {
+        for cwd in directories(context, changed) {
             let result = if cwd == context.cwd {
                 path_rule::path(context, "<", &Word::literal(*input), true)
             } else {
@@ -153,8 +170,12 @@ pub(super) fn decide(
             }
         }
     }
-    let (at, verdict, source, worst_destructive) = worst?;
-    let destructive = destructive || worst_destructive;
+    None
+}
+
+/// The decision of the whole: the strictest part's, with every part's in [`Decision::parts`].
+fn strictest(parts: Vec<PartDecision>, worst: Worst, destructive: bool) -> Decision {
+    let (at, verdict, source, worst_destructive) = worst;
     let (reason, rule) = match verdict {
         Verdict::Allow => {
             // "every part is allowed (RULE, RULE …)"; the rule is the list in parentheses.
@@ -180,15 +201,15 @@ pub(super) fn decide(
             (reason, parts[at].rule.clone())
         }
     };
-    Some(Decision {
+    Decision {
         verdict,
         reason,
         source,
         rule,
-        destructive,
+        destructive: destructive || worst_destructive,
         prefix: None,
         parts,
-    })
+    }
 }
 
 /// Every directory a part may run in: the context's, then those `cd` added.
@@ -337,24 +358,12 @@ fn split_parts(command: &str) -> Result<Option<Split<'_>>, String> {
             b'(' | b')' => return unsupported("a subshell or function ('(')"),
             b'\n' | b'\r' => return unsupported("a newline"),
             b'|' | b';' | b'&' if !(c == b'&' && bytes.get(i + 1) == Some(&b'>')) => {
-                let (next_joint, width) = match (c, bytes.get(i + 1)) {
-                    (b'|', Some(b'|')) => (Joint::Or, 2),
-                    (b'|', Some(b'&')) => return unsupported("'|&'"),
-                    (b'|', _) => (Joint::Pipe, 1),
-                    (b'&', Some(b'&')) => (Joint::And, 2),
-                    (b'&', _) => return unsupported("a background operator ('&')"),
-                    (b';', Some(b';')) => return unsupported("';;'"),
-                    _ => (Joint::Then, 1),
-                };
+                let (next_joint, width) = operator(c, bytes.get(i + 1).copied())?;
                 let rest = &command[from..i];
                 if taken.as_deref().is_none_or(blank) && blank(rest) {
                     return unsupported("an empty command before an operator");
                 }
-                let part = match taken.take() {
-                    None => Cow::Borrowed(rest),
-                    Some(text) => Cow::Owned(text + rest),
-                };
-                split.parts.push((joint, part));
+                split.parts.push((joint, part_text(taken.take(), rest)));
                 if split.parts.len() > MAX_PARTS {
                     return Err(format!("has more than {MAX_PARTS} parts"));
                 }
@@ -415,16 +424,34 @@ fn split_parts(command: &str) -> Result<Option<Split<'_>>, String> {
             return unsupported("an operator without a command after it");
         }
     } else {
-        let part = match taken {
-            None => Cow::Borrowed(rest),
-            Some(text) => Cow::Owned(text + rest),
-        };
-        split.parts.push((joint, part));
+        split.parts.push((joint, part_text(taken, rest)));
     }
     if split.parts.len() > MAX_PARTS {
         return Err(format!("has more than {MAX_PARTS} parts"));
     }
     Ok(Some(split))
+}
+
+/// The joint an operator (`|`, `&` or `;`, then the byte after it) makes and its width.
+fn operator(first: u8, next: Option<u8>) -> Result<(Joint, usize), String> {
+    let unsupported = |what: &str| Err(format!("contains {what}"));
+    match (first, next) {
+        (b'|', Some(b'|')) => Ok((Joint::Or, 2)),
+        (b'|', Some(b'&')) => unsupported("'|&'"),
+        (b'|', _) => Ok((Joint::Pipe, 1)),
+        (b'&', Some(b'&')) => Ok((Joint::And, 2)),
+        (b'&', _) => unsupported("a background operator ('&')"),
+        (b';', Some(b';')) => unsupported("';;'"),
+        _ => Ok((Joint::Then, 1)),
+    }
+}
+
+/// A part's text: `rest` of the command, after what was `taken` before a removed redirection.
+fn part_text(taken: Option<String>, rest: &str) -> Cow<'_, str> {
+    match taken {
+        None => Cow::Borrowed(rest),
+        Some(text) => Cow::Owned(text + rest),
+    }
 }
 
 /// The end (exclusive) of the quoted text or escape starting at `at` (`'…'`, `"…"`, `\x`),
@@ -682,7 +709,10 @@ mod tests {
 
     /// Reads one redirection starting at its operator; returns the characters it spans and, for
     /// `<`, the file. Only the harmless forms pass.
-    fn redirection_by_chars(chars: &[char], fd: Option<&str>) -> Result<(usize, Option<String>), String> {
+    fn redirection_by_chars(
+        chars: &[char],
+        fd: Option<&str>,
+    ) -> Result<(usize, Option<String>), String> {
         let text: String = chars.iter().take(3).collect();
         let (operator, width) = if text.starts_with("&>") {
             if chars.get(2) == Some(&'>') {
@@ -748,11 +778,58 @@ mod tests {
     /// and characters longer than a byte.
     fn composed() -> impl Strategy<Value = String> {
         let piece = prop::sample::select(vec![
-            "ls", "a", "x y", " ", " ", "\t", "|", "||", "&", "&&", ";", ";;", ">", "<", ">>",
-            ">|", "<>", "<<", "<&", ">&", "&>", "&>>", "|&", "2", "1", "0", "3", "12", "2>&1",
-            "/dev/null", "file.txt", "'", "\"", "\\", "'a|b'", "\"a;b\"", "\"a\\\"b\"",
-            "$", "`", "(", ")", "\n", "\r", "é", "ſ", "\\é", "if ", "then ", "else ",
-            "fi", "! ", "cd src",
+            "ls",
+            "a",
+            "x y",
+            " ",
+            " ",
+            "\t",
+            "|",
+            "||",
+            "&",
+            "&&",
+            ";",
+            ";;",
+            ">",
+            "<",
+            ">>",
+            ">|",
+            "<>",
+            "<<",
+            "<&",
+            ">&",
+            "&>",
+            "&>>",
+            "|&",
+            "2",
+            "1",
+            "0",
+            "3",
+            "12",
+            "2>&1",
+            "/dev/null",
+            "file.txt",
+            "'",
+            "\"",
+            "\\",
+            "'a|b'",
+            "\"a;b\"",
+            "\"a\\\"b\"",
+            "$",
+            "`",
+            "(",
+            ")",
+            "\n",
+            "\r",
+            "é",
+            "ſ",
+            "\\é",
+            "if ",
+            "then ",
+            "else ",
+            "fi",
+            "! ",
+            "cd src",
         ]);
         prop::collection::vec(piece, 0..14).prop_map(|pieces| pieces.concat())
     }

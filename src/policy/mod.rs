@@ -418,7 +418,6 @@ fn decide_unguarded(rules: &Rules, context: &Context, command: &str) -> Decision
     decision
 }
 
-
 /// `command` with each `&>` written as a POSIX `sh` (dash) reads it: `&` then `>`. Where the
 /// redirection's target (a plain word) ends its simple command — the text or an operator
 /// follows — dash runs the same programs with the same words as `>` alone would (the one

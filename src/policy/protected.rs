@@ -191,7 +191,14 @@ mod tests {
         for text in ["del. x", "Del+ x", "^r^d x", "format.com c:"] {
             assert!(mentions_protected(OsFamily::Windows, text), "{text:?}");
         }
-        for text in ["git status", "rmx", "ls -la src", "firm", "cat ./mvx", "é rmé"] {
+        for text in [
+            "git status",
+            "rmx",
+            "ls -la src",
+            "firm",
+            "cat ./mvx",
+            "é rmé",
+        ] {
             assert!(!mentions_protected(OsFamily::Unix, text), "{text:?}");
         }
     }
