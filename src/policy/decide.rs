@@ -52,7 +52,7 @@ fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
     // The second, independent reading of the words (`split`), once: the parser's structure is
     // exact only for one plain simple command that reading agrees on; anywhere else a deny
     // rule's words in the raw text at least ask.
-    let shell_words = split::split(command);
+    let shell_words = split::agrees(command, script.commands.first().map_or(&[], |c| &c.words));
     // A `$` or backtick is a metacharacter too: such a command is searched as raw text.
     let metacharacter = posix_metacharacter(command);
     if scan.has_unchecked() || shell_words.is_none() || metacharacter.is_some() {
@@ -112,7 +112,7 @@ fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
     // Allow only words that a second, independent reading of the shell's rules agrees on: the
     // parser has quirks (`\⇥` as a blank, a comment at a glued `#`) that would otherwise let
     // the shell run other words than the ones decided.
-    if shell_words.as_deref() != Some(simple.words.as_slice()) {
+    if shell_words != Some(true) {
         return match decision.verdict {
             Verdict::Allow => ask("may be split into words differently by the shell".to_owned()),
             Verdict::Ask | Verdict::Deny => Decision {

@@ -3,10 +3,13 @@
 //! lists of simple commands, plain tests (`[ -f x ]`), one `if … then … [elif …] [else …] fi`
 //! of such lists (there a command may be negated: `if ! test -d x; …`), whole-word
 //! `'…'`/`"…"` strings without expansions (a backslash inside them that stands for itself:
-//! `"a\|b"`), plain text glued to one such string (`--include="*.py"`), and trailing
+//! `"a\|b"`) or, as an argument, of one variable (`"$HOME"`, `"${HOME}"`: an unknown word)
+//! or one substituted program without arguments (`"`whoami`"`, `"$(whoami)"`: an unknown
+//! word, and the program a command after the one it is in),
+//! plain text glued to a string without expansions (`--include="*.py"`), and trailing
 //! `>FILE`/`2>&1` redirections — building the same [`Script`] tree-sitter-bash would (a
 //! property test compares the two on generated commands of this grammar, field by field).
-//! Anything else, or anything it is unsure of, is `None` and goes to tree-sitter: `$`,
+//! Anything else, or anything it is unsure of, is `None` and goes to tree-sitter: other `$`,
 //! backticks, an unquoted `\` or one before a blank, `#`, newlines and control characters,
 //! `((` anywhere, unquoted parentheses and braces, `[` (but a test of a plain shape at a
 //! command's start: `[ -f x ]`), `!` (but before a command of an `if`'s list), `<`, `&` other
@@ -14,8 +17,8 @@
 //! word (`if`, `export` …) as a program, `@` or `==` (tree-sitter-bash reads some of those
 //! as errors). Owns only that lexing; decides nothing.
 
-use super::script::{Command, RESERVED_WORDS, Script, Shape, TEST};
-use super::word::{Word, WordKind, has_pair};
+use super::script::{Command, Script, Shape, TEST, is_reserved};
+use super::word::{ByteSet, Word, WordKind, has_pair};
 
 /// Programs tree-sitter-bash reads as a declaration or `unset`, not a command.
 const DECLARATION_WORDS: &[&str] = &[
@@ -36,7 +39,8 @@ const MAX_COMMANDS: usize = 16;
 
 /// An unquoted character of a plain word (the `is_plain` set, `~`, and the glob `*`).
 fn bare_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"_./:,%+=-~*".contains(&b)
+    const BARE: ByteSet = ByteSet::new(true, b"_./:,%+=-~*");
+    BARE.contains(b)
 }
 
 /// How a statement's commands are joined, for the shape.
@@ -59,7 +63,12 @@ pub(super) fn parse(text: &str) -> Option<Script> {
         return None;
     }
     let bytes = text.as_bytes();
-    let mut lexer = Lexer { text, bytes, at: 0 };
+    let mut lexer = Lexer {
+        text,
+        bytes,
+        at: 0,
+        substituted: Vec::new(),
+    };
     lexer.blanks();
     if lexer.keyword("if") {
         return lexer.if_statement();
@@ -83,6 +92,7 @@ pub(super) fn parse(text: &str) -> Option<Script> {
         };
         read += 1;
         commands.extend(command);
+        commands.append(&mut lexer.substituted);
         if read > MAX_COMMANDS {
             return None;
         }
@@ -202,6 +212,7 @@ impl Lexer<'_> {
                     return None;
                 }
                 commands.push(command);
+                commands.append(&mut self.substituted);
             }
             *read += 1;
             if *read > MAX_COMMANDS {
@@ -238,6 +249,9 @@ struct Lexer<'t> {
     text: &'t str,
     bytes: &'t [u8],
     at: usize,
+    /// The commands substituted in the words of the command being read (`"`whoami`"`), which
+    /// tree-sitter-bash lists right after it.
+    substituted: Vec<Command>,
 }
 
 impl Lexer<'_> {
@@ -284,15 +298,16 @@ impl Lexer<'_> {
         let program = self.single_word()?;
         // A program name of letters, digits and `_ . / + - *` only (tree-sitter-bash reads
         // `a=b x:y` as an error); a glob (`*.rs`, a quoted argument searched as a command
-        // string) stays a pattern, quoted text stays literal.
+        // string) stays a pattern, quoted text stays literal; a variable (`"$X"`) is left
+        // to tree-sitter.
         let quoted = !self.bytes[start..].starts_with(program.text.as_bytes());
         if (quoted && program.kind != WordKind::Literal)
+            || program.kind == WordKind::Expansion
             || program.text.starts_with(['-', '~'])
-            || !program
-                .text
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"_./+-*".contains(&b))
-            || RESERVED_WORDS.contains(&program.text.as_str())
+            || !program.text.bytes().all(|b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'+' | b'-' | b'*')
+            })
+            || is_reserved(&program.text)
             || DECLARATION_WORDS.contains(&program.text.as_str())
         {
             return None;
@@ -417,7 +432,7 @@ impl Lexer<'_> {
         let start = self.at;
         while self
             .peek()
-            .is_some_and(|b| b.is_ascii_alphanumeric() || b"_./-".contains(&b))
+            .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-'))
         {
             self.at += 1;
         }
@@ -442,7 +457,10 @@ impl Lexer<'_> {
         }
         let value = rest[name + 1..]
             .iter()
-            .take_while(|b| b.is_ascii_alphanumeric() || b"_./:,%+-".contains(b))
+            .take_while(|&&b| {
+                b.is_ascii_alphanumeric()
+                    || matches!(b, b'_' | b'.' | b'/' | b':' | b',' | b'%' | b'+' | b'-')
+            })
             .count();
         let end = start + name + 1 + value;
         if value == 0 {
@@ -476,7 +494,7 @@ impl Lexer<'_> {
             return None;
         }
         let quoted = self.whole_word()?;
-        if !self.at_word_end() {
+        if !self.at_word_end() || quoted.kind != WordKind::Literal {
             return None;
         }
         Some(Word::literal(word.text + &quoted.text))
@@ -505,6 +523,21 @@ impl Lexer<'_> {
             b'"' => {
                 let close = self.bytes[start + 1..].iter().position(|&b| b == b'"')?;
                 let inner = &self.text[start + 1..start + 1 + close];
+                // A string of one variable (`"$HOME"`, `"${HOME}"`): one unknown word.
+                if inner.strip_prefix('$').is_some_and(is_variable) {
+                    self.at = start + close + 2;
+                    return Some(Word::expansion());
+                }
+                // A string of one substituted program without arguments (`"`whoami`"`,
+                // `"$(whoami)"`): one unknown word, and the program a command of its own.
+                if let Some(program) = substituted_program(inner) {
+                    self.at = start + close + 2;
+                    self.substituted.push(Command {
+                        words: vec![Word::literal(program)],
+                        ..Command::default()
+                    });
+                    return Some(Word::expansion());
+                }
                 // tree-sitter-bash drops the text of a string of blanks only (`" "`).
                 let blanks = !inner.is_empty() && inner.bytes().all(|b| b == b' ');
                 if blanks
@@ -549,6 +582,40 @@ impl Lexer<'_> {
         };
         Some(word)
     }
+}
+
+/// A variable's name as `$` may take it in a string: `NAME` or `{NAME}`, the name a letter or
+/// `_` and then letters, digits and `_` (not a positional or special parameter, `$1`, `$@`).
+fn is_variable(text: &str) -> bool {
+    let name = text
+        .strip_prefix('{')
+        .and_then(|rest| rest.strip_suffix('}'))
+        .unwrap_or(text);
+    name.bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// The program of a command substitution of one plain program name (`` `NAME` ``,
+/// `$(NAME)`), the name a letter or `_` and then letters, digits and `_ . -`, and no reserved
+/// or declaration word; `None` for anything else.
+fn substituted_program(text: &str) -> Option<&str> {
+    let name = text
+        .strip_prefix('`')
+        .and_then(|rest| rest.strip_suffix('`'))
+        .or_else(|| {
+            text.strip_prefix("$(")
+                .and_then(|rest| rest.strip_suffix(')'))
+        })?;
+    let plain = name
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+    (plain && !is_reserved(name) && !DECLARATION_WORDS.contains(&name)).then_some(name)
 }
 
 /// Whether `parse` reads the text again in other ways for a backslash in it: one before a

@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use tree_sitter::{Node, Parser, Tree};
 
 use super::lex;
-use super::script::{Command, RESERVED_WORDS, Script, Shape, TEST};
+use super::script::{Command, Script, Shape, TEST, is_reserved};
 use super::word::{Word, WordBuilder, decode_ansi_c, is_plain, is_plain_byte};
 
 thread_local! {
@@ -164,24 +164,35 @@ fn comment_is_glued(text: &str, at: usize) -> bool {
 /// right where tree-sitter-bash is wrong: it rejects the plain words `me@x.com` and `==`.)
 fn parse_plain(text: &str) -> Option<Script> {
     // By bytes: every plain character is ASCII, and no byte of a longer one is.
-    let plain = text
-        .bytes()
-        .all(|b| b == b' ' || b == b'\t' || b == b'~' || is_plain_byte(b));
-    if !plain {
-        return None;
+    // One pass checks the characters and counts the words, so the list is allocated once.
+    let mut count = 0;
+    let mut in_word = false;
+    for b in text.bytes() {
+        let blank = b == b' ' || b == b'\t';
+        if !blank && b != b'~' && !is_plain_byte(b) {
+            return None;
+        }
+        count += usize::from(!blank && !in_word);
+        in_word = !blank;
     }
-    let words: Vec<Word> = text
-        .split([' ', '\t'])
-        .filter(|w| !w.is_empty())
-        .map(Word::literal)
-        .collect();
+    let mut words: Vec<Word> = Vec::with_capacity(count);
+    let mut start = None;
+    // By bytes: every character is ASCII here.
+    for (at, b) in text.bytes().chain([b' ']).enumerate() {
+        let blank = b == b' ' || b == b'\t';
+        match start {
+            Some(from) if blank => {
+                words.push(Word::literal(&text[from..at]));
+                start = None;
+            }
+            None if !blank => start = Some(at),
+            _ => {}
+        }
+    }
     let first = words.first()?;
     // A program name starting with `-` is left to tree-sitter too (it reads `- a=` as an
     // assignment); either way such a command asks.
-    if first.text.contains('=')
-        || first.text.starts_with('-')
-        || RESERVED_WORDS.contains(&first.text.as_str())
-    {
+    if first.text.contains('=') || first.text.starts_with('-') || is_reserved(&first.text) {
         return None;
     }
     Some(Script {

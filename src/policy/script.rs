@@ -63,6 +63,35 @@ pub(super) const RESERVED_WORDS: &[&str] = &[
     "in", "select", "then", "time", "until", "while", "{", "}", "[[", "]]",
 ];
 
+/// Whether `word` is one of [`RESERVED_WORDS`], by a `match` (the list is searched for
+/// nearly every word the fast readings see).
+pub(super) fn is_reserved(word: &str) -> bool {
+    matches!(
+        word,
+        "!" | "case"
+            | "coproc"
+            | "do"
+            | "done"
+            | "elif"
+            | "else"
+            | "esac"
+            | "fi"
+            | "for"
+            | "function"
+            | "if"
+            | "in"
+            | "select"
+            | "then"
+            | "time"
+            | "until"
+            | "while"
+            | "{"
+            | "}"
+            | "[["
+            | "]]"
+    )
+}
+
 impl Script {
     /// A script read without tree-sitter (`lex`): no error, no comment, nothing embedded.
     pub(super) fn read_plainly(commands: Vec<Command>, shape: Shape) -> Script {
@@ -73,6 +102,31 @@ impl Script {
             misread: false,
             glued_comments: Vec::new(),
             shape,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// The `match` holds exactly the listed words: each of them, and generated words
+        /// near them (prefixes, other cases, an added character) only when listed.
+        #[test]
+        fn reserved_words_match_the_list(
+            index in 0..RESERVED_WORDS.len(),
+            cut in 0usize..9,
+            extra in proptest::sample::select(vec!["", "a", "s", "e", "!", "{", "[", "]", " "]),
+            upper in proptest::bool::ANY,
+        ) {
+            let listed = RESERVED_WORDS[index];
+            proptest::prop_assert!(is_reserved(listed));
+            let mut word = format!("{}{extra}", &listed[..cut.min(listed.len())]);
+            if upper {
+                word = word.to_ascii_uppercase();
+            }
+            proptest::prop_assert_eq!(is_reserved(&word), RESERVED_WORDS.contains(&word.as_str()));
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use super::parse;
 use super::script::Shape;
-use super::word::{Word, WordKind};
+use super::word::{ByteSet, Word, WordKind};
 use super::{OsFamily, cmd};
 
 /// Longest command checked, in bytes (64 KiB): parse time grows with length, and nobody
@@ -15,10 +15,9 @@ pub(super) const MAX_COMMAND_BYTES: usize = 64 * 1024;
 /// DESIGN.md rule 3: these characters ask wherever they are, even inside quotes.
 pub(super) fn posix_metacharacter(text: &str) -> Option<String> {
     // By bytes: every character searched for is ASCII, and no byte of a longer one is.
+    const METACHARACTERS: ByteSet = ByteSet::new(false, b";|><`$&\n");
     let bytes = text.as_bytes();
-    let at = bytes
-        .iter()
-        .position(|b| matches!(b, b';' | b'|' | b'>' | b'<' | b'`' | b'$' | b'&' | b'\n'))?;
+    let at = bytes.iter().position(|&b| METACHARACTERS.contains(b))?;
     let reason = match (bytes[at], bytes.get(at + 1)) {
         (b'&', Some(b'&')) => "contains a command separator ('&&')",
         (b'|', Some(b'|')) => "contains a command separator ('||')",

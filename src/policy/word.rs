@@ -418,13 +418,42 @@ pub(super) fn is_plain(text: &str) -> bool {
     !text.is_empty() && text.bytes().all(is_plain_byte)
 }
 
+/// The bytes of plain words: ASCII letters, digits and these.
+const PLAIN: ByteSet = ByteSet::new(true, b"_./:,@%+=-");
+
 /// A byte of a plain word ([`is_plain`]); no byte of a non-ASCII character is one.
 pub(super) fn is_plain_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric()
-        || matches!(
-            b,
-            b'_' | b'.' | b'/' | b':' | b',' | b'@' | b'%' | b'+' | b'=' | b'-'
-        )
+    PLAIN.contains(b)
+}
+
+/// A set of bytes as a table, for the character classes read byte by byte on every command
+/// (a lookup instead of a chain of comparisons).
+pub(super) struct ByteSet([bool; 256]);
+
+impl ByteSet {
+    /// The ASCII letters and digits (when `alphanumeric`) and the bytes of `others`.
+    pub(super) const fn new(alphanumeric: bool, others: &[u8]) -> ByteSet {
+        let mut table = [false; 256];
+        let mut b: u8 = 0;
+        loop {
+            table[b as usize] = alphanumeric && b.is_ascii_alphanumeric();
+            if b == u8::MAX {
+                break;
+            }
+            b += 1;
+        }
+        let mut i = 0;
+        while i < others.len() {
+            table[others[i] as usize] = true;
+            i += 1;
+        }
+        ByteSet(table)
+    }
+
+    /// Whether `b` is in the set.
+    pub(super) fn contains(&self, b: u8) -> bool {
+        self.0[usize::from(b)]
+    }
 }
 
 #[cfg(test)]
@@ -519,6 +548,27 @@ mod tests {
         ) {
             let pair: String = [char::from(first), char::from(second)].iter().collect();
             proptest::prop_assert_eq!(has_pair(&text, first, second), text.contains(&pair));
+        }
+    }
+
+    #[test]
+    fn byte_sets_hold_their_bytes() {
+        let set = ByteSet::new(true, b"_-");
+        let none = ByteSet::new(false, b"|");
+        for b in 0..=u8::MAX {
+            let want = b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+            assert_eq!(set.contains(b), want, "byte {b}");
+            assert_eq!(none.contains(b), b == b'|', "byte {b}");
+        }
+        let plain = |b: u8| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'_' | b'.' | b'/' | b':' | b',' | b'@' | b'%' | b'+' | b'=' | b'-'
+                )
+        };
+        for b in 0..=u8::MAX {
+            assert_eq!(is_plain_byte(b), plain(b), "byte {b}");
         }
     }
 

@@ -21,7 +21,7 @@ const PROGRAMS: &[&str] = &[
     "env", "xargs", "bash", "sh", "find", "tee", "touch", "true", "cd", "jq", "nl", "sort", "npm",
     "python3", "timeout", "nice", "command", "builtin", "exec", "eval", "time", "if", "in", "do",
     "done", "export", "local", "unset", "declare", "x-y", "a.b", "/bin/rm", "./x", "~/bin/x", "-x",
-    "a=b", "*", "ls*", "'ls'", "\"git\"", "''", "2", "*2", "_2", "a1",
+    "a=b", "*", "ls*", "'ls'", "\"git\"", "''", "2", "*2", "_2", "a1", "\"$X\"", "\"`x`\"",
 ];
 
 const WORDS: &[&str] = &[
@@ -136,6 +136,49 @@ const WORDS: &[&str] = &[
     "--x=\"\"",
     "a==\"b\"",
     "x\"\\|\"",
+    "\"$HOME\"",
+    "\"${HOME}\"",
+    "\"$_x1\"",
+    "\"$_\"",
+    "\"$1\"",
+    "\"$@\"",
+    "\"$\"",
+    "\"${}\"",
+    "\"${A\"",
+    "\"$A}\"",
+    "\"${A}x\"",
+    "\"$HOME/x\"",
+    "\"a$HOME\"",
+    "\"$A$B\"",
+    "\"$é\"",
+    "--x=\"$HOME\"",
+    "a\"$A\"",
+    "\"$A\"b",
+    "\"$A\"\"b\"",
+    "\"$A\"'b'",
+    "'$A'\"$B\"",
+    "\"$A\">x",
+    "\"$if\"",
+    "\"`whoami`\"",
+    "\"$(whoami)\"",
+    "\"`a b`\"",
+    "\"`if`\"",
+    "\"`time`\"",
+    "\"`export`\"",
+    "\"``\"",
+    "\"`1`\"",
+    "\"`_x`\"",
+    "\"`b-c.d`\"",
+    "\"`\\b`\"",
+    "\"`b`x\"",
+    "\"$(b\"",
+    "\"$(b))\"",
+    "\"$((b))\"",
+    "\"`b`\"\"`c`\"",
+    "x\"`b`\"",
+    "`b`",
+    "$(b)",
+    "\"`é`\"",
 ];
 
 const REDIRECTIONS: &[&str] = &[
@@ -222,7 +265,8 @@ fn part() -> impl Strategy<Value = String> {
 const TEST_WORDS: &[&str] = &[
     "-f", "-d", "-e", "-s", "-n", "-z", "-L", "-x", "-v", "-o", "-a", "=", "==", "!=", "-eq",
     "-nt", "-lt", "!", "x", "src/a.rs", "Makefile", "'a b'", "\"a b\"", "\"\"", "''", "*.rs",
-    "a=b", "-", "~", "(", ")", "]", "[", "]]", "x]", "'-f'", "\"]\"", "1", "2>x", "#",
+    "a=b", "-", "~", "(", ")", "]", "[", "]]", "x]", "'-f'", "\"]\"", "1", "2>x", "#", "\"$x\"",
+    "\"`x`\"", "\"${x}\"",
 ];
 
 /// A test command, well-formed or not (closed by the wrong bracket, glued, redirected).
@@ -447,6 +491,12 @@ fn the_lexer_reads_the_common_shapes() {
         "grep -rn \"render\" docs --include=\"*.py\"",
         "rg -n x -g'*.rs' src",
         "ls a'b'",
+        "grep -n \"$HOME\" README.md",
+        "ls \"${x}\" | wc -l",
+        "if [ -d x ]; then ls \"$_a1\"; fi",
+        "grep \"`whoami`\" go.mod",
+        "a \"`b`\" \"$(c)\" | d \"`e`\" >x",
+        "if a \"`b`\"; then c \"$(d)\"; fi",
     ] {
         let fast = lex::parse(text);
         assert!(fast.is_some(), "not read: {text:?}");
@@ -483,7 +533,6 @@ fn the_lexer_leaves_the_rest_to_tree_sitter() {
         "ls \"a\\\\b\"",
         "ls \"a\\\"b\"",
         "ls \"\\$x\"",
-        "ls \"$x\"",
         "if x",
         "export A=1",
         "FOO=1",
@@ -542,6 +591,32 @@ fn the_lexer_leaves_the_rest_to_tree_sitter() {
         "ls && a | b | c || d",
         "_=1 ls",
         "A=1 _=x ls",
+    ] {
+        assert_eq!(lex::parse(text), None, "input: {text:?}");
+    }
+}
+
+/// Strings of one variable or substituted program are read only whole, as an argument, and
+/// of the plain forms; glued, positional, compound or in a test they go to tree-sitter.
+#[test]
+fn the_lexer_leaves_other_expansions_to_tree_sitter() {
+    for text in [
+        "ls a\"$x\"",
+        "ls --x=\"$x\"",
+        "ls \"$x\"y",
+        "\"$x\" ls",
+        "ls \"$1\"",
+        "ls \"$x/y\"",
+        "ls \"a$x\"",
+        "ls \"${x\"",
+        "[ -n \"$x\" ]",
+        "\"`b`\" x",
+        "[ -n \"`b`\" ]",
+        "a \"`b c`\"",
+        "a \"`if`\"",
+        "a \"`export`\"",
+        "a \"`b`x\"",
+        "a x\"`b`\"",
     ] {
         assert_eq!(lex::parse(text), None, "input: {text:?}");
     }
