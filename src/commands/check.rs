@@ -35,13 +35,16 @@ pub(crate) fn run(global: &GlobalArgs, args: CheckArgs) -> Result<ExitCode> {
     let rules = Rules::new(settings.allow.clone(), settings.deny.clone());
     let os = args.os.unwrap_or_else(OsFamily::current);
     // `agent check` judges a command as if it ran in the workspace (the current directory or
-    // `-C`), which is also its working directory.
-    let secrets = crate::workspace::SecretFiles::with_extra(
-        settings.files.ask_read.iter().map(String::as_str),
-    )
-    .map_err(|error| Error::Usage(format!("{error}: fix [permissions.files] ask_read")))?;
-    let context = policy::Context::new(os, &workspace, &workspace, settings.read_only.value)
-        .with_secrets(secrets.into());
+    // `-C`), which is also its working directory. Without `ask_read` the context's built-in
+    // list is the list (not built a second time).
+    let mut context = policy::Context::new(os, &workspace, &workspace, settings.read_only.value);
+    if !settings.files.ask_read.is_empty() {
+        let secrets = crate::workspace::SecretFiles::with_extra(
+            settings.files.ask_read.iter().map(String::as_str),
+        )
+        .map_err(|error| Error::Usage(format!("{error}: fix [permissions.files] ask_read")))?;
+        context = context.with_secrets(secrets.into());
+    }
     let mode = settings.mode.value;
     // Whether what runs would run inside the sandbox (`--json` says it per line).
     let sandbox =
@@ -273,14 +276,24 @@ fn write_decision(
             policy::Source::Flag => "flag",
             policy::Source::Parser => "parser",
         };
-        match &decision.rule {
-            Some(rule) => writeln!(
-                out,
-                "{verdict}: {} (source: {source}, rule: \"{rule}\")",
-                decision.reason
-            ),
-            None => writeln!(out, "{verdict}: {} (source: {source})", decision.reason),
-        }
+        // Piece by piece: no formatting machinery for a line per command.
+        let reason = decision.reason.as_str();
+        let pieces: &[&str] = match &decision.rule {
+            Some(rule) => &[
+                verdict,
+                ": ",
+                reason,
+                " (source: ",
+                source,
+                ", rule: \"",
+                rule,
+                "\")\n",
+            ],
+            None => &[verdict, ": ", reason, " (source: ", source, ")\n"],
+        };
+        pieces
+            .iter()
+            .try_for_each(|piece| out.write_all(piece.as_bytes()))
     };
     written.or_else(quiet_broken_pipe)
 }

@@ -53,12 +53,9 @@ fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
     // exact only for one plain simple command that reading agrees on; anywhere else a deny
     // rule's words in the raw text at least ask.
     let shell_words = split::agrees(command, script.commands.first().map_or(&[], |c| &c.words));
+    // A `$` or backtick is a metacharacter too: such a command is searched as raw text.
     let metacharacter = posix_metacharacter(command);
-    if scan.has_unchecked()
-        || command.contains(['$', '`'])
-        || shell_words.is_none()
-        || metacharacter.is_some()
-    {
+    if scan.has_unchecked() || shell_words.is_none() || metacharacter.is_some() {
         scan.crude(command);
     }
     let findings = scan.findings();
@@ -68,7 +65,9 @@ fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
     let destructive = findings.destructive;
     let ask = |reason: String| Decision::new(Verdict::Ask, reason, Source::Parser, destructive);
     let inspect = context.read_only == ReadOnly::Inspect;
-    let control = control_character(command);
+    let control = may_hold_control(command)
+        .then(|| control_character(command))
+        .flatten();
     if let Some(reason) = metacharacter.clone().or_else(|| control.clone()) {
         // Inspect list: operator characters only inside quotes are text (the second reading
         // found one simple command: `rg 'a|b' src`, `sed -n '$p'`, `grep "a|b" x`; a `$` or
@@ -88,11 +87,7 @@ fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
     }
     if inspect && script.shape == Shape::Other(TEST) {
         return match builtins_pure::test_command(context, command) {
-            Ok(entry) => {
-                let reason = format!("`{entry}` is on the built-in read-only list");
-                Decision::new(Verdict::Allow, reason, Source::Builtin, destructive)
-                    .with_rule(&entry)
-            }
+            Ok(entry) => on_the_list(entry, destructive),
             Err(reason) => Decision::new(Verdict::Ask, reason, Source::Builtin, destructive),
         };
     }
@@ -127,6 +122,14 @@ fn decide_unix(rules: &Rules, context: &Context, command: &str) -> Decision {
         };
     }
     decision
+}
+
+/// Whether `text` may hold a character [`control_character`] finds: a byte below a blank
+/// other than tab and newline, DEL, or any byte of a character beyond ASCII (the C1 controls
+/// are two bytes from `0xC2`). A byte look, before the look at characters.
+fn may_hold_control(text: &str) -> bool {
+    text.bytes()
+        .any(|b| (b < b' ' && b != b'\t' && b != b'\n') || b >= 0x7f)
 }
 
 /// Deny, or ask for what could not be checked, from the search's findings.
@@ -207,16 +210,22 @@ fn rules_and_lists(
             return Decision::new(Verdict::Ask, reason, Source::Builtin, destructive)
                 .with_rule(&option.entry);
         }
-        let reason = format!("matches allow rule \"{}\"", rule.prefix);
+        let reason = ["matches allow rule \"", &rule.prefix, "\""].concat();
         return Decision::new(Verdict::Allow, reason, rule.source, destructive)
             .with_rule(&rule.prefix);
     }
     match builtin::check(context, words) {
-        Ok(entry) => {
-            let reason = format!("`{entry}` is on the built-in read-only list");
-            Decision::new(Verdict::Allow, reason, Source::Builtin, destructive).with_rule(&entry)
-        }
+        Ok(entry) => on_the_list(entry, destructive),
         Err(reason) => Decision::new(Verdict::Ask, reason, Source::Builtin, destructive),
+    }
+}
+
+/// Allowed by the built-in list's `entry` (which becomes the rule).
+fn on_the_list(entry: String, destructive: bool) -> Decision {
+    let reason = ["`", &entry, "` is on the built-in read-only list"].concat();
+    Decision {
+        rule: Some(entry),
+        ..Decision::new(Verdict::Allow, reason, Source::Builtin, destructive)
     }
 }
 
@@ -265,4 +274,45 @@ fn decide_windows(rules: &Rules, context: &Context, command: &str) -> Decision {
 fn names_network_path(command: &str) -> bool {
     let slashes = command.replace('/', "\\");
     slashes.contains("\\\\") || slashes.contains("\\??\\")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Text with control characters (C0, DEL, C1), metacharacters and any other character.
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<String>(),
+            "[\\x00-\\x1f\\x7f\\u{80}-\\u{9f}a é$`;|&<>\\t\\n]{0,12}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// The byte look before the look for control characters misses none, and a `$` or
+        /// backtick is always a metacharacter (the raw-text search needs no look of its own).
+        #[test]
+        fn the_byte_looks_miss_nothing(text in text()) {
+            if control_character(&text).is_some() {
+                prop_assert!(may_hold_control(&text), "{:?}", text);
+            }
+            if text.contains(['$', '`']) {
+                prop_assert!(posix_metacharacter(&text).is_some(), "{:?}", text);
+            }
+        }
+    }
+
+    #[test]
+    fn control_characters_are_looked_for() {
+        for text in ["a\u{1b}b", "a\rb", "\u{7f}", "a\u{85}", "\u{9f}"] {
+            assert!(may_hold_control(text), "{text:?}");
+            assert!(control_character(text).is_some(), "{text:?}");
+        }
+        for text in ["ls -la", "a\tb", "a\nb", ""] {
+            assert!(!may_hold_control(text), "{text:?}");
+        }
+    }
 }

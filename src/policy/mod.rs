@@ -97,6 +97,7 @@ mod options;
 mod parse;
 mod path_rule;
 mod programs;
+mod protected;
 mod rules;
 mod runners;
 mod scan;
@@ -117,6 +118,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use decide::decide_as_written;
+use protected::mentions_protected;
 
 use crate::workspace::SecretFiles;
 
@@ -367,9 +369,16 @@ fn guarded(decide: impl FnOnce() -> Decision) -> Decision {
 fn decide_unguarded(rules: &Rules, context: &Context, command: &str) -> Decision {
     let os = context.os;
     let mut decision = decide_as_written(rules, context, command);
+    // Most commands have no backslash-newline and no `&>`: one look at every byte says which
+    // pair may be there.
+    let (mut newline, mut ampersand) = (false, false);
+    for &b in command.as_bytes() {
+        newline |= b == b'\n';
+        ampersand |= b == b'&';
+    }
     // The shell deletes backslash-newline before it splits words (`r\⏎m -rf x` runs
     // `rm -rf x`); the parser does not. Decide the joined text too and keep the stricter.
-    let joined = (os == OsFamily::Unix && word::has_pair(command, b'\\', b'\n'))
+    let joined = (os == OsFamily::Unix && newline && word::has_pair(command, b'\\', b'\n'))
         .then(|| command.replace("\\\n", ""));
     if let Some(joined) = &joined {
         let joined = decide_as_written(rules, context, joined);
@@ -388,7 +397,7 @@ fn decide_unguarded(rules: &Rules, context: &Context, command: &str) -> Decision
         // Of the text as written and, as the shell reads it, joined at backslash-newline
         // (`cat &\⏎>/dev/null perl …` holds an `&>` only once joined).
         let texts = std::iter::once(command).chain(joined.as_deref());
-        for text in texts.filter(|text| word::has_pair(text, b'&', b'>')) {
+        for text in texts.filter(|text| ampersand && word::has_pair(text, b'&', b'>')) {
             let dash = decide_as_written(rules, context, &dash_reading(text));
             if dash.verdict > decision.verdict {
                 decision = Decision {
@@ -441,45 +450,6 @@ fn dash_reading(command: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// Words that rename or redefine what a later word runs (`alias g=git`, `hash -p /bin/rm r`):
-/// their presence makes the protected-program search unreliable.
-const RENAMING_WORDS: &[&str] = &["alias", "unalias", "hash", "enable", "doskey"];
-
-/// Conservative text search for mode allow-all: a protected program or a renaming word
-/// anywhere, as any word of the raw text (`git -c core.pager='rm -rf x' log` counts), or a
-/// Windows `@`-prefixed or control-character-separated name.
-fn mentions_protected(os: OsFamily, command: &str) -> bool {
-    word::any_token_either_way(command, os, is_token_character, |token| {
-        names_protected(os, token)
-    })
-}
-
-/// A character of a word for [`mentions_protected`].
-fn is_token_character(c: char) -> bool {
-    c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '+')
-}
-
-/// Whether one word of the raw text names a protected program or a renaming word.
-fn names_protected(os: OsFamily, token: &str) -> bool {
-    if token.is_empty() {
-        return false;
-    }
-    // cmd.exe ends a built-in's name at `.` and `+` too (`del.`, `del+`).
-    let name = match os {
-        OsFamily::Unix => token,
-        OsFamily::Windows => token.split(['.', '+']).next().unwrap_or(token),
-    };
-    let candidates: &[&str] = if name == token {
-        &[token]
-    } else {
-        &[token, name]
-    };
-    candidates.iter().any(|candidate| {
-        let key = word::program_key(candidate, os);
-        programs::is_protected(&key) || RENAMING_WORDS.contains(&key.as_ref())
-    })
 }
 
 /// Applies the permission mode to a decision from [`decide`]. Ask mode: unchanged. Deny
