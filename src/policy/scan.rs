@@ -10,7 +10,8 @@ use super::programs::{Traits, is_protected, traits};
 use super::rules::{Match, Rules};
 use super::script::{Command, Script};
 use super::word::{
-    Word, WordKind, any_token_either_way, glob_could_match, is_plain, program_key, without_quoting,
+    ByteSet, Word, WordKind, any_ascii_token_either_way, glob_could_match, is_plain, program_key,
+    without_quoting,
 };
 use super::{OsFamily, cmd, data, git};
 
@@ -530,11 +531,12 @@ impl<'r> Scan<'r> {
     /// is a deny rule's program: the caller searches everything, in order.
     fn crude_protected_only(&mut self, text: &str) -> bool {
         let mut protected = false;
-        let deny_program = any_token_either_way(text, self.os, is_crude_token_character, |token| {
-            let key = program_key(token, self.os);
-            protected |= is_protected(&key);
-            self.rules.deny.iter().any(|rule| rule.program == key)
-        });
+        let deny_program =
+            any_ascii_token_either_way(text, self.os, is_crude_token_byte, |token| {
+                let key = program_key(token, self.os);
+                protected |= is_protected(&key);
+                self.rules.deny.iter().any(|rule| rule.program == key)
+            });
         if deny_program {
             return false;
         }
@@ -572,8 +574,17 @@ impl<'r> Scan<'r> {
 
 /// A character of a token of the raw-text search.
 fn is_crude_token_character(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '/' | '+' | '\\' | ':')
+    u8::try_from(c).is_ok_and(is_crude_token_byte)
 }
+
+/// [`is_crude_token_character`] of a byte (a table: read on every command); no byte above
+/// ASCII is one.
+fn is_crude_token_byte(b: u8) -> bool {
+    CRUDE_TOKEN.contains(b)
+}
+
+/// The characters of a token of the raw-text search: ASCII letters, digits and these.
+const CRUDE_TOKEN: ByteSet = ByteSet::new(true, b"_.-/+\\:");
 
 fn join_known(words: &[Word]) -> String {
     words

@@ -400,6 +400,64 @@ pub(super) fn any_token_either_way(
         })
 }
 
+/// [`any_token_either_way`] for tokens of ASCII characters only, read by bytes: `is_token`
+/// is asked about ASCII bytes, and every other byte ends a token (no byte of a multi-byte
+/// character is ASCII, so the runs, the tokens, their order and the unquoted tokens are the
+/// ones the reading by characters gives with the same predicate on ASCII and `false` above).
+pub(super) fn any_ascii_token_either_way(
+    text: &str,
+    os: OsFamily,
+    is_token: impl Fn(u8) -> bool,
+    mut found: impl FnMut(&str) -> bool,
+) -> bool {
+    let bytes = text.as_bytes();
+    let token = |b: u8| b.is_ascii() && is_token(b);
+    let quoting = |b: u8| b.is_ascii() && is_quoting(char::from(b), os);
+    let mut unquoted = String::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !token(bytes[i]) && !quoting(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        // A run of token and quoting characters: its tokens as written, then, when it holds a
+        // quoting character, the run without them.
+        let start = i;
+        let mut quoted = false;
+        loop {
+            let from = i;
+            while i < bytes.len() && token(bytes[i]) {
+                // A character may be both (`\` for the raw-text search).
+                quoted |= quoting(bytes[i]);
+                i += 1;
+            }
+            // Both ends are at ASCII bytes or the end: character boundaries.
+            if i > from && found(&text[from..i]) {
+                return true;
+            }
+            if i < bytes.len() && quoting(bytes[i]) {
+                quoted = true;
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        if quoted {
+            unquoted.clear();
+            unquoted.extend(
+                bytes[start..i]
+                    .iter()
+                    .filter(|&&b| !quoting(b))
+                    .map(|&b| char::from(b)),
+            );
+            if !unquoted.is_empty() && found(&unquoted) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// The text with every quoting character removed (`'`, `"`, `\` for POSIX shells; `"` and
 /// `^` for cmd.exe), or `None` when it has none. The raw-text searches read this too, so a
 /// program hidden by quotes from a misread parse (`r''m`, `r\m`, `d^el`) is still found.
@@ -548,6 +606,38 @@ mod tests {
         ) {
             let pair: String = [char::from(first), char::from(second)].iter().collect();
             proptest::prop_assert_eq!(has_pair(&text, first, second), text.contains(&pair));
+        }
+    }
+
+    proptest::proptest! {
+        /// Read by bytes, the tokens of an ASCII token class are the ones, in the same order,
+        /// that the reading by characters gives (as written and without quoting, both
+        /// families, multi-byte characters anywhere), and it stops at the same one.
+        #[test]
+        fn ascii_tokens_read_by_bytes_as_by_characters(
+            text in "[a-z.+_:/\\\\'\"^ |;é\u{3b1}\u{1f600}\u{a0}\u{200b}ſK-]{0,24}",
+            windows in proptest::bool::ANY,
+            stop in 0usize..6,
+        ) {
+            let os = if windows { OsFamily::Windows } else { OsFamily::Unix };
+            let is_token = |b: u8| {
+                b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'/' | b'+' | b'\\' | b':')
+            };
+            let visit = |by_bytes: bool| {
+                let mut seen = Vec::new();
+                let record = |token: &str| {
+                    seen.push(token.to_owned());
+                    seen.len() > stop
+                };
+                let hit = if by_bytes {
+                    any_ascii_token_either_way(&text, os, is_token, record)
+                } else {
+                    let by_char = |c: char| u8::try_from(c).is_ok_and(|b| b.is_ascii() && is_token(b));
+                    any_token_either_way(&text, os, by_char, record)
+                };
+                (hit, seen)
+            };
+            proptest::prop_assert_eq!(visit(true), visit(false));
         }
     }
 
