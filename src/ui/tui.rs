@@ -63,6 +63,9 @@ pub struct Tui {
     blocked: super::network::Blocked,
     /// Rows a pane keeps under it for the session's composer.
     footer_rows: u16,
+    /// Panic messages wait while the screen is on (a caught panic leaves it as it was); the
+    /// last field, so they are printed after `Drop` closed the pane.
+    _screen: super::panic::Screen,
 }
 
 /// Rows under a session's live pane for its composer: the status line, the text, a queued
@@ -73,7 +76,6 @@ impl Tui {
     /// A screen on stderr.
     #[must_use]
     pub fn new(color: bool) -> Self {
-        install_panic_hook();
         Self {
             color,
             at_line_start: true,
@@ -92,6 +94,7 @@ impl Tui {
             working_drawn: false,
             blocked: super::network::Blocked::default(),
             footer_rows: 0,
+            _screen: super::panic::Screen::start(),
         }
     }
 
@@ -501,18 +504,4 @@ impl Drop for Tui {
     fn drop(&mut self) {
         self.finish();
     }
-}
-
-/// Shows the cursor and leaves raw mode before any panic message is printed.
-fn install_panic_hook() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let _ = crossterm::terminal::disable_raw_mode();
-            let _ = crossterm::execute!(std::io::stderr(), crossterm::cursor::Show);
-            let _ = writeln!(std::io::stderr());
-            previous(info);
-        }));
-    });
 }
