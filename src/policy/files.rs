@@ -195,10 +195,13 @@ fn glob(pattern: &str) -> Result<globset::Glob, String> {
 /// config run code) and the agent's project settings (a write there would grant itself rules).
 const NEVER_WRITE_DIRS: &[&str] = &[".git", ".agent"];
 
-/// Decides one access to `path` (absolute, resolved) under `rules`, before the mode.
+/// Decides one access to `path` (absolute, resolved) under `rules`, before the mode. A bug
+/// that panics while deciding makes the access ask, marked destructive (as for a command).
 #[must_use]
 pub fn decide(rules: &FileRules, access: Access, path: &Path) -> Decision {
-    decide_on(OsFamily::current(), rules, access, path)
+    super::guarded_call("file access", || {
+        decide_on(OsFamily::current(), rules, access, path)
+    })
 }
 
 /// [`decide`] for the file system of `os`. On Windows the path is judged as Win32 opens

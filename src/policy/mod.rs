@@ -356,10 +356,15 @@ pub fn decide(rules: &Rules, context: &Context, command: &str) -> Decision {
 /// command through: a person decides, and where nobody can be asked it is denied. A line the
 /// model writes then cannot end `check --stdin` or a session.
 fn guarded(decide: impl FnOnce() -> Decision) -> Decision {
+    guarded_call("command", decide)
+}
+
+/// [`guarded`] for a call of any kind (`what`: "command", "file access").
+pub(super) fn guarded_call(what: &str, decide: impl FnOnce() -> Decision) -> Decision {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(decide)).unwrap_or_else(|_| {
         Decision::new(
             Verdict::Ask,
-            "the policy failed on this command (an internal error, please report it)",
+            format!("the policy failed on this {what} (an internal error, please report it)"),
             Source::Parser,
             true,
         )

@@ -257,4 +257,12 @@ fn a_panic_while_deciding_asks() {
     let passed = guarded(|| decide(&rules, OsFamily::Unix, "ls"));
     assert_eq!(passed, decide(&rules, OsFamily::Unix, "ls"));
     assert_eq!(passed.verdict, Verdict::Allow);
+    // A file tool's access is guarded the same way, and says what failed.
+    let file = guarded_call("file access", || panic!("a bug while deciding"));
+    assert_eq!((file.verdict, file.destructive), (Verdict::Ask, true));
+    assert!(file.reason.contains("this file access"), "{}", file.reason);
+    let mut after_mode = files::apply_mode(file, Mode::AllowAll);
+    assert_eq!(after_mode.verdict, Verdict::Ask, "{after_mode:?}");
+    after_mode = apply_mode(guarded(|| panic!("again")), Mode::AllowAll);
+    assert_eq!(after_mode.verdict, Verdict::Ask, "{after_mode:?}");
 }
