@@ -21,6 +21,8 @@ use super::script::{Command, Script, Shape, TEST, is_reserved};
 use super::word::{ByteSet, Word, WordKind, has_pair};
 
 /// Programs tree-sitter-bash reads as a declaration or `unset`, not a command.
+mod if_statement;
+
 const DECLARATION_WORDS: &[&str] = &[
     "declare", "typeset", "export", "readonly", "local", "unset", "unsetenv",
 ];
@@ -151,91 +153,6 @@ pub(super) fn parse(text: &str) -> Option<Script> {
         Shape::Simple
     };
     Some(Script::read_plainly(commands, shape))
-}
-
-impl Lexer<'_> {
-    /// Whether the reserved word `word` is next (a word of its own); consumes it if so.
-    fn keyword(&mut self, word: &str) -> bool {
-        let end = self.at + word.len();
-        let whole = self.bytes[self.at..].starts_with(word.as_bytes())
-            && matches!(self.bytes.get(end), Some(b' ' | b'\t') | None);
-        if whole {
-            self.at = end;
-        }
-        whole
-    }
-
-    /// The whole text as one `if LIST; then LIST; [elif LIST; then LIST;]… [else LIST;] fi`,
-    /// each list a pipeline or `&&`/`||` list of commands and tests without redirections,
-    /// ended by `;`; only blanks may follow `fi`. The lexer stands after `if`.
-    fn if_statement(&mut self) -> Option<Script> {
-        let mut commands = Vec::new();
-        let mut read = 0usize;
-        self.list(&mut commands, &mut read)?;
-        loop {
-            if !self.keyword("then") {
-                return None;
-            }
-            self.list(&mut commands, &mut read)?;
-            if self.keyword("elif") {
-                self.list(&mut commands, &mut read)?;
-                continue;
-            }
-            if self.keyword("else") {
-                self.list(&mut commands, &mut read)?;
-            }
-            if !self.keyword("fi") {
-                return None;
-            }
-            self.blanks();
-            return (self.at == self.bytes.len())
-                .then(|| Script::read_plainly(commands, Shape::Other("a compound command")));
-        }
-    }
-
-    /// One list of an `if` statement up to its `;` and the blanks after it. A command or test
-    /// that starts the list or follows `&&`/`||` may be negated (`if ! test -d x; …`):
-    /// tree-sitter-bash reads a negated command around it and finds the same commands.
-    fn list(&mut self, commands: &mut Vec<Command>, read: &mut usize) -> Option<()> {
-        let mut pipes = 0usize;
-        let mut negatable = true;
-        loop {
-            self.blanks();
-            if negatable && self.keyword("!") {
-                self.blanks();
-            }
-            if self.peek() == Some(b'[') {
-                self.test()?;
-            } else {
-                let (command, redirected) = self.command()?;
-                if redirected {
-                    return None;
-                }
-                commands.push(command);
-                commands.append(&mut self.substituted);
-            }
-            *read += 1;
-            if *read > MAX_COMMANDS {
-                return None;
-            }
-            self.blanks();
-            negatable = false;
-            match self.operator()? {
-                Operator::Pipe => pipes += 1,
-                // As in `parse`: tree-sitter-bash reads `a | b | c && d` as one pipeline.
-                Operator::List if pipes >= 2 => return None,
-                Operator::List => {
-                    pipes = 0;
-                    negatable = true;
-                }
-                Operator::Then => {
-                    self.blanks();
-                    return Some(());
-                }
-                Operator::End => return None,
-            }
-        }
-    }
 }
 
 enum Operator {

@@ -7,6 +7,7 @@ mod builtin;
 mod deny;
 mod differential;
 mod fast;
+mod fast_cases;
 mod fewer_copies;
 mod inspect;
 mod precision;
