@@ -199,7 +199,7 @@ const NEVER_WRITE_DIRS: &[&str] = &[".git", ".agent"];
 /// that panics while deciding makes the access ask, marked destructive (as for a command).
 #[must_use]
 pub fn decide(rules: &FileRules, access: Access, path: &Path) -> Decision {
-    super::guarded_call("file access", || {
+    super::guarded("file access", || {
         decide_on(OsFamily::current(), rules, access, path)
     })
 }

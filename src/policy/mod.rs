@@ -348,19 +348,15 @@ fn default_secrets() -> Arc<SecretFiles> {
 /// microseconds. A bug that panics while deciding makes the command ask (see [`guarded`]).
 #[must_use]
 pub fn decide(rules: &Rules, context: &Context, command: &str) -> Decision {
-    guarded(|| decide_unguarded(rules, context, command))
+    guarded("command", || decide_unguarded(rules, context, command))
 }
 
-/// `decide`'s result, or — where deciding panicked (a bug; the panic hook has printed it,
-/// escaped) — an ask marked destructive, so that neither a rule nor mode `allow-all` lets the
-/// command through: a person decides, and where nobody can be asked it is denied. A line the
-/// model writes then cannot end `check --stdin` or a session.
-fn guarded(decide: impl FnOnce() -> Decision) -> Decision {
-    guarded_call("command", decide)
-}
-
-/// [`guarded`] for a call of any kind (`what`: "command", "file access").
-pub(super) fn guarded_call(what: &str, decide: impl FnOnce() -> Decision) -> Decision {
+/// What `decide` gives (a command's or, from `files`, a file access's decision: `what`
+/// names it), or — where deciding panicked (a bug; the panic hook has printed it, escaped) —
+/// an ask marked destructive, so that neither a rule nor mode `allow-all` lets the call
+/// through: a person decides, and where nobody can be asked it is denied. A line the model
+/// writes then cannot end `check --stdin` or a session.
+pub(super) fn guarded(what: &str, decide: impl FnOnce() -> Decision) -> Decision {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(decide)).unwrap_or_else(|_| {
         Decision::new(
             Verdict::Ask,

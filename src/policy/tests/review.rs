@@ -243,7 +243,7 @@ fn git_dashed_subcommands_are_denied_like_the_subcommand() {
 /// or the session (rev7: `git show-ref -é` ended both before its fix).
 #[test]
 fn a_panic_while_deciding_asks() {
-    let decision = guarded(|| panic!("a bug while deciding"));
+    let decision = guarded("command", || panic!("a bug while deciding"));
     assert_eq!(decision.verdict, Verdict::Ask);
     assert!(decision.destructive);
     assert_eq!(decision.prefix, None);
@@ -254,15 +254,15 @@ fn a_panic_while_deciding_asks() {
     );
     // The guard passes a decision through unchanged.
     let rules = rules();
-    let passed = guarded(|| decide(&rules, OsFamily::Unix, "ls"));
+    let passed = guarded("command", || decide(&rules, OsFamily::Unix, "ls"));
     assert_eq!(passed, decide(&rules, OsFamily::Unix, "ls"));
     assert_eq!(passed.verdict, Verdict::Allow);
     // A file tool's access is guarded the same way, and says what failed.
-    let file = guarded_call("file access", || panic!("a bug while deciding"));
+    let file = guarded("file access", || panic!("a bug while deciding"));
     assert_eq!((file.verdict, file.destructive), (Verdict::Ask, true));
     assert!(file.reason.contains("this file access"), "{}", file.reason);
     let mut after_mode = files::apply_mode(file, Mode::AllowAll);
     assert_eq!(after_mode.verdict, Verdict::Ask, "{after_mode:?}");
-    after_mode = apply_mode(guarded(|| panic!("again")), Mode::AllowAll);
+    after_mode = apply_mode(guarded("command", || panic!("again")), Mode::AllowAll);
     assert_eq!(after_mode.verdict, Verdict::Ask, "{after_mode:?}");
 }
